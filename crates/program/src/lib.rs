@@ -1,0 +1,118 @@
+//! The command language every weft stage shares.
+//!
+//! The emulator produces a [`Program`]: for each thread of one CTA, the straight-line
+//! sequence of [`Command`]s it executed (shared-memory accesses, named-barrier operations,
+//! mbarrier operations, exit), each naming the static instruction ([`InstId`]) it came from.
+//! The barrier-graph and race stages consume it. This is the WEFT paper's core language
+//! (`read g | write g | arrive b n | sync b n`, §3.1) extended with byte ranges, atomics,
+//! `bar.red`, warp barriers, mbarriers and exit.
+//!
+//! [`BarrierFile`] is the single implementation of the named-barrier state machine (§3.3 of
+//! the paper plus PTX's per-warp and `exit` rules). The emulator uses it to decide when a
+//! thread blocks; the barrier-graph stage replays programs through it to assign generations.
+//! Both therefore agree on what blocks.
+//!
+//! Architecture invariant: this crate knows no PTX syntax and does no IO.
+
+#![deny(missing_docs)]
+
+mod barrier;
+mod command;
+mod source;
+
+pub use barrier::{
+    BarrierFile, BarrierKey, Completion, NUM_NAMED_BARRIERS, OpenGeneration, Participant,
+    Registered, SyncError,
+};
+pub use command::{
+    AccessKind, BarrierCount, BarrierOp, Command, CommandView, InstId, MbarrierOp, ThreadId,
+};
+pub use source::{CudaLoc, InstSite, SourceTable};
+
+/// The number of threads in a warp.
+pub const WARP_SIZE: u32 = 32;
+
+/// The shape of a CTA (thread block): `x * y * z` threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CtaShape {
+    /// Threads along x.
+    pub x: u32,
+    /// Threads along y.
+    pub y: u32,
+    /// Threads along z.
+    pub z: u32,
+}
+
+impl CtaShape {
+    /// A 1-D shape.
+    pub fn linear(x: u32) -> Self {
+        CtaShape { x, y: 1, z: 1 }
+    }
+
+    /// Total number of threads.
+    pub fn threads(&self) -> u32 {
+        self.x * self.y * self.z
+    }
+
+    /// The `(x, y, z)` thread index of a linear thread id.
+    pub fn tid(&self, thread: ThreadId) -> [u32; 3] {
+        let t = thread.0;
+        [t % self.x, (t / self.x) % self.y, t / (self.x * self.y)]
+    }
+}
+
+/// How a thread's emulation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadEnd {
+    /// The thread exited; its last command is [`CommandView::Exit`].
+    Exited,
+    /// The thread was blocked when no thread could make progress: its last command is the
+    /// blocking barrier or mbarrier wait. The barrier-graph stage reports the deadlock.
+    Blocked,
+    /// The thread's last command put a barrier into an error state (the barrier-graph stage
+    /// replays it and reports the violation), and the emulation stopped.
+    BarrierError,
+    /// The thread executed a reachable `trap` (or `brkpt`) at this instruction.
+    Trapped(InstId),
+    /// The thread did not reach its end because emulation stopped elsewhere (another
+    /// thread's error, or an unverifiable construct). Its program is a prefix.
+    Stopped,
+}
+
+/// The straight-line program of one thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadProgram {
+    /// The commands, in program order.
+    pub commands: Vec<Command>,
+    /// How the thread's emulation ended.
+    pub end: ThreadEnd,
+}
+
+/// The per-thread programs of one CTA.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// The CTA's shape; `threads.len() == shape.threads()`.
+    pub shape: CtaShape,
+    /// Lanes per warp (32 for real kernels; tests of the formal semantics use 1, which makes
+    /// every thread its own warp and the semantics exactly the paper's).
+    pub warp_size: u32,
+    /// One program per thread, indexed by [`ThreadId`].
+    pub threads: Vec<ThreadProgram>,
+}
+
+impl Program {
+    /// Number of threads.
+    pub fn num_threads(&self) -> u32 {
+        self.shape.threads()
+    }
+
+    /// Number of warps (the last one may be partial).
+    pub fn num_warps(&self) -> u32 {
+        self.num_threads().div_ceil(self.warp_size)
+    }
+
+    /// Total number of commands over all threads.
+    pub fn num_commands(&self) -> usize {
+        self.threads.iter().map(|t| t.commands.len()).sum()
+    }
+}
