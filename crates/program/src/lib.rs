@@ -86,6 +86,11 @@ pub struct ThreadProgram {
     pub commands: Vec<Command>,
     /// How the thread's emulation ended.
     pub end: ThreadEnd,
+    /// Empty unless the CTA was emulated warp-synchronously (`--warp-sync`). Then
+    /// `steps[i]` is the warp's instruction counter when command `i` executed: lanes of one
+    /// warp run in lock-step, so two commands of lanes of the same warp are ordered by their
+    /// steps, and equal steps mean the same dynamic instruction.
+    pub steps: Vec<u32>,
 }
 
 /// The per-thread programs of one CTA.
