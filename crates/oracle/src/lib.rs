@@ -1,0 +1,507 @@
+//! An exhaustive explorer of the WEFT formal semantics, the test oracle for weft.
+//!
+//! weft's real pipeline decides well-synchronization from *one* simulated trace plus a static
+//! happens-before check (WEFT paper §4.2, §5.2), and races with constant-time interval tests.
+//! This crate decides the same questions the slow, obviously-correct way: it enumerates every
+//! reachable configuration of the small-step semantics of §3.3, depth-first over the
+//! scheduling choices with memoization on states (the pattern of loom's `model.rs`), and reads
+//! the verdicts directly off the definitions:
+//!
+//! - **deadlock**: some reachable configuration is not `done`, no rule applies, and some
+//!   thread is blocked;
+//! - **error**: some reachable step goes to `err` (count mismatch, overflow, invalid count);
+//! - **well-synchronized** (Definitions 5–7): every trace reaches `done` and every
+//!   synchronization command registers in the same generation in every trace;
+//! - **happens-before** (Definition 4): `c1` happens before `c2` iff `t(c1) <= t(c2)` in every
+//!   trace. In a well-synchronized CTA every trace reaches `done`, so some trace has
+//!   `t(c2) < t(c1)` iff some reachable configuration has executed `c2` but not `c1`. Two
+//!   `sync`s completed by the same recycling step are simultaneous and happen before each
+//!   other;
+//! - **races** (Definition 8, extended with byte ranges and atomics): two accesses of
+//!   different threads to overlapping bytes, at least one writing and not both atomic, neither
+//!   happening before the other.
+//!
+//! It is deliberately independent of [`weft_program::BarrierFile`] (it is the reference for
+//! that state machine too) and deliberately small: at most [`MAX_THREADS`] threads, at most
+//! [`MAX_COMMANDS`] commands per thread, warp size 1 (each thread is its own warp, which makes
+//! the PTX semantics the paper's). It accepts shared accesses, `bar.arrive`, `bar.sync`
+//! (explicit counts only) and `exit` (= the paper's `return`).
+//!
+//! Generations: Definition 5 taken literally gives an `arrive` the number of recyclings
+//! *before* it, one less than a `sync` of the same generation (whose time is the recycling
+//! step), and so gives every `arrive` of a first generation the generation 0 that Definition 6
+//! forbids. The paper's own figures number generations from 1 for both, so this oracle records
+//! the 1-based generation a command *registers in*. Consistency across traces is the same
+//! under both readings.
+
+#![deny(missing_docs)]
+
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashSet;
+use weft_program::{
+    AccessKind, BarrierCount, BarrierOp, Command, CommandView, CtaShape, InstId, Program,
+    ThreadEnd, ThreadProgram,
+};
+
+/// Most threads a CTA may have.
+pub const MAX_THREADS: usize = 8;
+/// Most commands a thread program may have.
+pub const MAX_COMMANDS: usize = 32;
+/// Most distinct barrier ids a CTA may use.
+pub const MAX_BARRIERS: usize = 16;
+
+/// A command, by thread index and command index.
+pub type CommandRef = (u32, u32);
+
+/// Why a program is outside the oracle's fragment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unsupported {
+    /// More threads, commands or barriers than the oracle handles, or a warp size other than 1.
+    TooLarge(String),
+    /// A command the oracle does not model (bar.red, warp barriers, mbarriers, a barrier
+    /// without an explicit count).
+    Command {
+        /// The thread.
+        thread: u32,
+        /// The command index.
+        index: u32,
+    },
+}
+
+/// A decoded command of the oracle's fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Access {
+        kind: AccessKind,
+        addr: u32,
+        len: u32,
+    },
+    Barrier {
+        sync: bool,
+        /// Dense barrier index.
+        bar: usize,
+        count: u32,
+    },
+    Return,
+}
+
+/// Per-barrier state of §3.2: the expected count (0 = unconfigured, `⊥`), the number of
+/// arrivals `|A|`, the blocked threads `I` as a bitmask, and the recyclings so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+struct Bar {
+    expected: u8,
+    arrived: u8,
+    waiting: u8,
+    completed: u8,
+}
+
+impl Bar {
+    fn registered(self) -> u32 {
+        u32::from(self.arrived) + self.waiting.count_ones()
+    }
+
+    fn full(self) -> bool {
+        self.expected != 0 && self.registered() == u32::from(self.expected)
+    }
+}
+
+/// A configuration: program counters (commands completed per thread; a blocked `sync` is not
+/// completed until its barrier recycles), the blocked threads (`E` negated), and the barriers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct State {
+    pc: Vec<u8>,
+    blocked: u8,
+    bars: Vec<Bar>,
+}
+
+/// Everything the exploration found.
+#[derive(Debug, Clone)]
+pub struct Exploration {
+    /// Some trace deadlocks.
+    pub deadlock: bool,
+    /// Some trace goes to the error state.
+    pub error: bool,
+    /// Some trace reaches `done`.
+    pub done_reachable: bool,
+    /// Definition 7 holds.
+    pub well_synchronized: bool,
+    /// For each thread and command, the generations the command registered in over all
+    /// traces (empty for accesses and for commands no trace executes).
+    pub generations: Vec<Vec<BTreeSet<u32>>>,
+    /// Distinct configurations visited.
+    pub states: usize,
+    ops: Vec<Vec<Op>>,
+    /// `reach[a][b]` holds `(pc_a, pc_b)` for every reachable configuration, as
+    /// `(MAX_COMMANDS + 1)^2` flags indexed `pc_a * (MAX_COMMANDS + 1) + pc_b`.
+    reach: Vec<Vec<Vec<bool>>>,
+}
+
+const SIDE: usize = MAX_COMMANDS + 1;
+
+fn decode(program: &Program) -> Result<Vec<Vec<Op>>, Unsupported> {
+    let n = program.threads.len();
+    if n > MAX_THREADS || n == 0 || program.warp_size != 1 {
+        return Err(Unsupported::TooLarge(format!(
+            "{n} threads with warp size {}",
+            program.warp_size
+        )));
+    }
+    let mut ids: Vec<u32> = Vec::new();
+    let mut ops = Vec::with_capacity(n);
+    for (t, thread) in program.threads.iter().enumerate() {
+        if thread.commands.len() > MAX_COMMANDS {
+            return Err(Unsupported::TooLarge(format!(
+                "thread {t} has {} commands",
+                thread.commands.len()
+            )));
+        }
+        let mut seq = Vec::with_capacity(thread.commands.len());
+        for (i, command) in thread.commands.iter().enumerate() {
+            let unsupported = Unsupported::Command {
+                thread: t as u32,
+                index: i as u32,
+            };
+            let op = match command.view() {
+                CommandView::Access {
+                    kind, addr, len, ..
+                } => Op::Access { kind, addr, len },
+                CommandView::Barrier {
+                    op: op @ (BarrierOp::Arrive | BarrierOp::Sync),
+                    id,
+                    count: BarrierCount::Threads(count),
+                    ..
+                } => {
+                    let bar = match ids.iter().position(|&x| x == id) {
+                        Some(bar) => bar,
+                        None => {
+                            if ids.len() == MAX_BARRIERS {
+                                return Err(Unsupported::TooLarge("too many barrier ids".into()));
+                            }
+                            ids.push(id);
+                            ids.len() - 1
+                        }
+                    };
+                    Op::Barrier {
+                        sync: op == BarrierOp::Sync,
+                        bar,
+                        count,
+                    }
+                }
+                CommandView::Exit => Op::Return,
+                _ => return Err(unsupported),
+            };
+            seq.push(op);
+        }
+        ops.push(seq);
+    }
+    Ok(ops)
+}
+
+/// What one step of the semantics leads to.
+enum Next {
+    State(State),
+    Error,
+}
+
+struct Explorer<'a> {
+    ops: &'a [Vec<Op>],
+    threads: u32,
+    generations: Vec<Vec<BTreeSet<u32>>>,
+}
+
+impl Explorer<'_> {
+    /// Whether thread `t` has returned (ran off its program or reached `exit`).
+    fn returned(&self, state: &State, t: usize) -> bool {
+        let pc = usize::from(state.pc[t]);
+        pc >= self.ops[t].len() || self.ops[t][pc] == Op::Return
+    }
+
+    /// All successors of `state` under §3.3.
+    fn successors(&mut self, state: &State) -> Vec<Next> {
+        // The recycling rule: a full barrier wakes its blocked threads and becomes
+        // unconfigured. The thread rule requires that no barrier is full, so while one is,
+        // recycling is the only applicable rule.
+        let full: Vec<usize> = (0..state.bars.len())
+            .filter(|&b| state.bars[b].full())
+            .collect();
+        if !full.is_empty() {
+            return full
+                .into_iter()
+                .map(|b| {
+                    let mut next = state.clone();
+                    let bar = next.bars[b];
+                    for t in 0..self.threads as usize {
+                        if bar.waiting & (1 << t) != 0 {
+                            next.pc[t] += 1;
+                            next.blocked &= !(1 << t);
+                        }
+                    }
+                    next.bars[b] = Bar {
+                        completed: bar.completed + 1,
+                        ..Bar::default()
+                    };
+                    Next::State(next)
+                })
+                .collect();
+        }
+        let mut out = Vec::new();
+        for t in 0..self.threads as usize {
+            if state.blocked & (1 << t) != 0 || self.returned(state, t) {
+                continue;
+            }
+            let pc = usize::from(state.pc[t]);
+            let mut next = state.clone();
+            match self.ops[t][pc] {
+                Op::Access { .. } => next.pc[t] += 1,
+                Op::Barrier { sync, bar, count } => {
+                    if count == 0 || count > self.threads {
+                        out.push(Next::Error);
+                        continue;
+                    }
+                    let b = &mut next.bars[bar];
+                    if b.expected == 0 {
+                        // The first registration configures the count.
+                        b.expected = count as u8;
+                    } else if u32::from(b.expected) != count || b.registered() >= count {
+                        // Count mismatch, or too many registrations.
+                        out.push(Next::Error);
+                        continue;
+                    }
+                    self.generations[t][pc].insert(u32::from(b.completed) + 1);
+                    if sync {
+                        b.waiting |= 1 << t;
+                        next.blocked |= 1 << t;
+                    } else {
+                        b.arrived += 1;
+                        next.pc[t] += 1;
+                    }
+                }
+                Op::Return => unreachable!("returned threads are skipped"),
+            }
+            out.push(Next::State(next));
+        }
+        out
+    }
+}
+
+/// Explores every reachable configuration of `program` from the initial state.
+///
+/// # Errors
+/// If the program is outside the oracle's fragment (see the crate documentation).
+pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
+    let ops = decode(program)?;
+    let n = ops.len();
+    let bars = ops
+        .iter()
+        .flatten()
+        .filter_map(|op| match op {
+            Op::Barrier { bar, .. } => Some(bar + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let mut explorer = Explorer {
+        ops: &ops,
+        threads: n as u32,
+        generations: ops
+            .iter()
+            .map(|seq| vec![BTreeSet::new(); seq.len()])
+            .collect(),
+    };
+    let mut reach = vec![vec![vec![false; SIDE * SIDE]; n]; n];
+    let initial = State {
+        pc: vec![0; n],
+        blocked: 0,
+        bars: vec![Bar::default(); bars],
+    };
+    let mut visited: FxHashSet<State> = FxHashSet::default();
+    let mut stack = vec![initial.clone()];
+    visited.insert(initial);
+    let (mut deadlock, mut error, mut done_reachable) = (false, false, false);
+    while let Some(state) = stack.pop() {
+        for a in 0..n {
+            for b in 0..n {
+                let (pa, pb) = (usize::from(state.pc[a]), usize::from(state.pc[b]));
+                reach[a][b][pa * SIDE + pb] = true;
+            }
+        }
+        let successors = explorer.successors(&state);
+        if successors.is_empty() {
+            if (0..n).all(|t| explorer.returned(&state, t)) {
+                done_reachable = true;
+            } else {
+                deadlock = true;
+            }
+        }
+        for next in successors {
+            match next {
+                Next::Error => error = true,
+                Next::State(next) => {
+                    if visited.insert(next.clone()) {
+                        stack.push(next);
+                    }
+                }
+            }
+        }
+    }
+    let consistent = explorer
+        .generations
+        .iter()
+        .flatten()
+        .all(|gens| gens.len() <= 1);
+    Ok(Exploration {
+        deadlock,
+        error,
+        done_reachable,
+        well_synchronized: !deadlock && !error && consistent,
+        generations: explorer.generations,
+        states: visited.len(),
+        ops,
+        reach,
+    })
+}
+
+impl Exploration {
+    /// Whether some reachable configuration has executed `first` but not `second`: some
+    /// trace has `t(first) < t(second)` (when every trace reaches `done`).
+    pub fn can_precede(&self, first: CommandRef, second: CommandRef) -> bool {
+        let (a, i) = (first.0 as usize, first.1 as usize);
+        let (b, j) = (second.0 as usize, second.1 as usize);
+        if a == b {
+            return i < j;
+        }
+        let table = &self.reach[a][b];
+        // pc_a > i (first done) and pc_b <= j (second not done).
+        ((i + 1)..SIDE).any(|pa| (0..=j).any(|pb| table[pa * SIDE + pb]))
+    }
+
+    /// Definition 4, for a well-synchronized CTA: `c1` happens before `c2` iff no trace
+    /// executes `c2` strictly before `c1`.
+    pub fn happens_before(&self, c1: CommandRef, c2: CommandRef) -> bool {
+        !self.can_precede(c2, c1)
+    }
+
+    /// The unique generation of every command (0 for accesses), when well-synchronized.
+    pub fn unique_generations(&self) -> Option<Vec<Vec<u32>>> {
+        self.well_synchronized.then(|| {
+            self.generations
+                .iter()
+                .map(|seq| {
+                    seq.iter()
+                        .map(|g| g.first().copied().unwrap_or(0))
+                        .collect()
+                })
+                .collect()
+        })
+    }
+
+    /// Every racing pair of accesses `(c1, c2)` with `c1 < c2`, or `None` when the CTA is not
+    /// well-synchronized (Definition 8 is only defined then).
+    pub fn races(&self) -> Option<BTreeSet<(CommandRef, CommandRef)>> {
+        if !self.well_synchronized {
+            return None;
+        }
+        let mut accesses = Vec::new();
+        for (t, seq) in self.ops.iter().enumerate() {
+            for (i, op) in seq.iter().enumerate() {
+                if let Op::Access { kind, addr, len } = *op {
+                    accesses.push(((t as u32, i as u32), kind, addr, len));
+                }
+            }
+        }
+        let mut races = BTreeSet::new();
+        for (x, &(c1, k1, a1, l1)) in accesses.iter().enumerate() {
+            for &(c2, k2, a2, l2) in &accesses[x + 1..] {
+                let overlap = u64::from(a1).max(u64::from(a2))
+                    < (u64::from(a1) + u64::from(l1)).min(u64::from(a2) + u64::from(l2));
+                let conflict = (k1.writes() || k2.writes())
+                    && !(k1 == AccessKind::Atomic && k2 == AccessKind::Atomic);
+                if c1.0 != c2.0
+                    && overlap
+                    && conflict
+                    && self.can_precede(c1, c2)
+                    && self.can_precede(c2, c1)
+                {
+                    races.insert((c1, c2));
+                }
+            }
+        }
+        Some(races)
+    }
+}
+
+/// Builds a warp-size-1 [`Program`] from the paper's text form, one string per thread,
+/// commands separated by `;`: `read g`, `write g`, `atomic g` (variable `g` is the 4 bytes at
+/// `4*g`), `read @ADDR+LEN` (explicit bytes), `arrive b n`, `sync b n`. Every thread ends with
+/// `exit`. Command `i` of thread `t` gets the instruction id `t * 64 + i`, so every command is
+/// its own instruction.
+///
+/// # Panics
+/// On malformed text (this is a test helper).
+pub fn program_from_text(threads: &[&str]) -> Program {
+    let programs = threads
+        .iter()
+        .enumerate()
+        .map(|(t, text)| {
+            let mut commands: Vec<Command> = text
+                .split(';')
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .enumerate()
+                .map(|(i, c)| parse_command(c, InstId((t * 64 + i) as u32)))
+                .collect();
+            commands.push(Command::exit(InstId((t * 64 + commands.len()) as u32)));
+            ThreadProgram {
+                commands,
+                end: ThreadEnd::Exited,
+                steps: Vec::new(),
+            }
+        })
+        .collect();
+    Program {
+        shape: CtaShape::linear(threads.len() as u32),
+        warp_size: 1,
+        threads: programs,
+    }
+}
+
+fn parse_command(text: &str, inst: InstId) -> Command {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let number = |w: &str| -> u32 {
+        w.parse()
+            .unwrap_or_else(|_| panic!("bad number in {text:?}"))
+    };
+    let location = |w: &str| -> (u32, u32) {
+        match w.strip_prefix('@') {
+            Some(rest) => {
+                let (addr, len) = rest.split_once('+').unwrap_or((rest, "4"));
+                (number(addr), number(len))
+            }
+            None => (number(w) * 4, 4),
+        }
+    };
+    match words.as_slice() {
+        [kind @ ("read" | "write" | "atomic"), g] => {
+            let kind = match *kind {
+                "read" => AccessKind::Read,
+                "write" => AccessKind::Write,
+                _ => AccessKind::Atomic,
+            };
+            let (addr, len) = location(g);
+            Command::access(kind, addr, len, false, inst)
+        }
+        [op @ ("arrive" | "sync"), b, n] => {
+            let op = if *op == "sync" {
+                BarrierOp::Sync
+            } else {
+                BarrierOp::Arrive
+            };
+            Command::barrier(op, number(b), BarrierCount::Threads(number(n)), true, inst)
+        }
+        _ => panic!("unknown command {text:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;
