@@ -320,10 +320,9 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
     visited.insert(initial);
     let (mut deadlock, mut error, mut done_reachable) = (false, false, false);
     while let Some(state) = stack.pop() {
-        for a in 0..n {
-            for b in 0..n {
-                let (pa, pb) = (usize::from(state.pc[a]), usize::from(state.pc[b]));
-                reach[a][b][pa * SIDE + pb] = true;
+        for (row, &pa) in reach.iter_mut().zip(&state.pc) {
+            for (table, &pb) in row.iter_mut().zip(&state.pc) {
+                table[usize::from(pa) * SIDE + usize::from(pb)] = true;
             }
         }
         let successors = explorer.successors(&state);
