@@ -1,0 +1,80 @@
+"""Compile small Triton kernels to PTX for sm_90 without a GPU, via triton.compile with an
+explicit GPUTarget: the tutorial's fused softmax (one row per program) and a pipelined
+matmul (tl.dot with num_stages=3: async copies/TMA and mbarriers on Hopper).
+
+    python corpus/src/triton_softmax.py softmax OUT.ptx
+    python corpus/src/triton_softmax.py matmul OUT.ptx
+"""
+import sys
+
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_cols
+    x = tl.load(in_ptr + row * in_row_stride + offs, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    den = tl.sum(num, axis=0)
+    tl.store(out_ptr + row * out_row_stride + offs, num / den, mask=mask)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptrs, acc.to(tl.float16), mask=mask)
+
+
+def compile_matmul():
+    src = ASTSource(
+        fn=matmul_kernel,
+        signature={"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32",
+                   "K": "i32", "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32",
+                   "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
+        constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+    )
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32),
+                          options={"num_warps": 4, "num_stages": 3})
+
+
+def compile_softmax():
+    src = ASTSource(
+        fn=softmax_kernel,
+        signature={"out_ptr": "*fp32", "in_ptr": "*fp32", "in_row_stride": "i32",
+                   "out_row_stride": "i32", "n_cols": "i32", "BLOCK_SIZE": "constexpr"},
+        constexprs={"BLOCK_SIZE": 1024},
+    )
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
+
+
+def main(which, out_path):
+    compiled = {"softmax": compile_softmax, "matmul": compile_matmul}[which]()
+    with open(out_path, "w") as f:
+        f.write(compiled.asm["ptx"])
+    print(compiled.metadata.name, compiled.metadata.num_warps)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
