@@ -51,8 +51,11 @@ impl<'src> Module<'src> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileEntry<'src> {
     pub index: u32,
-    /// The path exactly as written (without quotes).
+    /// The path exactly as written (without quotes). For the two-string form
+    /// `.file N "dir" "name"`, the second string (see [`FileEntry::directory`]).
     pub path: &'src str,
+    /// The directory of the two-string form `.file N "dir" "name"`; `None` otherwise.
+    pub directory: Option<&'src str>,
     pub timestamp: Option<u64>,
     pub size: Option<u64>,
     pub line: u32,
@@ -244,6 +247,12 @@ pub enum Initializer<'src> {
     /// `{a, b, …}` (nested for multi-dimensional arrays).
     List(Vec<Initializer<'src>>),
     Expr(Expr<'src>),
+    /// `name = value` inside a list (`.samplerref` initializers such as
+    /// `{ addr_mode_0 = clamp_to_edge, filter_mode = nearest }`).
+    Field {
+        name: &'src str,
+        value: Box<Initializer<'src>>,
+    },
 }
 
 /// A constant expression in an initializer or an address offset.

@@ -1,2 +1,40 @@
-//! PTX front end: see `ast` for the tree. The parser itself is being written (issue 2).
+//! PTX front end: a memchr-driven lexer and a hand-written recursive-descent parser that
+//! turns PTX text into the zero-copy syntax tree of [`ast`].
+//!
+//! ```
+//! let m = ptx_parser::parse(".version 8.0\n.target sm_90\n.address_size 64\n\
+//!     .visible .entry k() { bar.sync 0; ret; }").unwrap();
+//! assert_eq!(m.entries().count(), 1);
+//! ```
+//!
+//! Errors carry the 1-based line and byte column of the offending token; the parser never
+//! panics, and nesting of `{}` scopes, initializer lists and expressions is capped at
+//! [`MAX_DEPTH`].
+
 pub mod ast;
+mod lexer;
+mod number;
+mod parser;
+
+pub use ast::*;
+
+/// Maximum nesting depth of `{ }` scopes, initializer lists, operand lists and constant
+/// expressions. Deeper input is rejected with a [`ParseError`].
+pub const MAX_DEPTH: usize = 256;
+
+/// A syntax error with its 1-based line and byte column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct ParseError {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in bytes.
+    pub column: u32,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Parses a whole PTX module.
+pub fn parse(source: &str) -> Result<Module<'_>, ParseError> {
+    parser::Parser::new(source).module()
+}

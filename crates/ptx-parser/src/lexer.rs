@@ -1,0 +1,293 @@
+//! A hand-written, memchr-driven PTX tokenizer.
+//!
+//! Tokens borrow from the source. Whitespace, `//` and `/* */` comments and `@@DWARF` lines
+//! are trivia. Words cover identifiers, registers, directives and dotted opcodes (`::` stays
+//! inside a word, a single `:` ends it).
+
+use crate::ParseError;
+use memchr::{memchr, memchr_iter, memmem};
+
+/// The kind and text of a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tok<'s> {
+    /// Identifier, register, directive or dotted opcode.
+    Word(&'s str),
+    /// A numeric literal, raw.
+    Num(&'s str),
+    /// A string literal, without the quotes (escapes kept as written).
+    Str(&'s str),
+    /// Punctuation. `<<` is `b'L'` and `>>` is `b'R'`.
+    Punct(u8),
+    /// End of input.
+    Eof,
+}
+
+/// A token with its position.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Token<'s> {
+    pub tok: Tok<'s>,
+    pub line: u32,
+    pub col: u32,
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset one past the last byte.
+    pub end: usize,
+}
+
+pub(crate) struct Lexer<'s> {
+    src: &'s str,
+    pos: usize,
+    line: u32,
+    line_start: usize,
+}
+
+#[inline]
+fn is_word_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'%' | b'.')
+}
+
+#[inline]
+fn is_word_cont(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.')
+}
+
+impl<'s> Lexer<'s> {
+    pub fn new(src: &'s str) -> Self {
+        Lexer {
+            src,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
+
+    pub fn source(&self) -> &'s str {
+        self.src
+    }
+
+    fn col_at(&self, pos: usize) -> u32 {
+        u32::try_from(pos.saturating_sub(self.line_start) + 1).unwrap_or(u32::MAX)
+    }
+
+    fn error(&self, pos: usize, message: impl Into<String>) -> ParseError {
+        ParseError {
+            line: self.line,
+            column: self.col_at(pos),
+            message: message.into(),
+        }
+    }
+
+    fn bytes_from(&self, pos: usize) -> &'s [u8] {
+        self.src.as_bytes().get(pos..).unwrap_or(&[])
+    }
+
+    /// Advances over `[from, to)` counting newlines.
+    fn advance_counting(&mut self, to: usize) {
+        let from = self.pos;
+        let chunk = self.src.as_bytes().get(from..to).unwrap_or(&[]);
+        let mut last = None;
+        for i in memchr_iter(b'\n', chunk) {
+            self.line = self.line.saturating_add(1);
+            last = Some(i);
+        }
+        if let Some(i) = last {
+            self.line_start = from + i + 1;
+        }
+        self.pos = to;
+    }
+
+    fn skip_to_eol(&mut self) {
+        match memchr(b'\n', self.bytes_from(self.pos)) {
+            Some(i) => self.pos += i,
+            None => self.pos = self.src.len(),
+        }
+    }
+
+    fn skip_trivia(&mut self) -> Result<(), ParseError> {
+        let b = self.src.as_bytes();
+        loop {
+            let Some(&c) = b.get(self.pos) else {
+                return Ok(());
+            };
+            match c {
+                b'\n' => {
+                    self.pos += 1;
+                    self.line = self.line.saturating_add(1);
+                    self.line_start = self.pos;
+                }
+                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                b'/' => match b.get(self.pos + 1) {
+                    Some(b'/') => self.skip_to_eol(),
+                    Some(b'*') => {
+                        let rest = self.bytes_from(self.pos + 2);
+                        match memmem::find(rest, b"*/") {
+                            Some(i) => self.advance_counting(self.pos + 2 + i + 2),
+                            None => {
+                                return Err(self.error(self.pos, "unterminated block comment"));
+                            }
+                        }
+                    }
+                    _ => return Ok(()),
+                },
+                b'@' if b.get(self.pos + 1) == Some(&b'@') => self.skip_to_eol(),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Skips raw text up to and including the `}` that closes a `{` already consumed,
+    /// honouring strings and comments. Used for `.section` bodies, which may hold anything.
+    pub fn skip_balanced(&mut self, open_line: u32, open_col: u32) -> Result<(), ParseError> {
+        let b = self.src.as_bytes();
+        let mut depth: usize = 1;
+        let mut i = self.pos;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.advance_counting(i + 1);
+                        return Ok(());
+                    }
+                }
+                b'"' => {
+                    // Strings end at the closing quote or the end of the line.
+                    let rest = b.get(i + 1..).unwrap_or(&[]);
+                    let mut j = 0;
+                    loop {
+                        match rest.get(j) {
+                            None | Some(b'\n') | Some(b'"') => break,
+                            Some(b'\\') => j += 2,
+                            Some(_) => j += 1,
+                        }
+                    }
+                    i += 1 + j.min(rest.len());
+                }
+                b'/' => match b.get(i + 1) {
+                    Some(b'/') => {
+                        i += memchr(b'\n', b.get(i..).unwrap_or(&[])).unwrap_or(b.len() - i);
+                        continue;
+                    }
+                    Some(b'*') => match memmem::find(b.get(i + 2..).unwrap_or(&[]), b"*/") {
+                        Some(k) => i += 2 + k + 1,
+                        None => {
+                            self.advance_counting(i);
+                            return Err(self.error(i, "unterminated block comment"));
+                        }
+                    },
+                    _ => {}
+                },
+                _ => {}
+            }
+            i += 1;
+        }
+        self.advance_counting(b.len());
+        Err(ParseError {
+            line: open_line,
+            column: open_col,
+            message: "unterminated '{' (end of input inside a .section)".into(),
+        })
+    }
+
+    /// The next token.
+    pub fn next_token(&mut self) -> Result<Token<'s>, ParseError> {
+        self.skip_trivia()?;
+        let b = self.src.as_bytes();
+        let start = self.pos;
+        let line = self.line;
+        let col = self.col_at(start);
+        let Some(&c) = b.get(start) else {
+            return Ok(Token {
+                tok: Tok::Eof,
+                line,
+                col,
+                start,
+                end: start,
+            });
+        };
+        let mut end = start + 1;
+        let tok = if is_word_start(c)
+            && (c != b'%' || b.get(end).is_some_and(|&n| is_word_cont(n) && n != b'.'))
+        {
+            loop {
+                match b.get(end) {
+                    Some(&n) if is_word_cont(n) => end += 1,
+                    Some(b':') if b.get(end + 1) == Some(&b':') => end += 2,
+                    _ => break,
+                }
+            }
+            Tok::Word(self.slice(start, end))
+        } else if c.is_ascii_digit() {
+            let radix_prefixed = c == b'0'
+                && b.get(end).is_some_and(|n| {
+                    matches!(n, b'x' | b'X' | b'f' | b'F' | b'd' | b'D' | b'b' | b'B')
+                });
+            loop {
+                match b.get(end) {
+                    Some(&n) if n.is_ascii_alphanumeric() || n == b'.' || n == b'_' => end += 1,
+                    Some(b'+' | b'-')
+                        if !radix_prefixed
+                            && matches!(b.get(end - 1), Some(b'e' | b'E'))
+                            && b.get(end + 1).is_some_and(u8::is_ascii_digit) =>
+                    {
+                        end += 1
+                    }
+                    _ => break,
+                }
+            }
+            Tok::Num(self.slice(start, end))
+        } else if c == b'"' {
+            let rest = self.bytes_from(start + 1);
+            let mut j = 0;
+            loop {
+                match rest.get(j) {
+                    Some(b'"') => break,
+                    Some(b'\\') if rest.get(j + 1).is_some_and(|&n| n != b'\n') => j += 2,
+                    None | Some(b'\n') | Some(b'\\') => {
+                        return Err(self.error(start, "unterminated string literal"));
+                    }
+                    Some(_) => j += 1,
+                }
+            }
+            end = start + 1 + j + 1;
+            Tok::Str(self.slice(start + 1, start + 1 + j))
+        } else {
+            match c {
+                b'<' if b.get(end) == Some(&b'<') => {
+                    end += 1;
+                    Tok::Punct(b'L')
+                }
+                b'>' if b.get(end) == Some(&b'>') => {
+                    end += 1;
+                    Tok::Punct(b'R')
+                }
+                b';' | b',' | b'{' | b'}' | b'[' | b']' | b'(' | b')' | b'<' | b'>' | b'='
+                | b'+' | b'-' | b'*' | b'/' | b'!' | b'@' | b'|' | b':' | b'~' | b'&' | b'^'
+                | b'%' => Tok::Punct(c),
+                _ => {
+                    let shown = self
+                        .src
+                        .get(start..)
+                        .and_then(|s| s.chars().next())
+                        .unwrap_or('?');
+                    return Err(self.error(start, format!("unexpected character {shown:?}")));
+                }
+            }
+        };
+        self.pos = end;
+        Ok(Token {
+            tok,
+            line,
+            col,
+            start,
+            end,
+        })
+    }
+
+    fn slice(&self, start: usize, end: usize) -> &'s str {
+        // Token boundaries always fall on ASCII bytes, so this never fails; fall back to ""
+        // rather than panic.
+        self.src.get(start..end).unwrap_or("")
+    }
+}
