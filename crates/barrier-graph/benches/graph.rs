@@ -1,1 +1,2 @@
+//! Placeholder.
 fn main() {}

@@ -1,1 +1,244 @@
-//! Placeholder; see ARCHITECTURE.md.
+//! Well-synchronization of named barriers: generations, sync violations, the barrier
+//! dependence graph and happens-before intervals.
+//!
+//! Input: a [`Program`] (per-thread straight-line commands from the emulator, or built by
+//! hand). Output: an [`Analysis`]. Entry point: [`analyze`].
+//!
+//! # What is checked
+//!
+//! A program is *well-synchronized* (WEFT paper, Definitions 6–7) when every execution
+//! assigns every synchronization command the same non-zero generation: no execution
+//! deadlocks or errs, and the same commands synchronize together in all of them. [`analyze`]
+//! decides it exactly, following §4.2 and §5.2 of the paper:
+//!
+//! 1. **Replay** ([`replay`](crate::replay)): one execution of the sync commands (named
+//!    barriers, `bar.warp.sync`, exit) through [`weft_program::BarrierFile`], the single
+//!    state machine the emulator also uses. It reports errors
+//!    ([`ViolationKind::InvalidBarrierId`], [`ViolationKind::InvalidThreadCount`],
+//!    [`ViolationKind::BarrierCountMismatch`] (also `bar.red` mixed with `bar.sync`),
+//!    [`ViolationKind::BarrierOverflow`], [`ViolationKind::BarrierDivergence`] for a lane
+//!    outside its `bar.warp.sync` mask), [`ViolationKind::Deadlock`] (with every blocked
+//!    warp, the counts, the warps that never came and the wait-for cycle), and
+//!    [`ViolationKind::BarrierDivergence`] (lanes of one warp at different `.aligned`
+//!    barrier instructions of one generation, or part of a non-exited warp at one). Each
+//!    completed generation becomes a node of the [`BarrierGraph`], a *dynamic barrier*.
+//! 2. **Graph** ([`hb`](crate::hb)): an edge `m -> n` when a thread blocked at `m` later
+//!    registers (or exits, counted) at `n`; arrive→sync edges are inside a node. Completion
+//!    order is topological, so the graph is acyclic by construction (checked).
+//! 3. **Happens-before intervals** ([`HappensBefore`]): per node and thread, the latest
+//!    command that happens before the node completes; a command inherits the interval of
+//!    the last node its thread blocked at. No transitive closure over commands.
+//! 4. **Safe recycling** ([`check`](crate::check)): each generation `k + 1` registration
+//!    happens after generation `k` completes (Figure 4, line 19), else
+//!    [`ViolationKind::UnsafeRecycling`], or [`ViolationKind::NoWaiter`] when generation
+//!    `k` had no waiting thread (arrivals only) and is not ordered before `k + 1`. An
+//!    arrive-only generation that is the barrier's last, or ordered before the next, is
+//!    legal PTX and not reported.
+//!
+//! Theorem 1 of the paper makes 1 + 4 sound (a trace reaching `done` and passing 4 implies
+//! well-synchronization); Lemma 1 makes them complete and makes [`HappensBefore`] the
+//! precise static happens-before relation, which the race stage uses. So
+//! [`Analysis::happens_before`] is `Some` exactly when there is no violation.
+//!
+//! Extensions beyond the paper's core language follow PTX: per-warp arrival (a registered
+//! warp's exited lanes count), barriers for all threads released by exits, `bar.red`,
+//! warp barriers. An exit the state machine counted at a generation is an in-edge of that
+//! node; an exit it did not count, of a lane whose warp registered, must be ordered after the
+//! generation (else another execution counts it).
+//!
+//! The emulator stops at the first barrier error, so a program may be a prefix: threads
+//! whose `end` is [`weft_program::ThreadEnd::Stopped`] (or `Trapped`) are not deadlocked.
+//!
+//! FIXME(mbarrier): mbarrier phases are not yet dynamic barriers; mbarrier commands are
+//! ignored here.
+
+#![deny(missing_docs)]
+
+mod check;
+mod hb;
+mod replay;
+mod report;
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use weft_program::{BarrierKey, BarrierOp, Participant, Program, ThreadId};
+
+pub use hb::HappensBefore;
+pub use report::{
+    BlockedGeneration, CommandRef, SyncViolation, ThreadRange, ThreadState, ViolationKind,
+};
+
+/// A dynamic barrier: one completed generation of a barrier, a node of the [`BarrierGraph`].
+/// Dense index in completion order, which is a topological order of the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DynamicBarrierId(pub u32);
+
+impl DynamicBarrierId {
+    /// The id as a vector index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for DynamicBarrierId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "n{}", self.0)
+    }
+}
+
+/// One completed generation of a barrier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynamicBarrier {
+    /// The barrier.
+    pub key: BarrierKey,
+    /// The generation (1-based).
+    pub generation: u32,
+    /// Threads it expected.
+    pub expected: u32,
+    /// Its registrations, in registration order.
+    pub participants: Vec<Participant>,
+    /// Exited threads it counted as registered, with the index of their exit command (the
+    /// program length for a program that ended as exited without one), by thread.
+    pub exited: Vec<(ThreadId, u32)>,
+}
+
+/// One registration of a thread at a barrier generation, as the replay assigned it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Registration {
+    /// Index of the command in the thread's program.
+    pub command: u32,
+    /// The barrier.
+    pub key: BarrierKey,
+    /// The generation (1-based) the command joined.
+    pub generation: u32,
+    /// The operation (warp barriers register as sync).
+    pub op: BarrierOp,
+    /// The dynamic barrier, if the generation completed.
+    pub node: Option<DynamicBarrierId>,
+}
+
+/// The barrier dependence graph (§5.2): dynamic barriers and the edges between them.
+#[derive(Debug, Clone, Default)]
+pub struct BarrierGraph {
+    /// Nodes, indexed by [`DynamicBarrierId`], in completion (topological) order.
+    pub nodes: Vec<DynamicBarrier>,
+    /// Edges `from -> to` (`from < to`), deduplicated, sorted by `to`.
+    pub edges: Vec<(DynamicBarrierId, DynamicBarrierId)>,
+    /// Per thread, its registrations in program order (the generation of each sync command).
+    pub registrations: Vec<Vec<Registration>>,
+}
+
+impl BarrierGraph {
+    /// The barrier and generation the replay gave a sync command, if it registered.
+    pub fn generation_of(&self, thread: ThreadId, command: u32) -> Option<(BarrierKey, u32)> {
+        let regs = self.registrations.get(thread.index())?;
+        let i = regs.binary_search_by_key(&command, |r| r.command).ok()?;
+        Some((regs[i].key, regs[i].generation))
+    }
+
+    /// The graph in Graphviz DOT: one node per dynamic barrier labelled with its barrier,
+    /// generation and participant count.
+    pub fn to_dot(&self) -> String {
+        let mut s = String::from("digraph barriers {\n  node [shape=box];\n");
+        for (i, n) in self.nodes.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "  n{i} [label=\"{} gen {}\\n{} registrations\"];",
+                n.key,
+                n.generation,
+                n.participants.len()
+            );
+        }
+        for (a, b) in &self.edges {
+            let _ = writeln!(s, "  {a} -> {b};");
+        }
+        s.push_str("}\n");
+        s
+    }
+}
+
+/// Size and time of the analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct GraphStats {
+    /// Completed generations (graph nodes).
+    pub dynamic_barriers: usize,
+    /// Distinct named barrier ids used.
+    pub physical_barriers: usize,
+    /// Graph edges.
+    pub edges: usize,
+    /// Wall-clock seconds of [`analyze`].
+    pub seconds: f64,
+}
+
+/// The result of [`analyze`].
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// Every synchronization violation (empty iff the program is well-synchronized).
+    pub violations: Vec<SyncViolation>,
+    /// Dynamic barriers and edges, for `--dot` and stats.
+    pub graph: BarrierGraph,
+    /// `Some` iff there is no violation, so races can be checked.
+    pub happens_before: Option<HappensBefore>,
+    /// Sizes and time.
+    pub stats: GraphStats,
+}
+
+/// Replays the program's synchronization, checks well-synchronization and, when it holds,
+/// computes the happens-before intervals. See the crate documentation for what is checked.
+pub fn analyze(program: &Program) -> Analysis {
+    let start = Instant::now();
+    let mut replay = replay::replay(program);
+    let preds = hb::edges(&replay.nodes, &replay.registrations);
+    let mut edges = Vec::new();
+    let mut forward = None;
+    for (to, ps) in preds.iter().enumerate() {
+        for &from in ps {
+            if from.index() >= to {
+                forward.get_or_insert((from, DynamicBarrierId(to as u32)));
+            }
+            edges.push((from, DynamicBarrierId(to as u32)));
+        }
+    }
+    debug_assert!(forward.is_none(), "completion order is topological");
+    let happens_before =
+        HappensBefore::build(program, &replay.nodes, &replay.registrations, &preds);
+    let mut violations = std::mem::take(&mut replay.violations);
+    if let Some((a, b)) = forward {
+        violations.push(SyncViolation::new(
+            ViolationKind::Deadlock,
+            format!("internal: barrier dependence graph has a cycle through {a} -> {b}"),
+        ));
+    }
+    violations.extend(check::check_recycling(program, &replay, &happens_before));
+    let mut physical: Vec<u32> = replay
+        .nodes
+        .iter()
+        .filter_map(|n| match n.key {
+            BarrierKey::Named(id) => Some(id),
+            BarrierKey::Warp(_) => None,
+        })
+        .collect();
+    physical.sort_unstable();
+    physical.dedup();
+    let graph = BarrierGraph {
+        nodes: replay.nodes,
+        edges,
+        registrations: replay.registrations,
+    };
+    let stats = GraphStats {
+        dynamic_barriers: graph.nodes.len(),
+        physical_barriers: physical.len(),
+        edges: graph.edges.len(),
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    Analysis {
+        happens_before: violations.is_empty().then_some(happens_before),
+        violations,
+        graph,
+        stats,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,241 @@
+//! Step 4: safe recycling (WEFT paper Figure 4, lines 18–23), with the interval tables.
+//!
+//! For every barrier `b` and generation `k >= 1`, every registration `c2 = (t, j)` of
+//! generation `k + 1` must happen after generation `k` completes, i.e. the program point
+//! just before `c2` (command `j - 1`) must be reached from the completion:
+//!
+//! * if generation `k` has a blocking participant (sync, red, warp sync) `c1`, the check is
+//!   `c1 R (t, j - 1)`, exactly line 19 of Figure 4, evaluated as
+//!   `c1.index < bound[prev_block(t, j - 1)][c1.thread]`;
+//! * if it has none (`no-waiter`: only arrivals, completed by the last of them), the
+//!   completion's time is the latest arrival, so *every* arrival (and every counted exit)
+//!   must be ordered before `(t, j - 1)`. Figure 4 would pass such a generation vacuously,
+//!   which is unsound: an arrival of `k + 1` may join `k`. A no-waiter generation that is
+//!   last, or whose arrivals all precede the next generation, is legal PTX and is not
+//!   reported.
+//!
+//! Exited lanes extend the paper's semantics (PTX counts a registered warp's exited lanes):
+//! a lane of a warp that registered at a counted generation, which neither registered nor
+//! had exited when the generation completed, must exit after the completion in every
+//! trace, or another trace counts its exit there.
+//!
+//! Theorem 1 of the paper: a trace that reaches `done` plus these checks imply
+//! well-synchronization; conversely a failing check has a witness trace (Lemma 1), so the
+//! verdict is exact.
+
+use rustc_hash::FxHashMap;
+use weft_program::{BarrierKey, InstId, Program, ThreadId};
+
+use crate::hb::HappensBefore;
+use crate::replay::Replay;
+use crate::report::{CommandRef, SyncViolation, ViolationKind, group_threads, join};
+use crate::{DynamicBarrier, DynamicBarrierId};
+
+struct Failure {
+    key: BarrierKey,
+    generation: u32,
+    /// The offending command (registration of `generation + 1`, or an exit).
+    command: CommandRef,
+    exit: bool,
+}
+
+/// Whether generation `n` completes before the program point just before `(t, j)` in every
+/// trace (`j` itself excluded). `last` is `t`'s last blocking node before `j`.
+fn completes_before(
+    hb: &HappensBefore,
+    node: &DynamicBarrier,
+    t: ThreadId,
+    j: u32,
+    last: Option<DynamicBarrierId>,
+) -> bool {
+    let reaches = |t1: ThreadId, i: u32| -> bool {
+        if t1 == t {
+            i < j
+        } else {
+            last.is_some_and(|m| i < hb.latest_before(m, t1))
+        }
+    };
+    if let Some(p) = node.participants.iter().find(|p| p.op.blocks()) {
+        return reaches(p.thread, p.command);
+    }
+    node.participants
+        .iter()
+        .all(|p| reaches(p.thread, p.command))
+        && node.exited.iter().all(|&(t1, e)| reaches(t1, e))
+}
+
+pub(crate) fn check_recycling(
+    program: &Program,
+    replay: &Replay,
+    hb: &HappensBefore,
+) -> Vec<SyncViolation> {
+    let nodes = &replay.nodes;
+    let by_gen: FxHashMap<(BarrierKey, u32), DynamicBarrierId> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| ((n.key, n.generation), DynamicBarrierId(i as u32)))
+        .collect();
+    let inst = |t: ThreadId, i: u32| {
+        program.threads[t.index()]
+            .commands
+            .get(i as usize)
+            .map_or(InstId(u32::MAX), |c| c.inst())
+    };
+    let mut failures: Vec<Failure> = Vec::new();
+    let mut cache: FxHashMap<(DynamicBarrierId, Option<DynamicBarrierId>), bool> =
+        FxHashMap::default();
+    for (t, regs) in replay.registrations.iter().enumerate() {
+        let t = ThreadId(t as u32);
+        let mut last: Option<DynamicBarrierId> = None;
+        for r in regs {
+            let skip = r.node.is_none() && replay.stuck;
+            if r.generation > 1 && !skip {
+                if let Some(&n) = by_gen.get(&(r.key, r.generation - 1)) {
+                    let node = &nodes[n.index()];
+                    // With a waiter the answer depends on `(n, last)` only (a waiter in `t`
+                    // itself makes `last` reach `n`); without one, `t`'s own arrivals are
+                    // ordered by program order, so do not cache.
+                    let waiter = node.participants.iter().any(|p| p.op.blocks());
+                    let ok = match cache.get(&(n, last)) {
+                        Some(&ok) if waiter => ok,
+                        _ => {
+                            let ok = completes_before(hb, node, t, r.command, last);
+                            if waiter {
+                                cache.insert((n, last), ok);
+                            }
+                            ok
+                        }
+                    };
+                    if !ok {
+                        failures.push(Failure {
+                            key: r.key,
+                            generation: r.generation - 1,
+                            command: CommandRef {
+                                thread: t,
+                                index: r.command,
+                                inst: inst(t, r.command),
+                            },
+                            exit: false,
+                        });
+                    }
+                }
+            }
+            if r.op.blocks() {
+                if let Some(m) = r.node {
+                    last = Some(m);
+                }
+            }
+        }
+    }
+    for &(n, t) in &replay.uncounted {
+        let Some(e) = replay.exit_index.get(t.index()).copied().flatten() else {
+            continue;
+        };
+        let last = hb.prev_blocking(t, e.saturating_sub(1)).filter(|_| e > 0);
+        let node = &nodes[n.index()];
+        if !completes_before(hb, node, t, e, last) {
+            failures.push(Failure {
+                key: node.key,
+                generation: node.generation,
+                command: CommandRef {
+                    thread: t,
+                    index: e,
+                    inst: inst(t, e),
+                },
+                exit: true,
+            });
+        }
+    }
+    report(program, nodes, &by_gen, failures)
+}
+
+#[cold]
+fn report(
+    program: &Program,
+    nodes: &[DynamicBarrier],
+    by_gen: &FxHashMap<(BarrierKey, u32), DynamicBarrierId>,
+    mut failures: Vec<Failure>,
+) -> Vec<SyncViolation> {
+    let ws = program.warp_size.max(1);
+    failures.sort_by_key(|f| {
+        (
+            f.key,
+            f.generation,
+            f.exit,
+            f.command.thread,
+            f.command.index,
+        )
+    });
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < failures.len() {
+        let f0 = &failures[start];
+        let len = failures[start..]
+            .iter()
+            .take_while(|f| (f.key, f.generation, f.exit) == (f0.key, f0.generation, f0.exit))
+            .count();
+        let group = &failures[start..start + len];
+        start += len;
+        let Some(&n) = by_gen.get(&(f0.key, f0.generation)) else {
+            continue;
+        };
+        let node = &nodes[n.index()];
+        let waiter = node.participants.iter().find(|p| p.op.blocks());
+        let first = waiter.or(node.participants.first());
+        let first_ref = first.map(|p| CommandRef {
+            thread: p.thread,
+            index: p.command,
+            inst: program.threads[p.thread.index()]
+                .commands
+                .get(p.command as usize)
+                .map_or(InstId(u32::MAX), |c| c.inst()),
+        });
+        let mut threads: Vec<ThreadId> = group.iter().map(|f| f.command.thread).collect();
+        threads.dedup();
+        let ranges = group_threads(threads.into_iter().map(|t| (t, ())), ws);
+        let mut insts: Vec<InstId> = group.iter().map(|f| f.command.inst).collect();
+        insts.sort_unstable();
+        insts.dedup();
+        let (k, key) = (f0.generation, f0.key);
+        let who = join(ranges.iter().map(|(r, _)| r));
+        let at = join(insts.iter().map(|i| format!("#{}", i.0)));
+        let (kind, message) = if f0.exit {
+            (
+                ViolationKind::UnsafeRecycling,
+                format!(
+                    "{key} generation {k}: the exit of {who} (instruction {at}) is not ordered after the generation completes, although its warp registered there; an execution where it exits earlier counts it and completes generation {k} with other registrations"
+                ),
+            )
+        } else if waiter.is_none() {
+            (
+                ViolationKind::NoWaiter,
+                format!(
+                    "{key} generation {k} is completed by arrivals only (no thread waits on it), and {who} register at generation {} (instruction {at}) without being ordered after all of those arrivals; in another execution they join generation {k}",
+                    k + 1
+                ),
+            )
+        } else {
+            (
+                ViolationKind::UnsafeRecycling,
+                format!(
+                    "{key} is recycled unsafely: {who} register at generation {} (instruction {at}) without being ordered after generation {k} completes (no sync of generation {k} happens before them); in another execution they join generation {k}",
+                    k + 1
+                ),
+            )
+        };
+        let mut v = SyncViolation::new(kind, message);
+        v.barrier = Some(key);
+        v.generations = if f0.exit { vec![k] } else { vec![k, k + 1] };
+        let mut cmds: Vec<CommandRef> = Vec::new();
+        for f in group {
+            if !cmds.iter().any(|c| c.inst == f.command.inst) {
+                cmds.push(f.command);
+            }
+        }
+        cmds.extend(first_ref);
+        v.commands = cmds;
+        v.threads = ranges.into_iter().map(|(r, _)| r).collect();
+        out.push(v);
+    }
+    out
+}

@@ -1,0 +1,247 @@
+//! Step 3 and 5: the barrier dependence graph's edges and the happens-before intervals.
+//!
+//! # Contract
+//!
+//! For a well-synchronized program (no [`crate::SyncViolation`]), [`HappensBefore::ordered`]
+//! decides the static happens-before relation `R` of the WEFT paper (Figure 4, lines 3–17;
+//! Definition 4: `c1` happens before `c2` iff `t(c1) <= t(c2)` in *every* trace, so the syncs
+//! of one generation are ordered both ways), which Lemma 1 proves sound and precise for
+//! well-synchronized programs. It never materializes `R`:
+//!
+//! * Every edge of `R` between threads goes from a registration (arrive, sync, red, or an
+//!   exit the barrier counted) at generation `n` to a *blocking* registration (sync, red,
+//!   warp sync) at `n`. A path from `(t1, i)` to `(t2, j)`, `t1 != t2`, therefore leaves `t1`
+//!   at a registration `(t1, r)`, `r >= i`, at some node `a`, moves between nodes along
+//!   "blocked at `x`, later registers at `y`" steps (the graph's edges `x -> y`), and enters
+//!   `t2` at a blocking registration `(t2, s)`, `s <= j`, at a node that reaches the last
+//!   node `m = prev_block(t2, j)` at which `t2` blocked at or before `j` (`t2`'s blocking
+//!   nodes form a chain of edges).
+//! * So `(t1, i) R (t2, j)` iff `i < bound[m][t1]`, where `bound[m][t1]` is one more than the
+//!   largest index of a registration of `t1` at a node that reaches `m` (0 = none). The
+//!   table is computed in one pass over the nodes in completion order, which is a
+//!   topological order (an edge `x -> y` needs a thread woken by `x` to register at `y`).
+//!   Memory `O(D·N)` u32, time `O(E·N)` over deduplicated node edges.
+//! * Within one thread, `R` is program order.
+//!
+//! Under `--warp-sync` (`Program::steps` non-empty) two commands of lanes of one warp are
+//! also ordered by their warp steps (strictly: equal steps are one dynamic instruction).
+//! FIXME(warp-sync): paths that go through lock-step order *and* barriers (lane 0 writes,
+//! lane 1 arrives) are not in the table; this only makes `ordered` smaller (sound for
+//! races, possibly imprecise).
+
+use weft_program::{Program, ThreadId};
+
+use crate::{DynamicBarrier, DynamicBarrierId, Registration};
+
+/// Sentinel of [`HappensBefore::prev_blocking`]'s dense table: no blocking node yet.
+const NO_NODE: u32 = 0;
+
+/// Happens-before between any two commands, in constant time, from `O(D·N)` intervals.
+#[derive(Debug, Clone)]
+pub struct HappensBefore {
+    threads: usize,
+    warp_size: u32,
+    /// `bound[node * threads + t]`: the commands of `t` with index `< bound` happen before
+    /// the completion of `node` (so before every command after a sync at `node`).
+    bound: Vec<u32>,
+    /// Per thread: its blocking registrations `(command, node)` in program order.
+    blocking: Vec<Vec<(u32, DynamicBarrierId)>>,
+    /// Per command (flat, `offsets[t]..offsets[t+1]`): `1 +` the last node at which the
+    /// thread blocked at or before the command, or [`NO_NODE`].
+    prev: Vec<u32>,
+    offsets: Vec<usize>,
+    /// Warp steps, per thread (empty when not warp-synchronous).
+    steps: Vec<Vec<u32>>,
+}
+
+/// Deduplicated graph edges `pred -> node`, grouped by target: `preds[node]`.
+pub(crate) fn edges(
+    nodes: &[DynamicBarrier],
+    registrations: &[Vec<Registration>],
+) -> Vec<Vec<DynamicBarrierId>> {
+    let mut preds: Vec<Vec<DynamicBarrierId>> = vec![Vec::new(); nodes.len()];
+    let mut last_block: Vec<Option<DynamicBarrierId>> = vec![None; registrations.len()];
+    for (t, regs) in registrations.iter().enumerate() {
+        let mut last = None;
+        for r in regs {
+            let Some(m) = r.node else { continue };
+            if let Some(b) = last {
+                if b != m {
+                    preds[m.index()].push(b);
+                }
+            }
+            if r.op.blocks() {
+                last = Some(m);
+            }
+        }
+        last_block[t] = last;
+    }
+    // An exit counted at a node is an in-edge from the thread's last blocking node.
+    for (m, node) in nodes.iter().enumerate() {
+        for &(t, _) in &node.exited {
+            if let Some(b) = last_block.get(t.index()).copied().flatten() {
+                if b.index() != m {
+                    preds[m].push(b);
+                }
+            }
+        }
+    }
+    for p in &mut preds {
+        p.sort_unstable();
+        p.dedup();
+    }
+    preds
+}
+
+impl HappensBefore {
+    /// Builds the intervals. `preds` must point backwards (`pred < node`), which the replay
+    /// guarantees; a forward edge is ignored here and reported by the caller.
+    pub(crate) fn build(
+        program: &Program,
+        nodes: &[DynamicBarrier],
+        registrations: &[Vec<Registration>],
+        preds: &[Vec<DynamicBarrierId>],
+    ) -> Self {
+        let n = program.threads.len();
+        let mut bound = vec![0u32; nodes.len() * n];
+        for (m, node) in nodes.iter().enumerate() {
+            let (before, rest) = bound.split_at_mut(m * n);
+            let row = &mut rest[..n];
+            for &p in &preds[m] {
+                if p.index() < m {
+                    let prow = &before[p.index() * n..(p.index() + 1) * n];
+                    for (x, &y) in row.iter_mut().zip(prow) {
+                        *x = (*x).max(y);
+                    }
+                }
+            }
+            for p in &node.participants {
+                if let Some(x) = row.get_mut(p.thread.index()) {
+                    *x = (*x).max(p.command.saturating_add(1));
+                }
+            }
+            for &(t, e) in &node.exited {
+                if let Some(x) = row.get_mut(t.index()) {
+                    *x = (*x).max(e.saturating_add(1));
+                }
+            }
+        }
+        let mut blocking = vec![Vec::new(); n];
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut prev = Vec::with_capacity(program.num_commands());
+        for (t, regs) in registrations.iter().enumerate() {
+            let list: Vec<(u32, DynamicBarrierId)> = regs
+                .iter()
+                .filter(|r| r.op.blocks())
+                .filter_map(|r| r.node.map(|m| (r.command, m)))
+                .collect();
+            offsets.push(prev.len());
+            let len = program.threads[t].commands.len();
+            let mut k = 0;
+            let mut cur = NO_NODE;
+            for j in 0..len as u32 {
+                while k < list.len() && list[k].0 <= j {
+                    cur = list[k].1.0 + 1;
+                    k += 1;
+                }
+                prev.push(cur);
+            }
+            blocking[t] = list;
+        }
+        offsets.push(prev.len());
+        let steps = if program.threads.iter().any(|t| !t.steps.is_empty()) {
+            program.threads.iter().map(|t| t.steps.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        HappensBefore {
+            threads: n,
+            warp_size: program.warp_size.max(1),
+            bound,
+            blocking,
+            prev,
+            offsets,
+            steps,
+        }
+    }
+
+    /// Number of threads.
+    pub fn num_threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Whether command `a` (thread, command index) happens before command `b` in every
+    /// execution (Definition 4: `t(a) <= t(b)`; two syncs of one generation are ordered
+    /// both ways). Constant time. Out-of-range commands are ordered with nothing.
+    pub fn ordered(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
+        let ((t1, i), (t2, j)) = (a, b);
+        if t1 == t2 {
+            return i <= j;
+        }
+        if let (Some(s1), Some(s2)) = (self.step(t1, i), self.step(t2, j)) {
+            if t1.0 / self.warp_size == t2.0 / self.warp_size && s1 < s2 {
+                return true;
+            }
+        }
+        match self.prev_blocking(t2, j) {
+            Some(m) => i < self.latest_before(m, t1),
+            None => false,
+        }
+    }
+
+    fn step(&self, t: ThreadId, i: u32) -> Option<u32> {
+        self.steps.get(t.index())?.get(i as usize).copied()
+    }
+
+    /// The interval bound of a dynamic barrier: the commands of `thread` with index
+    /// `< latest_before(node, thread)` happen before `node` completes (0: none does).
+    pub fn latest_before(&self, node: DynamicBarrierId, thread: ThreadId) -> u32 {
+        if thread.index() >= self.threads {
+            return 0;
+        }
+        self.bound
+            .get(node.index() * self.threads + thread.index())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The last dynamic barrier at which `thread` blocked (sync, red, warp sync) at or
+    /// before command `index` (a blocking command at `index` counts). Constant time.
+    pub fn prev_blocking(&self, thread: ThreadId, index: u32) -> Option<DynamicBarrierId> {
+        let start = *self.offsets.get(thread.index())?;
+        let end = *self.offsets.get(thread.index() + 1)?;
+        let k = start.checked_add(index as usize).filter(|&k| k < end)?;
+        match self.prev[k] {
+            NO_NODE => None,
+            m => Some(DynamicBarrierId(m - 1)),
+        }
+    }
+
+    /// The blocking registrations `(command, node)` of a thread, in program order. Along
+    /// this list `latest_before` is monotone (each node reaches the next).
+    pub fn blocking(&self, thread: ThreadId) -> &[(u32, DynamicBarrierId)] {
+        self.blocking.get(thread.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The commands of `other` with index `< before_bound(b, other)` happen before `b`
+    /// (for `other` = `b`'s thread: all commands up to and including `b`). Constant time.
+    pub fn before_bound(&self, b: (ThreadId, u32), other: ThreadId) -> u32 {
+        if b.0 == other {
+            return b.1.saturating_add(1);
+        }
+        self.prev_blocking(b.0, b.1)
+            .map_or(0, |m| self.latest_before(m, other))
+    }
+
+    /// The commands of `other` with index `>= after_start(a, other)` happen after `a`;
+    /// `None` when none does. `O(log B)` for `B` blocking commands of `other`. Ignores
+    /// warp steps.
+    pub fn after_start(&self, a: (ThreadId, u32), other: ThreadId) -> Option<u32> {
+        if a.0 == other {
+            return Some(a.1);
+        }
+        let list = self.blocking(other);
+        let k = list.partition_point(|&(_, m)| self.latest_before(m, a.0) <= a.1);
+        list.get(k).map(|&(s, _)| s)
+    }
+}

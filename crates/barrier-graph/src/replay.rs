@@ -1,0 +1,852 @@
+//! Step 1: replay the synchronization commands of every thread through
+//! [`BarrierFile`] (one trace of the formal semantics), assigning each registration its
+//! generation and building one [`DynamicBarrier`] per completed generation.
+//!
+//! Scheduling: threads start in id order; a thread runs until it blocks, exits or ends;
+//! threads woken by a completion are queued after the ones already ready. Any schedule is
+//! as good as another for well-synchronized programs (they give every trace the same
+//! generations), and for the others the checks of [`crate::check`] find the violation
+//! from this one trace (WEFT paper, Theorem 1).
+
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashSet;
+use weft_program::{
+    BarrierCount, BarrierFile, BarrierKey, BarrierOp, CommandView, InstId, Participant, Program,
+    Registered, SyncError, ThreadEnd, ThreadId,
+};
+
+use crate::report::{
+    BlockedGeneration, CommandRef, SyncViolation, ThreadRange, ThreadState, ViolationKind,
+    group_threads, join,
+};
+use crate::{DynamicBarrier, DynamicBarrierId, Registration};
+
+/// Where a thread is in the replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cursor {
+    Ready,
+    Blocked {
+        key: BarrierKey,
+        generation: u32,
+        command: u32,
+    },
+    Exited,
+    /// The program ended without exit (prefix of a stopped emulation, or a trap).
+    Ended,
+    /// The thread's registration put a barrier into an error state.
+    Errored,
+}
+
+/// What the replay produced.
+pub(crate) struct Replay {
+    /// Completed generations, in completion order (a topological order of the graph).
+    pub nodes: Vec<DynamicBarrier>,
+    /// Per thread, its registrations in program order.
+    pub registrations: Vec<Vec<Registration>>,
+    /// Per thread, the index of its exit (the program length when it ended as exited
+    /// without an exit command), if it exited.
+    pub exit_index: Vec<Option<u32>>,
+    /// `(node, thread)`: a lane of a warp that registered at a counted node, neither
+    /// registered nor counted as exited there. If it exits later, its exit must be ordered
+    /// after the node (else another trace counts it).
+    pub uncounted: Vec<(DynamicBarrierId, ThreadId)>,
+    /// Errors, deadlock, divergence found while replaying.
+    pub violations: Vec<SyncViolation>,
+    /// Whether the trace stopped at an error or deadlocked.
+    pub stuck: bool,
+}
+
+struct Replayer<'p> {
+    program: &'p Program,
+    warp_size: u32,
+    file: BarrierFile,
+    pcs: Vec<u32>,
+    cursors: Vec<Cursor>,
+    queue: VecDeque<u32>,
+    out: Replay,
+    exit_order: Vec<ThreadId>,
+    /// Per-thread stamp: `node + 1` when the thread is a participant of the node being
+    /// completed.
+    stamp: Vec<u32>,
+    divergence_seen: FxHashSet<(BarrierKey, InstId)>,
+    error: bool,
+}
+
+pub(crate) fn replay(program: &Program) -> Replay {
+    let n = program.threads.len();
+    let cta = program.num_threads().max(n as u32);
+    let warp_size = program.warp_size.max(1);
+    let mut r = Replayer {
+        program,
+        warp_size,
+        file: BarrierFile::new(cta, warp_size),
+        pcs: vec![0; n],
+        cursors: vec![Cursor::Ready; n],
+        queue: (0..n as u32).collect(),
+        out: Replay {
+            nodes: Vec::new(),
+            registrations: vec![Vec::new(); n],
+            exit_index: vec![None; n],
+            uncounted: Vec::new(),
+            violations: Vec::new(),
+            stuck: false,
+        },
+        exit_order: Vec::new(),
+        stamp: vec![0; n],
+        divergence_seen: FxHashSet::default(),
+        error: false,
+    };
+    while let Some(t) = r.queue.pop_front() {
+        r.run(t);
+        if r.error {
+            break;
+        }
+    }
+    if r.error {
+        r.out.stuck = true;
+    } else {
+        r.finish();
+    }
+    r.out
+}
+
+impl Replayer<'_> {
+    fn inst(&self, thread: ThreadId, command: u32) -> InstId {
+        self.program.threads[thread.index()]
+            .commands
+            .get(command as usize)
+            .map_or(InstId(u32::MAX), |c| c.inst())
+    }
+
+    fn cref(&self, p: Participant) -> CommandRef {
+        CommandRef {
+            thread: p.thread,
+            index: p.command,
+            inst: self.inst(p.thread, p.command),
+        }
+    }
+
+    fn range(&self, t: ThreadId) -> ThreadRange {
+        ThreadRange {
+            first: t,
+            last: t,
+            warp_size: self.warp_size,
+        }
+    }
+
+    /// Runs thread `t` until it blocks, exits, ends or errs.
+    fn run(&mut self, t: u32) {
+        if self.cursors[t as usize] != Cursor::Ready {
+            return;
+        }
+        let thread = ThreadId(t);
+        let program = &self.program.threads[t as usize];
+        loop {
+            let pc = self.pcs[t as usize];
+            let Some(cmd) = program.commands.get(pc as usize) else {
+                if program.end == ThreadEnd::Exited {
+                    self.exit(thread, pc);
+                } else {
+                    self.cursors[t as usize] = Cursor::Ended;
+                }
+                return;
+            };
+            self.pcs[t as usize] = pc + 1;
+            let (key, op, result) = match cmd.view() {
+                CommandView::Barrier { op, id, count, .. } => {
+                    let p = Participant {
+                        thread,
+                        command: pc,
+                        op,
+                    };
+                    (BarrierKey::Named(id), op, self.file.register(p, id, count))
+                }
+                CommandView::WarpSync { mask } => {
+                    let p = Participant {
+                        thread,
+                        command: pc,
+                        op: BarrierOp::Sync,
+                    };
+                    (
+                        BarrierKey::Warp(t / self.warp_size),
+                        BarrierOp::Sync,
+                        self.file.register_warp(p, mask),
+                    )
+                }
+                CommandView::Exit => {
+                    self.exit(thread, pc);
+                    return;
+                }
+                // FIXME(mbarrier): mbarrier phases are not dynamic barriers yet.
+                CommandView::Mbarrier { .. } | CommandView::Access { .. } => continue,
+            };
+            match result {
+                Ok(Registered::Pending { generation }) => {
+                    self.record(thread, pc, key, generation, op);
+                    if op.blocks() {
+                        self.cursors[t as usize] = Cursor::Blocked {
+                            key,
+                            generation,
+                            command: pc,
+                        };
+                        return;
+                    }
+                }
+                Ok(Registered::Completed(c)) => {
+                    self.record(thread, pc, key, c.generation, op);
+                    self.complete(c, Some(thread));
+                }
+                Err(e) => {
+                    self.cursors[t as usize] = Cursor::Errored;
+                    self.sync_error(e);
+                    return;
+                }
+            }
+            if self.error {
+                return;
+            }
+        }
+    }
+
+    fn record(
+        &mut self,
+        t: ThreadId,
+        command: u32,
+        key: BarrierKey,
+        generation: u32,
+        op: BarrierOp,
+    ) {
+        self.out.registrations[t.index()].push(Registration {
+            command,
+            key,
+            generation,
+            op,
+            node: None,
+        });
+    }
+
+    fn exit(&mut self, thread: ThreadId, index: u32) {
+        self.cursors[thread.index()] = Cursor::Exited;
+        self.out.exit_index[thread.index()] = Some(index);
+        self.exit_order.push(thread);
+        match self.file.exit(thread) {
+            Ok(done) => {
+                for c in done {
+                    self.complete(c, None);
+                }
+            }
+            Err(e) => self.sync_error(e),
+        }
+    }
+
+    /// A generation completed: make it a node, wake its blocked participants.
+    fn complete(&mut self, c: weft_program::Completion, current: Option<ThreadId>) {
+        let id = DynamicBarrierId(self.out.nodes.len() as u32);
+        let mark = id.0 + 1;
+        for p in &c.participants {
+            self.stamp[p.thread.index()] = mark;
+            let regs = &mut self.out.registrations[p.thread.index()];
+            if let Ok(i) = regs.binary_search_by_key(&p.command, |r| r.command) {
+                regs[i].node = Some(id);
+            }
+        }
+        let exited = self.counted_exits(&c, mark, id);
+        if let BarrierKey::Named(_) = c.key {
+            self.check_divergence(c.key, c.generation, &c.participants, true);
+        }
+        for p in &c.participants {
+            if p.op.blocks() && Some(p.thread) != current {
+                let cursor = &mut self.cursors[p.thread.index()];
+                if matches!(cursor, Cursor::Blocked { .. }) {
+                    *cursor = Cursor::Ready;
+                    self.queue.push_back(p.thread.0);
+                }
+            }
+        }
+        self.out.nodes.push(DynamicBarrier {
+            key: c.key,
+            generation: c.generation,
+            expected: c.expected,
+            participants: c.participants,
+            exited,
+        });
+    }
+
+    /// The exited threads the state machine counted as registered at this completion (the
+    /// PTX rules of [`BarrierFile`]), with their exit indices. Also records the lanes of
+    /// registered warps that were *not* counted (see [`Replay::uncounted`]).
+    fn counted_exits(
+        &mut self,
+        c: &weft_program::Completion,
+        mark: u32,
+        id: DynamicBarrierId,
+    ) -> Vec<(ThreadId, u32)> {
+        let ws = self.warp_size;
+        let n = self.program.threads.len() as u32;
+        let mut out = Vec::new();
+        let exit_of = |t: ThreadId, out: &mut Vec<(ThreadId, u32)>, ex: &[Option<u32>]| {
+            if let Some(e) = ex[t.index()] {
+                out.push((t, e));
+                true
+            } else {
+                false
+            }
+        };
+        let first = c.participants.first().copied();
+        match c.key {
+            BarrierKey::Named(_) => {
+                let all = first.is_some_and(|p| {
+                    matches!(
+                        self.program.threads[p.thread.index()]
+                            .commands
+                            .get(p.command as usize)
+                            .map(|c| c.view()),
+                        Some(CommandView::Barrier {
+                            count: BarrierCount::All,
+                            ..
+                        })
+                    )
+                });
+                if all {
+                    for &t in &self.exit_order {
+                        if self.stamp[t.index()] != mark {
+                            exit_of(t, &mut out, &self.out.exit_index);
+                        }
+                    }
+                } else {
+                    let mut warps: Vec<u32> =
+                        c.participants.iter().map(|p| p.thread.0 / ws).collect();
+                    warps.sort_unstable();
+                    warps.dedup();
+                    for w in warps {
+                        for t in (w * ws)..((w + 1) * ws).min(n) {
+                            let t = ThreadId(t);
+                            if self.stamp[t.index()] != mark
+                                && !exit_of(t, &mut out, &self.out.exit_index)
+                            {
+                                self.out.uncounted.push((id, t));
+                            }
+                        }
+                    }
+                }
+            }
+            BarrierKey::Warp(w) => {
+                let mask = first.map_or(0, |p| {
+                    match self.program.threads[p.thread.index()]
+                        .commands
+                        .get(p.command as usize)
+                        .map(|c| c.view())
+                    {
+                        Some(CommandView::WarpSync { mask }) => mask,
+                        _ => 0,
+                    }
+                });
+                for lane in 0..ws.min(32) {
+                    let t = w * ws + lane;
+                    if t < n && mask & (1 << lane) != 0 && self.stamp[t as usize] != mark {
+                        exit_of(ThreadId(t), &mut out, &self.out.exit_index);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Aligned barrier instructions: every lane of a warp that executes one in a generation
+    /// executes the same instruction, and (once the generation completed) every non-exited
+    /// lane of the warp is there.
+    fn check_divergence(
+        &mut self,
+        key: BarrierKey,
+        generation: u32,
+        participants: &[Participant],
+        completed: bool,
+    ) {
+        let ws = self.warp_size;
+        if ws == 1 {
+            return;
+        }
+        let n = self.program.threads.len() as u32;
+        let mut by_warp: Vec<(u32, ThreadId, InstId, bool)> = participants
+            .iter()
+            .map(|p| {
+                let cmd = self.program.threads[p.thread.index()]
+                    .commands
+                    .get(p.command as usize);
+                let aligned = matches!(
+                    cmd.map(|c| c.view()),
+                    Some(CommandView::Barrier { aligned: true, .. })
+                );
+                (
+                    p.thread.0 / ws,
+                    p.thread,
+                    cmd.map_or(InstId(u32::MAX), |c| c.inst()),
+                    aligned,
+                )
+            })
+            .collect();
+        by_warp.sort_unstable_by_key(|&(w, t, _, _)| (w, t));
+        let mut start = 0;
+        while start < by_warp.len() {
+            let w = by_warp[start].0;
+            let end = start + by_warp[start..].iter().take_while(|e| e.0 == w).count();
+            let group = &by_warp[start..end];
+            start = end;
+            let Some(&(_, first_thread, first_inst, _)) = group.iter().find(|e| e.3) else {
+                continue;
+            };
+            let mixed = group.iter().any(|e| e.2 != first_inst);
+            let mut missing = Vec::new();
+            if completed {
+                let present: FxHashSet<u32> = group.iter().map(|e| e.1.0).collect();
+                for t in (w * ws)..((w + 1) * ws).min(n) {
+                    if !present.contains(&t) && !self.file.has_exited(ThreadId(t)) {
+                        missing.push((ThreadId(t), ()));
+                    }
+                }
+            }
+            if !mixed && missing.is_empty() {
+                continue;
+            }
+            if !self.divergence_seen.insert((key, first_inst)) {
+                continue;
+            }
+            let at = group_threads(group.iter().map(|e| (e.1, e.2)), ws);
+            let missing = group_threads(missing, ws);
+            let mut msg = format!(
+                "{key} generation {generation}: aligned barrier instruction executed by {}",
+                join(
+                    at.iter()
+                        .map(|(r, i)| format!("{r} (instruction #{})", i.0))
+                )
+            );
+            if mixed {
+                msg.push_str(
+                    "; lanes of one warp must execute the same aligned barrier instruction",
+                );
+            }
+            if !missing.is_empty() {
+                msg.push_str(&format!(
+                    "; {} of the same warp did not execute it",
+                    join(missing.iter().map(|(r, _)| r))
+                ));
+            }
+            let mut v = SyncViolation::new(ViolationKind::BarrierDivergence, msg);
+            v.barrier = Some(key);
+            v.generations = vec![generation];
+            v.commands = group
+                .iter()
+                .filter_map(|e| {
+                    participants
+                        .iter()
+                        .find(|p| p.thread == e.1)
+                        .map(|p| self.cref(*p))
+                })
+                .collect();
+            v.commands.dedup_by_key(|c| c.inst);
+            v.threads = missing.iter().map(|(r, _)| *r).collect();
+            if v.threads.is_empty() {
+                v.threads = vec![self.range(first_thread)];
+            }
+            self.out.violations.push(v);
+        }
+    }
+
+    #[cold]
+    fn sync_error(&mut self, e: SyncError) {
+        self.error = true;
+        let msg = |p: Participant| -> String {
+            format!(
+                "{} (command {}, instruction #{})",
+                self.range(p.thread),
+                p.command,
+                self.inst(p.thread, p.command).0
+            )
+        };
+        let mut v = match &e {
+            SyncError::InvalidId { id, participant } => {
+                let mut v = SyncViolation::new(
+                    ViolationKind::InvalidBarrierId,
+                    format!(
+                        "barrier id {id} is out of range 0-15, used by {}",
+                        msg(*participant)
+                    ),
+                );
+                v.commands = vec![self.cref(*participant)];
+                v
+            }
+            SyncError::InvalidCount {
+                key,
+                count,
+                cta_threads,
+                participant,
+            } => {
+                let mut v = SyncViolation::new(
+                    ViolationKind::InvalidThreadCount,
+                    format!(
+                        "{key}: invalid thread count {count} (must be a non-zero multiple of the warp size {} and at most the CTA's {cta_threads} threads), used by {}",
+                        self.warp_size,
+                        msg(*participant)
+                    ),
+                );
+                v.barrier = Some(*key);
+                v.commands = vec![self.cref(*participant)];
+                v
+            }
+            SyncError::LaneNotInMask {
+                key,
+                mask,
+                participant,
+            } => {
+                let mut v = SyncViolation::new(
+                    ViolationKind::BarrierDivergence,
+                    format!(
+                        "bar.warp.sync mask {mask:#x} does not contain the executing lane: {}",
+                        msg(*participant)
+                    ),
+                );
+                v.barrier = Some(*key);
+                v.commands = vec![self.cref(*participant)];
+                v
+            }
+            SyncError::CountMismatch {
+                key,
+                generation,
+                configured,
+                first,
+                got,
+                participant,
+            } => {
+                let show = |c: u32| match key {
+                    BarrierKey::Warp(_) => format!("mask {c:#x}"),
+                    BarrierKey::Named(_) if c == u32::MAX => "all threads".to_string(),
+                    BarrierKey::Named(_) => format!("{c} threads"),
+                };
+                let mut v = SyncViolation::new(
+                    ViolationKind::BarrierCountMismatch,
+                    format!(
+                        "{key} generation {generation}: configured for {} by {}, but {} registered with {}",
+                        show(*configured),
+                        msg(*first),
+                        msg(*participant),
+                        show(*got)
+                    ),
+                );
+                v.barrier = Some(*key);
+                v.generations = vec![*generation];
+                v.commands = vec![self.cref(*participant), self.cref(*first)];
+                v
+            }
+            SyncError::Overflow {
+                key,
+                generation,
+                expected,
+                registered,
+                participant,
+            } => {
+                let mut v = SyncViolation::new(
+                    ViolationKind::BarrierOverflow,
+                    format!(
+                        "{key} generation {generation}: {registered} threads registered but it expects {expected}; the last was {}",
+                        msg(*participant)
+                    ),
+                );
+                v.barrier = Some(*key);
+                v.generations = vec![*generation];
+                v.counts = Some((*registered, *expected));
+                v.commands = vec![self.cref(*participant)];
+                v
+            }
+            SyncError::MixedRed {
+                key,
+                generation,
+                first,
+                participant,
+            } => {
+                let mut v = SyncViolation::new(
+                    ViolationKind::BarrierCountMismatch,
+                    format!(
+                        "{key} generation {generation}: bar.red mixed with bar.sync/bar.arrive (undefined in PTX): {} and {}",
+                        msg(*first),
+                        msg(*participant)
+                    ),
+                );
+                v.barrier = Some(*key);
+                v.generations = vec![*generation];
+                v.commands = vec![self.cref(*participant), self.cref(*first)];
+                v
+            }
+        };
+        if v.threads.is_empty() {
+            v.threads = v
+                .commands
+                .iter()
+                .take(1)
+                .map(|c| self.range(c.thread))
+                .collect();
+        }
+        self.out.violations.push(v);
+    }
+
+    /// The replay ran out of ready threads without an error: report a deadlock (or the
+    /// emulator's unreproduced error), check divergence of open generations.
+    fn finish(&mut self) {
+        let n = self.program.threads.len();
+        let blocked: Vec<usize> = (0..n)
+            .filter(|&t| matches!(self.cursors[t], Cursor::Blocked { .. }))
+            .collect();
+        let incomplete = (0..n).any(|t| {
+            self.cursors[t] == Cursor::Ended
+                && matches!(
+                    self.program.threads[t].end,
+                    ThreadEnd::Stopped | ThreadEnd::Trapped(_)
+                )
+        });
+        let emulator_deadlock = self
+            .program
+            .threads
+            .iter()
+            .any(|t| t.end == ThreadEnd::Blocked);
+        if !blocked.is_empty() && (!incomplete || emulator_deadlock) {
+            self.out.stuck = true;
+            self.deadlock();
+        }
+        // The emulator stopped at a barrier error this schedule did not hit: its schedule
+        // and this one disagree, so generations depend on the interleaving.
+        if !self.out.stuck {
+            if let Some(t) =
+                (0..n).find(|&t| self.program.threads[t].end == ThreadEnd::BarrierError)
+            {
+                let len = self.program.threads[t].commands.len() as u32;
+                let index = len.saturating_sub(1);
+                let c = CommandRef {
+                    thread: ThreadId(t as u32),
+                    index,
+                    inst: self.inst(ThreadId(t as u32), index),
+                };
+                let mut v = SyncViolation::new(
+                    ViolationKind::UnsafeRecycling,
+                    format!(
+                        "the emulated execution put a barrier into an error state at {} (command {}, instruction #{}), but another execution does not: the barrier generations depend on the interleaving",
+                        self.range(c.thread),
+                        c.index,
+                        c.inst.0
+                    ),
+                );
+                v.commands = vec![c];
+                v.threads = vec![self.range(c.thread)];
+                self.out.violations.push(v);
+                self.out.stuck = true;
+            }
+        }
+    }
+
+    #[cold]
+    fn deadlock(&mut self) {
+        let ws = self.warp_size;
+        let n = self.program.threads.len() as u32;
+        let open: Vec<(BarrierKey, u32, u32, u32, Vec<Participant>)> = self
+            .file
+            .open_generations()
+            .into_iter()
+            .filter(|g| g.participants.iter().any(|p| p.op.blocks()))
+            .map(|g| {
+                (
+                    g.key,
+                    g.generation,
+                    g.expected,
+                    g.registered,
+                    g.participants.to_vec(),
+                )
+            })
+            .collect();
+        for (key, generation, _, _, participants) in &open {
+            if let BarrierKey::Named(_) = key {
+                self.check_divergence(*key, *generation, participants, false);
+            }
+        }
+        let state_of = |t: u32| -> ThreadState {
+            match self.cursors[t as usize] {
+                Cursor::Blocked {
+                    key,
+                    generation,
+                    command,
+                } => ThreadState::Blocked {
+                    key,
+                    generation,
+                    inst: self.inst(ThreadId(t), command),
+                },
+                Cursor::Exited => ThreadState::Exited,
+                _ => ThreadState::Stopped,
+            }
+        };
+        let mut gens = Vec::new();
+        for (key, generation, expected, registered, participants) in &open {
+            let mut present = vec![false; n as usize];
+            let mut warp_present = vec![false; n.div_ceil(ws) as usize];
+            for p in participants {
+                present[p.thread.index()] = true;
+                warp_present[(p.thread.0 / ws) as usize] = true;
+            }
+            let mut blocked: Vec<(ThreadId, InstId)> = Vec::new();
+            let mut arrived: Vec<(ThreadId, InstId)> = Vec::new();
+            for p in participants {
+                let e = (p.thread, self.inst(p.thread, p.command));
+                if p.op.blocks() {
+                    blocked.push(e);
+                } else {
+                    arrived.push(e);
+                }
+            }
+            blocked.sort_unstable();
+            blocked.dedup_by_key(|e| e.0);
+            arrived.sort_unstable();
+            arrived.dedup_by_key(|e| e.0);
+            let absent_threads = (0..n).filter(|&t| match key {
+                BarrierKey::Warp(w) => t / ws == *w && !present[t as usize],
+                BarrierKey::Named(_) => !warp_present[(t / ws) as usize],
+            });
+            let absent: Vec<(ThreadId, ThreadState)> =
+                absent_threads.map(|t| (ThreadId(t), state_of(t))).collect();
+            gens.push(BlockedGeneration {
+                key: *key,
+                generation: *generation,
+                expected: *expected,
+                registered: *registered,
+                blocked: group_threads(blocked, ws),
+                arrived: group_threads(arrived, ws),
+                absent: group_threads(absent, ws),
+            });
+        }
+        // Wait-for graph between open generations: X waits for Y when a warp absent from X
+        // is blocked at Y.
+        let index_of =
+            |k: BarrierKey, g: u32| gens.iter().position(|b| b.key == k && b.generation == g);
+        let succ: Vec<Vec<usize>> = gens
+            .iter()
+            .map(|b| {
+                let mut s: Vec<usize> = b
+                    .absent
+                    .iter()
+                    .filter_map(|(_, st)| match st {
+                        ThreadState::Blocked {
+                            key, generation, ..
+                        } => index_of(*key, *generation),
+                        _ => None,
+                    })
+                    .collect();
+                s.sort_unstable();
+                s.dedup();
+                s
+            })
+            .collect();
+        let cycle = find_cycle(&succ);
+        let mut parts = Vec::new();
+        for b in &gens {
+            let mut s = format!(
+                "{} generation {} expects {} threads, {} registered; blocked: {}",
+                b.key,
+                b.generation,
+                b.expected,
+                b.registered,
+                join(
+                    b.blocked
+                        .iter()
+                        .map(|(r, i)| format!("{r} at instruction #{}", i.0))
+                )
+            );
+            if !b.arrived.is_empty() {
+                s.push_str(&format!(
+                    "; arrived: {}",
+                    join(b.arrived.iter().map(|(r, _)| r))
+                ));
+            }
+            if !b.absent.is_empty() {
+                s.push_str(&format!(
+                    "; never came: {}",
+                    join(b.absent.iter().map(|(r, st)| format!("{r} ({st})")))
+                ));
+            }
+            parts.push(s);
+        }
+        let mut msg = format!(
+            "{} thread(s) blocked forever: {}",
+            gens.iter()
+                .flat_map(|b| b.blocked.iter().map(|(r, _)| r.len()))
+                .sum::<u32>(),
+            parts.join("; and ")
+        );
+        let cycle: Vec<(BarrierKey, u32)> = cycle
+            .iter()
+            .map(|&i| (gens[i].key, gens[i].generation))
+            .collect();
+        if !cycle.is_empty() {
+            let names: Vec<String> = cycle
+                .iter()
+                .chain(cycle.first())
+                .map(|(k, g)| format!("{k} generation {g}"))
+                .collect();
+            msg.push_str(&format!("; wait-for cycle: {}", names.join(" -> ")));
+        }
+        let mut v = SyncViolation::new(ViolationKind::Deadlock, msg);
+        v.barrier = gens.first().map(|b| b.key);
+        v.generations = gens.first().map(|b| vec![b.generation]).unwrap_or_default();
+        v.counts = gens.first().map(|b| (b.registered, b.expected));
+        for (_, _, _, _, participants) in &open {
+            let mut seen = FxHashSet::default();
+            for p in participants.iter().filter(|p| p.op.blocks()) {
+                let c = self.cref(*p);
+                if seen.insert(c.inst) {
+                    v.commands.push(c);
+                }
+            }
+        }
+        v.threads = gens
+            .iter()
+            .flat_map(|b| b.blocked.iter().map(|(r, _)| *r))
+            .collect();
+        v.blocked = gens;
+        v.cycle = cycle;
+        self.out.violations.insert(0, v);
+    }
+}
+
+/// A cycle in a small directed graph, as the list of its vertices, or empty.
+fn find_cycle(succ: &[Vec<usize>]) -> Vec<usize> {
+    // 0 = unvisited, 1 = on stack, 2 = done.
+    let mut color = vec![0u8; succ.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    fn dfs(
+        v: usize,
+        succ: &[Vec<usize>],
+        color: &mut [u8],
+        stack: &mut Vec<usize>,
+    ) -> Option<Vec<usize>> {
+        color[v] = 1;
+        stack.push(v);
+        for &w in &succ[v] {
+            if color[w] == 1 {
+                let start = stack.iter().position(|&x| x == w).unwrap_or(0);
+                return Some(stack[start..].to_vec());
+            }
+            if color[w] == 0 {
+                if let Some(c) = dfs(w, succ, color, stack) {
+                    return Some(c);
+                }
+            }
+        }
+        stack.pop();
+        color[v] = 2;
+        None
+    }
+    for v in 0..succ.len() {
+        if color[v] == 0 {
+            if let Some(c) = dfs(v, succ, &mut color, &mut stack) {
+                return c;
+            }
+        }
+    }
+    Vec::new()
+}
