@@ -502,5 +502,7 @@ fn parse_command(text: &str, inst: InstId) -> Command {
     }
 }
 
+pub mod strategy;
+
 #[cfg(test)]
 mod tests;

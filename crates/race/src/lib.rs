@@ -1,1 +1,657 @@
-//! Placeholder; see ARCHITECTURE.md.
+//! Shared-memory race detection over happens-before intervals.
+//!
+//! # Soundness contract
+//!
+//! Given a [`Program`] whose synchronization the barrier-graph stage proved
+//! well-synchronized, and the happens-before relation it computed (sound and precise for
+//! well-synchronized CTAs: WEFT paper, Lemma 1), [`find_races`] reports **every** pair of
+//! accesses that race and **only** such pairs. Two accesses race when they come from different
+//! threads, touch at least one common byte of shared memory, at least one writes, they are not
+//! both atomics, and neither happens before the other. May-happen accesses (under an
+//! input-dependent guard) are checked as if they happen, which is sound. Under
+//! [`Config::warp_sync`] the lanes of a warp run in lock-step, so two accesses of lanes of one
+//! warp never race: different warp steps are ordered by the lock-step, and the same step is
+//! one dynamic instruction executed by several lanes, which this crate does not call a race
+//! (the hardware serializes the lanes of one instruction; a store of several lanes to one byte
+//! leaves one lane's value).
+//!
+//! # Algorithm
+//!
+//! WEFT §5.2 makes each race test a constant-time interval lookup; this crate also avoids
+//! testing every pair. Accesses are split into 4-byte aligned *chunks* (each entry keeps a
+//! byte mask, so partial overlaps of vector and mixed-width accesses are exact) and sorted by
+//! (chunk, thread, reads/writes, program index). For each chunk and each pair of threads
+//! `t < u` of which at least one writes there, three merges test `t`'s writes against `u`'s
+//! reads and writes and `t`'s reads against `u`'s writes. A merge walks the second list in
+//! program order and keeps a window over the first list: because happens-before is monotone
+//! in program order (if `a` happens before `b`, so does every earlier `a'` of `a`'s thread,
+//! and `a` happens before every later `b'` of `b`'s thread), the accesses concurrent with `b`
+//! form an interval `[L(b), E(b))` whose ends only move forward. So a merge costs
+//! `O(|A| + |B|)` happens-before tests, and reports in `O(|B| × distinct instructions in the
+//! window)`: the window is a multiset of distinct (instruction, bytes) keys, so even a racy
+//! loop of a million dynamic pairs costs one test per access. A pair of accesses spanning
+//! several chunks is reported only in the chunk holding the first byte they share. Chunks are
+//! processed in parallel with rayon.
+//!
+//! Races are grouped by their (unordered) pair of static instructions, with the
+//! representative of the lowest thread pair and the number of racing thread pairs.
+//!
+//! Architecture invariant: this crate does no IO and knows nothing of PTX text; it sees
+//! commands, thread ids and instruction ids.
+
+#![deny(missing_docs)]
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use weft_program::{AccessKind, CommandView, InstId, Program, ThreadId};
+
+/// How many `(address, thread, thread)` entries [`Race::details`] keeps at most.
+pub const DETAILS_CAP: usize = 10_000;
+
+/// Bytes per chunk of the address grouping.
+const CHUNK: u64 = 4;
+
+/// Options of the race check.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Config {
+    /// Lanes of one warp run in lock-step (`--warp-sync`): their accesses never race with
+    /// each other.
+    pub warp_sync: bool,
+    /// Fill [`Race::details`] with every racing address and thread pair (up to
+    /// [`DETAILS_CAP`]).
+    pub detail: bool,
+}
+
+/// A happens-before relation between commands, queried in constant time.
+///
+/// Implemented by the barrier-graph stage's intervals and, in tests, by brute force.
+pub trait HappensBeforeQuery: Sync {
+    /// Whether command `first` (thread, command index) happens before command `second` of
+    /// another thread.
+    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool;
+}
+
+/// The hazard a race represents, read in the order of its representative pair (lower thread
+/// first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Hazard {
+    /// The first access writes, the second reads.
+    ReadAfterWrite,
+    /// The first access reads, the second writes.
+    WriteAfterRead,
+    /// Both write (or one is an atomic and the other a write or atomic).
+    WriteAfterWrite,
+}
+
+impl Hazard {
+    /// The kebab-case name: `read-after-write`, `write-after-read`, `write-after-write`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Hazard::ReadAfterWrite => "read-after-write",
+            Hazard::WriteAfterRead => "write-after-read",
+            Hazard::WriteAfterWrite => "write-after-write",
+        }
+    }
+
+    fn of(first: AccessKind, second: AccessKind) -> Self {
+        match (first.writes(), second.writes()) {
+            (true, false) => Hazard::ReadAfterWrite,
+            (false, true) => Hazard::WriteAfterRead,
+            _ => Hazard::WriteAfterWrite,
+        }
+    }
+}
+
+/// One access of a race: which thread, which command, and what it accessed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AccessSite {
+    /// The accessing thread.
+    pub thread: ThreadId,
+    /// Index of the access in the thread's program.
+    pub index: u32,
+    /// Read, write or atomic.
+    pub kind: AccessKind,
+    /// The static instruction.
+    pub inst: InstId,
+    /// First byte accessed.
+    pub addr: u32,
+    /// Bytes accessed.
+    pub len: u32,
+    /// Whether the access may not happen (input-dependent guard).
+    pub may: bool,
+}
+
+/// All races between one pair of static instructions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Race {
+    /// The representative's access of the lower thread.
+    pub first: AccessSite,
+    /// The representative's access of the higher thread.
+    pub second: AccessSite,
+    /// The hazard, reading `first` then `second`.
+    pub hazard: Hazard,
+    /// The first byte `first` and `second` both access.
+    pub addr: u32,
+    /// How many distinct thread pairs race on this pair of instructions.
+    pub thread_pairs: u64,
+    /// With [`Config::detail`]: every racing `(first common byte, lower thread, higher
+    /// thread)`, sorted, at most [`DETAILS_CAP`] of them.
+    pub details: Vec<(u32, ThreadId, ThreadId)>,
+    /// Whether `details` was cut at [`DETAILS_CAP`].
+    pub details_truncated: bool,
+}
+
+/// What the check did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RaceStats {
+    /// Distinct 4-byte shared words accessed.
+    pub shared_addresses: u64,
+    /// Shared-memory access commands.
+    pub accesses: u64,
+    /// Happens-before tests performed.
+    pub race_tests: u64,
+    /// Pairs of accesses to a common word from different threads with at least one write
+    /// (not both atomics): the tests a naive checker performs, as the WEFT paper counts them.
+    /// Computed arithmetically per word; an access spanning several words counts in each.
+    pub naive_pairs: u64,
+    /// Wall-clock seconds of the check.
+    pub seconds: f64,
+}
+
+/// The races of one CTA.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RaceReport {
+    /// The races, one per pair of static instructions, sorted by representative.
+    pub races: Vec<Race>,
+    /// Statistics.
+    pub stats: RaceStats,
+}
+
+/// Finds every race of `program` under the happens-before relation `hb` (see the crate
+/// documentation for the contract: `hb` must be sound and precise, i.e. the program must be
+/// well-synchronized).
+pub fn find_races<H: HappensBeforeQuery + ?Sized>(
+    program: &Program,
+    hb: &H,
+    config: &Config,
+) -> RaceReport {
+    let start = Instant::now();
+    let entries = collect_entries(program);
+    let accesses = program
+        .threads
+        .iter()
+        .flat_map(|t| &t.commands)
+        .filter(|c| c.is_access())
+        .count() as u64;
+    let chunks = chunk_ranges(&entries);
+    let ctx = Context {
+        program,
+        hb,
+        config,
+    };
+    let acc = chunks
+        .par_iter()
+        .fold(Accumulator::default, |mut acc, range| {
+            ctx.check_chunk(&entries[range.clone()], &mut acc);
+            acc
+        })
+        .reduce(Accumulator::default, Accumulator::merge);
+    let mut report = acc.into_report(config);
+    report.stats.accesses = accesses;
+    report.stats.shared_addresses = chunks.len() as u64;
+    report.stats.seconds = start.elapsed().as_secs_f64();
+    report
+}
+
+/// One access's share of one chunk.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    chunk: u32,
+    thread: u32,
+    /// 0 read, 1 write or atomic (the sort puts a thread's reads first).
+    writes: u8,
+    /// Bytes of the chunk accessed.
+    mask: u8,
+    index: u32,
+}
+
+fn collect_entries(program: &Program) -> Vec<Entry> {
+    let per_thread: Vec<Vec<Entry>> = program
+        .threads
+        .par_iter()
+        .enumerate()
+        .map(|(t, thread)| {
+            let mut out = Vec::new();
+            for (i, command) in thread.commands.iter().enumerate() {
+                let CommandView::Access {
+                    kind, addr, len, ..
+                } = command.view()
+                else {
+                    continue;
+                };
+                let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
+                let mut chunk = start / CHUNK;
+                while chunk * CHUNK < end {
+                    let lo = start.max(chunk * CHUNK) - chunk * CHUNK;
+                    let hi = end.min((chunk + 1) * CHUNK) - chunk * CHUNK;
+                    let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
+                    out.push(Entry {
+                        chunk: chunk as u32,
+                        thread: t as u32,
+                        writes: u8::from(kind.writes()),
+                        mask,
+                        index: i as u32,
+                    });
+                    chunk += 1;
+                }
+            }
+            out
+        })
+        .collect();
+    let mut entries: Vec<Entry> = per_thread.concat();
+    entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes, e.index));
+    entries
+}
+
+fn chunk_ranges(entries: &[Entry]) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for i in 1..=entries.len() {
+        if i == entries.len() || entries[i].chunk != entries[start].chunk {
+            ranges.push(start..i);
+            start = i;
+        }
+    }
+    ranges
+}
+
+/// A thread's entries in one chunk.
+struct ThreadLists<'e> {
+    thread: u32,
+    reads: &'e [Entry],
+    writes: &'e [Entry],
+}
+
+/// The reporting identity of an access within a window: accesses with equal keys yield the
+/// same finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SiteKey {
+    kind: AccessKind,
+    inst: InstId,
+    addr: u32,
+    len: u32,
+    may: bool,
+    mask: u8,
+}
+
+/// A distinct key in the sliding window, with its multiplicity and the program index of the
+/// last entry added (still in the window while `count > 0`, since entries leave in order).
+struct Slot {
+    key: SiteKey,
+    count: u32,
+    last: u32,
+}
+
+#[derive(Default)]
+struct Window {
+    slots: Vec<Slot>,
+}
+
+impl Window {
+    fn add(&mut self, key: SiteKey, index: u32) {
+        if let Some(slot) = self.slots.iter_mut().find(|s| s.key == key) {
+            slot.count += 1;
+            slot.last = index;
+        } else {
+            self.slots.push(Slot {
+                key,
+                count: 1,
+                last: index,
+            });
+        }
+    }
+
+    fn remove(&mut self, key: SiteKey) {
+        if let Some(pos) = self.slots.iter().position(|s| s.key == key) {
+            self.slots[pos].count -= 1;
+            if self.slots[pos].count == 0 {
+                self.slots.swap_remove(pos);
+            }
+        }
+    }
+}
+
+struct Context<'a, H: ?Sized> {
+    program: &'a Program,
+    hb: &'a H,
+    config: &'a Config,
+}
+
+impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
+    fn key(&self, thread: u32, entry: &Entry) -> Option<SiteKey> {
+        let command = self
+            .program
+            .threads
+            .get(thread as usize)?
+            .commands
+            .get(entry.index as usize)?;
+        match command.view() {
+            CommandView::Access {
+                kind,
+                addr,
+                len,
+                may,
+            } => Some(SiteKey {
+                kind,
+                inst: command.inst(),
+                addr,
+                len,
+                may,
+                mask: entry.mask,
+            }),
+            _ => None,
+        }
+    }
+
+    fn check_chunk(&self, entries: &[Entry], acc: &mut Accumulator) {
+        let Some(first) = entries.first() else {
+            return;
+        };
+        let chunk = first.chunk;
+        // Split per thread, then per reads/writes (the sort put reads first).
+        let mut lists: Vec<ThreadLists<'_>> = Vec::new();
+        let mut start = 0;
+        while start < entries.len() {
+            let thread = entries[start].thread;
+            let end = start
+                + entries[start..]
+                    .iter()
+                    .position(|e| e.thread != thread)
+                    .unwrap_or(entries.len() - start);
+            let slice = &entries[start..end];
+            let split = slice
+                .iter()
+                .position(|e| e.writes != 0)
+                .unwrap_or(slice.len());
+            lists.push(ThreadLists {
+                thread,
+                reads: &slice[..split],
+                writes: &slice[split..],
+            });
+            start = end;
+        }
+        acc.naive_pairs += naive_pairs(self.program, &lists);
+        let warp_size = self.program.warp_size.max(1);
+        for (x, t) in lists.iter().enumerate() {
+            if t.writes.is_empty() {
+                continue;
+            }
+            for (y, u) in lists.iter().enumerate() {
+                // A pair of two writers is handled once, from the lower index.
+                if x == y || (y < x && !u.writes.is_empty()) {
+                    continue;
+                }
+                if self.config.warp_sync && t.thread / warp_size == u.thread / warp_size {
+                    continue;
+                }
+                let (lo, hi) = if t.thread < u.thread { (t, u) } else { (u, t) };
+                self.merge(chunk, lo.thread, lo.writes, hi.thread, hi.reads, acc);
+                self.merge(chunk, lo.thread, lo.writes, hi.thread, hi.writes, acc);
+                self.merge(chunk, lo.thread, lo.reads, hi.thread, hi.writes, acc);
+            }
+        }
+    }
+
+    /// Tests every access of `bs` (thread `tb`) against the accesses of `as_` (thread `ta`,
+    /// `ta < tb`), keeping the window of `as_` concurrent with the current `b`.
+    fn merge(
+        &self,
+        chunk: u32,
+        ta: u32,
+        as_: &[Entry],
+        tb: u32,
+        bs: &[Entry],
+        acc: &mut Accumulator,
+    ) {
+        if as_.is_empty() || bs.is_empty() {
+            return;
+        }
+        let (thread_a, thread_b) = (ThreadId(ta), ThreadId(tb));
+        let mut window = Window::default();
+        // The window holds as_[lo..hi]; `l` and `e` are L(b) and E(b).
+        let (mut lo, mut hi, mut l, mut e) = (0usize, 0usize, 0usize, 0usize);
+        let mut tests = 0u64;
+        for b in bs {
+            while l < as_.len() && {
+                tests += 1;
+                self.hb
+                    .ordered((thread_a, as_[l].index), (thread_b, b.index))
+            } {
+                l += 1;
+            }
+            if e < l {
+                e = l;
+            }
+            while e < as_.len() && {
+                tests += 1;
+                !self
+                    .hb
+                    .ordered((thread_b, b.index), (thread_a, as_[e].index))
+            } {
+                e += 1;
+            }
+            // Slide the window to [l, e).
+            while lo < l.min(hi) {
+                if let Some(key) = self.key(ta, &as_[lo]) {
+                    window.remove(key);
+                }
+                lo += 1;
+            }
+            lo = l;
+            hi = hi.max(lo);
+            while hi < e {
+                if let Some(key) = self.key(ta, &as_[hi]) {
+                    window.add(key, as_[hi].index);
+                }
+                hi += 1;
+            }
+            if window.slots.is_empty() {
+                continue;
+            }
+            let Some(bkey) = self.key(tb, b) else {
+                continue;
+            };
+            for slot in &window.slots {
+                let a = slot.key;
+                if a.mask & bkey.mask == 0
+                    || (a.kind == AccessKind::Atomic && bkey.kind == AccessKind::Atomic)
+                    || !(a.kind.writes() || bkey.kind.writes())
+                {
+                    continue;
+                }
+                // Report a pair only in the chunk of the first byte both access.
+                let common = a.addr.max(bkey.addr);
+                if u64::from(common) / CHUNK != u64::from(chunk) {
+                    continue;
+                }
+                acc.record(
+                    AccessSite {
+                        thread: thread_a,
+                        index: slot.last,
+                        kind: a.kind,
+                        inst: a.inst,
+                        addr: a.addr,
+                        len: a.len,
+                        may: a.may,
+                    },
+                    AccessSite {
+                        thread: thread_b,
+                        index: b.index,
+                        kind: bkey.kind,
+                        inst: bkey.inst,
+                        addr: bkey.addr,
+                        len: bkey.len,
+                        may: bkey.may,
+                    },
+                    common,
+                    self.config.detail,
+                );
+            }
+        }
+        acc.race_tests += tests;
+    }
+}
+
+/// Naive pairs of one chunk: unordered pairs of accesses from different threads, minus
+/// read/read and atomic/atomic pairs.
+fn naive_pairs(program: &Program, lists: &[ThreadLists<'_>]) -> u64 {
+    let (mut n, mut r, mut a) = (0u128, 0u128, 0u128);
+    let (mut n2, mut r2, mut a2) = (0u128, 0u128, 0u128);
+    for list in lists {
+        let reads = list.reads.len() as u128;
+        let atomics = list
+            .writes
+            .iter()
+            .filter(|e| {
+                program
+                    .threads
+                    .get(list.thread as usize)
+                    .and_then(|t| t.commands.get(e.index as usize))
+                    .is_some_and(|c| {
+                        matches!(
+                            c.view(),
+                            CommandView::Access {
+                                kind: AccessKind::Atomic,
+                                ..
+                            }
+                        )
+                    })
+            })
+            .count() as u128;
+        let all = reads + list.writes.len() as u128;
+        n += all;
+        n2 += all * all;
+        r += reads;
+        r2 += reads * reads;
+        a += atomics;
+        a2 += atomics * atomics;
+    }
+    let pairs = (n * n - n2) / 2 - (r * r - r2) / 2 - (a * a - a2) / 2;
+    u64::try_from(pairs).unwrap_or(u64::MAX)
+}
+
+/// A candidate representative: ordered by lowest threads, then address, then program index.
+type RepKey = (ThreadId, ThreadId, u32, u32, u32);
+
+struct Group {
+    pairs: FxHashSet<(u32, u32)>,
+    rep: (RepKey, AccessSite, AccessSite),
+    details: BTreeSet<(u32, ThreadId, ThreadId)>,
+    truncated: bool,
+}
+
+#[derive(Default)]
+struct Accumulator {
+    groups: FxHashMap<(InstId, InstId), Group>,
+    race_tests: u64,
+    naive_pairs: u64,
+}
+
+impl Group {
+    fn add_detail(&mut self, detail: (u32, ThreadId, ThreadId)) {
+        if self.details.insert(detail) && self.details.len() > DETAILS_CAP {
+            self.details.pop_last();
+            self.truncated = true;
+        }
+    }
+}
+
+impl Accumulator {
+    #[cold]
+    fn record(&mut self, first: AccessSite, second: AccessSite, addr: u32, detail: bool) {
+        let key = (first.inst.min(second.inst), first.inst.max(second.inst));
+        let rep_key = (first.thread, second.thread, addr, first.index, second.index);
+        let group = self.groups.entry(key).or_insert_with(|| Group {
+            pairs: FxHashSet::default(),
+            rep: (rep_key, first, second),
+            details: BTreeSet::new(),
+            truncated: false,
+        });
+        group.pairs.insert((first.thread.0, second.thread.0));
+        if rep_key < group.rep.0 {
+            group.rep = (rep_key, first, second);
+        }
+        if detail {
+            group.add_detail((addr, first.thread, second.thread));
+        }
+    }
+
+    fn merge(mut self, other: Accumulator) -> Accumulator {
+        self.race_tests += other.race_tests;
+        self.naive_pairs += other.naive_pairs;
+        for (key, theirs) in other.groups {
+            match self.groups.get_mut(&key) {
+                None => {
+                    self.groups.insert(key, theirs);
+                }
+                Some(ours) => {
+                    ours.pairs.extend(theirs.pairs);
+                    if theirs.rep.0 < ours.rep.0 {
+                        ours.rep = theirs.rep;
+                    }
+                    ours.truncated |= theirs.truncated;
+                    for d in theirs.details {
+                        ours.add_detail(d);
+                    }
+                }
+            }
+        }
+        self
+    }
+
+    #[cold]
+    fn into_report(self, config: &Config) -> RaceReport {
+        let mut races: Vec<Race> = self
+            .groups
+            .into_values()
+            .map(|g| {
+                let ((_, _, addr, _, _), first, second) = g.rep;
+                Race {
+                    first,
+                    second,
+                    hazard: Hazard::of(first.kind, second.kind),
+                    addr,
+                    thread_pairs: g.pairs.len() as u64,
+                    details: if config.detail {
+                        g.details.into_iter().collect()
+                    } else {
+                        Vec::new()
+                    },
+                    details_truncated: g.truncated,
+                }
+            })
+            .collect();
+        races.sort_by_key(|r| {
+            (
+                r.first.thread,
+                r.first.index,
+                r.second.thread,
+                r.second.index,
+            )
+        });
+        RaceReport {
+            races,
+            stats: RaceStats {
+                race_tests: self.race_tests,
+                naive_pairs: self.naive_pairs,
+                ..RaceStats::default()
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

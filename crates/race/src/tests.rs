@@ -1,0 +1,272 @@
+use std::collections::{BTreeMap, BTreeSet};
+
+use proptest::prelude::*;
+use weft_oracle::{Exploration, explore, program_from_text, strategy};
+use weft_program::{Command, CtaShape, ThreadEnd, ThreadProgram};
+
+use super::*;
+
+/// Definition 4 happens-before, straight from the exhaustive oracle.
+struct OracleHb(Exploration);
+
+impl HappensBeforeQuery for OracleHb {
+    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
+        self.0
+            .happens_before((first.0.0, first.1), (second.0.0, second.1))
+    }
+}
+
+/// No two commands of different threads are ordered (a CTA without barriers).
+struct Unordered;
+
+impl HappensBeforeQuery for Unordered {
+    fn ordered(&self, _: (ThreadId, u32), _: (ThreadId, u32)) -> bool {
+        false
+    }
+}
+
+type Pair = ((u32, u32), (u32, u32));
+
+fn pairs(report: &RaceReport) -> BTreeSet<Pair> {
+    report
+        .races
+        .iter()
+        .map(|r| {
+            (
+                (r.first.thread.0, r.first.index),
+                (r.second.thread.0, r.second.index),
+            )
+        })
+        .collect()
+}
+
+fn check_text(threads: &[&str]) -> (RaceReport, BTreeSet<Pair>) {
+    let program = program_from_text(threads);
+    let e = explore(&program).expect("in the oracle's fragment");
+    assert!(e.well_synchronized);
+    let expected = e.races().unwrap_or_default();
+    let report = find_races(&program, &OracleHb(e), &Config::default());
+    (report, expected)
+}
+
+#[test]
+fn figure_3_is_race_free() {
+    let (report, expected) = check_text(&[
+        "sync 0 2; write 0; arrive 1 2; sync 0 2; sync 1 2; read 0",
+        "sync 0 2; sync 1 2; read 0; sync 0 2; write 0; arrive 1 2",
+    ]);
+    assert!(expected.is_empty());
+    assert!(report.races.is_empty());
+    assert_eq!(report.stats.accesses, 4);
+    assert_eq!(report.stats.shared_addresses, 1);
+    // write/read, write/write, read/write across threads: P's write vs Q's read and write,
+    // P's read vs Q's write = 3 pairs of P x Q with a write... plus P's read vs Q's read is
+    // read/read. P has {w, r}, Q has {r, w}: pairs with a write = 4 - 1.
+    assert_eq!(report.stats.naive_pairs, 3);
+}
+
+#[test]
+fn missing_sync_is_a_read_after_write() {
+    let (report, expected) = check_text(&[
+        "sync 0 2; write 0; arrive 1 2; sync 0 2",
+        "sync 0 2; read 0; sync 1 2; sync 0 2",
+    ]);
+    assert_eq!(pairs(&report), expected);
+    let race = &report.races[0];
+    assert_eq!(race.hazard, Hazard::ReadAfterWrite);
+    assert_eq!(race.hazard.as_str(), "read-after-write");
+    assert_eq!(race.addr, 0);
+    assert_eq!(race.thread_pairs, 1);
+}
+
+#[test]
+fn write_after_read_names_the_lower_thread_first() {
+    let (report, _) = check_text(&["read 1", "write 1"]);
+    assert_eq!(report.races.len(), 1);
+    assert_eq!(report.races[0].hazard, Hazard::WriteAfterRead);
+    assert_eq!(report.races[0].addr, 4);
+}
+
+#[test]
+fn partial_overlaps_are_exact_and_reported_once() {
+    // 8-byte write over two chunks vs a 2-byte read in the second chunk, a 16-byte write vs a
+    // 16-byte write (four common chunks, one report), disjoint bytes of one chunk, atomics.
+    let (report, expected) = check_text(&[
+        "write @0+8; write @16+16; write @40+2; atomic @48+4",
+        "read @6+2; write @20+16; read @42+2; atomic @48+4; read @48+4",
+    ]);
+    assert_eq!(pairs(&report), expected);
+    let addrs: Vec<u32> = report.races.iter().map(|r| r.addr).collect();
+    assert_eq!(addrs, [6, 20, 48]);
+}
+
+#[test]
+fn groups_by_instruction_pair_with_lowest_threads() {
+    // Four threads run the same code without barriers: every pair of threads races on
+    // (write, write) and on (write, read).
+    let mut program = program_from_text(&["write 0; read 0"; 4]);
+    for thread in &mut program.threads {
+        for (i, c) in thread.commands.iter_mut().enumerate() {
+            *c = with_inst(*c, InstId(i as u32));
+        }
+    }
+    let config = Config {
+        warp_sync: false,
+        detail: true,
+    };
+    let report = find_races(&program, &Unordered, &config);
+    assert_eq!(report.races.len(), 2);
+    let ww = &report.races[0];
+    assert_eq!(
+        (ww.first.thread, ww.second.thread),
+        (ThreadId(0), ThreadId(1))
+    );
+    assert_eq!(ww.hazard, Hazard::WriteAfterWrite);
+    assert_eq!(ww.thread_pairs, 6);
+    assert_eq!(ww.details.len(), 6);
+    let wr = &report.races[1];
+    assert_eq!((wr.first.index, wr.second.index), (0, 1));
+    assert_eq!(wr.hazard, Hazard::ReadAfterWrite);
+    // (0,1),(0,2),(0,3),(1,2),(1,3),(2,3), each in both directions but counted once.
+    assert_eq!(wr.thread_pairs, 6);
+    assert!(!wr.details_truncated);
+}
+
+fn with_inst(c: Command, inst: InstId) -> Command {
+    match c.view() {
+        CommandView::Access {
+            kind,
+            addr,
+            len,
+            may,
+        } => Command::access(kind, addr, len, may, inst),
+        _ => Command::exit(inst),
+    }
+}
+
+fn uniform(threads: u32, warp_size: u32, commands: Vec<Command>) -> Program {
+    Program {
+        shape: CtaShape::linear(threads),
+        warp_size,
+        threads: (0..threads)
+            .map(|_| ThreadProgram {
+                commands: commands.clone(),
+                end: ThreadEnd::Exited,
+                steps: (0..commands.len() as u32).collect(),
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn warp_sync_orders_lanes_of_a_warp() {
+    let w = Command::access(AccessKind::Write, 0, 4, true, InstId(0));
+    let program = uniform(4, 2, vec![w]);
+    let plain = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(plain.races[0].thread_pairs, 6);
+    assert!(plain.races[0].first.may);
+    let lockstep = Config {
+        warp_sync: true,
+        detail: false,
+    };
+    let report = find_races(&program, &Unordered, &lockstep);
+    // Only pairs across warps {0,1} x {2,3} remain.
+    assert_eq!(report.races[0].thread_pairs, 4);
+    assert_eq!(
+        (report.races[0].first.thread, report.races[0].second.thread),
+        (ThreadId(0), ThreadId(2))
+    );
+}
+
+#[test]
+fn a_racy_loop_costs_one_test_per_access() {
+    // 1,000 writes per thread to one word, no barriers: a million racing dynamic pairs per
+    // thread pair, one instruction pair.
+    let w = Command::access(AccessKind::Write, 0, 4, false, InstId(7));
+    let program = uniform(3, 1, vec![w; 1000]);
+    let config = Config {
+        warp_sync: false,
+        detail: true,
+    };
+    let report = find_races(&program, &Unordered, &config);
+    assert_eq!(report.races.len(), 1);
+    assert_eq!(report.races[0].thread_pairs, 3);
+    assert_eq!(report.races[0].details.len(), 3);
+    assert_eq!(report.stats.naive_pairs, 3 * 1000 * 1000);
+    assert!(
+        report.stats.race_tests <= 3 * 2 * 2000,
+        "{:?}",
+        report.stats
+    );
+}
+
+#[test]
+fn details_are_capped() {
+    // 150 threads x 1 word: C(150, 2) = 11,175 thread pairs.
+    let w = Command::access(AccessKind::Write, 0, 4, false, InstId(0));
+    let program = uniform(150, 1, vec![w]);
+    let config = Config {
+        warp_sync: false,
+        detail: true,
+    };
+    let report = find_races(&program, &Unordered, &config);
+    let race = &report.races[0];
+    assert_eq!(race.thread_pairs, 11_175);
+    assert_eq!(race.details.len(), DETAILS_CAP);
+    assert!(race.details_truncated);
+    assert_eq!(race.details[0], (0, ThreadId(0), ThreadId(1)));
+}
+
+/// Races expected from the oracle, grouped the way `find_races` groups them.
+fn oracle_groups(
+    program: &Program,
+    races: &BTreeSet<Pair>,
+) -> BTreeMap<(InstId, InstId), BTreeSet<(u32, u32)>> {
+    let mut groups: BTreeMap<(InstId, InstId), BTreeSet<(u32, u32)>> = BTreeMap::new();
+    for &((t1, i1), (t2, i2)) in races {
+        let a = program.threads[t1 as usize].commands[i1 as usize].inst();
+        let b = program.threads[t2 as usize].commands[i2 as usize].inst();
+        groups
+            .entry((a.min(b), a.max(b)))
+            .or_default()
+            .insert((t1.min(t2), t1.max(t2)));
+    }
+    groups
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    /// With the oracle's own happens-before, `find_races` finds exactly the oracle's racing
+    /// pairs (every command its own instruction), and groups SIMT-style programs exactly.
+    #[test]
+    fn agrees_with_the_oracle_given_its_happens_before(spec in strategy::spec()) {
+        let program = spec.build(true);
+        let e = explore(&program).expect("generated programs are in the fragment");
+        if let Some(expected) = e.races() {
+            let report = find_races(&program, &OracleHb(e.clone()), &Config::default());
+            prop_assert_eq!(pairs(&report), expected.clone());
+            prop_assert!(report.races.iter().all(|r| r.thread_pairs == 1));
+
+            let shared = spec.build(false);
+            let report = find_races(&shared, &OracleHb(e), &Config { warp_sync: false, detail: true });
+            let groups = oracle_groups(&shared, &expected);
+            let got: BTreeMap<(InstId, InstId), BTreeSet<(u32, u32)>> = report
+                .races
+                .iter()
+                .map(|r| {
+                    let key = (r.first.inst.min(r.second.inst), r.first.inst.max(r.second.inst));
+                    let pairs = r.details.iter().map(|d| (d.1.0, d.2.0)).collect();
+                    (key, pairs)
+                })
+                .collect();
+            prop_assert_eq!(&got, &groups);
+            for r in &report.races {
+                let key = (r.first.inst.min(r.second.inst), r.first.inst.max(r.second.inst));
+                prop_assert_eq!(r.thread_pairs as usize, groups[&key].len());
+                let lowest = groups[&key].first().copied();
+                prop_assert_eq!(Some((r.first.thread.0, r.second.thread.0)), lowest);
+            }
+        }
+    }
+}
