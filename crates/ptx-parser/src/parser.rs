@@ -755,11 +755,16 @@ impl<'s> Parser<'s> {
         let t = self.peek()?;
         self.depth_check(&t, depth)?;
         let mut lhs = self.unary(depth + 1)?;
+        // Every operator deepens the (left-leaning) tree: count it against the cap so that
+        // `1+1+…+1` cannot build a tree too deep to drop.
+        let mut tree_depth = depth;
         while let Some((op, prec)) = Self::binary_op(self.peek()?.tok) {
             if prec < min_prec {
                 break;
             }
-            self.next()?;
+            let op_tok = self.next()?;
+            tree_depth += 1;
+            self.depth_check(&op_tok, tree_depth)?;
             let rhs = self.binary(prec + 1, depth + 1)?;
             lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs));
         }
