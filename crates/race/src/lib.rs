@@ -74,6 +74,13 @@ pub trait HappensBeforeQuery: Sync {
     fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool;
 }
 
+impl HappensBeforeQuery for barrier_graph::HappensBefore {
+    #[inline]
+    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
+        barrier_graph::HappensBefore::ordered(self, first, second)
+    }
+}
+
 /// The hazard a race represents, read in the order of its representative pair (lower thread
 /// first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
