@@ -1,1 +1,897 @@
-//! Tests of the whole stage on hand-built programs.
+//! Tests of the whole stage on hand-built programs, and an exhaustive-interleaving check of
+//! the verdict and of `ordered` on small random programs.
+
+use proptest::prelude::*;
+use weft_program::{
+    BarrierCount, BarrierFile, BarrierKey, BarrierOp, Command, CommandView, CtaShape, InstId,
+    Participant, Program, Registered, ThreadEnd, ThreadId, ThreadProgram,
+};
+
+use super::*;
+
+/// A command of the test language (the paper's, plus red, warp sync, exit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum C {
+    /// `sync b n`.
+    S(u32, u32),
+    /// `arrive b n`.
+    A(u32, u32),
+    /// `sync b` for all threads.
+    SAll(u32),
+    /// Non-aligned `barrier.arrive b n`.
+    ANa(u32, u32),
+    /// `red b n`.
+    Red(u32, u32),
+    /// Non-aligned `barrier.sync b n`.
+    SNa(u32, u32),
+    /// `bar.warp.sync mask`.
+    Ws(u32),
+    /// read of shared byte address.
+    R(u32),
+    /// write.
+    W(u32),
+    /// exit.
+    X,
+}
+
+fn cmd(c: C, inst: u32) -> Command {
+    let i = InstId(inst);
+    let b = |op, id, count, aligned| Command::barrier(op, id, count, aligned, i);
+    match c {
+        C::S(id, n) => b(BarrierOp::Sync, id, BarrierCount::Threads(n), true),
+        C::A(id, n) => b(BarrierOp::Arrive, id, BarrierCount::Threads(n), true),
+        C::SAll(id) => b(BarrierOp::Sync, id, BarrierCount::All, true),
+        C::ANa(id, n) => b(BarrierOp::Arrive, id, BarrierCount::Threads(n), false),
+        C::Red(id, n) => b(BarrierOp::Red, id, BarrierCount::Threads(n), true),
+        C::SNa(id, n) => b(BarrierOp::Sync, id, BarrierCount::Threads(n), false),
+        C::Ws(mask) => Command::warp_sync(mask, i),
+        C::R(a) => Command::access(weft_program::AccessKind::Read, a, 4, false, i),
+        C::W(a) => Command::access(weft_program::AccessKind::Write, a, 4, false, i),
+        C::X => Command::exit(i),
+    }
+}
+
+/// A thread running `text`; instruction ids are `base + position`. An exit is appended
+/// unless the text ends with one.
+fn thread(text: &[C], base: u32) -> ThreadProgram {
+    let mut commands: Vec<Command> = text
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| cmd(c, base + k as u32))
+        .collect();
+    if text.last() != Some(&C::X) {
+        commands.push(cmd(C::X, base + 999));
+    }
+    ThreadProgram {
+        commands,
+        end: ThreadEnd::Exited,
+        steps: Vec::new(),
+    }
+}
+
+fn program(warp_size: u32, threads: Vec<ThreadProgram>) -> Program {
+    Program {
+        shape: CtaShape::linear(threads.len() as u32),
+        warp_size,
+        threads,
+    }
+}
+
+/// Warp size 1: one thread per text (instruction base 1000 * thread).
+fn threads1(texts: &[&[C]]) -> Program {
+    program(
+        1,
+        texts
+            .iter()
+            .enumerate()
+            .map(|(t, text)| thread(text, 1000 * t as u32))
+            .collect(),
+    )
+}
+
+/// Warp size 32: one warp per text, every lane running it.
+fn warps32(texts: &[&[C]]) -> Program {
+    program(
+        32,
+        texts
+            .iter()
+            .enumerate()
+            .flat_map(|(w, text)| (0..32).map(move |_| thread(text, 1000 * w as u32)))
+            .collect(),
+    )
+}
+
+fn kinds(a: &Analysis) -> Vec<ViolationKind> {
+    a.violations.iter().map(|v| v.kind).collect()
+}
+
+fn assert_clean(a: &Analysis) {
+    assert!(
+        a.violations.is_empty(),
+        "unexpected violations: {:#?}",
+        a.violations
+    );
+    assert!(a.happens_before.is_some());
+}
+
+fn t(x: u32) -> ThreadId {
+    ThreadId(x)
+}
+
+// ---------------------------------------------------------------------------------------
+// The paper's examples.
+
+/// Listing 1: warp 0 `sync 0 64; arrive 1 64`, warp 1 `sync 1 64; arrive 0 64`.
+#[test]
+fn listing1_deadlocks_with_a_cycle() {
+    let p = warps32(&[&[C::S(0, 64), C::A(1, 64)], &[C::S(1, 64), C::A(0, 64)]]);
+    let a = analyze(&p);
+    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
+    assert!(a.happens_before.is_none());
+    let v = &a.violations[0];
+    assert_eq!(v.blocked.len(), 2);
+    let b0 = &v.blocked[0];
+    assert_eq!(b0.key, BarrierKey::Named(0));
+    assert_eq!((b0.generation, b0.registered, b0.expected), (1, 32, 64));
+    assert_eq!(b0.blocked.len(), 1);
+    assert_eq!(b0.blocked[0].0.to_string(), "warp 0 lanes 0-31");
+    assert_eq!(b0.blocked[0].1, InstId(0));
+    assert_eq!(b0.absent.len(), 1);
+    assert_eq!(b0.absent[0].0.to_string(), "warp 1 lanes 0-31");
+    assert!(matches!(
+        b0.absent[0].1,
+        ThreadState::Blocked {
+            key: BarrierKey::Named(1),
+            generation: 1,
+            inst: InstId(1000)
+        }
+    ));
+    assert_eq!(
+        v.cycle,
+        [(BarrierKey::Named(0), 1), (BarrierKey::Named(1), 1)]
+    );
+    assert!(
+        v.message.contains("wait-for cycle: barrier 0 generation 1 -> barrier 1 generation 1 -> barrier 0 generation 1"),
+        "{}",
+        v.message
+    );
+    assert!(
+        v.message.contains("warp 0 lanes 0-31 at instruction #0"),
+        "{}",
+        v.message
+    );
+    assert_eq!(v.commands.len(), 2);
+}
+
+/// Figure 3 (Listing 2): P is warp 0, Q warp 1.
+fn figure3() -> Program {
+    let p: &[C] = &[
+        C::S(0, 64),
+        C::W(0),
+        C::A(1, 64),
+        C::S(0, 64),
+        C::S(1, 64),
+        C::R(0),
+        C::X,
+    ];
+    let q: &[C] = &[
+        C::S(0, 64),
+        C::S(1, 64),
+        C::R(0),
+        C::S(0, 64),
+        C::W(0),
+        C::A(1, 64),
+        C::X,
+    ];
+    warps32(&[p, q])
+}
+
+#[test]
+fn figure3_is_well_synchronized_with_the_papers_generations() {
+    let prog = figure3();
+    let a = analyze(&prog);
+    assert_clean(&a);
+    let g = |th: u32, c: u32| a.graph.generation_of(t(th), c);
+    let b = BarrierKey::Named;
+    for lane in [0, 17, 31] {
+        let (p, q) = (lane, 32 + lane);
+        // P: 1 sync 0 (1); 3 arrive 1 (1); 4 sync 0 (2); 5 sync 1 (2).
+        assert_eq!(g(p, 0), Some((b(0), 1)));
+        assert_eq!(g(p, 1), None);
+        assert_eq!(g(p, 2), Some((b(1), 1)));
+        assert_eq!(g(p, 3), Some((b(0), 2)));
+        assert_eq!(g(p, 4), Some((b(1), 2)));
+        // Q: 1 sync 0 (1); 2 sync 1 (1); 4 sync 0 (2); 6 arrive 1 (2).
+        assert_eq!(g(q, 0), Some((b(0), 1)));
+        assert_eq!(g(q, 1), Some((b(1), 1)));
+        assert_eq!(g(q, 3), Some((b(0), 2)));
+        assert_eq!(g(q, 5), Some((b(1), 2)));
+    }
+    // n1..n4 of §5.2.
+    let nodes: Vec<(BarrierKey, u32, usize)> = a
+        .graph
+        .nodes
+        .iter()
+        .map(|n| (n.key, n.generation, n.participants.len()))
+        .collect();
+    assert_eq!(
+        nodes,
+        [(b(0), 1, 64), (b(1), 1, 64), (b(0), 2, 64), (b(1), 2, 64)]
+    );
+    assert_eq!(a.stats.dynamic_barriers, 4);
+    assert_eq!(a.stats.physical_barriers, 2);
+    let hb = a.happens_before.as_ref().unwrap();
+    let (p, q) = (t(0), t(32));
+    // write P2 -> read Q3, read Q3 -> write Q5 (program order) -> read P6.
+    assert!(hb.ordered((p, 1), (q, 2)));
+    assert!(!hb.ordered((q, 2), (p, 1)));
+    assert!(hb.ordered((q, 4), (p, 5)));
+    assert!(hb.ordered((p, 1), (q, 4)));
+    assert!(hb.ordered((q, 2), (p, 5)));
+    // Syncs of one generation are ordered both ways (Definition 4).
+    assert!(hb.ordered((p, 0), (q, 0)) && hb.ordered((q, 0), (p, 0)));
+    // The arrive P3 is not after Q's sync 1 ... but P's write is not after Q's read.
+    assert!(!hb.ordered((q, 1), (p, 2)));
+    // The paper's barrier interval of c2^P in Q is (c1^Q, c3^Q): 0-based (0, 2).
+    assert_eq!(hb.before_bound((p, 1), q), 1);
+    assert_eq!(hb.after_start((p, 1), q), Some(1));
+    assert!(hb.ordered((p, 1), (q, 1)));
+    let dot = a.graph.to_dot();
+    assert!(
+        dot.contains("n0 -> n2") || dot.contains("n1 -> n2"),
+        "{dot}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Singe-style recycling.
+
+/// Barrier 2 is used by T0 (arrive) and T1 (sync), then by T1 (arrive) and T2 (sync);
+/// T2 is ordered after generation 1 through barrier 3 (T1 arrives after its sync).
+#[test]
+fn singe_recycling_through_a_chain_is_safe() {
+    let prog = threads1(&[
+        &[C::W(0), C::A(2, 2)],
+        &[C::S(2, 2), C::R(0), C::A(3, 2), C::A(2, 2)],
+        &[C::S(3, 2), C::R(0), C::S(2, 2)],
+    ]);
+    let a = analyze(&prog);
+    assert_clean(&a);
+    assert_eq!(
+        a.graph.generation_of(t(2), 2),
+        Some((BarrierKey::Named(2), 2))
+    );
+    let hb = a.happens_before.as_ref().unwrap();
+    assert!(hb.ordered((t(0), 0), (t(2), 1)));
+    assert!(hb.ordered((t(0), 0), (t(1), 1)));
+    assert!(!hb.ordered((t(1), 1), (t(0), 0)));
+    // T1's read precedes its arrive at barrier 3, which T2 waits for.
+    assert!(hb.ordered((t(1), 1), (t(2), 1)) && !hb.ordered((t(2), 1), (t(1), 1)));
+    assert!(!hb.ordered((t(2), 2), (t(1), 3)) && !hb.ordered((t(1), 3), (t(2), 1)));
+}
+
+#[test]
+fn singe_recycling_without_a_chain_is_unsafe() {
+    let prog = threads1(&[
+        &[C::W(0), C::A(2, 2)],
+        &[C::S(2, 2), C::A(2, 2)],
+        &[C::S(2, 2)],
+    ]);
+    let a = analyze(&prog);
+    assert_eq!(kinds(&a), [ViolationKind::UnsafeRecycling]);
+    let v = &a.violations[0];
+    assert_eq!(v.barrier, Some(BarrierKey::Named(2)));
+    assert_eq!(v.generations, [1, 2]);
+    assert_eq!(v.commands[0].thread, t(2));
+    assert_eq!(v.threads[0].to_string(), "thread 2");
+    assert!(a.happens_before.is_none());
+}
+
+/// samples/singe/unsafe_recycle: two pairs of warps handshake on barrier 1.
+#[test]
+fn two_pairs_on_one_barrier_is_unsafe_recycling_not_deadlock() {
+    let text: &[C] = &[C::S(1, 64)];
+    let a = analyze(&warps32(&[text, text, text, text]));
+    assert_eq!(kinds(&a), [ViolationKind::UnsafeRecycling]);
+    assert_eq!(
+        a.violations[0].threads[0].to_string(),
+        "warps 2-3 (threads 64-127)"
+    );
+}
+
+/// samples/barrier-errors/too_many_participants: three warps sync 1, 64.
+#[test]
+fn too_many_participants_is_a_deadlock_only() {
+    let text: &[C] = &[C::S(1, 64)];
+    let a = analyze(&warps32(&[text, text, text]));
+    assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
+    let b = &a.violations[0].blocked[0];
+    assert_eq!((b.generation, b.registered, b.expected), (2, 32, 64));
+}
+
+// ---------------------------------------------------------------------------------------
+// Every violation kind.
+
+#[test]
+fn deadlock_counted_barrier_is_not_released_by_exits() {
+    for prog in [
+        threads1(&[&[C::S(1, 2)], &[]]),
+        warps32(&[&[C::S(1, 64)], &[]]),
+    ] {
+        let a = analyze(&prog);
+        assert_eq!(kinds(&a), [ViolationKind::Deadlock]);
+        let v = &a.violations[0];
+        assert!(v.cycle.is_empty());
+        assert_eq!(v.blocked[0].absent[0].1, ThreadState::Exited);
+        assert!(v.message.contains("never came"), "{}", v.message);
+    }
+}
+
+#[test]
+fn all_threads_barrier_is_released_by_exits() {
+    for prog in [
+        threads1(&[
+            &[C::W(0), C::SAll(0), C::R(0)],
+            &[C::X],
+            &[C::SAll(0), C::W(0)],
+        ]),
+        warps32(&[&[C::SAll(0), C::SAll(0)], &[C::X]]),
+    ] {
+        let a = analyze(&prog);
+        assert_clean(&a);
+    }
+    let prog = threads1(&[
+        &[C::W(4), C::SAll(0), C::R(0)],
+        &[C::W(0), C::X],
+        &[C::SAll(0)],
+    ]);
+    let a = analyze(&prog);
+    assert_clean(&a);
+    let hb = a.happens_before.unwrap();
+    // Thread 1's write happens before its exit, which the barrier counted.
+    assert!(hb.ordered((t(1), 0), (t(0), 2)));
+    assert_eq!(a.graph.nodes[0].exited, [(t(1), 1)]);
+}
+
+#[test]
+fn stopped_threads_are_not_deadlocked() {
+    let mut prog = threads1(&[&[C::S(1, 2)], &[]]);
+    prog.threads[1].commands.clear();
+    prog.threads[1].end = ThreadEnd::Stopped;
+    let a = analyze(&prog);
+    assert_clean(&a);
+}
+
+#[test]
+fn count_mismatch() {
+    for prog in [
+        threads1(&[&[C::A(1, 2)], &[C::S(1, 3)], &[]]),
+        warps32(&[&[C::A(1, 64)], &[C::S(1, 96)], &[]]),
+    ] {
+        let a = analyze(&prog);
+        assert_eq!(kinds(&a), [ViolationKind::BarrierCountMismatch]);
+        let v = &a.violations[0];
+        assert_eq!(v.generations, [1]);
+        assert_eq!(v.commands.len(), 2);
+        assert!(v.message.contains("configured for"), "{}", v.message);
+    }
+}
+
+#[test]
+fn red_mixed_with_sync_is_a_count_mismatch() {
+    let a = analyze(&threads1(&[&[C::Red(0, 2)], &[C::S(0, 2)]]));
+    assert_clean(&analyze(&threads1(&[&[C::Red(0, 2)], &[C::Red(0, 2)]])));
+    assert_clean(&analyze(&threads1(&[&[C::ANa(0, 2)], &[C::S(0, 2)]])));
+    assert_eq!(kinds(&a), [ViolationKind::BarrierCountMismatch]);
+    assert!(a.violations[0].message.contains("bar.red"));
+}
+
+#[test]
+fn overflow_when_exited_lanes_are_absorbed() {
+    // Warp 0: lanes 0-19 sync 1, 32; lanes 20-31 stopped. Warp 1: lanes 0-15 exit, lanes
+    // 16-31 sync 1, 32: its first registration absorbs 16 exited lanes: 20 + 16 + 1 > 32.
+    let mut threads = Vec::new();
+    for lane in 0..32 {
+        let mut th = thread(if lane < 20 { &[C::S(1, 32)] } else { &[] }, 0);
+        if lane >= 20 {
+            th.commands.clear();
+            th.end = ThreadEnd::Stopped;
+        }
+        threads.push(th);
+    }
+    for lane in 0..32 {
+        threads.push(thread(
+            if lane < 16 { &[C::X] } else { &[C::S(1, 32)] },
+            100,
+        ));
+    }
+    let a = analyze(&program(32, threads));
+    assert_eq!(kinds(&a), [ViolationKind::BarrierOverflow]);
+    assert_eq!(a.violations[0].counts, Some((37, 32)));
+}
+
+#[test]
+fn invalid_barrier_id() {
+    for prog in [
+        threads1(&[&[C::S(16, 2)], &[C::S(16, 2)]]),
+        warps32(&[&[C::SAll(20)]]),
+    ] {
+        let a = analyze(&prog);
+        assert_eq!(kinds(&a), [ViolationKind::InvalidBarrierId]);
+        assert!(a.violations[0].message.contains("out of range"));
+    }
+}
+
+#[test]
+fn invalid_thread_count() {
+    for prog in [
+        threads1(&[&[C::S(1, 3)], &[C::S(1, 3)]]),
+        threads1(&[&[C::S(1, 0)]]),
+        warps32(&[&[C::S(1, 48)], &[C::S(1, 48)]]),
+    ] {
+        let a = analyze(&prog);
+        assert_eq!(kinds(&a), [ViolationKind::InvalidThreadCount]);
+    }
+}
+
+#[test]
+fn no_waiter_only_when_the_next_generation_is_unordered() {
+    // Generation 1 is two arrivals of thread 0; thread 1's generation 2 is unordered.
+    let a = analyze(&threads1(&[
+        &[C::A(1, 2), C::A(1, 2)],
+        &[C::A(1, 2), C::S(1, 2)],
+    ]));
+    assert_eq!(kinds(&a), [ViolationKind::NoWaiter]);
+    assert_eq!(a.violations[0].generations, [1, 2]);
+    // A last arrive-only generation is legal.
+    assert_clean(&analyze(&threads1(&[&[C::A(1, 2)], &[C::A(1, 2)]])));
+    assert_clean(&analyze(&warps32(&[&[C::A(1, 64)], &[C::A(1, 64)]])));
+    // An arrive-only generation ordered before the next one is legal.
+    assert_clean(&analyze(&threads1(&[
+        &[C::A(1, 2), C::SAll(0), C::S(1, 2)],
+        &[C::A(1, 2), C::SAll(0), C::A(1, 2)],
+    ])));
+}
+
+#[test]
+fn divergence_two_aligned_instructions_in_one_warp() {
+    let mut threads = Vec::new();
+    for w in 0..2 {
+        for lane in 0..32u32 {
+            // Two branches: lanes 0-15 at instruction 10, 16-31 at instruction 20.
+            let base = if lane < 16 { 10 } else { 20 };
+            let _ = w;
+            threads.push(thread(&[C::S(1, 64)], base));
+        }
+    }
+    let a = analyze(&program(32, threads));
+    // One report per barrier and instruction (warp 1 repeats warp 0).
+    assert_eq!(kinds(&a), [ViolationKind::BarrierDivergence]);
+    let v = &a.violations[0];
+    assert!(
+        v.message
+            .contains("warp 0 lanes 0-15 (instruction #10), warp 0 lanes 16-31 (instruction #20)"),
+        "{}",
+        v.message
+    );
+}
+
+#[test]
+fn divergence_part_of_a_warp_at_an_aligned_barrier() {
+    // Warps 0 and 2: lanes 0-15 at barrier 1, lanes 16-31 at barrier 2; warp 1 at barrier 1.
+    let mut threads = Vec::new();
+    for w in 0..3 {
+        for lane in 0..32 {
+            let text: &[C] = if w == 1 || lane < 16 {
+                &[C::S(1, 64)]
+            } else {
+                &[C::S(2, 32)]
+            };
+            threads.push(thread(text, 0));
+        }
+    }
+    let a = analyze(&program(32, threads));
+    assert_eq!(a.violations[0].kind, ViolationKind::BarrierDivergence);
+    assert_eq!(a.violations[0].threads[0].to_string(), "warp 0 lanes 16-31");
+    // Both halves of warps 0 and 2 are reported (once per barrier); exits of lanes that
+    // did not register race with the completions too (exited lanes count per warp).
+    assert_eq!(a.violations[1].kind, ViolationKind::BarrierDivergence);
+    // The non-aligned form is per thread: no divergence.
+    let mut threads = Vec::new();
+    for w in 0..3 {
+        for lane in 0..32 {
+            let text: &[C] = if w == 1 || lane < 16 {
+                &[C::SNa(1, 64)]
+            } else {
+                &[C::SNa(2, 32)]
+            };
+            threads.push(thread(text, 0));
+        }
+    }
+    let a = analyze(&program(32, threads));
+    assert!(!kinds(&a).contains(&ViolationKind::BarrierDivergence));
+}
+
+#[test]
+fn warp_sync_lane_outside_mask_is_divergence() {
+    let mut threads: Vec<ThreadProgram> = (0..32).map(|_| thread(&[C::Ws(0xffff)], 0)).collect();
+    threads.truncate(17);
+    let prog = Program {
+        shape: CtaShape::linear(17),
+        warp_size: 32,
+        threads,
+    };
+    let a = analyze(&prog);
+    assert_eq!(kinds(&a), [ViolationKind::BarrierDivergence]);
+    // Full mask: fine, and generations per warp barrier.
+    let prog = warps32(&[&[C::W(0), C::Ws(u32::MAX), C::R(4)]]);
+    let a = analyze(&prog);
+    assert_clean(&a);
+    assert_eq!(
+        a.graph.generation_of(t(5), 1),
+        Some((BarrierKey::Warp(0), 1))
+    );
+    assert!(a.happens_before.unwrap().ordered((t(3), 0), (t(9), 2)));
+}
+
+#[test]
+fn exit_racing_with_a_counted_completion_is_unsafe() {
+    // Warp size 2: w0 = {T0, T1}, w1 = {T2, T3}, w2 = {T4, T5}. T0 and T2 complete
+    // barrier 1 (count 2); T1 and T3 exit later, not ordered after it. In another
+    // execution T3 exits first, and T2's registration absorbs it: 3 threads > 2.
+    let prog = program(
+        2,
+        vec![
+            thread(&[C::SNa(1, 2)], 0),
+            thread(&[C::SNa(2, 2)], 10),
+            thread(&[C::SNa(1, 2)], 0),
+            thread(&[], 20),
+            thread(&[C::ANa(2, 2)], 30),
+            thread(&[], 40),
+        ],
+    );
+    assert!(!Oracle::run(&prog).well);
+    let a = analyze(&prog);
+    // Barrier 2 has the same problem with T0 and T5.
+    assert_eq!(
+        kinds(&a),
+        [
+            ViolationKind::UnsafeRecycling,
+            ViolationKind::UnsafeRecycling
+        ]
+    );
+    let v = &a.violations[0];
+    assert!(
+        v.message.contains("exit of warp 0 lane 1, warp 1 lane 1"),
+        "{}",
+        v.message
+    );
+    assert_eq!(v.generations, [1]);
+}
+
+#[test]
+fn emulator_error_not_reproduced_is_reported() {
+    let mut prog = threads1(&[&[C::S(1, 2)], &[C::S(1, 2)]]);
+    prog.threads[1].end = ThreadEnd::BarrierError;
+    prog.threads[1].commands.pop();
+    let a = analyze(&prog);
+    assert_eq!(kinds(&a), [ViolationKind::UnsafeRecycling]);
+}
+
+#[test]
+fn malformed_programs_do_not_panic() {
+    // A program shorter than its shape, an ended-without-exit thread, a blocked end.
+    let mut prog = threads1(&[&[C::S(1, 2)], &[C::S(1, 2), C::W(0)]]);
+    prog.shape = CtaShape::linear(5);
+    prog.threads[1].commands.pop();
+    prog.threads[0].end = ThreadEnd::Blocked;
+    let a = analyze(&prog);
+    let _ = a.violations;
+    let hb = analyze(&figure3()).happens_before.unwrap();
+    assert!(!hb.ordered((t(0), 1000), (t(40), 3)));
+    assert!(!hb.ordered((t(0), 1), (t(4000), 3)));
+    assert_eq!(hb.prev_blocking(t(0), 99), None);
+}
+
+// ---------------------------------------------------------------------------------------
+// Exhaustive interleavings: the verdict and `ordered` against Definitions 4 and 6.
+
+/// Explores every interleaving of every command (each command is a step; a sync's time is
+/// its generation's completion step, Definition 3).
+struct Oracle<'p> {
+    program: &'p Program,
+    well: bool,
+    gens: Option<Vec<Vec<u32>>>,
+    /// `le[a * c + b]`: `t(a) <= t(b)` in every complete trace so far.
+    le: Vec<bool>,
+    offsets: Vec<usize>,
+    traces: u64,
+}
+
+#[derive(Clone)]
+struct St {
+    file: BarrierFile,
+    pc: Vec<usize>,
+    blocked: Vec<bool>,
+    exited: Vec<bool>,
+    gens: Vec<Vec<u32>>,
+    time: Vec<Vec<u32>>,
+    step: u32,
+}
+
+impl<'p> Oracle<'p> {
+    fn run(program: &'p Program) -> Self {
+        let mut offsets = vec![0];
+        for th in &program.threads {
+            offsets.push(offsets.last().unwrap() + th.commands.len());
+        }
+        let c = *offsets.last().unwrap();
+        let mut o = Oracle {
+            program,
+            well: true,
+            gens: None,
+            le: vec![true; c * c],
+            offsets,
+            traces: 0,
+        };
+        let n = program.threads.len();
+        let st = St {
+            file: BarrierFile::new(n as u32, program.warp_size),
+            pc: vec![0; n],
+            blocked: vec![false; n],
+            exited: vec![false; n],
+            gens: program
+                .threads
+                .iter()
+                .map(|t| vec![0; t.commands.len()])
+                .collect(),
+            time: program
+                .threads
+                .iter()
+                .map(|t| vec![0; t.commands.len()])
+                .collect(),
+            step: 0,
+        };
+        o.dfs(st);
+        o
+    }
+
+    fn dfs(&mut self, st: St) {
+        if !self.well {
+            return;
+        }
+        let n = self.program.threads.len();
+        let ready: Vec<usize> = (0..n)
+            .filter(|&t| {
+                !st.blocked[t] && !st.exited[t] && st.pc[t] < self.program.threads[t].commands.len()
+            })
+            .collect();
+        if ready.is_empty() {
+            if (0..n).all(|t| st.exited[t]) {
+                self.traces += 1;
+                match &self.gens {
+                    None => self.gens = Some(st.gens.clone()),
+                    Some(g) if *g != st.gens => self.well = false,
+                    Some(_) => {}
+                }
+                let c = *self.offsets.last().unwrap();
+                let flat: Vec<u32> = st.time.iter().flatten().copied().collect();
+                for a in 0..c {
+                    for b in 0..c {
+                        if flat[a] > flat[b] {
+                            self.le[a * c + b] = false;
+                        }
+                    }
+                }
+            } else {
+                self.well = false;
+            }
+            return;
+        }
+        for t in ready {
+            let mut s = st.clone();
+            if !Self::step(self.program, &mut s, t) {
+                self.well = false;
+                return;
+            }
+            self.dfs(s);
+        }
+    }
+
+    fn wake(s: &mut St, c: &weft_program::Completion, now: u32) {
+        for p in &c.participants {
+            if p.op.blocks() {
+                s.time[p.thread.index()][p.command as usize] = now;
+                s.blocked[p.thread.index()] = false;
+            }
+        }
+    }
+
+    fn step(program: &Program, s: &mut St, t: usize) -> bool {
+        let pc = s.pc[t];
+        s.pc[t] += 1;
+        s.step += 1;
+        let now = s.step;
+        s.time[t][pc] = now;
+        let cmd = program.threads[t].commands[pc];
+        let thread = ThreadId(t as u32);
+        let (op, result) = match cmd.view() {
+            CommandView::Barrier { op, id, count, .. } => {
+                let p = Participant {
+                    thread,
+                    command: pc as u32,
+                    op,
+                };
+                (op, s.file.register(p, id, count))
+            }
+            CommandView::WarpSync { mask } => {
+                let p = Participant {
+                    thread,
+                    command: pc as u32,
+                    op: BarrierOp::Sync,
+                };
+                (BarrierOp::Sync, s.file.register_warp(p, mask))
+            }
+            CommandView::Exit => {
+                s.exited[t] = true;
+                match s.file.exit(thread) {
+                    Ok(done) => {
+                        for c in done {
+                            Self::wake(s, &c, now);
+                        }
+                        return true;
+                    }
+                    Err(_) => return false,
+                }
+            }
+            _ => return true,
+        };
+        match result {
+            Ok(Registered::Pending { generation }) => {
+                s.gens[t][pc] = generation;
+                if op.blocks() {
+                    s.blocked[t] = true;
+                }
+                true
+            }
+            Ok(Registered::Completed(c)) => {
+                s.gens[t][pc] = c.generation;
+                Self::wake(s, &c, now);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+fn arb_command(threads: u32, ws: u32, accesses: bool) -> impl Strategy<Value = C> {
+    let counts: Vec<u32> = (1..=threads / ws).map(|k| k * ws).collect();
+    let count = proptest::sample::select(counts);
+    let barrier = 0..2u32;
+    let mut options: Vec<BoxedStrategy<C>> = vec![
+        (barrier.clone(), count.clone())
+            .prop_map(|(b, n)| C::S(b, n))
+            .boxed(),
+        (barrier.clone(), count.clone())
+            .prop_map(|(b, n)| C::A(b, n))
+            .boxed(),
+        (barrier.clone(), count)
+            .prop_map(|(b, n)| C::S(b, n))
+            .boxed(),
+        Just(C::SAll(1)).boxed(),
+    ];
+    if accesses {
+        options.push((0..2u32).prop_map(C::W).boxed());
+        options.push((0..2u32).prop_map(C::R).boxed());
+    }
+    proptest::strategy::Union::new(options)
+}
+
+fn arb_program(
+    threads: u32,
+    ws: u32,
+    max_len: usize,
+    accesses: bool,
+) -> impl Strategy<Value = Program> {
+    proptest::collection::vec(
+        proptest::collection::vec(arb_command(threads, ws, accesses), 0..=max_len),
+        threads as usize,
+    )
+    .prop_map(move |texts| {
+        let threads = texts
+            .iter()
+            .enumerate()
+            .map(|(t, text)| {
+                // Non-aligned barriers for warp size > 1 (per-thread semantics).
+                let mut th = thread(text, 100 * t as u32);
+                for c in &mut th.commands {
+                    if let CommandView::Barrier { op, id, count, .. } = c.view() {
+                        *c = Command::barrier(op, id, count, ws == 1, c.inst());
+                    }
+                }
+                th
+            })
+            .collect();
+        program(ws, threads)
+    })
+}
+
+fn check_against_oracle(prog: &Program, check_hb: bool) -> Result<(), TestCaseError> {
+    let a = analyze(prog);
+    let o = Oracle::run(prog);
+    prop_assert_eq!(
+        a.violations.is_empty(),
+        o.well,
+        "verdict differs: violations {:#?}",
+        a.violations
+    );
+    if let (true, Some(hb)) = (check_hb && o.well, &a.happens_before) {
+        let c = *o.offsets.last().unwrap();
+        let n = prog.threads.len();
+        for t1 in 0..n {
+            for t2 in 0..n {
+                for i in 0..prog.threads[t1].commands.len() {
+                    for j in 0..prog.threads[t2].commands.len() {
+                        let (x, y) = (o.offsets[t1] + i, o.offsets[t2] + j);
+                        let expect = o.le[x * c + y];
+                        let got = hb.ordered((t(t1 as u32), i as u32), (t(t2 as u32), j as u32));
+                        prop_assert_eq!(got, expect, "ordered(({}, {}), ({}, {}))", t1, i, t2, j);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Warp size 1 (the paper's semantics): exact verdict, and `ordered` equals
+    /// "t(a) <= t(b) in every trace" on well-synchronized programs.
+    #[test]
+    fn verdict_and_ordered_match_exhaustive_interleavings(prog in arb_program(3, 1, 4, true)) {
+        check_against_oracle(&prog, true)?;
+    }
+
+    /// Two threads, longer programs.
+    #[test]
+    fn verdict_matches_on_two_threads(prog in arb_program(2, 1, 6, true)) {
+        check_against_oracle(&prog, true)?;
+    }
+
+    /// Warp size 2 with per-thread (non-aligned) barriers: exited lanes count per warp.
+    #[test]
+    fn verdict_matches_with_warps_of_two(prog in arb_program(4, 2, 3, false)) {
+        check_against_oracle(&prog, false)?;
+    }
+}
+
+/// The generator finds well-synchronized programs too (so the property is not vacuous).
+#[test]
+fn oracle_sees_well_synchronized_programs() {
+    let prog = figure3();
+    // Shrink figure 3 to two threads of warp size 1 with counts 2.
+    let small = threads1(&[
+        &[
+            C::S(0, 2),
+            C::W(0),
+            C::A(1, 2),
+            C::S(0, 2),
+            C::S(1, 2),
+            C::R(0),
+        ],
+        &[
+            C::S(0, 2),
+            C::S(1, 2),
+            C::R(0),
+            C::S(0, 2),
+            C::W(0),
+            C::A(1, 2),
+        ],
+    ]);
+    let o = Oracle::run(&small);
+    assert!(o.well && o.traces > 1);
+    check_against_oracle(&small, true).unwrap();
+    assert!(analyze(&prog).violations.is_empty());
+}
