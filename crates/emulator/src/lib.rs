@@ -1,1 +1,446 @@
-//! Placeholder; see ARCHITECTURE.md.
+//! Emulates one CTA of a PTX kernel into per-thread straight-line programs of
+//! [`weft_program::Command`]s (the WEFT paper, §5.1).
+//!
+//! # Design
+//!
+//! [`emulate`] first *lowers* the kernel and every `.func` it calls, once, into a dense IR
+//! (`ir` module): registers become indices into a flat per-thread register file (scoped
+//! `.reg` declarations and `%r<N>` ranges resolved), labels become instruction indices
+//! (resolved through the innermost enclosing `{ }` scope), operands are pre-decoded and
+//! opcodes with their modifiers become dense enums. Shared, local and parameter variables
+//! get offsets in per-CTA / per-thread windows. Immediate post-dominators are computed per
+//! function on the instruction-level CFG.
+//!
+//! The `exec` module then runs every thread of the CTA. A thread runs until it blocks (named
+//! barrier via [`weft_program::BarrierFile`], mbarrier wait via
+//! [`weft_program::MbarrierFile`], warp-collective rendezvous), exits, traps or errs;
+//! runnable threads are scheduled round-robin. With [`Config::warp_sync`] the lanes of a warp
+//! run in lock-step with a minimum-PC reconvergence scheme and every command records its
+//! warp step.
+//!
+//! # Soundness: unknown values
+//!
+//! Every register holds either known bits or an *unknown* value that records where it came
+//! from ([`ValueSource`]: kernel parameter, global load, clock, atomic, …). Shared memory is
+//! tracked per byte, so values exchanged through shared memory or shuffles stay known. The
+//! emulation reports an [`Unverifiable`] (naming the input, the register and the PTX line)
+//! when a barrier id or count, a shared address, an mbarrier operand, or a branch that
+//! decides synchronization depends on an unknown value.
+//!
+//! A branch on an unknown predicate is emulated on both sides when the code between it and
+//! its immediate post-dominator contains no barrier, mbarrier operation or loop: the
+//! accesses of both sides are recorded as *may-happen* accesses, shared/local bytes written
+//! there become unknown, and registers whose values differ between the two sides become
+//! unknown. An instruction guarded by an unknown predicate is a may-happen access and its
+//! destinations become unknown.
+//!
+//! # Approximations (each can affect a verdict; all are listed in the final report)
+//!
+//! - `mbarrier.try_wait`/`test_wait` of an incomplete phase is a *blocking* wait: the thread
+//!   blocks until the phase completes and the instruction then returns true. A `test_wait`
+//!   used without a retry loop is therefore modelled as if it spun.
+//! - Asynchronous copies (`cp.async`, `cp.async.bulk`) write shared memory at issue, and
+//!   `complete_tx` is applied to the mbarrier at issue.
+//! - `cp.async.bulk.tensor` (TMA with a tensor map) is unverifiable: its byte count lives in
+//!   the tensor map in global memory.
+//! - A generic load/store whose address is unknown is assumed not to touch shared memory.
+//! - Atomic results and the bytes they modify are unknown.
+//! - Tensor-core instructions (`mma`, `wgmma`, `tcgen05`) are skipped: destinations
+//!   unknown, the shared reads of `wgmma` descriptors are not recorded.
+//! - Warp collectives (`shfl.sync`, `vote`, …) under an input-dependent branch return
+//!   unknown values; `activemask` outside `--warp-sync` returns the lanes that rendezvous.
+//! - In `--warp-sync` mode an input-dependent branch region runs for one lane at a time
+//!   inside one warp step: all its commands carry the same step.
+
+#![deny(missing_docs)]
+
+mod exec;
+mod ir;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::str::FromStr;
+
+use ptx_parser::Module;
+use weft_program::{CtaShape, InstId, Program, SourceTable, ThreadId};
+
+/// How to emulate a kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The CTA shape (`-n`); when `None`, the kernel's `.reqntid`, else its `.maxntid`.
+    pub threads: Option<CtaShape>,
+    /// The index of the emulated CTA in the grid (`--cta`).
+    pub cta: [u32; 3],
+    /// The grid shape (`--grid`); each dimension is raised to at least `cta + 1`.
+    pub grid: [u32; 3],
+    /// Run the lanes of a warp in lock-step (`--warp-sync`).
+    pub warp_sync: bool,
+    /// Parameter values fixed on the command line (`--param`).
+    pub params: Vec<ParamBinding>,
+    /// Per-thread instruction budget; a thread exceeding it makes the kernel unverifiable.
+    pub step_limit: u64,
+    /// Bytes of dynamic shared memory (`%dynamic_smem_size`); `None` means unknown.
+    pub dynamic_shared: Option<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            threads: None,
+            cta: [0; 3],
+            grid: [1; 3],
+            warp_sync: false,
+            params: Vec::new(),
+            step_limit: 10_000_000,
+            dynamic_shared: None,
+        }
+    }
+}
+
+/// Which kernel parameter a [`ParamBinding`] fixes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ParamRef {
+    /// By 0-based position.
+    Index(u32),
+    /// By name as the PTX declares it.
+    Name(String),
+}
+
+/// A scalar type for `--param NAME+OFFSET:TYPE=VALUE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// 8-bit integer.
+    I8,
+    /// 16-bit integer.
+    I16,
+    /// 32-bit integer.
+    I32,
+    /// 64-bit integer.
+    I64,
+    /// 32-bit float (the value is given as a float and stored as its bits).
+    F32,
+    /// 64-bit float.
+    F64,
+}
+
+impl ScalarType {
+    /// Size in bytes.
+    pub fn size(self) -> u32 {
+        match self {
+            ScalarType::I8 => 1,
+            ScalarType::I16 => 2,
+            ScalarType::I32 | ScalarType::F32 => 4,
+            ScalarType::I64 | ScalarType::F64 => 8,
+        }
+    }
+}
+
+impl FromStr for ScalarType {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Ok(match s {
+            "u8" | "s8" | "b8" | "i8" => ScalarType::I8,
+            "u16" | "s16" | "b16" | "i16" => ScalarType::I16,
+            "u32" | "s32" | "b32" | "i32" => ScalarType::I32,
+            "u64" | "s64" | "b64" | "i64" => ScalarType::I64,
+            "f32" => ScalarType::F32,
+            "f64" => ScalarType::F64,
+            _ => {
+                return Err(Error::InvalidConfig(format!(
+                    "unknown parameter type `{s}` (expected u8..u64, s8..s64, b8..b64, f32, f64)"
+                )));
+            }
+        })
+    }
+}
+
+/// `--param INDEX_OR_NAME[+OFFSET:TYPE]=VALUE`: fixes a scalar kernel parameter, or a scalar
+/// field of a by-value struct parameter at byte `OFFSET`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamBinding {
+    /// The parameter.
+    pub param: ParamRef,
+    /// For a field inside a struct parameter: byte offset and type.
+    pub offset: Option<(u32, ScalarType)>,
+    /// The value's bits (two's complement for negative integers, IEEE bits for floats).
+    pub value: u64,
+}
+
+impl FromStr for ParamBinding {
+    type Err = Error;
+    /// Parses `INDEX_OR_NAME[+OFFSET:TYPE]=VALUE`; VALUE is decimal, `0x` hex, negative, or a
+    /// float when TYPE is `f32`/`f64`.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let bad = |why: &str| Error::InvalidConfig(format!("--param `{s}`: {why}"));
+        let (lhs, value) = s
+            .split_once('=')
+            .ok_or_else(|| bad("expected INDEX_OR_NAME[+OFFSET:TYPE]=VALUE"))?;
+        let (name, offset) = match lhs.split_once('+') {
+            Some((name, field)) => {
+                let (off, ty) = field
+                    .split_once(':')
+                    .ok_or_else(|| bad("a field needs +OFFSET:TYPE"))?;
+                let off = parse_int(off).ok_or_else(|| bad("bad offset"))?;
+                let off = u32::try_from(off).map_err(|_| bad("bad offset"))?;
+                (name, Some((off, ty.parse::<ScalarType>()?)))
+            }
+            None => (lhs, None),
+        };
+        if name.is_empty() {
+            return Err(bad("empty parameter name"));
+        }
+        let param = match name.parse::<u32>() {
+            Ok(i) => ParamRef::Index(i),
+            Err(_) => ParamRef::Name(name.to_string()),
+        };
+        let value = match offset.map(|(_, t)| t) {
+            Some(ScalarType::F32) => u64::from(
+                value
+                    .parse::<f32>()
+                    .map_err(|_| bad("bad float"))?
+                    .to_bits(),
+            ),
+            Some(ScalarType::F64) => value
+                .parse::<f64>()
+                .map_err(|_| bad("bad float"))?
+                .to_bits(),
+            _ => parse_int(value).ok_or_else(|| bad("bad integer value"))? as u64,
+        };
+        Ok(ParamBinding {
+            param,
+            offset,
+            value,
+        })
+    }
+}
+
+fn parse_int(s: &str) -> Option<i128> {
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let v = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        i128::from_str_radix(hex, 16).ok()?
+    } else {
+        digits.parse::<i128>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// A `.shared` variable and where the emulator placed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedSymbol {
+    /// The variable's name.
+    pub name: String,
+    /// Byte offset in the CTA's shared window.
+    pub offset: u32,
+    /// Size in bytes; `None` for an extern dynamic array of unknown size.
+    pub size: Option<u32>,
+}
+
+/// Where an unknown value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ValueSource {
+    /// A kernel parameter (`offset` for a field inside a struct parameter).
+    Param {
+        /// 0-based parameter index.
+        index: u32,
+        /// The parameter's name.
+        name: String,
+        /// Byte offset of the field loaded, for aggregate parameters.
+        offset: Option<u32>,
+    },
+    /// A load from global memory.
+    GlobalLoad(InstId),
+    /// A load from constant memory.
+    ConstLoad(InstId),
+    /// A load from local memory whose bytes were unknown.
+    LocalUnknown(InstId),
+    /// A texture or surface load.
+    TextureLoad(InstId),
+    /// `%clock`, `%globaltimer` and similar.
+    Clock(InstId),
+    /// The result of an atomic operation (depends on the interleaving).
+    Atomic(InstId),
+    /// A shared-memory load of bytes never written with known values.
+    SharedUnknown(InstId),
+    /// A hardware special register with no fixed value (`%smid`, `%warpid`, …).
+    SpecialRegister(&'static str),
+    /// Floating-point arithmetic the emulator does not evaluate.
+    Float(InstId),
+    /// Anything else, described.
+    Other(&'static str),
+}
+
+impl fmt::Display for ValueSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueSource::Param {
+                index,
+                name,
+                offset: None,
+            } => write!(f, "kernel parameter {index} `{name}`"),
+            ValueSource::Param {
+                index,
+                name,
+                offset: Some(o),
+            } => write!(
+                f,
+                "bytes at offset {o} of kernel parameter {index} `{name}`"
+            ),
+            ValueSource::GlobalLoad(i) => write!(f, "a global-memory load (instruction {})", i.0),
+            ValueSource::ConstLoad(i) => write!(f, "a constant-memory load (instruction {})", i.0),
+            ValueSource::LocalUnknown(i) => {
+                write!(f, "unknown local memory (instruction {})", i.0)
+            }
+            ValueSource::TextureLoad(i) => write!(f, "a texture load (instruction {})", i.0),
+            ValueSource::Clock(i) => write!(f, "a clock read (instruction {})", i.0),
+            ValueSource::Atomic(i) => write!(f, "an atomic result (instruction {})", i.0),
+            ValueSource::SharedUnknown(i) => {
+                write!(f, "uninitialized shared memory (instruction {})", i.0)
+            }
+            ValueSource::SpecialRegister(r) => write!(f, "special register {r}"),
+            ValueSource::Float(i) => {
+                write!(f, "floating-point arithmetic (instruction {})", i.0)
+            }
+            ValueSource::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Why the kernel cannot be verified: a synchronization-relevant value depends on an unknown
+/// input, or the emulator met a construct it cannot model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unverifiable {
+    /// A full sentence.
+    pub reason: String,
+    /// The instruction concerned.
+    pub inst: Option<InstId>,
+    /// The thread that executed it.
+    pub thread: Option<ThreadId>,
+    /// The register holding the unknown value, as the PTX names it.
+    pub register: Option<String>,
+    /// The inputs the unknown value came from.
+    pub sources: Vec<ValueSource>,
+}
+
+/// Kinds of violations the emulator itself detects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FindingKind {
+    /// A shared-memory access outside the CTA's shared window.
+    SharedOutOfBounds,
+    /// A reachable `trap`/`brkpt`.
+    TrapReachable,
+    /// An mbarrier protocol error (use before init, too many arrivals, …).
+    MbarrierProtocol,
+}
+
+/// A violation found while emulating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// What went wrong.
+    pub kind: FindingKind,
+    /// The thread.
+    pub thread: ThreadId,
+    /// The instruction.
+    pub inst: InstId,
+    /// A full sentence.
+    pub message: String,
+}
+
+/// Emulation statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stats {
+    /// Thread-instructions executed.
+    pub instructions: u64,
+    /// Commands recorded over all threads.
+    pub commands: u64,
+    /// Wall-clock seconds spent lowering and emulating.
+    pub seconds: f64,
+}
+
+/// The result of emulating one CTA.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Emulation {
+    /// Per-thread programs.
+    pub program: Program,
+    /// Static instructions (including called functions), indexed by [`InstId`].
+    pub sources: SourceTable,
+    /// Shared variables and their placement.
+    pub shared: Vec<SharedSymbol>,
+    /// Empty when the programs are complete and independent of unknown inputs.
+    pub unverifiable: Vec<Unverifiable>,
+    /// Violations the emulator detected.
+    pub findings: Vec<Finding>,
+    /// Approximations that applied to this kernel (full sentences), e.g. skipped tensor-core
+    /// instructions or unchecked accesses into a dynamic shared array of unknown size.
+    pub notes: Vec<String>,
+    /// Statistics.
+    pub stats: Stats,
+}
+
+/// Errors that prevent emulation altogether.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// No `.entry` with a body has this name.
+    #[error("kernel `{0}` not found")]
+    KernelNotFound(String),
+    /// No `-n`, `.reqntid` or `.maxntid`.
+    #[error("kernel `{kernel}` declares neither .reqntid nor .maxntid; pass the CTA shape with -n")]
+    NoCtaShape {
+        /// The kernel.
+        kernel: String,
+    },
+    /// A configuration value is invalid.
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+    /// The kernel's PTX cannot be lowered (undeclared register, unknown label, …).
+    #[error("PTX line {line}: {message}")]
+    Lowering {
+        /// PTX line.
+        line: u32,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Emulates CTA `config.cta` of `kernel` in `module`.
+pub fn emulate(module: &Module<'_>, kernel: &str, config: &Config) -> Result<Emulation, Error> {
+    let start = std::time::Instant::now();
+    let function = module
+        .entries()
+        .find(|f| f.name == kernel)
+        .ok_or_else(|| Error::KernelNotFound(kernel.to_string()))?;
+    let shape = match config.threads {
+        Some(shape) => shape,
+        None => {
+            let dims = function
+                .perf
+                .reqntid
+                .or(function.perf.maxntid)
+                .ok_or_else(|| Error::NoCtaShape {
+                    kernel: kernel.to_string(),
+                })?;
+            CtaShape {
+                x: dims[0],
+                y: dims[1],
+                z: dims[2],
+            }
+        }
+    };
+    let total = u64::from(shape.x) * u64::from(shape.y) * u64::from(shape.z);
+    if total == 0 || total > 1024 {
+        return Err(Error::InvalidConfig(format!(
+            "CTA shape {}x{}x{} has {total} threads (expected 1 to 1024)",
+            shape.x, shape.y, shape.z
+        )));
+    }
+    let ir = ir::lower(module, function, config)?;
+    let mut emulation = exec::run(&ir, shape, config)?;
+    emulation.stats.seconds = start.elapsed().as_secs_f64();
+    Ok(emulation)
+}

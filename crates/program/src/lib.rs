@@ -18,6 +18,7 @@
 
 mod barrier;
 mod command;
+mod mbarrier;
 mod source;
 
 pub use barrier::{
@@ -27,6 +28,7 @@ pub use barrier::{
 pub use command::{
     AccessKind, BarrierCount, BarrierOp, Command, CommandView, InstId, MbarrierOp, ThreadId,
 };
+pub use mbarrier::{MBARRIER_MAX_COUNT, MbarrierError, MbarrierFile, MbarrierState, PhaseStep};
 pub use source::{CudaLoc, InstSite, SourceTable};
 
 /// The number of threads in a warp.

@@ -1,0 +1,266 @@
+//! The mbarrier state machine.
+//!
+//! Semantics (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier"):
+//! - An mbarrier is an 8-byte object in shared memory. `mbarrier.init [a], count` sets the
+//!   current phase to 0, the expected arrival count and the pending arrival count to `count`,
+//!   and the transaction count (tx-count) to 0.
+//! - `arrive` decrements the pending count; `expect_tx` increments the tx-count; `complete_tx`
+//!   decrements it (asynchronous copies do this when their bytes land). The current phase
+//!   completes when the pending count is 0 **and** the tx-count is 0: the phase number
+//!   increments (its parity flips), the pending count is reset to the expected count.
+//! - `arrive_drop` also decrements the expected count of every later phase.
+//! - `test_wait.parity`/`try_wait.parity P` return true when the phase with parity `P` has
+//!   completed. Because they only distinguish the current phase from the immediately
+//!   preceding one, "the phase of parity `P` is complete" means the *current* (incomplete)
+//!   phase has the other parity: ready iff `current_phase & 1 != P`. The token variants
+//!   (`test_wait`/`try_wait` with the `state` returned by `arrive`) are ready iff the phase
+//!   the token names is no longer the current one.
+//! - Operating on an uninitialized or invalidated mbarrier, or arriving more often than the
+//!   pending count allows, is undefined in PTX and a [`MbarrierError`] here.
+//!
+//! Architecture invariant: like [`crate::BarrierFile`], this knows nothing about threads'
+//! scheduling; the emulator decides who blocks and wakes using [`MbarrierFile::is_ready`].
+
+use std::collections::HashMap;
+
+use thiserror::Error;
+
+/// The state of one mbarrier object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MbarrierState {
+    /// Completed phases since `init` (the current phase's number); parity is `phase & 1`.
+    pub phase: u32,
+    /// Arrivals each phase expects.
+    pub expected: u32,
+    /// Arrivals still missing in the current phase.
+    pub pending: u32,
+    /// Outstanding transaction bytes (may go negative transiently when a copy completes
+    /// before its `expect_tx`, which PTX allows within one phase).
+    pub tx: i64,
+}
+
+/// A protocol violation on an mbarrier.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MbarrierError {
+    /// An operation other than `init` on an address that holds no initialized mbarrier.
+    #[error("mbarrier at shared address {addr:#x} is used before mbarrier.init")]
+    Uninitialized {
+        /// Shared address of the object.
+        addr: u32,
+    },
+    /// `mbarrier.init` with a count outside 1..=2^20-1.
+    #[error("mbarrier.init at shared address {addr:#x} with invalid count {count}")]
+    InvalidCount {
+        /// Shared address of the object.
+        addr: u32,
+        /// The count.
+        count: u32,
+    },
+    /// More arrivals than the current phase has pending.
+    #[error(
+        "mbarrier at shared address {addr:#x}: arrive of {count} with only {pending} arrivals pending in phase {phase}"
+    )]
+    TooManyArrivals {
+        /// Shared address of the object.
+        addr: u32,
+        /// Arrival count of the operation.
+        count: u32,
+        /// Pending arrivals before it.
+        pending: u32,
+        /// The current phase.
+        phase: u32,
+    },
+}
+
+/// The result of an operation that may complete the current phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseStep {
+    /// The phase is still incomplete; its number.
+    Pending(u32),
+    /// This operation completed phase `completed` (the current phase is now `completed + 1`).
+    Completed {
+        /// The phase that completed.
+        completed: u32,
+    },
+}
+
+/// All mbarrier objects of one CTA, keyed by shared byte address.
+#[derive(Debug, Clone, Default)]
+pub struct MbarrierFile {
+    objects: HashMap<u32, MbarrierState>,
+}
+
+/// The largest arrival count `mbarrier.init` accepts (2^20 - 1).
+pub const MBARRIER_MAX_COUNT: u32 = (1 << 20) - 1;
+
+impl MbarrierFile {
+    /// An empty file (no initialized mbarrier).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The state of the mbarrier at `addr`, if initialized.
+    pub fn state(&self, addr: u32) -> Option<MbarrierState> {
+        self.objects.get(&addr).copied()
+    }
+
+    /// `mbarrier.init [addr], count`.
+    pub fn init(&mut self, addr: u32, count: u32) -> Result<(), MbarrierError> {
+        if count == 0 || count > MBARRIER_MAX_COUNT {
+            return Err(MbarrierError::InvalidCount { addr, count });
+        }
+        self.objects.insert(
+            addr,
+            MbarrierState {
+                phase: 0,
+                expected: count,
+                pending: count,
+                tx: 0,
+            },
+        );
+        Ok(())
+    }
+
+    /// `mbarrier.inval [addr]`: the object is no longer an mbarrier.
+    pub fn inval(&mut self, addr: u32) -> Result<(), MbarrierError> {
+        self.objects
+            .remove(&addr)
+            .map(|_| ())
+            .ok_or(MbarrierError::Uninitialized { addr })
+    }
+
+    fn get(&mut self, addr: u32) -> Result<&mut MbarrierState, MbarrierError> {
+        self.objects
+            .get_mut(&addr)
+            .ok_or(MbarrierError::Uninitialized { addr })
+    }
+
+    /// `mbarrier.arrive[.expect_tx]`: `tx` transaction bytes are expected first (0 for a
+    /// plain arrive), then `count` arrivals register. With `drop`, later phases also expect
+    /// `count` fewer arrivals (`arrive_drop`).
+    pub fn arrive(
+        &mut self,
+        addr: u32,
+        count: u32,
+        tx: u32,
+        drop: bool,
+    ) -> Result<PhaseStep, MbarrierError> {
+        let state = self.get(addr)?;
+        if count > state.pending {
+            return Err(MbarrierError::TooManyArrivals {
+                addr,
+                count,
+                pending: state.pending,
+                phase: state.phase,
+            });
+        }
+        state.tx += i64::from(tx);
+        state.pending -= count;
+        if drop {
+            state.expected = state.expected.saturating_sub(count);
+        }
+        Ok(Self::try_complete(state))
+    }
+
+    /// `mbarrier.expect_tx [addr], tx`.
+    pub fn expect_tx(&mut self, addr: u32, tx: u32) -> Result<PhaseStep, MbarrierError> {
+        let state = self.get(addr)?;
+        state.tx += i64::from(tx);
+        Ok(PhaseStep::Pending(state.phase))
+    }
+
+    /// `tx` bytes of an asynchronous copy signalling this mbarrier have landed.
+    pub fn complete_tx(&mut self, addr: u32, tx: u32) -> Result<PhaseStep, MbarrierError> {
+        let state = self.get(addr)?;
+        state.tx -= i64::from(tx);
+        Ok(Self::try_complete(state))
+    }
+
+    fn try_complete(state: &mut MbarrierState) -> PhaseStep {
+        if state.pending == 0 && state.tx == 0 {
+            let completed = state.phase;
+            state.phase = state.phase.wrapping_add(1);
+            state.pending = state.expected;
+            PhaseStep::Completed { completed }
+        } else {
+            PhaseStep::Pending(state.phase)
+        }
+    }
+
+    /// Whether `test_wait.parity`/`try_wait.parity parity` returns true now: the current
+    /// phase's parity differs from `parity` (the phase of that parity is the preceding,
+    /// completed one).
+    pub fn is_ready(&self, addr: u32, parity: u32) -> Result<bool, MbarrierError> {
+        let state = self
+            .objects
+            .get(&addr)
+            .ok_or(MbarrierError::Uninitialized { addr })?;
+        Ok(state.phase & 1 != parity & 1)
+    }
+
+    /// Whether the token form of `test_wait`/`try_wait` returns true: the phase `token`
+    /// (as returned by `arrive`) is no longer current.
+    pub fn is_token_ready(&self, addr: u32, token: u32) -> Result<bool, MbarrierError> {
+        let state = self
+            .objects
+            .get(&addr)
+            .ok_or(MbarrierError::Uninitialized { addr })?;
+        Ok(state.phase != token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phase_completes_on_arrivals_and_tx() {
+        let mut file = MbarrierFile::new();
+        file.init(0x10, 2).unwrap();
+        assert_eq!(file.is_ready(0x10, 0), Ok(false));
+        assert_eq!(file.is_ready(0x10, 1), Ok(true));
+        assert_eq!(file.arrive(0x10, 1, 64, false), Ok(PhaseStep::Pending(0)));
+        assert_eq!(file.arrive(0x10, 1, 0, false), Ok(PhaseStep::Pending(0)));
+        assert_eq!(
+            file.complete_tx(0x10, 64),
+            Ok(PhaseStep::Completed { completed: 0 })
+        );
+        assert_eq!(file.is_ready(0x10, 0), Ok(true));
+        assert_eq!(file.is_ready(0x10, 1), Ok(false));
+        assert_eq!(file.state(0x10).unwrap().pending, 2);
+        assert_eq!(file.is_token_ready(0x10, 0), Ok(true));
+        assert_eq!(file.is_token_ready(0x10, 1), Ok(false));
+    }
+
+    #[test]
+    fn errors() {
+        let mut file = MbarrierFile::new();
+        assert_eq!(
+            file.arrive(8, 1, 0, false),
+            Err(MbarrierError::Uninitialized { addr: 8 })
+        );
+        assert!(file.init(8, 0).is_err());
+        file.init(8, 1).unwrap();
+        assert!(matches!(
+            file.arrive(8, 2, 0, false),
+            Err(MbarrierError::TooManyArrivals { .. })
+        ));
+        file.inval(8).unwrap();
+        assert!(file.is_ready(8, 0).is_err());
+    }
+
+    #[test]
+    fn arrive_drop_lowers_later_phases() {
+        let mut file = MbarrierFile::new();
+        file.init(0, 2).unwrap();
+        file.arrive(0, 1, 0, true).unwrap();
+        assert_eq!(
+            file.arrive(0, 1, 0, false),
+            Ok(PhaseStep::Completed { completed: 0 })
+        );
+        assert_eq!(
+            file.arrive(0, 1, 0, false),
+            Ok(PhaseStep::Completed { completed: 1 })
+        );
+    }
+}
