@@ -258,8 +258,66 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
             out
         })
         .collect();
-    let mut entries: Vec<Entry> = per_thread.concat();
-    entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes, e.index));
+    sort_entries(per_thread)
+}
+
+/// Orders entries by (chunk, thread, reads before writes, program index). Each thread's
+/// entries come in program order, so a stable counting sort on (chunk, writes) over the
+/// threads in order does it in linear time; sparse address ranges fall back to a sort.
+fn sort_entries(per_thread: Vec<Vec<Entry>>) -> Vec<Entry> {
+    let total: usize = per_thread.iter().map(Vec::len).sum();
+    let max_chunk = per_thread
+        .iter()
+        .flatten()
+        .map(|e| e.chunk as usize)
+        .max()
+        .unwrap_or(0);
+    let buckets = 2 * (max_chunk + 1);
+    if buckets > 4 * total + (1 << 16) {
+        let mut entries = per_thread.concat();
+        entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes, e.index));
+        return entries;
+    }
+    let bucket = |e: &Entry| 2 * e.chunk as usize + usize::from(e.writes);
+    let mut starts = vec![0usize; buckets + 1];
+    for e in per_thread.iter().flatten() {
+        starts[bucket(e) + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut entries = vec![
+        Entry {
+            chunk: 0,
+            thread: 0,
+            writes: 0,
+            mask: 0,
+            index: 0,
+        };
+        total
+    ];
+    for e in per_thread.iter().flatten() {
+        let slot = &mut starts[bucket(e)];
+        entries[*slot] = *e;
+        *slot += 1;
+    }
+    // Within a chunk the buckets are (reads, writes), each in (thread, index) order; put
+    // each thread's reads and writes together.
+    let mut ranges = chunk_ranges(&entries);
+    ranges.retain(|r| r.len() > 1);
+    let mut slices: Vec<&mut [Entry]> = Vec::with_capacity(ranges.len());
+    let mut rest: &mut [Entry] = &mut entries;
+    let mut offset = 0;
+    for r in ranges {
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(r.start - offset);
+        let (chunk, tail) = tail.split_at_mut(r.len());
+        slices.push(chunk);
+        rest = tail;
+        offset = r.end;
+    }
+    slices
+        .into_par_iter()
+        .for_each(|chunk| chunk.sort_by_key(|e| (e.thread, e.writes, e.index)));
     entries
 }
 
