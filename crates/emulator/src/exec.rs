@@ -367,8 +367,10 @@ impl Machine<'_> {
                     State::BarWait | State::MbarWait { .. } if !stopped => ThreadEnd::Blocked,
                     _ => ThreadEnd::Stopped,
                 };
+                let mut commands = std::mem::take(&mut self.cmds[t]);
+                commands.shrink_to_fit();
                 ThreadProgram {
-                    commands: std::mem::take(&mut self.cmds[t]),
+                    commands,
                     end,
                     steps: std::mem::take(&mut self.steps[t]),
                 }
@@ -478,8 +480,19 @@ impl Machine<'_> {
         t * self.nregs
     }
 
-    #[inline]
+    #[inline(always)]
     fn rd(&mut self, t: usize, o: Opnd, pc: u32) -> (u64, u32) {
+        match o {
+            Opnd::Reg(r) => {
+                let i = self.base(t) + r as usize;
+                (self.vals[i], self.unk[i])
+            }
+            Opnd::Imm(v) => (v, 0),
+            _ => self.rd_other(t, o, pc),
+        }
+    }
+
+    fn rd_other(&mut self, t: usize, o: Opnd, pc: u32) -> (u64, u32) {
         match o {
             Opnd::Reg(r) => {
                 let i = self.base(t) + r as usize;
@@ -1392,17 +1405,28 @@ impl Machine<'_> {
         }
     }
 
-    fn elems(&self, d: Opnd) -> Vec<Opnd> {
+    /// The registers of a scalar or `{…}` vector operand, without allocating.
+    fn elems(&self, d: Opnd) -> ([Opnd; 8], usize) {
+        let mut out = [Opnd::Sink; 8];
         match d {
-            Opnd::List(s, len) => self.ir.list(s, len).to_vec(),
-            other => vec![other],
+            Opnd::List(s, len) => {
+                let l = self.ir.list(s, len);
+                let n = l.len().min(8);
+                out[..n].copy_from_slice(&l[..n]);
+                (out, n)
+            }
+            other => {
+                out[0] = other;
+                (out, 1)
+            }
         }
     }
 
     fn load(&mut self, t: usize, pc: u32, inst: &Inst, d: Opnd, a: Opnd) {
         let esize = inst.ty.bytes().max(1);
-        let dests = self.elems(d);
-        let total = esize * dests.len() as u32;
+        let (dests, ndests) = self.elems(d);
+        let dests = &dests[..ndests];
+        let total = esize * ndests as u32;
         let signed = inst.ty.signed();
         let bits = inst.ty.bits;
         let addr = self.addr(t, pc, inst.space, a);
@@ -1430,7 +1454,7 @@ impl Machine<'_> {
                 self.ir.param_size as usize,
             ),
             Addr::KParam(i, off) => {
-                for (k, dst) in dests.into_iter().enumerate() {
+                for (k, &dst) in dests.iter().enumerate() {
                     let o = off + k as u32 * esize;
                     let (v, u) = self.kparam(i, o, esize);
                     let v = if signed {
@@ -1483,7 +1507,7 @@ impl Machine<'_> {
             self.clobber(t, inst, u);
             return;
         }
-        for (k, dst) in dests.into_iter().enumerate() {
+        for (k, &dst) in dests.iter().enumerate() {
             let (v, u) = self.read_bytes(
                 which,
                 base,
@@ -1529,8 +1553,9 @@ impl Machine<'_> {
 
     fn store(&mut self, t: usize, pc: u32, inst: &Inst, a: Opnd, s: Opnd) {
         let esize = inst.ty.bytes().max(1);
-        let srcs = self.elems(s);
-        let total = esize * srcs.len() as u32;
+        let (srcs, nsrcs) = self.elems(s);
+        let srcs = &srcs[..nsrcs];
+        let total = esize * nsrcs as u32;
         let addr = self.addr(t, pc, inst.space, a);
         let may_u = if self.th[t].may > 0 {
             self.th[t].may_src
@@ -1583,7 +1608,7 @@ impl Machine<'_> {
         if off as usize + total as usize > lim {
             return;
         }
-        for (k, x) in srcs.into_iter().enumerate() {
+        for (k, &x) in srcs.iter().enumerate() {
             let (v, u) = self.rd(t, x, pc);
             let u = self.src.union(u, may_u);
             self.write_bytes(
