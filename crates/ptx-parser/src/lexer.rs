@@ -41,14 +41,52 @@ pub(crate) struct Lexer<'s> {
     line_start: usize,
 }
 
+/// Byte classes for the scanner.
+const WORD_START: u8 = 1;
+const WORD_CONT: u8 = 2;
+const DIGIT: u8 = 4;
+const SPACE: u8 = 8;
+
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        let mut k = 0;
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            k |= WORD_START | WORD_CONT;
+        }
+        if c == b'%' || c == b'.' {
+            k |= WORD_START;
+        }
+        if c == b'.' {
+            k |= WORD_CONT;
+        }
+        if c.is_ascii_digit() {
+            k |= WORD_CONT | DIGIT;
+        }
+        if c == b' ' || c == b'\t' || c == b'\r' || c == 0x0b || c == 0x0c {
+            k |= SPACE;
+        }
+        t[i] = k;
+        i += 1;
+    }
+    t
+};
+
+#[inline]
+fn class(c: u8) -> u8 {
+    CLASS[usize::from(c)]
+}
+
 #[inline]
 fn is_word_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'%' | b'.')
+    class(c) & WORD_START != 0
 }
 
 #[inline]
 fn is_word_cont(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.')
+    class(c) & WORD_CONT != 0
 }
 
 impl<'s> Lexer<'s> {
@@ -103,12 +141,17 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    #[inline]
     fn skip_trivia(&mut self) -> Result<(), ParseError> {
         let b = self.src.as_bytes();
         loop {
             let Some(&c) = b.get(self.pos) else {
                 return Ok(());
             };
+            if class(c) & SPACE != 0 {
+                self.pos += 1;
+                continue;
+            }
             match c {
                 b'\n' => {
                     self.pos += 1;
@@ -218,14 +261,14 @@ impl<'s> Lexer<'s> {
                 }
             }
             Tok::Word(self.slice(start, end))
-        } else if c.is_ascii_digit() {
+        } else if class(c) & DIGIT != 0 {
             let radix_prefixed = c == b'0'
                 && b.get(end).is_some_and(|n| {
                     matches!(n, b'x' | b'X' | b'f' | b'F' | b'd' | b'D' | b'b' | b'B')
                 });
             loop {
                 match b.get(end) {
-                    Some(&n) if n.is_ascii_alphanumeric() || n == b'.' || n == b'_' => end += 1,
+                    Some(&n) if is_word_cont(n) && n != b'$' => end += 1,
                     Some(b'+' | b'-')
                         if !radix_prefixed
                             && matches!(b.get(end - 1), Some(b'e' | b'E'))

@@ -31,6 +31,14 @@ fn digits(text: &str, radix: u32) -> Result<i128, &'static str> {
 /// Decodes the raw text of a `Num` token.
 pub(crate) fn parse_number(text: &str) -> Result<Number, &'static str> {
     let b = text.as_bytes();
+    // Fast path: short plain decimals (no leading zero, so not octal).
+    if b.len() <= 18 && b.first().is_some_and(|&c| c != b'0') && b.iter().all(u8::is_ascii_digit) {
+        let mut v: i128 = 0;
+        for &c in b {
+            v = v * 10 + i128::from(c - b'0');
+        }
+        return Ok(Number::Int(v));
+    }
     if b.len() >= 2 && b[0] == b'0' {
         match b[1] {
             b'f' | b'F' => {

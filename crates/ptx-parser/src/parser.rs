@@ -120,6 +120,7 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
+    #[inline]
     fn peek(&mut self) -> PResult<Token<'s>> {
         if let Some(t) = self.ahead[0] {
             return Ok(t);
@@ -137,6 +138,7 @@ impl<'s> Parser<'s> {
         }
     }
 
+    #[inline]
     fn next(&mut self) -> PResult<Token<'s>> {
         let t = match self.ahead[0].take() {
             Some(t) => {
@@ -150,10 +152,12 @@ impl<'s> Parser<'s> {
         Ok(t)
     }
 
+    #[inline]
     fn peek_punct(&mut self, c: u8) -> PResult<bool> {
         Ok(self.peek()?.tok == Tok::Punct(c))
     }
 
+    #[inline]
     fn eat_punct(&mut self, c: u8) -> PResult<bool> {
         if self.peek_punct(c)? {
             self.next()?;
@@ -626,9 +630,13 @@ impl<'s> Parser<'s> {
     }
 
     fn decl_part(&mut self, a: &mut DeclAttrs<'s>, part: &'s str, tok: &Token<'s>) -> PResult<()> {
-        let (base, qual) = match part.split_once("::") {
-            Some((b, q)) => (b, Some(q)),
-            None => (part, None),
+        let (base, qual) = if part.as_bytes().contains(&b':') {
+            match part.split_once("::") {
+                Some((b, q)) => (b, Some(q)),
+                None => (part, None),
+            }
+        } else {
+            (part, None)
         };
         if a.space.is_none()
             && let Some(l) = linkage(tok_dot(part))
@@ -809,7 +817,7 @@ impl<'s> Parser<'s> {
     /// The statements of a block whose `{` (token `open`) was consumed, up to its `}`.
     fn block(&mut self, open: &Token<'s>, depth: usize) -> PResult<Block<'s>> {
         self.depth_check(open, depth)?;
-        let mut statements = Vec::new();
+        let mut statements = Vec::with_capacity(if depth == 1 { 64 } else { 8 });
         loop {
             let t = self.next()?;
             match t.tok {
