@@ -1,1 +1,136 @@
-fn main() {}
+//! `weft`: verifies deadlock freedom, safe barrier recycling and shared-memory race freedom of
+//! PTX kernels.
+//!
+//! A thin binary over the library crates, in the style of ripgrep: `main` only turns the
+//! result of [`try_main`] into the documented exit status. The pipeline
+//! ([`pipeline`]) runs parse → emulate → barrier graph → race per kernel, in parallel, and
+//! produces plain [`report`] records; the writers ([`text`], [`json`], [`sarif`], [`dot`])
+//! only format them. Only this crate knows terminals, files and JSON.
+//!
+//! Exit status: 1 if any kernel has a violation; else 2 on a usage or input error; else 3 if
+//! any kernel could not be verified; else 0.
+
+#![deny(missing_docs)]
+// FIXME(integration): location helpers and options are used once the stages are wired.
+#![allow(dead_code)]
+
+mod cli;
+mod dot;
+mod json;
+mod pipeline;
+mod progress;
+mod report;
+mod sarif;
+mod sources;
+mod text;
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
+
+use crate::cli::{Cli, ColorWhen, Format};
+
+/// Exit status for a usage or input error.
+const EXIT_INPUT_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    match try_main() {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            // A closed stdout (`weft … | head`) is not an error worth reporting.
+            if err
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::from(0);
+            }
+            eprintln!("weft: error: {err:#}");
+            ExitCode::from(EXIT_INPUT_ERROR)
+        }
+    }
+}
+
+fn color_choice(when: ColorWhen, is_terminal: bool) -> ColorChoice {
+    match when {
+        ColorWhen::Always => ColorChoice::Always,
+        ColorWhen::Never => ColorChoice::Never,
+        ColorWhen::Auto if is_terminal => ColorChoice::Auto,
+        ColorWhen::Auto => ColorChoice::Never,
+    }
+}
+
+/// Runs weft and returns the exit status.
+fn try_main() -> anyhow::Result<u8> {
+    // clap exits with status 2 on a usage error and 0 for --help/--version.
+    let cli = Cli::parse();
+
+    let options = pipeline::Options {
+        threads: cli.threads.map(|d| d.0),
+        cta: cli.cta.0,
+        grid: cli.grid.0,
+        warp_sync: cli.warp_sync,
+        params: cli.params.clone(),
+        kernels: cli.kernels.clone(),
+        detail: cli.detail,
+        parse_only: cli.parse_only,
+        dot: cli.dot.is_some(),
+    };
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(jobs) = cli.jobs {
+        anyhow::ensure!(jobs > 0, "--jobs must be at least 1");
+        pool = pool.num_threads(jobs);
+    }
+    let pool = pool.build().context("cannot start the worker threads")?;
+
+    let progress = progress::Progress::new(!cli.quiet);
+    let run = match pool.install(|| pipeline::run(&cli.files, &options, &progress)) {
+        Ok(run) => run,
+        Err(pipeline::UsageError(message)) => {
+            progress.finish();
+            let mut stderr =
+                StandardStream::stderr(color_choice(cli.color, std::io::stderr().is_terminal()));
+            for line in message.lines() {
+                text::write_error(&mut stderr, line)?;
+            }
+            return Ok(EXIT_INPUT_ERROR);
+        }
+    };
+
+    if let Some(path) = &cli.dot {
+        std::fs::write(path, dot::render(&run))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+
+    match cli.format {
+        Format::Text => {
+            let mut stderr =
+                StandardStream::stderr(color_choice(cli.color, std::io::stderr().is_terminal()));
+            for error in &run.errors {
+                text::write_error(&mut stderr, &error.to_string())?;
+            }
+            if !cli.quiet {
+                let mut stdout = StandardStream::stdout(color_choice(
+                    cli.color,
+                    std::io::stdout().is_terminal(),
+                ));
+                let options = text::TextOptions { stats: cli.stats };
+                text::write_run(&mut stdout, &run, options)?;
+                stdout.flush()?;
+            }
+        }
+        Format::Json => {
+            let mut stdout = std::io::stdout().lock();
+            serde_json::to_writer_pretty(&mut stdout, &json::document(&run))?;
+            writeln!(stdout)?;
+        }
+        Format::Sarif => {
+            let mut stdout = std::io::stdout().lock();
+            serde_json::to_writer_pretty(&mut stdout, &sarif::document(&run))?;
+            writeln!(stdout)?;
+        }
+    }
+    Ok(run.exit_code())
+}

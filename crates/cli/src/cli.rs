@@ -1,0 +1,376 @@
+//! Command-line options and the small value parsers behind them.
+//!
+//! Everything here is syntax: what a flag's text means. Whether a kernel or parameter it names
+//! exists is decided later, once the PTX is parsed.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Parser, ValueEnum};
+
+const AFTER_HELP: &str = "\
+Examples:
+  weft kernel.ptx                      verify every kernel with its .reqntid/.maxntid shape
+  weft -n 256 kernel.ptx               verify with a 256-thread CTA
+  weft -n 32x8 -s kernel.ptx           a 32x8 CTA whose warps run in lock-step
+  weft -k my_kernel -p 2=1024 a.ptx    one kernel, parameter 2 fixed to 1024
+  weft -p params+12:u32=4096 gemm.ptx  a u32 at byte 12 of the by-value struct `params`
+  weft --format sarif *.ptx > weft.sarif
+  weft --parse-only *.ptx              only check that the files parse
+
+Exit status:
+  0  every kernel was verified
+  1  some kernel has a violation (deadlock, race, barrier misuse, ...)
+  2  usage or input error (bad flag, unreadable or malformed PTX), and no violation
+  3  some kernel could not be verified (input-dependent synchronization, no CTA shape),
+     and no violation or input error";
+
+/// Verifies deadlock freedom, safe barrier recycling and shared-memory race freedom of PTX
+/// kernels that synchronize with named barriers and mbarriers.
+#[derive(Debug, Parser)]
+#[command(name = "weft", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// PTX files to verify.
+    #[arg(required = true, value_name = "PTX")]
+    pub files: Vec<PathBuf>,
+
+    /// CTA shape: `X`, `XxY` or `XxYxZ` threads (default: the kernel's .reqntid, else .maxntid).
+    #[arg(short = 'n', long = "threads", value_name = "XxYxZ")]
+    pub threads: Option<Dim3>,
+
+    /// Index of the emulated CTA in the grid (%ctaid).
+    #[arg(
+        short = 'b',
+        long = "cta",
+        value_name = "X,Y,Z",
+        default_value = "0,0,0"
+    )]
+    pub cta: Dim3,
+
+    /// Grid shape in CTAs (%nctaid).
+    #[arg(
+        short = 'g',
+        long = "grid",
+        value_name = "XxYxZ",
+        default_value = "1x1x1"
+    )]
+    pub grid: Dim3,
+
+    /// Threads of a warp run in lock-step (code written for pre-Volta warp-synchronous execution).
+    #[arg(short = 's', long = "warp-sync")]
+    pub warp_sync: bool,
+
+    /// Fix a kernel parameter: `INDEX_OR_NAME=VALUE`, or `INDEX_OR_NAME+OFFSET:TYPE=VALUE` for a
+    /// scalar inside a by-value struct parameter. Repeatable.
+    #[arg(short = 'p', long = "param", value_name = "SPEC")]
+    pub params: Vec<ParamSpec>,
+
+    /// Verify only this kernel (mangled name, or its unmangled identifier). Repeatable.
+    /// Default: every .entry of every file.
+    #[arg(short = 'k', long = "kernel", value_name = "NAME")]
+    pub kernels: Vec<String>,
+
+    /// Number of kernels verified in parallel (default: all cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Write the barrier dependence graph of every verified kernel to FILE (Graphviz).
+    #[arg(long, value_name = "FILE")]
+    pub dot: Option<PathBuf>,
+
+    /// Print statistics per kernel (text format; JSON always includes them).
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Report every racing access pair and every thread range, not only the first.
+    #[arg(short = 'd', long)]
+    pub detail: bool,
+
+    /// Print nothing on stdout in text format; the exit status tells the verdict.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    /// When to color the text output.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
+
+    /// Only parse the files and report parse errors.
+    #[arg(long)]
+    pub parse_only: bool,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// rustc-like diagnostics with source snippets.
+    Text,
+    /// One JSON document (schema in README.md).
+    Json,
+    /// SARIF 2.1.0, for code-scanning services.
+    Sarif,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// Color when stdout is a terminal.
+    Auto,
+    /// Always color.
+    Always,
+    /// Never color.
+    Never,
+}
+
+/// Three dimensions, written `256`, `32x8`, `32x8x2` or `1,2,3` (missing ones are 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dim3(pub [u32; 3]);
+
+impl FromStr for Dim3 {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = s.split(['x', 'X', ',']).map(str::trim).collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(format!("expected X, XxY or XxYxZ, found `{s}`"));
+        }
+        let mut dims = [1u32; 3];
+        for (dim, part) in dims.iter_mut().zip(&parts) {
+            *dim = part
+                .parse()
+                .map_err(|_| format!("`{part}` is not a non-negative integer (in `{s}`)"))?;
+        }
+        Ok(Dim3(dims))
+    }
+}
+
+impl fmt::Display for Dim3 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.0;
+        write!(f, "{x}x{y}x{z}")
+    }
+}
+
+/// Which kernel parameter a `--param` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamTarget {
+    /// By position, 0-based.
+    Index(u32),
+    /// By declared name (`_Z6kernelPfi_param_1`), or by the suffix after `_param_`.
+    Name(String),
+}
+
+/// A scalar type of a `+OFFSET:TYPE` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    /// `u8`…`u64`, `b8`…`b64`: unsigned integer of the given bytes.
+    Unsigned(u8),
+    /// `s8`…`s64`: signed integer of the given bytes.
+    Signed(u8),
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+}
+
+impl ScalarType {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "u8" | "b8" => ScalarType::Unsigned(1),
+            "u16" | "b16" => ScalarType::Unsigned(2),
+            "u32" | "b32" => ScalarType::Unsigned(4),
+            "u64" | "b64" => ScalarType::Unsigned(8),
+            "s8" => ScalarType::Signed(1),
+            "s16" => ScalarType::Signed(2),
+            "s32" => ScalarType::Signed(4),
+            "s64" => ScalarType::Signed(8),
+            "f32" => ScalarType::F32,
+            "f64" => ScalarType::F64,
+            _ => return None,
+        })
+    }
+
+    /// Size in bytes.
+    pub fn size(self) -> u8 {
+        match self {
+            ScalarType::Unsigned(n) | ScalarType::Signed(n) => n,
+            ScalarType::F32 => 4,
+            ScalarType::F64 => 8,
+        }
+    }
+}
+
+/// A `--param` value before it is given a type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamValue {
+    /// An integer (decimal, `0x` hex, `0b` binary, optionally negative).
+    Int(i128),
+    /// A floating-point number.
+    Float(f64),
+}
+
+/// One `--param INDEX_OR_NAME[+OFFSET:TYPE]=VALUE`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamSpec {
+    /// The parameter.
+    pub target: ParamTarget,
+    /// For a field of a by-value struct: its byte offset and type.
+    pub field: Option<(u64, ScalarType)>,
+    /// The value.
+    pub value: ParamValue,
+    /// The spec as the user wrote it (reports repeat it).
+    pub text: String,
+}
+
+impl ParamSpec {
+    /// The value's bytes (little-endian) for a scalar of `size` bytes, or why it does not fit.
+    pub fn bytes(&self, size: u8, float: bool) -> Result<Vec<u8>, String> {
+        let bytes = match (self.value, float, size) {
+            (ParamValue::Float(v), true, 4) => (v as f32).to_le_bytes().to_vec(),
+            (ParamValue::Float(v), true, 8) => v.to_le_bytes().to_vec(),
+            (ParamValue::Int(v), true, 4) => (v as f32).to_le_bytes().to_vec(),
+            (ParamValue::Int(v), true, 8) => (v as f64).to_le_bytes().to_vec(),
+            (ParamValue::Float(_), _, _) => {
+                return Err(format!(
+                    "`{}`: a {size}-byte integer parameter needs an integer",
+                    self.text
+                ));
+            }
+            (ParamValue::Int(v), _, n) => {
+                let bits = u32::from(n) * 8;
+                let fits = if bits >= 128 {
+                    true
+                } else {
+                    let min = -(1i128 << (bits - 1));
+                    let max = (1i128 << bits) - 1;
+                    (min..=max).contains(&v)
+                };
+                if !fits {
+                    return Err(format!(
+                        "`{}`: {v} does not fit in {n} byte{}",
+                        self.text,
+                        if n == 1 { "" } else { "s" }
+                    ));
+                }
+                v.to_le_bytes()[..usize::from(n)].to_vec()
+            }
+        };
+        Ok(bytes)
+    }
+}
+
+fn parse_int(s: &str) -> Option<i128> {
+    let (negative, digits) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let magnitude = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        i128::from_str_radix(hex, 16).ok()?
+    } else if let Some(bin) = digits
+        .strip_prefix("0b")
+        .or_else(|| digits.strip_prefix("0B"))
+    {
+        i128::from_str_radix(bin, 2).ok()?
+    } else {
+        digits.parse::<i128>().ok()?
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+impl FromStr for ParamSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let syntax = "expected INDEX_OR_NAME=VALUE or INDEX_OR_NAME+OFFSET:TYPE=VALUE";
+        let (lhs, value) = s
+            .split_once('=')
+            .ok_or_else(|| format!("{syntax}, found `{s}`"))?;
+        let (name, field) = match lhs.split_once('+') {
+            None => (lhs, None),
+            Some((name, field)) => {
+                let (offset, ty) = field
+                    .split_once(':')
+                    .ok_or_else(|| format!("{syntax}: `+{field}` lacks `:TYPE`"))?;
+                let offset = parse_int(offset)
+                    .and_then(|o| u64::try_from(o).ok())
+                    .ok_or_else(|| format!("`{offset}` is not a byte offset"))?;
+                let ty = ScalarType::parse(ty).ok_or_else(|| {
+                    format!("`{ty}` is not a scalar type (u8..u64, s8..s64, b8..b64, f32, f64)")
+                })?;
+                (name, Some((offset, ty)))
+            }
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!("{syntax}: the parameter is missing in `{s}`"));
+        }
+        let target = match name.parse::<u32>() {
+            Ok(index) => ParamTarget::Index(index),
+            Err(_) => ParamTarget::Name(name.to_owned()),
+        };
+        let value = value.trim();
+        let value = match parse_int(value) {
+            Some(v) => ParamValue::Int(v),
+            None => match value.parse::<f64>() {
+                Ok(v) => ParamValue::Float(v),
+                Err(_) => return Err(format!("`{value}` is not a number")),
+            },
+        };
+        Ok(ParamSpec {
+            target,
+            field,
+            value,
+            text: s.to_owned(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims() {
+        assert_eq!("256".parse::<Dim3>(), Ok(Dim3([256, 1, 1])));
+        assert_eq!("32x8".parse::<Dim3>(), Ok(Dim3([32, 8, 1])));
+        assert_eq!("2,3,4".parse::<Dim3>(), Ok(Dim3([2, 3, 4])));
+        assert!("32x".parse::<Dim3>().is_err());
+        assert!("1x2x3x4".parse::<Dim3>().is_err());
+        assert!("-1".parse::<Dim3>().is_err());
+    }
+
+    #[test]
+    fn params() {
+        let p: ParamSpec = "2=1024".parse().unwrap();
+        assert_eq!(p.target, ParamTarget::Index(2));
+        assert_eq!(p.field, None);
+        assert_eq!(p.value, ParamValue::Int(1024));
+
+        let p: ParamSpec = "params+12:u32=0x10".parse().unwrap();
+        assert_eq!(p.target, ParamTarget::Name("params".into()));
+        assert_eq!(p.field, Some((12, ScalarType::Unsigned(4))));
+        assert_eq!(p.value, ParamValue::Int(16));
+        assert_eq!(p.bytes(4, false).unwrap(), vec![16, 0, 0, 0]);
+
+        let p: ParamSpec = "0=-1".parse().unwrap();
+        assert_eq!(p.bytes(2, false).unwrap(), vec![0xff, 0xff]);
+        let p: ParamSpec = "0=70000".parse().unwrap();
+        assert!(p.bytes(2, false).is_err());
+        let p: ParamSpec = "x=1.5".parse().unwrap();
+        assert_eq!(p.bytes(4, true).unwrap(), 1.5f32.to_le_bytes().to_vec());
+        assert!(p.bytes(4, false).is_err());
+
+        assert!("2".parse::<ParamSpec>().is_err());
+        assert!("p+4=1".parse::<ParamSpec>().is_err());
+        assert!("p+4:q32=1".parse::<ParamSpec>().is_err());
+        assert!("=1".parse::<ParamSpec>().is_err());
+        assert!("1=abc".parse::<ParamSpec>().is_err());
+    }
+}

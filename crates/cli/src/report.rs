@@ -1,0 +1,397 @@
+//! What weft found, independent of how it is printed.
+//!
+//! The pipeline turns each stage's typed findings into these plain records once, with every
+//! instruction already resolved to its PTX and CUDA locations; the text, JSON, SARIF and DOT
+//! writers only format them. Kind names are the stable kebab-case names of DESIGN.md.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+/// The verdict for one kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Deadlock free, well-synchronized and race free for every interleaving and input.
+    Verified,
+    /// At least one violation.
+    Violation,
+    /// Could not be verified (and no violation was found before that).
+    Unverifiable,
+    /// `--parse-only`: the kernel parsed; nothing was checked.
+    Parsed,
+}
+
+impl Verdict {
+    /// The stable name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::Violation => "violation",
+            Verdict::Unverifiable => "unverifiable",
+            Verdict::Parsed => "parsed",
+        }
+    }
+}
+
+/// A PTX file as read, shared by every kernel report of that file.
+#[derive(Debug)]
+pub struct PtxFile {
+    /// The path as given on the command line.
+    pub path: PathBuf,
+    /// Its text.
+    pub text: Arc<str>,
+}
+
+/// One position in the sources.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// The CUDA file as `.file` named it, when the instruction has a `.loc`.
+    #[serde(skip)]
+    pub cuda_file: Option<String>,
+    /// The text of that CUDA file, if it was found on disk.
+    #[serde(skip)]
+    pub cuda_text: Option<Arc<str>>,
+    /// 1-based CUDA line (0 when there is no `.loc`).
+    #[serde(skip)]
+    pub cuda_line: u32,
+    /// 1-based CUDA column (0 when unknown).
+    #[serde(skip)]
+    pub cuda_column: u32,
+    /// The PTX file.
+    #[serde(skip)]
+    pub ptx_file: String,
+    /// 1-based PTX line.
+    #[serde(skip)]
+    pub ptx_line: u32,
+    /// 1-based PTX column.
+    #[serde(skip)]
+    pub ptx_column: u32,
+    /// The instruction's opcode with modifiers, e.g. `bar.sync`.
+    #[serde(skip)]
+    pub opcode: String,
+    /// What happens here, e.g. `write by warp 0 lanes 0-31`.
+    #[serde(skip)]
+    pub label: String,
+}
+
+impl Location {
+    /// `cuda.cu:12:5 (PTX line 57)` or `PTX kernel.ptx:57:2`.
+    pub fn describe(&self) -> String {
+        match &self.cuda_file {
+            Some(file) => format!(
+                "{file}:{}:{} (PTX line {})",
+                self.cuda_line, self.cuda_column, self.ptx_line
+            ),
+            None => format!("{}:{}:{}", self.ptx_file, self.ptx_line, self.ptx_column),
+        }
+    }
+}
+
+/// An inclusive range of linear thread ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ThreadRange {
+    /// First thread.
+    pub first: u32,
+    /// Last thread (inclusive).
+    pub last: u32,
+}
+
+/// One violation of deadlock freedom, safe recycling, race freedom or a barrier rule.
+#[derive(Debug, Clone)]
+pub struct Violation {
+    /// Stable kebab-case kind (`deadlock`, `race`, ...).
+    pub kind: String,
+    /// One-line headline.
+    pub message: String,
+    /// Every source location involved; the first is the primary one.
+    pub locations: Vec<Location>,
+    /// The threads involved.
+    pub threads: Vec<ThreadRange>,
+    /// The named barrier, if one is involved.
+    pub barrier: Option<u32>,
+    /// The barrier generation, if known.
+    pub generation: Option<u32>,
+    /// Further lines of explanation (counts, wait-for cycle, ...).
+    pub notes: Vec<String>,
+}
+
+/// Why a kernel could not be verified.
+#[derive(Debug, Clone)]
+pub struct Unverifiable {
+    /// What depended on an unknown value (or what was missing).
+    pub reason: String,
+    /// The instruction, if one is to blame.
+    pub location: Option<Location>,
+    /// The register whose value was unknown.
+    pub register: Option<String>,
+    /// The inputs it depends on (parameter names/indices, global loads, ...).
+    pub inputs: Vec<String>,
+    /// What the user can do about it.
+    pub hint: Option<String>,
+}
+
+/// The paper's measurements for one kernel; zero when a stage did not run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    /// Threads of the emulated CTA.
+    pub threads: u64,
+    /// Commands over all threads.
+    pub commands: u64,
+    /// Dynamic barriers (completed barrier generations).
+    pub dynamic_barriers: u64,
+    /// Distinct physical barriers used.
+    pub physical_barriers: u64,
+    /// Distinct shared-memory byte addresses accessed.
+    pub shared_addresses: u64,
+    /// Race tests performed.
+    pub race_tests: u64,
+    /// Access pairs a naive detector would test.
+    pub naive_race_pairs: u64,
+    /// Instructions emulated.
+    pub instructions: u64,
+    /// Wall-clock seconds over all stages.
+    pub seconds: f64,
+    /// Per-stage seconds.
+    #[serde(skip)]
+    pub stage_seconds: StageTimes,
+}
+
+/// Seconds spent per stage.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StageTimes {
+    /// Parsing the file (shared by its kernels).
+    pub parse: f64,
+    /// Emulating the CTA.
+    pub emulate: f64,
+    /// Barrier graph and happens-before.
+    pub graph: f64,
+    /// Race detection.
+    pub race: f64,
+}
+
+/// A node of the barrier dependence graph, for `--dot`.
+#[derive(Debug, Clone)]
+pub struct DotNode {
+    /// The physical barrier id.
+    pub barrier: u32,
+    /// The generation.
+    pub generation: u32,
+    /// Whether a violation names this barrier generation.
+    pub violated: bool,
+}
+
+/// A kernel's barrier dependence graph, for `--dot`.
+#[derive(Debug, Clone, Default)]
+pub struct DotGraph {
+    /// Nodes.
+    pub nodes: Vec<DotNode>,
+    /// Edges as indices into `nodes`.
+    pub edges: Vec<(usize, usize)>,
+}
+
+/// Everything weft says about one kernel.
+#[derive(Debug)]
+pub struct KernelReport {
+    /// The PTX file.
+    pub file: Arc<PtxFile>,
+    /// The kernel's name as in the PTX.
+    pub kernel: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The emulated CTA shape, once known.
+    pub cta_shape: Option<[u32; 3]>,
+    /// Whether warps ran in lock-step.
+    pub warp_sync: bool,
+    /// The `--param` specs that applied to this kernel.
+    pub params: Vec<String>,
+    /// Violations, in the order the stages found them.
+    pub violations: Vec<Violation>,
+    /// Reasons the kernel could not be verified.
+    pub unverifiable: Vec<Unverifiable>,
+    /// Measurements.
+    pub stats: Stats,
+    /// Peak resident memory of the process after this kernel, in KiB (Linux only).
+    pub peak_memory_kib: Option<u64>,
+    /// The barrier dependence graph, when the barrier stage ran.
+    pub dot: Option<DotGraph>,
+}
+
+impl KernelReport {
+    /// Sets the verdict from what was found.
+    pub fn settle(&mut self) {
+        if self.verdict == Verdict::Parsed {
+            return;
+        }
+        self.verdict = if !self.violations.is_empty() {
+            Verdict::Violation
+        } else if !self.unverifiable.is_empty() {
+            Verdict::Unverifiable
+        } else {
+            Verdict::Verified
+        };
+    }
+}
+
+/// An input error: a file that could not be read or parsed.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputError {
+    /// The file as given.
+    pub file: String,
+    /// 1-based line (0 when the whole file is at fault).
+    pub line: u32,
+    /// 1-based column (0 when unknown).
+    pub column: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        }
+    }
+}
+
+/// The result of a whole run.
+#[derive(Debug, Default)]
+pub struct RunReport {
+    /// Kernel reports in input order (file order, then kernel order in the file).
+    pub kernels: Vec<KernelReport>,
+    /// Input errors in input order.
+    pub errors: Vec<InputError>,
+}
+
+impl RunReport {
+    /// The documented exit status: 1 violation, else 2 input error, else 3 unverifiable, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.kernels.iter().any(|k| k.verdict == Verdict::Violation) {
+            1
+        } else if !self.errors.is_empty() {
+            2
+        } else if self
+            .kernels
+            .iter()
+            .any(|k| k.verdict == Verdict::Unverifiable)
+        {
+            3
+        } else {
+            0
+        }
+    }
+}
+
+/// Formats thread ids as warp/lane ranges: `warps 0-1`, `warp 2 lanes 0-15`, `thread 7`.
+pub fn describe_threads(ranges: &[ThreadRange], warp_size: u32) -> String {
+    let mut parts = Vec::new();
+    for r in ranges {
+        describe_range(*r, warp_size.max(1), &mut parts);
+    }
+    if parts.is_empty() {
+        "no threads".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn describe_range(r: ThreadRange, ws: u32, parts: &mut Vec<String>) {
+    let (first, last) = (r.first, r.last);
+    let (fw, lw) = (first / ws, last / ws);
+    let lanes = |w: u32, lo: u32, hi: u32| {
+        if lo == hi {
+            format!("warp {w} lane {lo}")
+        } else {
+            format!("warp {w} lanes {lo}-{hi}")
+        }
+    };
+    if fw == lw {
+        if first % ws == 0 && (last + 1) % ws == 0 {
+            parts.push(format!("warp {fw}"));
+        } else {
+            parts.push(lanes(fw, first % ws, last % ws));
+        }
+        return;
+    }
+    // Head (partial first warp), full warps, tail (partial last warp).
+    let mut full_lo = fw;
+    if first % ws != 0 {
+        parts.push(lanes(fw, first % ws, ws - 1));
+        full_lo = fw + 1;
+    }
+    let mut full_hi = lw;
+    let tail = (last + 1) % ws != 0;
+    if tail {
+        full_hi = lw - 1;
+    }
+    if full_lo <= full_hi && full_hi != u32::MAX {
+        if full_lo == full_hi {
+            parts.push(format!("warp {full_lo}"));
+        } else {
+            parts.push(format!("warps {full_lo}-{full_hi}"));
+        }
+    }
+    if tail {
+        parts.push(lanes(lw, 0, last % ws));
+    }
+}
+
+/// Collapses thread ids into sorted inclusive ranges.
+pub fn thread_ranges(threads: impl IntoIterator<Item = u32>) -> Vec<ThreadRange> {
+    let mut ids: Vec<u32> = threads.into_iter().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut ranges: Vec<ThreadRange> = Vec::new();
+    for id in ids {
+        match ranges.last_mut() {
+            Some(r) if r.last + 1 == id => r.last = id,
+            _ => ranges.push(ThreadRange {
+                first: id,
+                last: id,
+            }),
+        }
+    }
+    ranges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(ids: impl IntoIterator<Item = u32>) -> String {
+        describe_threads(&thread_ranges(ids), 32)
+    }
+
+    #[test]
+    fn thread_descriptions() {
+        assert_eq!(d(0..32), "warp 0");
+        assert_eq!(d(0..64), "warps 0-1");
+        assert_eq!(d(64..80), "warp 2 lanes 0-15");
+        assert_eq!(d([7]), "warp 0 lane 7");
+        assert_eq!(d(16..80), "warp 0 lanes 16-31, warp 1, warp 2 lanes 0-15");
+        assert_eq!(d(16..48), "warp 0 lanes 16-31, warp 1 lanes 0-15");
+        assert_eq!(d((0..32).chain(64..96)), "warp 0, warp 2");
+        assert_eq!(d([]), "no threads");
+    }
+
+    #[test]
+    fn exit_codes_rank_violation_over_error_over_unverifiable() {
+        let mut run = RunReport::default();
+        assert_eq!(run.exit_code(), 0);
+        run.errors.push(InputError {
+            file: "a.ptx".into(),
+            line: 1,
+            column: 2,
+            message: "bad".into(),
+        });
+        assert_eq!(run.exit_code(), 2);
+        assert_eq!(run.errors[0].to_string(), "a.ptx:1:2: bad");
+    }
+}

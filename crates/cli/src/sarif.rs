@@ -1,0 +1,210 @@
+//! `--format sarif`: a SARIF 2.1.0 log with one run.
+//!
+//! One rule per violation kind that occurs (rule id = the kind), plus `unverifiable`. Each
+//! result's primary location is the CUDA file and line when `.loc` gives one (else the PTX
+//! line); `relatedLocations` hold the other locations involved and the PTX lines.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::report::{self, KernelReport, Location, RunReport};
+
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+fn rule_description(kind: &str) -> &'static str {
+    match kind {
+        "deadlock" => "Some execution blocks forever on a barrier.",
+        "barrier-count-mismatch" => "Operations of one barrier generation disagree on the count.",
+        "barrier-overflow" => "More threads registered on a barrier generation than its count.",
+        "no-waiter" => "A barrier generation completes with arrivals only; nobody waits.",
+        "unsafe-recycling" => {
+            "A barrier generation is not ordered after the previous generation of the same \
+             barrier, so different executions synchronize different operations."
+        }
+        "invalid-barrier-id" => "A barrier id outside 0-15.",
+        "invalid-thread-count" => {
+            "A barrier thread count that is zero, not a multiple of the warp size, or larger \
+             than the CTA."
+        }
+        "barrier-divergence" => "Lanes of one warp execute different aligned barrier instructions.",
+        "race" => "Two unordered accesses to the same shared byte, at least one a write.",
+        "shared-out-of-bounds" => "A shared-memory access outside the CTA's shared window.",
+        "trap-reachable" => "A trap instruction is reachable.",
+        "unverifiable" => {
+            "The kernel could not be verified: synchronization or shared addresses depend on \
+             an unknown input, or the CTA shape is unknown."
+        }
+        k if k.starts_with("mbarrier-") => "An mbarrier protocol error.",
+        _ => "A synchronization violation.",
+    }
+}
+
+/// A relative URI for a path (SARIF wants `/` separators and no `./`).
+fn uri(path: &str) -> String {
+    let p = Path::new(path);
+    let rel = match std::env::current_dir() {
+        Ok(cwd) if p.is_absolute() => p.strip_prefix(&cwd).unwrap_or(p),
+        _ => p,
+    };
+    let s = rel.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
+}
+
+fn physical(file: &str, line: u32, column: u32) -> Value {
+    let mut region = json!({ "startLine": line.max(1) });
+    if column > 0 {
+        region["startColumn"] = json!(column);
+    }
+    json!({
+        "physicalLocation": {
+            "artifactLocation": { "uri": uri(file) },
+            "region": region,
+        }
+    })
+}
+
+fn primary(loc: &Location) -> Value {
+    match &loc.cuda_file {
+        Some(file) => physical(file, loc.cuda_line, loc.cuda_column),
+        None => physical(&loc.ptx_file, loc.ptx_line, loc.ptx_column),
+    }
+}
+
+fn with_message(mut value: Value, id: usize, text: String) -> Value {
+    value["id"] = json!(id);
+    value["message"] = json!({ "text": text });
+    value
+}
+
+/// Related locations: the other locations of the result, then every location's PTX line.
+fn related(locations: &[Location]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for loc in locations.iter().skip(1) {
+        let text = if loc.label.is_empty() {
+            loc.opcode.clone()
+        } else {
+            loc.label.clone()
+        };
+        out.push(with_message(primary(loc), out.len(), text));
+    }
+    for loc in locations {
+        if loc.cuda_file.is_some() {
+            let value = physical(&loc.ptx_file, loc.ptx_line, loc.ptx_column);
+            let text = format!("PTX: {}", loc.opcode);
+            out.push(with_message(value, out.len(), text));
+        }
+    }
+    out
+}
+
+fn result(
+    kernel: &KernelReport,
+    rule: &str,
+    level: &str,
+    message: String,
+    locations: &[Location],
+) -> Value {
+    let mut result = json!({
+        "ruleId": rule,
+        "level": level,
+        "message": { "text": message },
+        "locations": [],
+        "properties": {
+            "kernel": kernel.kernel,
+            "ptxFile": kernel.file.path.display().to_string(),
+        },
+    });
+    match locations.first() {
+        Some(first) => result["locations"] = json!([primary(first)]),
+        None => {
+            // Nothing to point at (no CTA shape): point at the PTX file.
+            result["locations"] = json!([{
+                "physicalLocation": {
+                    "artifactLocation": { "uri": uri(&kernel.file.path.display().to_string()) }
+                }
+            }]);
+        }
+    }
+    let related = related(locations);
+    if !related.is_empty() {
+        result["relatedLocations"] = json!(related);
+    }
+    result
+}
+
+/// Builds the SARIF log.
+pub fn document(run: &RunReport) -> Value {
+    let mut kinds = BTreeSet::new();
+    let mut results = Vec::new();
+    for kernel in &run.kernels {
+        for v in &kernel.violations {
+            kinds.insert(v.kind.clone());
+            let threads = report::describe_threads(&v.threads, weft_program::WARP_SIZE);
+            let mut message = format!("{} (kernel {}", v.message, kernel.kernel);
+            if !v.threads.is_empty() {
+                message.push_str(&format!("; {threads}"));
+            }
+            message.push(')');
+            results.push(result(kernel, &v.kind, "error", message, &v.locations));
+        }
+        if kernel.violations.is_empty() {
+            for u in &kernel.unverifiable {
+                kinds.insert("unverifiable".to_owned());
+                let mut message =
+                    format!("could not verify kernel {}: {}", kernel.kernel, u.reason);
+                if let Some(hint) = &u.hint {
+                    message.push_str(&format!(" ({hint})"));
+                }
+                let locations: Vec<Location> = u.location.iter().cloned().collect();
+                results.push(result(
+                    kernel,
+                    "unverifiable",
+                    "warning",
+                    message,
+                    &locations,
+                ));
+            }
+        }
+    }
+    for error in &run.errors {
+        results.push(json!({
+            "ruleId": "input-error",
+            "level": "error",
+            "message": { "text": error.message },
+            "locations": [physical(&error.file, error.line, error.column)],
+        }));
+        kinds.insert("input-error".to_owned());
+    }
+    let rules: Vec<Value> = kinds
+        .iter()
+        .map(|kind| {
+            let description = if kind == "input-error" {
+                "A PTX file could not be read or parsed."
+            } else {
+                rule_description(kind)
+            };
+            json!({
+                "id": kind,
+                "name": kind,
+                "shortDescription": { "text": description },
+            })
+        })
+        .collect();
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "weft",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://example.invalid/weft",
+                    "rules": rules,
+                }
+            },
+            "results": results,
+        }]
+    })
+}

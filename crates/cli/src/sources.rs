@@ -1,0 +1,113 @@
+//! Finding and caching the CUDA files that `.file` names.
+//!
+//! nvcc writes `.file` paths as it saw them: relative to the directory it ran in, or absolute
+//! on the machine that compiled. weft looks for the file relative to the current directory,
+//! then relative to the PTX file's directory, then by its basename next to the PTX. A file
+//! that is not found is not an error: the report shows the PTX line instead.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Where a `.file` path was found, and its text.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The path that was read.
+    pub path: PathBuf,
+    /// Its text.
+    pub text: Arc<str>,
+}
+
+/// A process-wide cache of CUDA files, keyed by (PTX directory, `.file` path).
+#[derive(Debug, Default)]
+pub struct SourceCache {
+    entries: Mutex<HashMap<(PathBuf, String), Option<Found>>>,
+}
+
+impl SourceCache {
+    /// The CUDA file `cuda` named by a `.file` of the PTX file `ptx`, if it can be found.
+    pub fn resolve(&self, ptx: &Path, cuda: &str) -> Option<Found> {
+        let ptx_dir = ptx.parent().unwrap_or(Path::new("")).to_path_buf();
+        let key = (ptx_dir.clone(), cuda.to_owned());
+        if let Some(found) = self.entries.lock().ok().and_then(|e| e.get(&key).cloned()) {
+            return found;
+        }
+        let found = candidates(&ptx_dir, cuda).into_iter().find_map(|path| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            Some(Found {
+                path,
+                text: Arc::from(text),
+            })
+        });
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.insert(key, found.clone());
+        }
+        found
+    }
+}
+
+fn candidates(ptx_dir: &Path, cuda: &str) -> Vec<PathBuf> {
+    let cuda_path = Path::new(cuda);
+    let mut out = vec![cuda_path.to_path_buf()];
+    if cuda_path.is_relative() {
+        out.push(ptx_dir.join(cuda_path));
+    }
+    if let Some(name) = cuda_path.file_name() {
+        out.push(ptx_dir.join(name));
+    }
+    out
+}
+
+/// The byte range to underline for a 1-based `line` and `column` (0 = the whole line) of
+/// `text`: from the column to the end of the token or statement, or the trimmed line.
+pub fn span_of(text: &str, line: u32, column: u32) -> Option<std::ops::Range<usize>> {
+    let start_of_line = line_start(text, line)?;
+    let rest = &text[start_of_line..];
+    let line_len = rest.find('\n').unwrap_or(rest.len());
+    let line_text = rest[..line_len].trim_end_matches('\r');
+    let trimmed_start = line_text.len() - line_text.trim_start().len();
+    let line_end = start_of_line + line_text.trim_end().len();
+    if column == 0 || (column as usize) > line_text.len() {
+        let start = start_of_line + trimmed_start;
+        return Some(start..line_end.max(start));
+    }
+    let start = start_of_line + column as usize - 1;
+    let from = &text[start..line_end.max(start)];
+    // PTX: underline the whole instruction up to its `;`. CUDA: the expression up to the next
+    // `;` or the end of the line, which is what a `.loc` column points into.
+    let len = from.find(';').map(|i| i + 1).unwrap_or(from.len());
+    let end = start + from[..len].trim_end().len();
+    Some(start..end.max(start + 1).min(text.len()))
+}
+
+fn line_start(text: &str, line: u32) -> Option<usize> {
+    if line == 0 {
+        return None;
+    }
+    if line == 1 {
+        return Some(0);
+    }
+    memchr_lines(text).nth(line as usize - 2).map(|i| i + 1)
+}
+
+fn memchr_lines(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.bytes()
+        .enumerate()
+        .filter(|&(_, b)| b == b'\n')
+        .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans() {
+        let text = "a\n\tbar.sync 1, 64;  // x\n  s[t] = v;\n";
+        assert_eq!(&text[span_of(text, 2, 2).unwrap()], "bar.sync 1, 64;");
+        assert_eq!(&text[span_of(text, 3, 0).unwrap()], "s[t] = v;");
+        assert_eq!(&text[span_of(text, 3, 10).unwrap()], "v;");
+        assert_eq!(&text[span_of(text, 1, 0).unwrap()], "a");
+        assert!(span_of(text, 9, 0).is_none());
+    }
+}

@@ -1,0 +1,267 @@
+//! rustc-like text output through codespan-reporting.
+//!
+//! Each violation is one diagnostic with a primary label (a caret line) under every source
+//! location involved: the CUDA line when `.loc` names a file that can be found, else the PTX
+//! line. Notes name threads as warp/lane ranges, barriers and counts. One summary line per
+//! kernel follows its diagnostics.
+
+use std::io;
+
+use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor::WriteColor};
+
+use crate::report::{KernelReport, Location, RunReport, Unverifiable, Verdict, Violation};
+use crate::sources::span_of;
+
+/// Options of the text writer.
+#[derive(Debug, Clone, Copy)]
+pub struct TextOptions {
+    /// Print the per-kernel statistics block.
+    pub stats: bool,
+}
+
+/// Writes every kernel's diagnostics and summary line, in order.
+pub fn write_run(
+    out: &mut dyn WriteColor,
+    run: &RunReport,
+    options: TextOptions,
+) -> io::Result<()> {
+    for kernel in &run.kernels {
+        write_kernel(out, kernel, options)?;
+    }
+    Ok(())
+}
+
+/// Writes `error: MESSAGE`; input errors read `error: file:line:col: message`.
+pub fn write_error(out: &mut dyn WriteColor, message: &str) -> io::Result<()> {
+    use codespan_reporting::term::termcolor::{Color, ColorSpec};
+    out.set_color(ColorSpec::new().set_fg(Some(Color::Red)).set_bold(true))?;
+    write!(out, "error")?;
+    out.reset()?;
+    writeln!(out, ": {message}")
+}
+
+/// A set of files for one diagnostic, each added once.
+struct Files {
+    files: SimpleFiles<String, std::sync::Arc<str>>,
+    ids: Vec<(String, usize)>,
+}
+
+impl Files {
+    fn new() -> Self {
+        Files {
+            files: SimpleFiles::new(),
+            ids: Vec::new(),
+        }
+    }
+
+    fn id(&mut self, name: &str, text: &std::sync::Arc<str>) -> usize {
+        if let Some((_, id)) = self.ids.iter().find(|(n, _)| n == name) {
+            return *id;
+        }
+        let id = self.files.add(name.to_owned(), text.clone());
+        self.ids.push((name.to_owned(), id));
+        id
+    }
+}
+
+/// Where a location is shown: the CUDA line if its file was found, else the PTX line.
+fn label_for(
+    files: &mut Files,
+    kernel: &KernelReport,
+    loc: &Location,
+    cuda_text: Option<&std::sync::Arc<str>>,
+) -> Option<Label<usize>> {
+    let cuda = match (&loc.cuda_file, cuda_text) {
+        (Some(name), Some(text)) => {
+            span_of(text, loc.cuda_line, loc.cuda_column).map(|span| (name, text, span))
+        }
+        _ => None,
+    };
+    if let Some((name, text, span)) = cuda {
+        let id = files.id(name, text);
+        let message = if loc.label.is_empty() {
+            format!("PTX line {}", loc.ptx_line)
+        } else {
+            format!("{} (PTX line {})", loc.label, loc.ptx_line)
+        };
+        return Some(Label::primary(id, span).with_message(message));
+    }
+    let text = &kernel.file.text;
+    let span = span_of(text, loc.ptx_line, loc.ptx_column)?;
+    let id = files.id(&kernel.file.path.display().to_string(), text);
+    let mut message = loc.label.clone();
+    if loc.cuda_file.is_some() {
+        // The CUDA file named by `.file` was not found: still say where it points.
+        let at = format!(
+            "{}:{}:{}",
+            loc.cuda_file.as_deref().unwrap_or(""),
+            loc.cuda_line,
+            loc.cuda_column
+        );
+        message = if message.is_empty() {
+            at
+        } else {
+            format!("{message} ({at})")
+        };
+    }
+    Some(Label::primary(id, span).with_message(message))
+}
+
+fn labels(
+    files: &mut Files,
+    kernel: &KernelReport,
+    locations: &[Location],
+    notes: &mut Vec<String>,
+) -> Vec<Label<usize>> {
+    let mut labels = Vec::new();
+    for loc in locations {
+        match label_for(files, kernel, loc, loc.cuda_text.as_ref()) {
+            Some(label) => labels.push(label),
+            None => notes.push(format!("{}: {}", loc.describe(), loc.label)),
+        }
+    }
+    labels
+}
+
+fn emit(out: &mut dyn WriteColor, files: &Files, diagnostic: &Diagnostic<usize>) -> io::Result<()> {
+    let config = term::Config::default();
+    term::emit(out, &config, &files.files, diagnostic).map_err(|e| match e {
+        codespan_reporting::files::Error::Io(e) => e,
+        other => io::Error::other(other.to_string()),
+    })
+}
+
+#[cold]
+fn write_violation(
+    out: &mut dyn WriteColor,
+    kernel: &KernelReport,
+    violation: &Violation,
+) -> io::Result<()> {
+    let mut files = Files::new();
+    let mut notes = Vec::new();
+    let labels = labels(&mut files, kernel, &violation.locations, &mut notes);
+    notes.extend(violation.notes.iter().cloned());
+    let diagnostic = Diagnostic::new(Severity::Error)
+        .with_code(violation.kind.clone())
+        .with_message(&violation.message)
+        .with_labels(labels)
+        .with_notes(notes);
+    emit(out, &files, &diagnostic)
+}
+
+#[cold]
+fn write_unverifiable(
+    out: &mut dyn WriteColor,
+    kernel: &KernelReport,
+    unverifiable: &Unverifiable,
+) -> io::Result<()> {
+    let mut files = Files::new();
+    let mut notes = Vec::new();
+    let locations: Vec<Location> = unverifiable.location.iter().cloned().collect();
+    let labels = labels(&mut files, kernel, &locations, &mut notes);
+    if let Some(register) = &unverifiable.register {
+        notes.push(format!("register `{register}` holds an unknown value"));
+    }
+    if !unverifiable.inputs.is_empty() {
+        notes.push(format!("it depends on {}", unverifiable.inputs.join(", ")));
+    }
+    if let Some(hint) = &unverifiable.hint {
+        notes.push(format!("help: {hint}"));
+    }
+    let diagnostic = Diagnostic::new(Severity::Warning)
+        .with_code("unverifiable")
+        .with_message(format!("could not verify: {}", unverifiable.reason))
+        .with_labels(labels)
+        .with_notes(notes);
+    emit(out, &files, &diagnostic)
+}
+
+/// The summary line: `kernel K in FILE: verified`.
+pub fn summary(kernel: &KernelReport) -> String {
+    let what = match kernel.verdict {
+        Verdict::Verified => "verified".to_owned(),
+        Verdict::Parsed => "parsed".to_owned(),
+        Verdict::Violation => {
+            let n = kernel.violations.len();
+            let mut kinds: Vec<&str> = kernel.violations.iter().map(|v| v.kind.as_str()).collect();
+            kinds.dedup();
+            format!(
+                "{n} violation{} ({})",
+                if n == 1 { "" } else { "s" },
+                kinds.join(", ")
+            )
+        }
+        Verdict::Unverifiable => {
+            let reasons: Vec<&str> = kernel
+                .unverifiable
+                .iter()
+                .map(|u| u.reason.as_str())
+                .collect();
+            format!("could not verify: {}", reasons.join("; "))
+        }
+    };
+    format!(
+        "kernel {} in {}: {what}",
+        kernel.kernel,
+        kernel.file.path.display()
+    )
+}
+
+fn write_kernel(
+    out: &mut dyn WriteColor,
+    kernel: &KernelReport,
+    options: TextOptions,
+) -> io::Result<()> {
+    for violation in &kernel.violations {
+        write_violation(out, kernel, violation)?;
+    }
+    if kernel.violations.is_empty() {
+        for unverifiable in &kernel.unverifiable {
+            write_unverifiable(out, kernel, unverifiable)?;
+        }
+    }
+    use codespan_reporting::term::termcolor::{Color, ColorSpec};
+    let color = match kernel.verdict {
+        Verdict::Verified | Verdict::Parsed => Color::Green,
+        Verdict::Violation => Color::Red,
+        Verdict::Unverifiable => Color::Yellow,
+    };
+    out.set_color(ColorSpec::new().set_fg(Some(color)).set_bold(true))?;
+    write!(out, "{}", summary(kernel))?;
+    out.reset()?;
+    writeln!(out)?;
+    if options.stats {
+        write_stats(out, kernel)?;
+    }
+    Ok(())
+}
+
+fn write_stats(out: &mut dyn WriteColor, kernel: &KernelReport) -> io::Result<()> {
+    let s = &kernel.stats;
+    let t = &s.stage_seconds;
+    writeln!(
+        out,
+        "  threads {}, commands {}, dynamic barriers {} ({} physical), shared addresses {}, \
+         race tests {} (naive pairs {}), instructions {}",
+        s.threads,
+        s.commands,
+        s.dynamic_barriers,
+        s.physical_barriers,
+        s.shared_addresses,
+        s.race_tests,
+        s.naive_race_pairs,
+        s.instructions
+    )?;
+    let memory = match kernel.peak_memory_kib {
+        Some(kib) => format!("{:.1} MiB", kib as f64 / 1024.0),
+        None => "unknown".to_owned(),
+    };
+    writeln!(
+        out,
+        "  time: parse {:.3}s, emulate {:.3}s, graph {:.3}s, race {:.3}s, total {:.3}s; \
+         peak memory {memory}",
+        t.parse, t.emulate, t.graph, t.race, s.seconds
+    )
+}

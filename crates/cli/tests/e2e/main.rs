@@ -1,0 +1,10 @@
+//! End-to-end tests of the `weft` binary: hand-written fixtures under `tests/fixtures/` and
+//! the project's samples (`samples/manifest.json`).
+//!
+//! Fixture runs use the fixtures directory as the current directory and relative file names,
+//! so reports contain stable paths without normalization.
+
+mod common;
+mod formats;
+mod parse_only;
+mod usage;
