@@ -247,7 +247,14 @@ impl Replayer<'_> {
         for p in &c.participants {
             self.stamp[p.thread.index()] = mark;
             let regs = &mut self.out.registrations[p.thread.index()];
-            if let Ok(i) = regs.binary_search_by_key(&p.command, |r| r.command) {
+            // The registration is almost always the thread's last (or nearly): look there
+            // first, a binary search over a long history misses the cache every step.
+            let near = regs.len().saturating_sub(4);
+            let i = match regs[near..].iter().rposition(|r| r.command == p.command) {
+                Some(k) => Some(near + k),
+                None => regs.binary_search_by_key(&p.command, |r| r.command).ok(),
+            };
+            if let Some(i) = i {
                 regs[i].node = Some(id);
             }
         }
@@ -400,9 +407,14 @@ impl Replayer<'_> {
             let mixed = group.iter().any(|e| e.2 != first_inst);
             let mut missing = Vec::new();
             if completed {
-                let present: FxHashSet<u32> = group.iter().map(|e| e.1.0).collect();
+                // `group` is sorted by thread: walk it alongside the warp's lanes.
+                let mut k = 0;
                 for t in (w * ws)..((w + 1) * ws).min(n) {
-                    if !present.contains(&t) && !self.file.has_exited(ThreadId(t)) {
+                    while k < group.len() && group[k].1.0 < t {
+                        k += 1;
+                    }
+                    let present = group.get(k).is_some_and(|e| e.1.0 == t);
+                    if !present && !self.file.has_exited(ThreadId(t)) {
                         missing.push((ThreadId(t), ()));
                     }
                 }
