@@ -1518,6 +1518,8 @@ fn decode(inst: &Instruction<'_>) -> Decoded {
             };
             match cmp {
                 Some(c) if ty.bits <= 64 && !(float && ty.bits < 32) => Op::Setp(c, b),
+                // Half-precision comparisons: the predicate is unknown.
+                Some(_) if float => Op::Float,
                 _ => Op::Unsupported,
             }
         }

@@ -606,3 +606,91 @@ fn samples_emulate() {
     }
     assert!(seen > 0);
 }
+
+#[test]
+fn unknown_guarded_store_is_may_and_clobbers() {
+    let body = r#"
+    .reg .b32 %r<6>;
+    .reg .pred %p1;
+    .shared .align 4 .b8 s[256];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    setp.lt.u32 %p1, %r2, %r1;
+    shl.b32 %r3, %r2, 2;
+    @%p1 st.shared.u32 [%r3], %r2;
+    @%p1 ld.shared.u32 %r4, [%r3];
+    bar.sync 0;
+    ld.shared.u32 %r5, [%r3];
+    ret;
+    "#;
+    let e = run(body, ".param .u32 n", &Config::default());
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    assert_eq!(
+        views(&e, 4),
+        vec![
+            CommandView::Access {
+                kind: AccessKind::Write,
+                addr: 16,
+                len: 4,
+                may: true
+            },
+            CommandView::Access {
+                kind: AccessKind::Read,
+                addr: 16,
+                len: 4,
+                may: true
+            },
+            sync(0, BarrierCount::All),
+            read(16, 4),
+            CommandView::Exit
+        ]
+    );
+}
+
+#[test]
+fn param_binding_syntax() {
+    let b: ParamBinding = "params+12:u32=4096".parse().unwrap();
+    assert_eq!(b.param, crate::ParamRef::Name("params".into()));
+    assert_eq!(b.offset, Some((12, crate::ScalarType::I32)));
+    assert_eq!(b.value, 4096);
+    let b: ParamBinding = "2=-1".parse().unwrap();
+    assert_eq!((b.param, b.value), (crate::ParamRef::Index(2), u64::MAX));
+    assert!("x".parse::<ParamBinding>().is_err());
+}
+
+#[test]
+fn struct_param_field_binding() {
+    let body = r#"
+    .reg .b32 %r<4>;
+    .reg .pred %p;
+    ld.param.u32 %r1, [P+12];
+    mov.u32 %r2, 0;
+L:
+    bar.sync 0;
+    add.s32 %r2, %r2, 1;
+    setp.lt.u32 %p, %r2, %r1;
+    @%p bra L;
+    ret;
+    "#;
+    let params = ".param .align 8 .b8 P[32]";
+    let (reason, _, sources) = unverifiable_reason(body, params, &Config::default());
+    assert!(
+        reason.contains("bytes at offset 12 of kernel parameter 0 `P`"),
+        "{reason}"
+    );
+    assert_eq!(
+        sources,
+        vec![ValueSource::Param {
+            index: 0,
+            name: "P".into(),
+            offset: Some(12)
+        }]
+    );
+    let cfg = Config {
+        params: vec!["P+12:u32=2".parse().unwrap()],
+        ..Config::default()
+    };
+    let e = run(body, params, &cfg);
+    assert!(e.unverifiable.is_empty());
+    assert_eq!(views(&e, 0).len(), 3);
+}
