@@ -159,13 +159,16 @@ fn main() {
             eprintln!("not well-synchronized: {:?}", analysis.violations.first());
             std::process::exit(1);
         };
+        let graph_hwm = vm_hwm_mb();
         let report = find_races(&program, hb, &Config::default());
         let total = start.elapsed().as_secs_f64();
         best_total = best_total.min(total);
         best_race = best_race.min(report.stats.seconds);
         println!(
-            "  run: barrier-graph {graph_s:.3} s, race {:.3} s, total {total:.3} s",
-            report.stats.seconds
+            "  run: barrier-graph {graph_s:.3} s, race {:.3} s, total {total:.3} s; \
+             VmHWM {graph_hwm:.0} MB after barrier-graph, {:.0} MB after race",
+            report.stats.seconds,
+            vm_hwm_mb()
         );
         last = Some((analysis.stats, report));
     }
