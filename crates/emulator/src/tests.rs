@@ -694,3 +694,70 @@ L:
     assert!(e.unverifiable.is_empty());
     assert_eq!(views(&e, 0).len(), 3);
 }
+
+/// Sample configurations from `samples/README.md` emulate completely (the later stages
+/// decide the verdicts).
+#[test]
+fn sample_configurations_emulate_completely() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let cases: [(&str, CtaShape, bool, &[&str]); 5] = [
+        (
+            "cudadma/single_buffer.ptx",
+            CtaShape::linear(192),
+            true,
+            &[],
+        ),
+        (
+            "classic/reduce_warp_tail.ptx",
+            CtaShape::linear(256),
+            true,
+            &[],
+        ),
+        (
+            "classic/transpose.ptx",
+            CtaShape { x: 32, y: 8, z: 1 },
+            false,
+            &[],
+        ),
+        (
+            "params/param_loop.ptx",
+            CtaShape::linear(128),
+            false,
+            &["1=4"],
+        ),
+        (
+            "mbarrier/mbar_pipeline.ptx",
+            CtaShape::linear(64),
+            false,
+            &[],
+        ),
+    ];
+    for (file, shape, warp_sync, params) in cases {
+        let Ok(text) = std::fs::read_to_string(dir.join(file)) else {
+            continue;
+        };
+        let module = ptx_parser::parse(&text).expect("sample parses");
+        let kernel = module.entries().next().expect("a kernel").name;
+        let cfg = Config {
+            threads: Some(shape),
+            warp_sync,
+            params: params.iter().map(|p| p.parse().expect("binding")).collect(),
+            ..Config::default()
+        };
+        let e = emulate(&module, kernel, &cfg).expect("emulates");
+        assert!(e.unverifiable.is_empty(), "{file}: {:?}", e.unverifiable);
+        assert!(e.findings.is_empty(), "{file}: {:?}", e.findings);
+        assert!(
+            e.program.threads.iter().all(|t| t.end == ThreadEnd::Exited),
+            "{file}"
+        );
+        if warp_sync {
+            assert!(
+                e.program
+                    .threads
+                    .iter()
+                    .all(|t| t.steps.len() == t.commands.len())
+            );
+        }
+    }
+}
