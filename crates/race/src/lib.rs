@@ -46,7 +46,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use weft_program::{AccessKind, CommandView, InstId, Program, ThreadId};
+use weft_program::{AccessKind, CommandView, InstId, Program, ThreadId, ThreadProgram};
 
 /// How many `(address, thread, thread)` entries [`Race::details`] keeps at most.
 pub const DETAILS_CAP: usize = 10_000;
@@ -239,63 +239,64 @@ struct Entry {
     index: u32,
 }
 
+/// Calls `f` with every entry of one thread, in program order.
+fn for_each_entry(t: usize, thread: &ThreadProgram, mut f: impl FnMut(Entry)) {
+    for (i, command) in thread.commands.iter().enumerate() {
+        let CommandView::Access {
+            kind, addr, len, ..
+        } = command.view()
+        else {
+            continue;
+        };
+        let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
+        let mut chunk = start / CHUNK;
+        while chunk * CHUNK < end {
+            let lo = start.max(chunk * CHUNK) - chunk * CHUNK;
+            let hi = end.min((chunk + 1) * CHUNK) - chunk * CHUNK;
+            f(Entry {
+                chunk: chunk as u32,
+                thread: t as u32,
+                writes: u8::from(kind.writes()),
+                mask: ((1u16 << hi) - (1u16 << lo)) as u8,
+                index: i as u32,
+            });
+            chunk += 1;
+        }
+    }
+}
+
+/// All entries, ordered by (chunk, thread, reads before writes, program index).
+///
+/// Each thread yields its entries in program order, so a stable counting sort on
+/// (chunk, writes) over the threads in order does it in linear time and with one array of
+/// entries; sparse address ranges fall back to a comparison sort.
 fn collect_entries(program: &Program) -> Vec<Entry> {
-    let per_thread: Vec<Vec<Entry>> = program
+    let (total, max_chunk) = program
         .threads
         .par_iter()
         .enumerate()
         .map(|(t, thread)| {
-            let mut out = Vec::new();
-            for (i, command) in thread.commands.iter().enumerate() {
-                let CommandView::Access {
-                    kind, addr, len, ..
-                } = command.view()
-                else {
-                    continue;
-                };
-                let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
-                let mut chunk = start / CHUNK;
-                while chunk * CHUNK < end {
-                    let lo = start.max(chunk * CHUNK) - chunk * CHUNK;
-                    let hi = end.min((chunk + 1) * CHUNK) - chunk * CHUNK;
-                    let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
-                    out.push(Entry {
-                        chunk: chunk as u32,
-                        thread: t as u32,
-                        writes: u8::from(kind.writes()),
-                        mask,
-                        index: i as u32,
-                    });
-                    chunk += 1;
-                }
-            }
-            out
+            let (mut n, mut max) = (0usize, 0u32);
+            for_each_entry(t, thread, |e| {
+                n += 1;
+                max = max.max(e.chunk);
+            });
+            (n, max)
         })
-        .collect();
-    sort_entries(per_thread)
-}
-
-/// Orders entries by (chunk, thread, reads before writes, program index). Each thread's
-/// entries come in program order, so a stable counting sort on (chunk, writes) over the
-/// threads in order does it in linear time; sparse address ranges fall back to a sort.
-fn sort_entries(per_thread: Vec<Vec<Entry>>) -> Vec<Entry> {
-    let total: usize = per_thread.iter().map(Vec::len).sum();
-    let max_chunk = per_thread
-        .iter()
-        .flatten()
-        .map(|e| e.chunk as usize)
-        .max()
-        .unwrap_or(0);
-    let buckets = 2 * (max_chunk + 1);
+        .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1.max(y.1)));
+    let buckets = 2 * (max_chunk as usize + 1);
     if buckets > 4 * total + (1 << 16) {
-        let mut entries = per_thread.concat();
+        let mut entries = Vec::with_capacity(total);
+        for (t, thread) in program.threads.iter().enumerate() {
+            for_each_entry(t, thread, |e| entries.push(e));
+        }
         entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes, e.index));
         return entries;
     }
     let bucket = |e: &Entry| 2 * e.chunk as usize + usize::from(e.writes);
     let mut starts = vec![0usize; buckets + 1];
-    for e in per_thread.iter().flatten() {
-        starts[bucket(e) + 1] += 1;
+    for (t, thread) in program.threads.iter().enumerate() {
+        for_each_entry(t, thread, |e| starts[bucket(&e) + 1] += 1);
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
@@ -310,13 +311,15 @@ fn sort_entries(per_thread: Vec<Vec<Entry>>) -> Vec<Entry> {
         };
         total
     ];
-    for e in per_thread.iter().flatten() {
-        let slot = &mut starts[bucket(e)];
-        entries[*slot] = *e;
-        *slot += 1;
+    for (t, thread) in program.threads.iter().enumerate() {
+        for_each_entry(t, thread, |e| {
+            let slot = &mut starts[bucket(&e)];
+            entries[*slot] = e;
+            *slot += 1;
+        });
     }
     // Within a chunk the buckets are (reads, writes), each in (thread, index) order; put
-    // each thread's reads and writes together.
+    // each thread's reads and writes together (two sorted runs: a linear merge).
     let mut ranges = chunk_ranges(&entries);
     ranges.retain(|r| r.len() > 1);
     let mut slices: Vec<&mut [Entry]> = Vec::with_capacity(ranges.len());

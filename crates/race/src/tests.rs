@@ -270,3 +270,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn sparse_addresses_take_the_comparison_sort() {
+    // Two words 1 GiB apart: too sparse for the counting sort.
+    let (report, expected) = check_text(&[
+        "write @0+4; write @1073741824+8",
+        "read @1073741828+4; read @0+2",
+    ]);
+    assert_eq!(pairs(&report), expected);
+    assert_eq!(report.races.len(), 2);
+    assert_eq!(report.stats.shared_addresses, 3);
+}
