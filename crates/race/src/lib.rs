@@ -31,7 +31,10 @@
 //! window)`: the window is a multiset of distinct (instruction, bytes) keys, so even a racy
 //! loop of a million dynamic pairs costs one test per access. A pair of accesses spanning
 //! several chunks is reported only in the chunk holding the first byte they share. Chunks are
-//! processed in parallel with rayon.
+//! processed in parallel with rayon. Entries are built in place by a linear counting sort
+//! (an access of `len` bytes makes `len / 4 + 1` entries at most, so memory is linear in the
+//! bytes accessed, not in the pairs), and the naive pair count the WEFT paper reports is
+//! computed arithmetically per chunk.
 //!
 //! Races are grouped by their (unordered) pair of static instructions, with the
 //! representative of the lowest thread pair and the number of racing thread pairs.
