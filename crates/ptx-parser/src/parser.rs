@@ -942,7 +942,11 @@ impl<'s> Parser<'s> {
         };
         let (opcode, modifiers) = word.split_once('.').unwrap_or((word, ""));
         let mut operands = Vec::new();
-        if !self.peek_punct(b';')? {
+        let t = self.peek()?;
+        if matches!(t.tok, Tok::Punct(b'}') | Tok::Eof) {
+            return Err(self.missing(&t, "';' after instruction"));
+        }
+        if t.tok != Tok::Punct(b';') {
             loop {
                 operands.push(self.operand(1)?);
                 if !self.eat_punct(b',')? {
