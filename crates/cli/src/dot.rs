@@ -37,7 +37,7 @@ pub fn render(run: &RunReport) -> String {
             let _ = writeln!(
                 out,
                 "    k{k}_n{n} [label={}, fillcolor={}];",
-                quote(&format!("bar {} gen {}", node.barrier, node.generation)),
+                quote(&node.label),
                 quote(color)
             );
         }

@@ -11,8 +11,6 @@
 //! any kernel could not be verified; else 0.
 
 #![deny(missing_docs)]
-// FIXME(integration): location helpers and options are used once the stages are wired.
-#![allow(dead_code)]
 
 mod cli;
 mod dot;
@@ -22,6 +20,7 @@ mod progress;
 mod report;
 mod sarif;
 mod sources;
+mod stages;
 mod text;
 
 use std::io::{IsTerminal, Write};

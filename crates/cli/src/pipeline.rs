@@ -59,6 +59,10 @@ pub struct ResolvedParam {
     pub index: usize,
     /// Byte offset inside the parameter.
     pub offset: u64,
+    /// Whether the spec named a field (`+OFFSET:TYPE`).
+    pub field: bool,
+    /// Whether the value is floating point.
+    pub float: bool,
     /// Little-endian value bytes.
     pub bytes: Vec<u8>,
     /// The spec as written.
@@ -163,6 +167,8 @@ fn resolve_params(
         out.push(ResolvedParam {
             index,
             offset,
+            field: spec.field.is_some(),
+            float,
             bytes,
             text: spec.text.clone(),
         });
@@ -270,7 +276,7 @@ pub fn run(
     }
 
     progress.start_kernels(jobs.len() as u64);
-    run.kernels = jobs
+    let results: Vec<Result<KernelReport, InputError>> = jobs
         .par_iter()
         .map(|job| {
             let Ok(file) = &read[job.file] else {
@@ -285,6 +291,12 @@ pub fn run(
         })
         .collect();
     progress.finish();
+    for result in results {
+        match result {
+            Ok(kernel) => run.kernels.push(kernel),
+            Err(error) => run.errors.push(error),
+        }
+    }
     Ok(run)
 }
 
@@ -329,11 +341,14 @@ pub fn location(
             format!("{label}, {inlined}")
         };
     }
-    let cuda_file = shown.and_then(|loc| sources.file(loc)).map(str::to_owned);
-    let cuda_text = cuda_file
-        .as_deref()
-        .and_then(|name| SOURCES.resolve(&file.path, name))
-        .map(|found| found.text);
+    // Name the CUDA file where it was found (what a user can open), else as `.file` wrote it.
+    let written = shown.and_then(|loc| sources.file(loc));
+    let found = written.and_then(|name| SOURCES.resolve(&file.path, name));
+    let cuda_file = match &found {
+        Some(found) => Some(found.path.display().to_string()),
+        None => written.map(str::to_owned),
+    };
+    let cuda_text = found.map(|found| found.text);
     Location {
         cuda_file,
         cuda_text,
@@ -361,7 +376,7 @@ fn verify_kernel(
     parse_seconds: f64,
     options: &Options,
     progress: &Progress,
-) -> KernelReport {
+) -> Result<KernelReport, InputError> {
     let start = Instant::now();
     let function = job.function;
     let mut report = KernelReport {
@@ -380,6 +395,7 @@ fn verify_kernel(
         params: job.params.iter().map(|p| p.text.clone()).collect(),
         violations: Vec::new(),
         unverifiable: Vec::new(),
+        notes: Vec::new(),
         stats: Stats::default(),
         peak_memory_kib: None,
         dot: None,
@@ -387,29 +403,22 @@ fn verify_kernel(
     report.stats.stage_seconds.parse = parse_seconds;
     if options.parse_only {
         report.stats.seconds = parse_seconds;
-        return report;
+        return Ok(report);
     }
 
-    progress.kernel_stage("emulate", function.name);
-    let _ = module;
-    // FIXME(integration): the emulator, barrier-graph and race stages are not in the
-    // workspace yet. Wire them here, stage by stage:
-    //   1. emulator::emulate(module, name, &Config { .. }) -> Emulation | Error
-    //      (Error::NoCtaShape -> unverifiable "no CTA shape; pass -n")
-    //   2. barrier_graph::analyze(&emulation.program) -> violations, graph, happens_before
-    //   3. race::find_races(&program, &happens_before, &race::Config { .. }) -> races
-    report.unverifiable.push(crate::report::Unverifiable {
-        reason: "this build of weft has no emulator stage yet".to_owned(),
-        location: None,
-        register: None,
-        inputs: Vec::new(),
-        hint: Some("use --parse-only to check syntax".to_owned()),
-    });
+    if let Err(e) = crate::stages::verify(&mut report, module, &job.params, options, progress) {
+        return Err(InputError {
+            file: file.path.display().to_string(),
+            line: e.line,
+            column: 0,
+            message: format!("kernel `{}`: {}", function.name, e.message),
+        });
+    }
 
     report.stats.seconds = parse_seconds + start.elapsed().as_secs_f64();
     report.peak_memory_kib = peak_memory_kib();
     report.settle();
-    report
+    Ok(report)
 }
 
 #[cfg(test)]

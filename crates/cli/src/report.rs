@@ -174,10 +174,8 @@ pub struct StageTimes {
 /// A node of the barrier dependence graph, for `--dot`.
 #[derive(Debug, Clone)]
 pub struct DotNode {
-    /// The physical barrier id.
-    pub barrier: u32,
-    /// The generation.
-    pub generation: u32,
+    /// `bar ID gen G`.
+    pub label: String,
     /// Whether a violation names this barrier generation.
     pub violated: bool,
 }
@@ -210,6 +208,8 @@ pub struct KernelReport {
     pub violations: Vec<Violation>,
     /// Reasons the kernel could not be verified.
     pub unverifiable: Vec<Unverifiable>,
+    /// Approximations the emulator applied to this kernel (full sentences).
+    pub notes: Vec<String>,
     /// Measurements.
     pub stats: Stats,
     /// Peak resident memory of the process after this kernel, in KiB (Linux only).

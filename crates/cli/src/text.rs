@@ -119,7 +119,7 @@ fn labels(
     for loc in locations {
         match label_for(files, kernel, loc, loc.cuda_text.as_ref()) {
             Some(label) => labels.push(label),
-            None => notes.push(format!("{}: {}", loc.describe(), loc.label)),
+            None => notes.push(format!("note: at {}: {}", loc.describe(), loc.label)),
         }
     }
     labels
@@ -133,6 +133,26 @@ fn emit(out: &mut dyn WriteColor, files: &Files, diagnostic: &Diagnostic<usize>)
     })
 }
 
+/// The diagnostic's headline. A deadlock's message spells out every blocked generation,
+/// which the labels and notes show one by one, so its headline is the first clause.
+fn headline(violation: &Violation) -> &str {
+    if violation.kind == "deadlock" {
+        first_clause(&violation.message)
+    } else {
+        &violation.message
+    }
+}
+
+/// The text before the first `: ` or `. `.
+fn first_clause(message: &str) -> &str {
+    let end = [message.find(": "), message.find(". ")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(message.len());
+    &message[..end]
+}
+
 #[cold]
 fn write_violation(
     out: &mut dyn WriteColor,
@@ -142,10 +162,10 @@ fn write_violation(
     let mut files = Files::new();
     let mut notes = Vec::new();
     let labels = labels(&mut files, kernel, &violation.locations, &mut notes);
-    notes.extend(violation.notes.iter().cloned());
+    notes.extend(violation.notes.iter().map(|n| format!("note: {n}")));
     let diagnostic = Diagnostic::new(Severity::Error)
         .with_code(violation.kind.clone())
-        .with_message(&violation.message)
+        .with_message(headline(violation))
         .with_labels(labels)
         .with_notes(notes);
     emit(out, &files, &diagnostic)
@@ -162,10 +182,15 @@ fn write_unverifiable(
     let locations: Vec<Location> = unverifiable.location.iter().cloned().collect();
     let labels = labels(&mut files, kernel, &locations, &mut notes);
     if let Some(register) = &unverifiable.register {
-        notes.push(format!("register `{register}` holds an unknown value"));
+        notes.push(format!(
+            "note: register `{register}` holds an unknown value"
+        ));
     }
     if !unverifiable.inputs.is_empty() {
-        notes.push(format!("it depends on {}", unverifiable.inputs.join(", ")));
+        notes.push(format!(
+            "note: it depends on {}",
+            unverifiable.inputs.join(", ")
+        ));
     }
     if let Some(hint) = &unverifiable.hint {
         notes.push(format!("help: {hint}"));
@@ -197,7 +222,7 @@ pub fn summary(kernel: &KernelReport) -> String {
             let reasons: Vec<&str> = kernel
                 .unverifiable
                 .iter()
-                .map(|u| u.reason.as_str())
+                .map(|u| first_clause(&u.reason))
                 .collect();
             format!("could not verify: {}", reasons.join("; "))
         }

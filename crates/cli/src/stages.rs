@@ -1,0 +1,581 @@
+//! Runs the emulator, barrier-graph and race stages for one kernel and turns their typed
+//! findings into [`crate::report`] records.
+//!
+//! Each stage's output is translated once, here, with every instruction resolved to its PTX
+//! and CUDA locations; the writers never see a stage type.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use barrier_graph::{BlockedGeneration, SyncViolation, ThreadState};
+use emulator::{Emulation, FindingKind, ValueSource};
+use ptx_parser::Module;
+use weft_program::{BarrierKey, CtaShape, InstId, Program, ThreadId};
+
+use crate::pipeline::{Options, ResolvedParam, location};
+use crate::report::{
+    self, DotGraph, DotNode, KernelReport, Location, PtxFile, ThreadRange, Unverifiable, Violation,
+};
+
+/// A per-kernel error that is the input's fault (exit status 2), not a verdict.
+#[derive(Debug)]
+pub struct KernelInputError {
+    /// 1-based PTX line, 0 when unknown.
+    pub line: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn warp_size(program: &Program) -> u32 {
+    program.warp_size.max(1)
+}
+
+fn ranges_of(ranges: &[barrier_graph::ThreadRange]) -> Vec<ThreadRange> {
+    ranges
+        .iter()
+        .map(|r| ThreadRange {
+            first: r.first.0,
+            last: r.last.0,
+        })
+        .collect()
+}
+
+fn describe(ranges: &[ThreadRange], program: &Program) -> String {
+    report::describe_threads(ranges, warp_size(program))
+}
+
+fn one_thread(thread: ThreadId, program: &Program) -> String {
+    let ws = warp_size(program);
+    format!("warp {} lane {}", thread.warp(ws), thread.lane(ws))
+}
+
+fn barrier_name(key: BarrierKey) -> String {
+    match key {
+        BarrierKey::Named(id) => format!("barrier {id}"),
+        BarrierKey::Warp(w) => format!("the warp barrier of warp {w}"),
+    }
+}
+
+/// The emulator's binding for a resolved `--param`.
+fn binding(param: &ResolvedParam) -> emulator::ParamBinding {
+    let mut bits = [0u8; 8];
+    let n = param.bytes.len().min(8);
+    bits[..n].copy_from_slice(&param.bytes[..n]);
+    let ty = match (param.float, param.bytes.len()) {
+        (true, 4) => emulator::ScalarType::F32,
+        (true, _) => emulator::ScalarType::F64,
+        (false, 1) => emulator::ScalarType::I8,
+        (false, 2) => emulator::ScalarType::I16,
+        (false, 4) => emulator::ScalarType::I32,
+        (false, _) => emulator::ScalarType::I64,
+    };
+    emulator::ParamBinding {
+        param: emulator::ParamRef::Index(param.index as u32),
+        offset: param
+            .field
+            .then(|| (u32::try_from(param.offset).unwrap_or(u32::MAX), ty)),
+        value: u64::from_le_bytes(bits),
+    }
+}
+
+/// Runs every stage on one kernel, filling `report`.
+pub fn verify(
+    report: &mut KernelReport,
+    module: &Module<'_>,
+    params: &[ResolvedParam],
+    options: &Options,
+    progress: &crate::progress::Progress,
+) -> Result<(), KernelInputError> {
+    let file = report.file.clone();
+    let kernel = report.kernel.clone();
+
+    progress.kernel_stage("emulate", &kernel);
+    let start = Instant::now();
+    let config = emulator::Config {
+        threads: options.threads.map(|[x, y, z]| CtaShape { x, y, z }),
+        cta: options.cta,
+        grid: options.grid,
+        warp_sync: options.warp_sync,
+        params: params.iter().map(binding).collect(),
+        ..emulator::Config::default()
+    };
+    let emulated = emulator::emulate(module, &kernel, &config);
+    report.stats.stage_seconds.emulate = start.elapsed().as_secs_f64();
+    let emulation = match emulated {
+        Ok(emulation) => emulation,
+        Err(emulator::Error::NoCtaShape { .. }) => {
+            report.cta_shape = None;
+            report.unverifiable.push(Unverifiable {
+                reason: "no CTA shape".to_owned(),
+                location: None,
+                register: None,
+                inputs: Vec::new(),
+                hint: Some(
+                    "the kernel declares neither .reqntid nor .maxntid; pass the shape with \
+                     -n/--threads, e.g. -n 256 or -n 32x8"
+                        .to_owned(),
+                ),
+            });
+            return Ok(());
+        }
+        Err(emulator::Error::Lowering { line, message }) => {
+            return Err(KernelInputError { line, message });
+        }
+        Err(other) => {
+            return Err(KernelInputError {
+                line: 0,
+                message: other.to_string(),
+            });
+        }
+    };
+    let program = &emulation.program;
+    let shape = program.shape;
+    report.cta_shape = Some([shape.x, shape.y, shape.z]);
+    report.notes.extend(emulation.notes.iter().cloned());
+    report.stats.threads = u64::from(program.num_threads());
+    report.stats.commands = emulation.stats.commands;
+    report.stats.instructions = emulation.stats.instructions;
+
+    report.violations.extend(findings(&file, &emulation));
+    if !emulation.unverifiable.is_empty() {
+        for u in &emulation.unverifiable {
+            report.unverifiable.push(unverifiable(&file, &emulation, u));
+        }
+        // The programs are incomplete or depend on unknown inputs: the later stages would
+        // check something other than the kernel.
+        return Ok(());
+    }
+
+    progress.kernel_stage("barrier graph", &kernel);
+    let start = Instant::now();
+    let analysis = barrier_graph::analyze(program);
+    report.stats.stage_seconds.graph = start.elapsed().as_secs_f64();
+    report.stats.dynamic_barriers = analysis.stats.dynamic_barriers as u64;
+    report.stats.physical_barriers = analysis.stats.physical_barriers as u64;
+    for v in &analysis.violations {
+        report.violations.push(sync_violation(&file, &emulation, v));
+    }
+    if options.dot {
+        report.dot = Some(dot_graph(&analysis));
+    }
+
+    let Some(happens_before) = &analysis.happens_before else {
+        // Not well-synchronized: there is no happens-before relation to test races against.
+        return Ok(());
+    };
+    progress.kernel_stage("race", &kernel);
+    let start = Instant::now();
+    let races = race::find_races(
+        program,
+        happens_before,
+        &race::Config {
+            warp_sync: options.warp_sync,
+            detail: options.detail,
+        },
+    );
+    report.stats.stage_seconds.race = start.elapsed().as_secs_f64();
+    report.stats.shared_addresses = races.stats.shared_addresses;
+    report.stats.race_tests = races.stats.race_tests;
+    report.stats.naive_race_pairs = races.stats.naive_pairs;
+    for r in &races.races {
+        report.violations.push(race_violation(&file, &emulation, r));
+    }
+    Ok(())
+}
+
+/// `buf+128`, or `0x80` outside every known symbol.
+fn shared_name(emulation: &Emulation, addr: u32) -> String {
+    let symbol = emulation.shared.iter().find(|s| {
+        addr >= s.offset
+            && s.size
+                .is_none_or(|size| u64::from(addr) < u64::from(s.offset) + u64::from(size))
+    });
+    match symbol {
+        Some(s) if addr == s.offset => format!("`{}`", s.name),
+        Some(s) => format!("`{}`+{}", s.name, addr - s.offset),
+        None => format!("address {addr:#x}"),
+    }
+}
+
+#[cold]
+fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
+    // One violation per (kind, instruction), naming every thread that hit it.
+    let mut groups: BTreeMap<(u8, InstId), (Vec<u32>, &str)> = BTreeMap::new();
+    for f in &emulation.findings {
+        let kind = match f.kind {
+            FindingKind::SharedOutOfBounds => 0,
+            FindingKind::TrapReachable => 1,
+            FindingKind::MbarrierProtocol => 2,
+        };
+        let entry = groups
+            .entry((kind, f.inst))
+            .or_insert_with(|| (Vec::new(), f.message.as_str()));
+        entry.0.push(f.thread.0);
+    }
+    let program = &emulation.program;
+    groups
+        .into_iter()
+        .map(|((kind, inst), (threads, message))| {
+            let kind = [
+                "shared-out-of-bounds",
+                "trap-reachable",
+                "mbarrier-protocol",
+            ][usize::from(kind)];
+            let threads = report::thread_ranges(threads);
+            let who = describe(&threads, program);
+            Violation {
+                kind: kind.to_owned(),
+                message: message.to_owned(),
+                locations: vec![location(file, &emulation.sources, inst, who)],
+                threads,
+                barrier: None,
+                generation: None,
+                notes: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+#[cold]
+fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiable) -> Unverifiable {
+    let label = match (&u.register, u.thread) {
+        (Some(reg), Some(t)) => format!(
+            "`{reg}` is unknown here (in {})",
+            one_thread(t, &emulation.program)
+        ),
+        (Some(reg), None) => format!("`{reg}` is unknown here"),
+        (None, Some(t)) => format!("in {}", one_thread(t, &emulation.program)),
+        (None, None) => String::new(),
+    };
+    let location = u
+        .inst
+        .map(|inst| location(file, &emulation.sources, inst, label));
+    let mut hints = Vec::new();
+    for source in &u.sources {
+        if let ValueSource::Param {
+            index,
+            name,
+            offset,
+        } = source
+        {
+            let hint = match offset {
+                None => format!("--param {index}=VALUE (or --param {name}=VALUE)"),
+                Some(o) => format!("--param {name}+{o}:TYPE=VALUE"),
+            };
+            if !hints.contains(&hint) {
+                hints.push(hint);
+            }
+        }
+    }
+    let hint = if hints.is_empty() {
+        None
+    } else {
+        Some(format!("fix the input with {}", hints.join(", ")))
+    };
+    Unverifiable {
+        reason: u.reason.clone(),
+        location,
+        register: u.register.clone(),
+        inputs: u.sources.iter().map(|s| s.to_string()).collect(),
+        hint,
+    }
+}
+
+/// Locations of a blocked generation: one per blocking or arriving instruction.
+fn blocked_locations(
+    file: &PtxFile,
+    emulation: &Emulation,
+    b: &BlockedGeneration,
+    out: &mut Vec<Location>,
+) {
+    let program = &emulation.program;
+    let mut per_inst: Vec<(InstId, Vec<ThreadRange>, &str)> = Vec::new();
+    let groups = b
+        .blocked
+        .iter()
+        .map(|(r, i)| (r, i, "blocked"))
+        .chain(b.arrived.iter().map(|(r, i)| (r, i, "arrived")));
+    for (range, inst, what) in groups {
+        let r = ThreadRange {
+            first: range.first.0,
+            last: range.last.0,
+        };
+        match per_inst
+            .iter_mut()
+            .find(|(i, _, w)| i == inst && *w == what)
+        {
+            Some((_, ranges, _)) => ranges.push(r),
+            None => per_inst.push((*inst, vec![r], what)),
+        }
+    }
+    for (inst, ranges, what) in per_inst {
+        let label = format!(
+            "{} {what} at {} generation {} ({} of {} threads arrived)",
+            describe(&ranges, program),
+            barrier_name(b.key),
+            b.generation,
+            b.registered,
+            b.expected
+        );
+        out.push(location(file, &emulation.sources, inst, label));
+    }
+}
+
+fn blocked_note(emulation: &Emulation, b: &BlockedGeneration) -> String {
+    let program = &emulation.program;
+    let mut note = format!(
+        "{} generation {}: {} of {} threads arrived",
+        barrier_name(b.key),
+        b.generation,
+        b.registered,
+        b.expected
+    );
+    let join = |items: &[(barrier_graph::ThreadRange, InstId)]| {
+        let ranges: Vec<ThreadRange> = items
+            .iter()
+            .map(|(r, _)| ThreadRange {
+                first: r.first.0,
+                last: r.last.0,
+            })
+            .collect();
+        describe(&ranges, program)
+    };
+    if !b.blocked.is_empty() {
+        note.push_str(&format!("; blocked: {}", join(&b.blocked)));
+    }
+    if !b.arrived.is_empty() {
+        note.push_str(&format!("; arrived: {}", join(&b.arrived)));
+    }
+    if !b.absent.is_empty() {
+        let absent: Vec<String> = b
+            .absent
+            .iter()
+            .map(|(r, state)| {
+                let who = describe(
+                    &[ThreadRange {
+                        first: r.first.0,
+                        last: r.last.0,
+                    }],
+                    program,
+                );
+                match state {
+                    ThreadState::Blocked {
+                        key, generation, ..
+                    } => format!(
+                        "{who} (blocked at {} generation {generation})",
+                        barrier_name(*key)
+                    ),
+                    ThreadState::Exited => format!("{who} (exited)"),
+                    ThreadState::Stopped => format!("{who} (stopped)"),
+                }
+            })
+            .collect();
+        note.push_str(&format!("; never came: {}", absent.join(", ")));
+    }
+    note
+}
+
+#[cold]
+fn sync_violation(file: &PtxFile, emulation: &Emulation, v: &SyncViolation) -> Violation {
+    let program = &emulation.program;
+    let mut locations = Vec::new();
+    let mut notes = Vec::new();
+    for b in &v.blocked {
+        blocked_locations(file, emulation, b, &mut locations);
+        notes.push(blocked_note(emulation, b));
+    }
+    if !v.cycle.is_empty() {
+        let mut steps: Vec<String> = v
+            .cycle
+            .iter()
+            .map(|(key, generation)| format!("{} generation {generation}", barrier_name(*key)))
+            .collect();
+        steps.push(steps[0].clone());
+        notes.push(format!("wait-for cycle: {}", steps.join(" -> ")));
+    }
+    let mut seen: Vec<InstId> = Vec::new();
+    if v.blocked.is_empty() {
+        for c in &v.commands {
+            if seen.contains(&c.inst) {
+                continue;
+            }
+            seen.push(c.inst);
+            let command = program
+                .threads
+                .get(c.thread.index())
+                .and_then(|t| t.commands.get(c.index as usize))
+                .map(|c| format!("`{c}`"))
+                .unwrap_or_default();
+            let label = format!("{command} by {}", one_thread(c.thread, program))
+                .trim()
+                .to_owned();
+            locations.push(location(file, &emulation.sources, c.inst, label));
+        }
+    }
+    if let Some((registered, expected)) = v.counts.filter(|_| v.blocked.is_empty()) {
+        notes.push(format!("{registered} of {expected} threads registered"));
+    }
+    let threads = ranges_of(&v.threads);
+    if !threads.is_empty() && v.blocked.is_empty() {
+        notes.push(format!("threads: {}", describe(&threads, program)));
+    }
+    Violation {
+        kind: v.kind.as_str().to_owned(),
+        message: v.message.clone(),
+        locations,
+        threads,
+        barrier: match v.barrier {
+            Some(BarrierKey::Named(id)) => Some(id),
+            _ => None,
+        },
+        generation: v.generations.first().copied(),
+        notes,
+    }
+}
+
+fn access_label(site: &race::AccessSite, program: &Program) -> String {
+    let what = match site.kind {
+        weft_program::AccessKind::Read => "read",
+        weft_program::AccessKind::Write => "write",
+        weft_program::AccessKind::Atomic => "atomic",
+    };
+    let may = if site.may {
+        " (may happen: under an input-dependent branch)"
+    } else {
+        ""
+    };
+    format!(
+        "{what} of {} bytes by {}{may}",
+        site.len,
+        one_thread(site.thread, program)
+    )
+}
+
+#[cold]
+fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Violation {
+    let program = &emulation.program;
+    let message = format!(
+        "{} on shared {}",
+        r.hazard.as_str(),
+        shared_name(emulation, r.addr)
+    );
+    let locations = vec![
+        location(
+            file,
+            &emulation.sources,
+            r.first.inst,
+            access_label(&r.first, program),
+        ),
+        location(
+            file,
+            &emulation.sources,
+            r.second.inst,
+            access_label(&r.second, program),
+        ),
+    ];
+    let mut notes = vec![format!(
+        "{} and {} are not ordered by any barrier{}",
+        one_thread(r.first.thread, program),
+        one_thread(r.second.thread, program),
+        if r.thread_pairs > 1 {
+            format!(
+                "; {} thread pairs race on these two instructions",
+                r.thread_pairs
+            )
+        } else {
+            String::new()
+        }
+    )];
+    for (addr, a, b) in &r.details {
+        notes.push(format!(
+            "{}: {} and {}",
+            shared_name(emulation, *addr),
+            one_thread(*a, program),
+            one_thread(*b, program)
+        ));
+    }
+    if r.details_truncated {
+        notes.push(format!(
+            "(only the first {} racing pairs are listed)",
+            r.details.len()
+        ));
+    }
+    Violation {
+        kind: "race".to_owned(),
+        message,
+        locations,
+        threads: report::thread_ranges([r.first.thread.0, r.second.thread.0]),
+        barrier: None,
+        generation: None,
+        notes,
+    }
+}
+
+fn dot_graph(analysis: &barrier_graph::Analysis) -> DotGraph {
+    let violated = |key: BarrierKey, generation: u32| {
+        analysis
+            .violations
+            .iter()
+            .any(|v| v.barrier == Some(key) && v.generations.contains(&generation))
+    };
+    let label = |key: BarrierKey, generation: u32| match key {
+        BarrierKey::Named(id) => format!("bar {id} gen {generation}"),
+        BarrierKey::Warp(w) => format!("warp {w} gen {generation}"),
+    };
+    let mut graph = DotGraph {
+        nodes: analysis
+            .graph
+            .nodes
+            .iter()
+            .map(|n| DotNode {
+                label: label(n.key, n.generation),
+                violated: violated(n.key, n.generation),
+            })
+            .collect(),
+        edges: analysis
+            .graph
+            .edges
+            .iter()
+            .map(|(a, b)| (a.index(), b.index()))
+            .collect(),
+    };
+    // Generations a deadlock left open are not dynamic barriers; show them too.
+    for v in &analysis.violations {
+        for b in &v.blocked {
+            graph.nodes.push(DotNode {
+                label: format!("{} (blocked)", label(b.key, b.generation)),
+                violated: true,
+            });
+        }
+    }
+    graph
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_carry_the_value_bits() {
+        let p = ResolvedParam {
+            index: 1,
+            offset: 12,
+            field: true,
+            float: false,
+            bytes: vec![0x00, 0x10, 0, 0],
+            text: "1+12:u32=4096".into(),
+        };
+        let b = binding(&p);
+        assert_eq!(b.param, emulator::ParamRef::Index(1));
+        assert_eq!(b.offset, Some((12, emulator::ScalarType::I32)));
+        assert_eq!(b.value, 4096);
+        let p = ResolvedParam {
+            field: false,
+            offset: 0,
+            bytes: vec![0xff, 0xff],
+            ..p
+        };
+        let b = binding(&p);
+        assert_eq!((b.offset, b.value), (None, 0xffff));
+    }
+}
