@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 use weft_program::{
-    BarrierCount, BarrierFile, BarrierKey, BarrierOp, CommandView, InstId, Participant, Program,
-    Registered, SyncError, ThreadEnd, ThreadId,
+    BarrierFile, BarrierKey, BarrierOp, CommandView, InstId, Participant, Program, Registered,
+    SyncError, ThreadEnd, ThreadId,
 };
 
 use crate::report::{
@@ -300,59 +300,20 @@ impl Replayer<'_> {
                 false
             }
         };
-        let first = c.participants.first().copied();
-        match c.key {
-            BarrierKey::Named(_) => {
-                let all = first.is_some_and(|p| {
-                    matches!(
-                        self.program.threads[p.thread.index()]
-                            .commands
-                            .get(p.command as usize)
-                            .map(|c| c.view()),
-                        Some(CommandView::Barrier {
-                            count: BarrierCount::All,
-                            ..
-                        })
-                    )
-                });
-                if all {
-                    for &t in &self.exit_order {
-                        if self.stamp[t.index()] != mark {
-                            exit_of(t, &mut out, &self.out.exit_index);
-                        }
-                    }
-                } else {
-                    let mut warps: Vec<u32> =
-                        c.participants.iter().map(|p| p.thread.0 / ws).collect();
-                    warps.sort_unstable();
-                    warps.dedup();
-                    for w in warps {
-                        for t in (w * ws)..((w + 1) * ws).min(n) {
-                            let t = ThreadId(t);
-                            if self.stamp[t.index()] != mark
-                                && !exit_of(t, &mut out, &self.out.exit_index)
-                            {
-                                self.out.uncounted.push((id, t));
-                            }
-                        }
-                    }
-                }
-            }
-            BarrierKey::Warp(w) => {
-                let mask = first.map_or(0, |p| {
-                    match self.program.threads[p.thread.index()]
-                        .commands
-                        .get(p.command as usize)
-                        .map(|c| c.view())
-                    {
-                        Some(CommandView::WarpSync { mask }) => mask,
-                        _ => 0,
-                    }
-                });
-                for lane in 0..ws.min(32) {
-                    let t = w * ws + lane;
-                    if t < n && mask & (1 << lane) != 0 && self.stamp[t as usize] != mark {
-                        exit_of(ThreadId(t), &mut out, &self.out.exit_index);
+        for &t in &c.counted_exits {
+            exit_of(t, &mut out, &self.out.exit_index);
+        }
+        // A counted named barrier stands for whole warps: lanes of a registered warp that
+        // neither registered nor were counted as exited must exit after this completion.
+        if matches!(c.key, BarrierKey::Named(_)) && !c.all_threads {
+            let mut warps: Vec<u32> = c.participants.iter().map(|p| p.thread.0 / ws).collect();
+            warps.sort_unstable();
+            warps.dedup();
+            for w in warps {
+                for t in (w * ws)..((w + 1) * ws).min(n) {
+                    let t = ThreadId(t);
+                    if self.stamp[t.index()] != mark && c.counted_exits.binary_search(&t).is_err() {
+                        self.out.uncounted.push((id, t));
                     }
                 }
             }

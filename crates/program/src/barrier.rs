@@ -25,6 +25,9 @@ use thiserror::Error;
 
 use crate::{BarrierCount, BarrierOp, ThreadId};
 
+/// The configuration of a generation opened without a count.
+const ALL_THREADS_CONFIG: u32 = u32::MAX;
+
 /// Named barriers per CTA.
 pub const NUM_NAMED_BARRIERS: u32 = 16;
 
@@ -69,6 +72,11 @@ pub struct Completion {
     /// Every registration of the generation, in registration order. The blocking ones
     /// (`op.blocks()`) are the threads that wake now.
     pub participants: Vec<Participant>,
+    /// Exited threads that counted as registered (the rules in the module doc), in thread
+    /// order. Later stages take this list rather than re-deriving the rule.
+    pub counted_exits: Vec<ThreadId>,
+    /// Whether some registration had no count (a barrier for all threads of the CTA).
+    pub all_threads: bool,
 }
 
 /// The result of a successful registration.
@@ -132,7 +140,11 @@ pub enum SyncError {
         participant: Participant,
     },
     /// Two operations of one generation with different counts (or warp masks).
-    #[error("{key} generation {generation}: configured for {configured} but registered with {got}")]
+    #[error(
+        "{key} generation {generation}: configured for {} but registered with {}",
+        describe_config(*key, *configured),
+        describe_config(*key, *got)
+    )]
     CountMismatch {
         /// The barrier.
         key: BarrierKey,
@@ -175,11 +187,23 @@ pub enum SyncError {
     },
 }
 
+/// How a configuration reads in a message: a count of threads, "all threads", or a mask.
+fn describe_config(key: BarrierKey, config: u32) -> String {
+    match key {
+        BarrierKey::Warp(_) => format!("mask {config:#x}"),
+        BarrierKey::Named(_) if config == ALL_THREADS_CONFIG => "all threads (no count)".into(),
+        BarrierKey::Named(_) => format!("{config} threads"),
+    }
+}
+
 /// A generation in progress.
 #[derive(Debug, Clone)]
 struct Open {
     /// Configured count (named) or mask (warp).
     config: u32,
+    /// The generation is for all threads (no count): every exited thread counts as
+    /// registered.
+    all: bool,
     expected: u32,
     red: bool,
     /// Registrations (duplicates allowed: a warp may arrive twice).
@@ -284,8 +308,12 @@ impl BarrierFile {
                 n
             }
         };
+        // An operation without a count and one with a count never configure the same
+        // generation, even when the count equals the CTA size: PTX releases only the former
+        // when the missing threads have exited, so mixing them would make the outcome depend
+        // on when threads exit. The mismatch is reported.
         let config = match count {
-            BarrierCount::All => u32::MAX,
+            BarrierCount::All => ALL_THREADS_CONFIG,
             BarrierCount::Threads(n) => n,
         };
         self.register_key(
@@ -343,6 +371,7 @@ impl BarrierFile {
             };
             self.slots[index].open = Some(Open {
                 config,
+                all,
                 expected,
                 red: participant.op == BarrierOp::Red,
                 participants: Vec::new(),
@@ -375,7 +404,7 @@ impl BarrierFile {
             });
         }
         // A counted named barrier absorbs the exited lanes of each warp that registers.
-        if matches!(key, BarrierKey::Named(_)) && !all && !bit(&open.touched, warp) {
+        if matches!(key, BarrierKey::Named(_)) && !open.all && !bit(&open.touched, warp) {
             set_bit(&mut open.touched, warp);
             open.exited_counted += exited_in_warp;
         }
@@ -408,12 +437,39 @@ impl BarrierFile {
         let slot = &mut self.slots[index];
         let open = slot.open.take().expect("completing an open generation");
         slot.completed += 1;
+        let generation = slot.completed;
+        let counted_exits = self.counted_exits(key, &open);
         Completion {
             key,
-            generation: slot.completed,
+            generation,
             expected: open.expected,
             participants: open.participants,
+            counted_exits,
+            all_threads: open.all,
         }
+    }
+
+    /// The exited threads that `open` counts as registered: the same rule as the incremental
+    /// `exited_counted`, evaluated once at completion.
+    fn counted_exits(&self, key: BarrierKey, open: &Open) -> Vec<ThreadId> {
+        let mut out = Vec::new();
+        for (word, (exited, arrived)) in self.exited.iter().zip(&open.arrived).enumerate() {
+            let mut bits = exited & !arrived;
+            while bits != 0 {
+                let t = word as u32 * 64 + bits.trailing_zeros();
+                bits &= bits - 1;
+                let warp = t / self.warp_size;
+                let lane = t % self.warp_size;
+                let counts = match key {
+                    BarrierKey::Named(_) => open.all || bit(&open.touched, warp),
+                    BarrierKey::Warp(w) => w == warp && lane < 32 && open.config & (1 << lane) != 0,
+                };
+                if counts {
+                    out.push(ThreadId(t));
+                }
+            }
+        }
+        out
     }
 
     /// Records that `thread` exited. Returns the generations this completes (a barrier for
@@ -445,7 +501,7 @@ impl BarrierFile {
                 continue;
             }
             let counts = match key {
-                BarrierKey::Named(_) if open.config == u32::MAX => true,
+                BarrierKey::Named(_) if open.all => true,
                 BarrierKey::Named(_) => bit(&open.touched, warp),
                 BarrierKey::Warp(w) => w == warp && lane < 32 && open.config & (1 << lane) != 0,
             };
@@ -568,6 +624,8 @@ mod tests {
         let done = file.exit(ThreadId(2)).unwrap();
         assert_eq!(done.len(), 1);
         assert_eq!(done[0].participants, vec![p(0, BarrierOp::Sync)]);
+        assert_eq!(done[0].counted_exits, vec![ThreadId(1), ThreadId(2)]);
+        assert!(done[0].all_threads);
     }
 
     #[test]
@@ -623,6 +681,17 @@ mod tests {
             .unwrap();
         assert!(file.exit(ThreadId(0)).unwrap().is_empty());
         assert_eq!(file.open_generations()[0].registered, 1);
+    }
+
+    #[test]
+    fn all_threads_and_full_count_do_not_mix() {
+        let mut file = BarrierFile::new(2, 1);
+        file.register(p(0, BarrierOp::Sync), 0, BarrierCount::All)
+            .unwrap();
+        assert!(matches!(
+            file.register(p(1, BarrierOp::Sync), 0, BarrierCount::Threads(2)),
+            Err(SyncError::CountMismatch { .. })
+        ));
     }
 
     #[test]
