@@ -20,6 +20,8 @@ pub(crate) enum Tok<'s> {
     Punct(u8),
     /// End of input.
     Eof,
+    /// A lexical error; the parser holds the error itself.
+    Error,
 }
 
 /// A token with its position.
@@ -28,10 +30,10 @@ pub(crate) struct Token<'s> {
     pub tok: Tok<'s>,
     pub line: u32,
     pub col: u32,
-    /// Byte offset of the first byte.
-    pub start: usize,
+    /// Byte offset of the first byte (inputs are limited to `u32::MAX` bytes).
+    pub start: u32,
     /// Byte offset one past the last byte.
-    pub end: usize,
+    pub end: u32,
 }
 
 pub(crate) struct Lexer<'s> {
@@ -103,6 +105,11 @@ impl<'s> Lexer<'s> {
         self.src
     }
 
+    /// The current position as (line, column), for errors raised outside a token.
+    pub fn here(&self) -> (u32, u32) {
+        (self.line, self.col_at(self.pos))
+    }
+
     fn col_at(&self, pos: usize) -> u32 {
         u32::try_from(pos.saturating_sub(self.line_start) + 1).unwrap_or(u32::MAX)
     }
@@ -149,7 +156,11 @@ impl<'s> Lexer<'s> {
                 return Ok(());
             };
             if class(c) & SPACE != 0 {
-                self.pos += 1;
+                let rest = b.get(self.pos + 1..).unwrap_or(&[]);
+                self.pos += 1 + rest
+                    .iter()
+                    .position(|&n| class(n) & SPACE == 0)
+                    .unwrap_or(rest.len());
                 continue;
             }
             match c {
@@ -245,8 +256,8 @@ impl<'s> Lexer<'s> {
                 tok: Tok::Eof,
                 line,
                 col,
-                start,
-                end: start,
+                start: start as u32,
+                end: start as u32,
             });
         };
         let mut end = start + 1;
@@ -254,10 +265,15 @@ impl<'s> Lexer<'s> {
             && (c != b'%' || b.get(end).is_some_and(|&n| is_word_cont(n) && n != b'.'))
         {
             loop {
-                match b.get(end) {
-                    Some(&n) if is_word_cont(n) => end += 1,
-                    Some(b':') if b.get(end + 1) == Some(&b':') => end += 2,
-                    _ => break,
+                let rest = b.get(end..).unwrap_or(&[]);
+                end += rest
+                    .iter()
+                    .position(|&n| !is_word_cont(n))
+                    .unwrap_or(rest.len());
+                if b.get(end) == Some(&b':') && b.get(end + 1) == Some(&b':') {
+                    end += 2;
+                } else {
+                    break;
                 }
             }
             Tok::Word(self.slice(start, end))
@@ -323,8 +339,8 @@ impl<'s> Lexer<'s> {
             tok,
             line,
             col,
-            start,
-            end,
+            start: start as u32,
+            end: end as u32,
         })
     }
 

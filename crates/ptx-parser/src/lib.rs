@@ -36,5 +36,12 @@ pub struct ParseError {
 
 /// Parses a whole PTX module.
 pub fn parse(source: &str) -> Result<Module<'_>, ParseError> {
+    if u32::try_from(source.len()).is_err() {
+        return Err(ParseError {
+            line: 1,
+            column: 1,
+            message: "input larger than 4 GiB".into(),
+        });
+    }
     parser::Parser::new(source).module()
 }

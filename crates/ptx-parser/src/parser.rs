@@ -10,8 +10,12 @@ const SKIPPED_MODULE_DIRECTIVES: &[&str] = &[".alias"];
 
 pub(crate) struct Parser<'s> {
     lex: Lexer<'s>,
-    /// Lookahead buffer (at most two tokens).
-    ahead: [Option<Token<'s>>; 2],
+    /// The next unconsumed token (always lexed one ahead).
+    cur: Token<'s>,
+    /// The token after `cur`, when `peek2` looked at it.
+    ahead2: Option<Token<'s>>,
+    /// The lexical error that a `Tok::Error` token stands for.
+    lex_err: Option<ParseError>,
     /// End position (line, column) of the last consumed token.
     last_end: (u32, u32),
     /// The most recent `.loc` in the current function.
@@ -27,6 +31,7 @@ fn describe(tok: Tok<'_>) -> String {
         Tok::Punct(b'R') => "`>>`".into(),
         Tok::Punct(c) => format!("`{}`", char::from(c)),
         Tok::Eof => "end of input".into(),
+        Tok::Error => "an invalid token".into(),
     }
 }
 
@@ -100,74 +105,128 @@ type PResult<T> = Result<T, ParseError>;
 
 impl<'s> Parser<'s> {
     pub fn new(src: &'s str) -> Self {
-        Parser {
+        let mut p = Parser {
             lex: Lexer::new(src),
-            ahead: [None, None],
+            cur: Token {
+                tok: Tok::Eof,
+                line: 1,
+                col: 1,
+                start: 0,
+                end: 0,
+            },
+            ahead2: None,
+            lex_err: None,
             last_end: (1, 1),
             loc: None,
-        }
+        };
+        p.cur = p.lex_one();
+        p
     }
 
     // ---------------------------------------------------------------- token plumbing
 
-    fn fill(&mut self, n: usize) -> PResult<()> {
-        for i in 0..=n.min(1) {
-            if self.ahead[i].is_none() {
-                let t = self.lex.next_token()?;
-                self.ahead[i] = Some(t);
+    /// Lexes one token; a lexical error becomes a sticky `Tok::Error` token.
+    #[inline]
+    fn lex_one(&mut self) -> Token<'s> {
+        if let Some(e) = &self.lex_err {
+            return Token {
+                tok: Tok::Error,
+                line: e.line,
+                col: e.column,
+                start: 0,
+                end: 0,
+            };
+        }
+        match self.lex.next_token() {
+            Ok(t) => t,
+            Err(e) => self.stash(e),
+        }
+    }
+
+    #[cold]
+    fn stash(&mut self, e: ParseError) -> Token<'s> {
+        {
+            {
+                let t = Token {
+                    tok: Tok::Error,
+                    line: e.line,
+                    col: e.column,
+                    start: 0,
+                    end: 0,
+                };
+                self.lex_err = Some(e);
+                t
             }
         }
-        Ok(())
+    }
+
+    /// Consumes `cur` (which must not be an error token).
+    #[inline]
+    fn bump(&mut self) -> Token<'s> {
+        let t = self.cur;
+        self.cur = match self.ahead2.take() {
+            Some(n) => n,
+            None => self.lex_one(),
+        };
+        let width = t.end.saturating_sub(t.start);
+        self.last_end = (t.line, t.col.saturating_add(width));
+        t
     }
 
     #[inline]
-    fn peek(&mut self) -> PResult<Token<'s>> {
-        if let Some(t) = self.ahead[0] {
-            return Ok(t);
-        }
-        let t = self.lex.next_token()?;
-        self.ahead[0] = Some(t);
-        Ok(t)
+    fn peek(&self) -> Token<'s> {
+        self.cur
     }
 
-    fn peek2(&mut self) -> PResult<Token<'s>> {
-        self.fill(1)?;
-        match self.ahead[1] {
-            Some(t) => Ok(t),
-            None => self.peek(),
+    fn peek2(&mut self) -> Token<'s> {
+        if self.cur.tok == Tok::Error {
+            return self.cur;
+        }
+        match self.ahead2 {
+            Some(t) => t,
+            None => {
+                let t = self.lex_one();
+                self.ahead2 = Some(t);
+                t
+            }
         }
     }
 
     #[inline]
     fn next(&mut self) -> PResult<Token<'s>> {
-        let t = match self.ahead[0].take() {
-            Some(t) => {
-                self.ahead[0] = self.ahead[1].take();
-                t
-            }
-            None => self.lex.next_token()?,
-        };
-        let width = u32::try_from(t.end - t.start).unwrap_or(u32::MAX);
-        self.last_end = (t.line, t.col.saturating_add(width));
-        Ok(t)
+        if self.cur.tok == Tok::Error {
+            return Err(self.lex_error());
+        }
+        Ok(self.bump())
+    }
+
+    fn lex_error(&self) -> ParseError {
+        self.lex_err.clone().unwrap_or_else(|| ParseError {
+            line: self.cur.line,
+            column: self.cur.col,
+            message: "invalid token".into(),
+        })
     }
 
     #[inline]
-    fn peek_punct(&mut self, c: u8) -> PResult<bool> {
-        Ok(self.peek()?.tok == Tok::Punct(c))
+    fn peek_punct(&self, c: u8) -> bool {
+        self.cur.tok == Tok::Punct(c)
     }
 
     #[inline]
-    fn eat_punct(&mut self, c: u8) -> PResult<bool> {
-        if self.peek_punct(c)? {
-            self.next()?;
-            Ok(true)
+    fn eat_punct(&mut self, c: u8) -> bool {
+        if self.peek_punct(c) {
+            self.bump();
+            true
         } else {
-            Ok(false)
+            false
         }
     }
 
     fn err_at(&self, t: &Token<'_>, message: impl Into<String>) -> ParseError {
+        if t.tok == Tok::Error {
+            return self.lex_error();
+        }
         ParseError {
             line: t.line,
             column: t.col,
@@ -183,7 +242,7 @@ impl<'s> Parser<'s> {
     /// Requires punctuation `c`; on failure reports right after the previous token (where
     /// the missing character belongs).
     fn expect_punct(&mut self, c: u8, what: &str) -> PResult<Token<'s>> {
-        let t = self.peek()?;
+        let t = self.peek();
         if t.tok == Tok::Punct(c) {
             return self.next();
         }
@@ -193,6 +252,9 @@ impl<'s> Parser<'s> {
     /// "expected X, found Y" for a missing terminator: reported right after the previous
     /// token when `t` is on a later line (or the end of input), else at `t`.
     fn missing(&self, t: &Token<'_>, what: &str) -> ParseError {
+        if t.tok == Tok::Error {
+            return self.lex_error();
+        }
         let (line, column) = if t.line != self.last_end.0 || t.tok == Tok::Eof {
             self.last_end
         } else {
@@ -309,7 +371,7 @@ impl<'s> Parser<'s> {
                 ".target" => loop {
                     let (name, _) = self.name("a target name after .target")?;
                     m.target.push(name);
-                    if !self.eat_punct(b',')? {
+                    if !self.eat_punct(b',') {
                         break;
                     }
                 },
@@ -339,7 +401,7 @@ impl<'s> Parser<'s> {
                 }
                 _ => {
                     if let Some(l) = linkage(w) {
-                        let n = self.peek()?;
+                        let n = self.peek();
                         if let Tok::Word(".entry" | ".func") = n.tok {
                             let n = self.next()?;
                             let f = self.function(&n, l)?;
@@ -358,7 +420,7 @@ impl<'s> Parser<'s> {
     fn file_entry(&mut self, t: &Token<'s>) -> PResult<FileEntry<'s>> {
         let index = self.u32("a file number after .file")?;
         let first = self.string("a path string in .file")?;
-        let (directory, path) = if let Tok::Str(s) = self.peek()?.tok {
+        let (directory, path) = if let Tok::Str(s) = self.peek().tok {
             self.next()?;
             (Some(first), s)
         } else {
@@ -366,9 +428,9 @@ impl<'s> Parser<'s> {
         };
         let mut timestamp = None;
         let mut size = None;
-        if self.eat_punct(b',')? {
+        if self.eat_punct(b',') {
             timestamp = Some(self.u64("a timestamp in .file")?);
-            if self.eat_punct(b',')? {
+            if self.eat_punct(b',') {
                 size = Some(self.u64("a file size in .file")?);
             }
         }
@@ -386,7 +448,7 @@ impl<'s> Parser<'s> {
     fn loc_directive(&mut self) -> PResult<SourceLoc> {
         let file = self.u32("a file number after .loc")?;
         let line = self.u32("a line number in .loc")?;
-        let column = if let Tok::Num(_) = self.peek()?.tok {
+        let column = if let Tok::Num(_) = self.peek().tok {
             self.u32("a column number in .loc")?
         } else {
             0
@@ -397,7 +459,7 @@ impl<'s> Parser<'s> {
             column,
             inlined_at: None,
         };
-        while self.peek_punct(b',')? {
+        while self.peek_punct(b',') {
             self.next()?;
             let (attr, at) = self.name("a .loc attribute")?;
             match attr {
@@ -408,7 +470,7 @@ impl<'s> Parser<'s> {
                 "inlined_at" => {
                     let file = self.u32("a file number after inlined_at")?;
                     let line = self.u32("a line number after inlined_at")?;
-                    let column = if let Tok::Num(_) = self.peek()?.tok {
+                    let column = if let Tok::Num(_) = self.peek().tok {
                         self.u32("a column number after inlined_at")?
                     } else {
                         0
@@ -430,16 +492,16 @@ impl<'s> Parser<'s> {
         if !matches!(name.tok, Tok::Word(_)) {
             return Err(self.unexpected(&name, "a section name after .section"));
         }
-        // Raw skipping needs the lexer positioned right after `{`: no lookahead may be
-        // buffered, which holds because `name` was just consumed from an empty buffer.
-        let open = self.next()?;
-        if open.tok != Tok::Punct(b'{') {
+        // `{` is the current token, so the lexer stands right after it: skip raw from there.
+        let open = self.peek();
+        if open.tok != Tok::Punct(b'{') || self.ahead2.is_some() {
             return Err(self.unexpected(&open, "'{' after the section name"));
         }
-        if self.ahead[0].is_some() {
-            return Err(self.err_at(&open, "internal: lookahead across .section"));
-        }
-        self.lex.skip_balanced(open.line, open.col)
+        self.lex.skip_balanced(open.line, open.col)?;
+        let (line, col) = self.lex.here();
+        self.last_end = (line, col);
+        self.cur = self.lex_one();
+        Ok(())
     }
 
     // ---------------------------------------------------------------- functions
@@ -452,17 +514,17 @@ impl<'s> Parser<'s> {
         };
         self.loc = None;
         let mut returns = Vec::new();
-        if kind == FunctionKind::Func && self.peek_punct(b'(')? {
+        if kind == FunctionKind::Func && self.peek_punct(b'(') {
             returns = self.param_list()?;
         }
         let (name, _) = self.name("a function name")?;
         let mut params = Vec::new();
-        if self.peek_punct(b'(')? {
+        if self.peek_punct(b'(') {
             params = self.param_list()?;
         }
         let mut perf = PerfDirectives::default();
         loop {
-            let t = self.peek()?;
+            let t = self.peek();
             let Tok::Word(d) = t.tok else { break };
             if !d.starts_with('.') {
                 break;
@@ -512,7 +574,7 @@ impl<'s> Parser<'s> {
     fn dims3(&mut self) -> PResult<[u32; 3]> {
         let mut d = [1u32; 3];
         for (i, slot) in d.iter_mut().enumerate() {
-            if i > 0 && !self.eat_punct(b',')? {
+            if i > 0 && !self.eat_punct(b',') {
                 break;
             }
             *slot = self.u32("a dimension")?;
@@ -524,7 +586,7 @@ impl<'s> Parser<'s> {
     fn param_list(&mut self) -> PResult<Vec<VarDecl<'s>>> {
         self.expect_punct(b'(', "'('")?;
         let mut out = Vec::new();
-        if self.eat_punct(b')')? {
+        if self.eat_punct(b')') {
             return Ok(out);
         }
         loop {
@@ -567,14 +629,14 @@ impl<'s> Parser<'s> {
             for part in w.get(1..).unwrap_or("").split('.') {
                 self.decl_part(&mut a, part, &tok)?;
             }
-            if is_directive(self.peek()?.tok) {
+            if is_directive(self.peek().tok) {
                 tok = self.next()?;
             } else {
                 break;
             }
         }
         let Some(ty) = a.ty else {
-            let t = self.peek()?;
+            let t = self.peek();
             return Err(self.unexpected(&t, "a type in the declaration"));
         };
         let Some(space) = a.space else {
@@ -596,23 +658,23 @@ impl<'s> Parser<'s> {
                 init: None,
                 line: first.line,
             };
-            if self.eat_punct(b'<')? {
+            if self.eat_punct(b'<') {
                 d.range = Some(self.u32("a register count")?);
                 self.expect_punct(b'>', "'>' after the register count")?;
             }
-            while self.peek_punct(b'[')? {
+            while self.peek_punct(b'[') {
                 let open = self.next()?;
                 if d.dims.len() >= MAX_DEPTH {
                     return Err(self.err_at(&open, "too many array dimensions"));
                 }
-                if self.eat_punct(b']')? {
+                if self.eat_punct(b']') {
                     d.dims.push(None);
                 } else {
                     d.dims.push(Some(self.u64("an array dimension")?));
                     self.expect_punct(b']', "']' after the array dimension")?;
                 }
             }
-            if self.peek_punct(b'=')? {
+            if self.peek_punct(b'=') {
                 let eq = self.next()?;
                 d.init = Some(self.initializer(&eq, 1)?);
             }
@@ -704,11 +766,11 @@ impl<'s> Parser<'s> {
 
     fn initializer(&mut self, at: &Token<'s>, depth: usize) -> PResult<Initializer<'s>> {
         self.depth_check(at, depth)?;
-        let t = self.peek()?;
+        let t = self.peek();
         if t.tok == Tok::Punct(b'{') {
             self.next()?;
             let mut items = Vec::new();
-            if self.eat_punct(b'}')? {
+            if self.eat_punct(b'}') {
                 return Ok(Initializer::List(items));
             }
             loop {
@@ -724,7 +786,7 @@ impl<'s> Parser<'s> {
         if let Tok::Word(w) = t.tok
             && !w.starts_with('.')
             && !w.starts_with('%')
-            && self.peek2()?.tok == Tok::Punct(b'=')
+            && self.peek2().tok == Tok::Punct(b'=')
         {
             self.next()?;
             self.next()?;
@@ -760,13 +822,13 @@ impl<'s> Parser<'s> {
     }
 
     fn binary(&mut self, min_prec: u8, depth: usize) -> PResult<Expr<'s>> {
-        let t = self.peek()?;
+        let t = self.peek();
         self.depth_check(&t, depth)?;
         let mut lhs = self.unary(depth + 1)?;
         // Every operator deepens the (left-leaning) tree: count it against the cap so that
         // `1+1+…+1` cannot build a tree too deep to drop.
         let mut tree_depth = depth;
-        while let Some((op, prec)) = Self::binary_op(self.peek()?.tok) {
+        while let Some((op, prec)) = Self::binary_op(self.peek().tok) {
             if prec < min_prec {
                 break;
             }
@@ -790,7 +852,7 @@ impl<'s> Parser<'s> {
                 Err(m) => return Err(self.err_at(&t, m)),
             },
             Tok::Word(w) if !w.starts_with('.') => {
-                if self.peek_punct(b'(')? {
+                if self.peek_punct(b'(') {
                     self.next()?;
                     let inner = self.expr(depth + 1)?;
                     self.expect_punct(b')', "')'")?;
@@ -826,7 +888,7 @@ impl<'s> Parser<'s> {
                     statements.push(Statement::Block(self.block(&t, depth + 1)?));
                 }
                 Tok::Punct(b'@') => {
-                    let neg = self.eat_punct(b'!')?;
+                    let neg = self.eat_punct(b'!');
                     let (predicate, _) = self.name("a predicate after '@'")?;
                     let guard = Guard {
                         negated: neg,
@@ -841,15 +903,15 @@ impl<'s> Parser<'s> {
                 }
                 Tok::Word(w) if w.starts_with('.') => self.body_directive(t, w, &mut statements)?,
                 Tok::Word(w) => {
-                    if self.peek_punct(b':')? {
+                    if self.peek_punct(b':') {
                         self.next()?;
-                        if self.peek()?.tok == Tok::Word(".callprototype") {
+                        if self.peek().tok == Tok::Word(".callprototype") {
                             let kw = self.next()?;
                             let end = self.skip_statement(&kw)?;
                             let text = self
                                 .lex
                                 .source()
-                                .get(kw.start..end.start)
+                                .get(kw.start as usize..end.start as usize)
                                 .unwrap_or("")
                                 .trim_end();
                             statements.push(Statement::CallPrototype {
@@ -862,7 +924,7 @@ impl<'s> Parser<'s> {
                                 name: w,
                                 line: t.line,
                             });
-                            if let Tok::Word(".branchtargets" | ".calltargets") = self.peek()?.tok {
+                            if let Tok::Word(".branchtargets" | ".calltargets") = self.peek().tok {
                                 let kw = self.next()?;
                                 self.skip_statement(&kw)?;
                             }
@@ -922,7 +984,7 @@ impl<'s> Parser<'s> {
             .get(1..)
             .and_then(|s| s.split(['.', ':']).next())
             .is_some_and(|s| state_space(s).is_some() || linkage(tok_dot(s)).is_some());
-        if !known && !is_directive(self.peek()?.tok) {
+        if !known && !is_directive(self.peek().tok) {
             return Err(self.err_at(t, format!("unknown directive `{w}`")));
         }
         Ok(())
@@ -942,14 +1004,14 @@ impl<'s> Parser<'s> {
         };
         let (opcode, modifiers) = word.split_once('.').unwrap_or((word, ""));
         let mut operands = Vec::new();
-        let t = self.peek()?;
+        let t = self.peek();
         if matches!(t.tok, Tok::Punct(b'}') | Tok::Eof) {
             return Err(self.missing(&t, "';' after instruction"));
         }
         if t.tok != Tok::Punct(b';') {
             loop {
                 operands.push(self.operand(1)?);
-                if !self.eat_punct(b',')? {
+                if !self.eat_punct(b',') {
                     break;
                 }
             }
@@ -970,14 +1032,14 @@ impl<'s> Parser<'s> {
     fn offset(&mut self) -> PResult<i64> {
         let mut total: i64 = 0;
         loop {
-            let t = self.peek()?;
+            let t = self.peek();
             let mut negative = match t.tok {
                 Tok::Punct(b'+') => false,
                 Tok::Punct(b'-') => true,
                 _ => return Ok(total),
             };
             self.next()?;
-            while let Tok::Punct(c @ (b'+' | b'-')) = self.peek()?.tok {
+            while let Tok::Punct(c @ (b'+' | b'-')) = self.peek().tok {
                 self.next()?;
                 negative ^= c == b'-';
             }
@@ -992,7 +1054,7 @@ impl<'s> Parser<'s> {
 
     fn operand_list(&mut self, close: u8, depth: usize) -> PResult<Vec<Operand<'s>>> {
         let mut items = Vec::new();
-        if self.eat_punct(close)? {
+        if self.eat_punct(close) {
             return Ok(items);
         }
         loop {
@@ -1017,7 +1079,7 @@ impl<'s> Parser<'s> {
         Ok(match t.tok {
             Tok::Word("_") => Operand::Sink,
             Tok::Word(w) if w.starts_with('%') => {
-                if self.eat_punct(b'|')? {
+                if self.eat_punct(b'|') {
                     let (q, _) = self.name("a predicate after '|'")?;
                     Operand::PredPair(w, q)
                 } else {
@@ -1061,25 +1123,25 @@ impl<'s> Parser<'s> {
     }
 
     fn bracket(&mut self, open: &Token<'s>, depth: usize) -> PResult<Operand<'s>> {
-        if self.peek_punct(b']')? {
+        if self.peek_punct(b']') {
             return Err(self.err_at(open, "empty brackets"));
         }
-        let mut elems = Vec::new();
+        let first = self.bracket_elem(depth + 1)?;
+        // The common case `[base+offset]` needs no vector.
+        if self.eat_punct(b']') {
+            return Ok(match first {
+                BracketElem::Addr(a) => Operand::Address(a),
+                BracketElem::Op(o) => Operand::Bracket(vec![o]),
+            });
+        }
+        let mut elems = vec![first];
         loop {
-            elems.push(self.bracket_elem(depth + 1)?);
             let t = self.next()?;
             match t.tok {
-                Tok::Punct(b',') => {}
+                Tok::Punct(b',') => elems.push(self.bracket_elem(depth + 1)?),
                 Tok::Punct(b']') => break,
                 _ => return Err(self.unexpected(&t, "',' or ']' in the brackets")),
             }
-        }
-        if elems.len() == 1 {
-            return Ok(match elems.pop() {
-                Some(BracketElem::Addr(a)) => Operand::Address(a),
-                Some(BracketElem::Op(o)) => Operand::Bracket(vec![o]),
-                None => Operand::Bracket(Vec::new()),
-            });
         }
         Ok(Operand::Bracket(
             elems.into_iter().map(BracketElem::into_operand).collect(),
@@ -1087,7 +1149,7 @@ impl<'s> Parser<'s> {
     }
 
     fn bracket_elem(&mut self, depth: usize) -> PResult<BracketElem<'s>> {
-        let t = self.peek()?;
+        let t = self.peek();
         match t.tok {
             Tok::Word(w) if w != "_" && !w.starts_with('.') => {
                 self.next()?;
