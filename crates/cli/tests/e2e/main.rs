@@ -7,4 +7,7 @@
 mod common;
 mod formats;
 mod parse_only;
+mod samples;
+mod snapshots;
 mod usage;
+mod verify;

@@ -1,0 +1,334 @@
+//! Full verification of the fixtures: verdicts, exit codes, kernel selection, order, source
+//! resolution, JSON/SARIF of real findings, --dot and --stats.
+
+use crate::common::{repo_root, weft, weft_in};
+use crate::formats::{check_sarif, check_schema};
+
+fn verdicts(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["kernels"]
+        .as_array()
+        .expect("kernels")
+        .iter()
+        .map(|k| {
+            (
+                k["kernel"].as_str().unwrap().to_owned(),
+                k["verdict"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn exit_status_for_each_verdict() {
+    for (args, code) in [
+        (&["verified.ptx"][..], 0),
+        (&["deadlock.ptx"], 1),
+        (&["race.ptx"], 1),
+        (&["noshape.ptx"], 3),
+        (&["-n", "32", "noshape.ptx"], 0),
+        (&["malformed.ptx", "verified.ptx"], 2),
+        // A violation outranks an input error, which outranks an unverifiable kernel.
+        (&["malformed.ptx", "race.ptx"], 1),
+        (&["malformed.ptx", "noshape.ptx"], 2),
+        (&["noshape.ptx", "verified.ptx"], 3),
+        (&["noshape.ptx", "deadlock.ptx"], 1),
+    ] {
+        let run = weft(args);
+        assert_eq!(run.code, code, "weft {args:?}: {run:?}");
+    }
+}
+
+#[test]
+fn multi_kernel_file_and_kernel_selection() {
+    let run = weft(&["--format", "json", "multi.ptx"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let doc = run.json();
+    check_schema(&doc);
+    assert_eq!(
+        verdicts(&doc),
+        pairs(&[
+            ("first", "verified"),
+            ("second", "violation"),
+            ("third", "verified")
+        ])
+    );
+
+    let run = weft(&[
+        "--format",
+        "json",
+        "-k",
+        "third",
+        "-k",
+        "first",
+        "multi.ptx",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        verdicts(&run.json()),
+        pairs(&[("first", "verified"), ("third", "verified")])
+    );
+
+    let run = weft(&["--format", "json", "-k", "second", "multi.ptx"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let doc = run.json();
+    assert_eq!(verdicts(&doc), pairs(&[("second", "violation")]));
+    assert_eq!(doc["kernels"][0]["violations"][0]["kind"], "race");
+}
+
+#[test]
+fn many_files_keep_input_order() {
+    let files = [
+        "race.ptx",
+        "verified.ptx",
+        "multi.ptx",
+        "noshape.ptx",
+        "deadlock.ptx",
+        "missing_source.ptx",
+    ];
+    let mut args = vec!["--format", "json", "-j", "3"];
+    args.extend(files);
+    let run = weft(&args);
+    assert_eq!(run.code, 1, "{run:?}");
+    let doc = run.json();
+    check_schema(&doc);
+    let order: Vec<(String, String)> = doc["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["file"].as_str().unwrap().to_owned(),
+                k["kernel"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        pairs(&[
+            ("race.ptx", "race"),
+            ("verified.ptx", "verified"),
+            ("multi.ptx", "first"),
+            ("multi.ptx", "second"),
+            ("multi.ptx", "third"),
+            ("noshape.ptx", "noshape"),
+            ("deadlock.ptx", "deadlock"),
+            ("missing_source.ptx", "gone"),
+        ])
+    );
+}
+
+#[test]
+fn json_of_real_findings() {
+    let run = weft(&[
+        "--format",
+        "json",
+        "deadlock.ptx",
+        "race.ptx",
+        "noshape.ptx",
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let doc = run.json();
+    check_schema(&doc);
+
+    let deadlock = &doc["kernels"][0];
+    assert_eq!(deadlock["verdict"], "violation");
+    assert_eq!(deadlock["cta_shape"], serde_json::json!([64, 1, 1]));
+    let v = &deadlock["violations"][0];
+    assert_eq!(v["kind"], "deadlock");
+    let lines: Vec<u64> = v["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [6, 9], "CUDA lines of the two blocked bar.syncs");
+    assert_eq!(v["locations"][0]["file"], "deadlock.cu");
+    assert_eq!(v["locations"][0]["ptx_line"], 28);
+    assert_eq!(v["locations"][0]["opcode"], "bar.sync");
+
+    let race = &doc["kernels"][1]["violations"][0];
+    assert_eq!(race["kind"], "race");
+    assert!(
+        race["message"].as_str().unwrap().contains("shared `buf`"),
+        "{race}"
+    );
+    assert_eq!(race["locations"].as_array().unwrap().len(), 2);
+    assert_eq!(race["locations"][0]["file"], "race.cu");
+
+    let noshape = &doc["kernels"][2];
+    assert_eq!(noshape["verdict"], "unverifiable");
+    assert_eq!(noshape["cta_shape"], serde_json::Value::Null);
+    assert_eq!(noshape["unverifiable"][0]["reason"], "no CTA shape");
+    assert!(
+        noshape["unverifiable"][0]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("-n")
+    );
+}
+
+#[test]
+fn sarif_of_real_findings() {
+    let run = weft(&[
+        "--format",
+        "sarif",
+        "deadlock.ptx",
+        "race.ptx",
+        "noshape.ptx",
+        "missing_source.ptx",
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let doc = run.json();
+    check_sarif(&doc);
+    let mut rules: Vec<&str> = doc["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    rules.sort();
+    assert_eq!(rules, ["deadlock", "race", "unverifiable"]);
+    let results = doc["runs"][0]["results"].as_array().unwrap();
+    let levels: Vec<(&str, &str)> = results
+        .iter()
+        .map(|r| (r["ruleId"].as_str().unwrap(), r["level"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            ("deadlock", "error"),
+            ("race", "error"),
+            ("unverifiable", "warning"),
+            ("race", "error")
+        ]
+    );
+    // The deadlock points at the CUDA line and relates the other blocked barrier and the
+    // PTX lines.
+    let deadlock = &results[0];
+    let primary = &deadlock["locations"][0]["physicalLocation"];
+    assert_eq!(primary["artifactLocation"]["uri"], "deadlock.cu");
+    assert_eq!(primary["region"]["startLine"], 6);
+    let related: Vec<(String, u64)> = deadlock["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let p = &l["physicalLocation"];
+            (
+                p["artifactLocation"]["uri"].as_str().unwrap().to_owned(),
+                p["region"]["startLine"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        related,
+        [
+            ("deadlock.cu".to_owned(), 9),
+            ("deadlock.ptx".to_owned(), 28),
+            ("deadlock.ptx".to_owned(), 35)
+        ]
+    );
+    // Without the CUDA file, the result points at the PTX line, by the name .file gave.
+    let gone = &results[3]["locations"][0]["physicalLocation"];
+    assert_eq!(gone["artifactLocation"]["uri"], "nowhere/gone.cu");
+}
+
+#[test]
+fn cuda_sources_are_found_next_to_the_ptx() {
+    // From the repository root: race.cu is found relative to the PTX file's directory and
+    // deadlock.cu (written as an absolute path of another machine) by its basename.
+    let run = weft_in(
+        &repo_root(),
+        &[
+            "--color",
+            "never",
+            "crates/cli/tests/fixtures/race.ptx",
+            "crates/cli/tests/fixtures/deadlock.ptx",
+        ],
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout.contains("┌─ crates/cli/tests/fixtures/race.cu:"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("    buf[t] = t;"), "{run:?}");
+    assert!(
+        run.stdout
+            .contains("┌─ crates/cli/tests/fixtures/deadlock.cu:6:9"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn missing_cuda_file_shows_the_ptx_line() {
+    let run = weft(&["--color", "never", "missing_source.ptx"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.contains("┌─ missing_source.ptx:"), "{run:?}");
+    assert!(run.stdout.contains("st.shared.f32"), "{run:?}");
+    assert!(run.stdout.contains("(nowhere/gone.cu:6:5)"), "{run:?}");
+}
+
+#[test]
+fn dot_has_one_cluster_per_kernel() {
+    let dir = std::env::temp_dir().join(format!("weft-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dot = dir.join("graph.dot");
+    let run = weft(&[
+        "-q",
+        "--dot",
+        dot.to_str().unwrap(),
+        "verified.ptx",
+        "deadlock.ptx",
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let text = std::fs::read_to_string(&dot).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(text.starts_with("digraph weft {"), "{text}");
+    assert_eq!(text.matches("subgraph cluster_").count(), 2, "{text}");
+    assert!(text.contains("label=\"bar 0 gen 1\""), "{text}");
+    assert!(text.contains("label=\"bar 1 gen 1 (blocked)\""), "{text}");
+}
+
+#[test]
+fn stats_and_no_progress_when_not_a_terminal() {
+    let run = weft(&["--stats", "--color", "never", "verified.ptx"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    for needle in [
+        "threads 64",
+        "dynamic barriers 1 (1 physical)",
+        "shared addresses",
+        "race tests",
+        "naive pairs",
+        "commands",
+        "peak memory",
+        "parse",
+        "emulate",
+        "graph",
+        "race ",
+    ] {
+        assert!(run.stdout.contains(needle), "{needle}: {run:?}");
+    }
+    // No progress bar (and no escape codes) when stderr is not a terminal.
+    assert_eq!(run.stderr, "", "{run:?}");
+    assert!(!run.stdout.contains('\u{1b}'), "{run:?}");
+}
+
+#[test]
+fn color_always_colors() {
+    let run = weft(&["--color", "always", "race.ptx"]);
+    assert!(run.stdout.contains('\u{1b}'), "{run:?}");
+}
+
+#[test]
+fn params_are_reported() {
+    let run = weft(&["--format", "json", "-p", "0=4096", "race.ptx"]);
+    let doc = run.json();
+    assert_eq!(doc["kernels"][0]["params"], serde_json::json!(["0=4096"]));
+}
