@@ -24,6 +24,7 @@ struct Kernel<'a> {
     params: &'a [String],
     violations: Vec<Violation<'a>>,
     unverifiable: Vec<Unverifiable<'a>>,
+    notes: &'a [String],
     stats: &'a Stats,
 }
 
@@ -114,6 +115,7 @@ fn kernel(k: &KernelReport) -> Kernel<'_> {
                 hint: u.hint.as_deref(),
             })
             .collect(),
+        notes: &k.notes,
         stats: &k.stats,
     }
 }

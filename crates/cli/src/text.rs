@@ -257,6 +257,9 @@ fn write_kernel(
     write!(out, "{}", summary(kernel))?;
     out.reset()?;
     writeln!(out)?;
+    for note in &kernel.notes {
+        writeln!(out, "  note: {note}")?;
+    }
     if options.stats {
         write_stats(out, kernel)?;
     }
@@ -285,8 +288,20 @@ fn write_stats(out: &mut dyn WriteColor, kernel: &KernelReport) -> io::Result<()
     };
     writeln!(
         out,
-        "  time: parse {:.3}s, emulate {:.3}s, graph {:.3}s, race {:.3}s, total {:.3}s; \
-         peak memory {memory}",
-        t.parse, t.emulate, t.graph, t.race, s.seconds
+        "  time: parse {}, emulate {}, graph {}, race {}, total {}; peak memory {memory}",
+        duration(t.parse),
+        duration(t.emulate),
+        duration(t.graph),
+        duration(t.race),
+        duration(s.seconds)
     )
+}
+
+/// `1.234 s` or `12.345 ms`.
+fn duration(seconds: f64) -> String {
+    if seconds >= 1.0 {
+        format!("{seconds:.3} s")
+    } else {
+        format!("{:.3} ms", seconds * 1000.0)
+    }
 }

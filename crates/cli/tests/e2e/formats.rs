@@ -112,6 +112,11 @@ pub fn check_schema(doc: &Value) {
             assert!(field(u, "inputs").is_array());
             assert!(field(u, "hint").is_null() || field(u, "hint").is_string());
         }
+        assert!(
+            field(kernel, "notes")
+                .as_array()
+                .is_some_and(|a| a.iter().all(Value::is_string))
+        );
         let stats = field(kernel, "stats");
         for n in [
             "threads",
