@@ -1077,15 +1077,15 @@ impl<'s> Parser<'s> {
         let t = self.next()?;
         self.depth_check(&t, depth)?;
         Ok(match t.tok {
-            Tok::Word("_") => Operand::Sink,
-            Tok::Word(w) if w.starts_with('%') => {
-                if self.eat_punct(b'|') {
-                    let (q, _) = self.name("a predicate after '|'")?;
-                    Operand::PredPair(w, q)
-                } else {
-                    Operand::Reg(w)
-                }
+            // `a|b` (setp, shfl, elect destinations), also with `_` or non-`%` names from
+            // inline asm (`_|%p1`, `P1|P2`).
+            Tok::Word(w) if !w.starts_with('.') && self.peek_punct(b'|') => {
+                self.bump();
+                let (q, _) = self.name("a predicate after '|'")?;
+                Operand::PredPair(w, q)
             }
+            Tok::Word("_") => Operand::Sink,
+            Tok::Word(w) if w.starts_with('%') => Operand::Reg(w),
             Tok::Word(w) if !w.starts_with('.') => Operand::Symbol {
                 name: w,
                 offset: self.offset()?,

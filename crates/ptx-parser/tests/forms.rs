@@ -674,6 +674,22 @@ fn not_predicates_and_pred_pairs() {
 }
 
 #[test]
+fn pred_pairs_with_sinks_and_plain_names() {
+    assert_eq!(
+        ops("elect.sync _|%p1, -1;"),
+        vec![Operand::PredPair("_", "%p1"), Operand::Int(-1)]
+    );
+    assert_eq!(
+        ops("setp.ne.s32 P1|P2, %r1, 0;")[0],
+        Operand::PredPair("P1", "P2")
+    );
+    assert_eq!(
+        ops("shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;")[0],
+        Operand::PredPair("%r1", "%p1")
+    );
+}
+
+#[test]
 fn call_syntax() {
     let o = ops("call.uni (retval0), _Z3fooi, (param0, param1);");
     assert_eq!(
@@ -711,4 +727,39 @@ fn unknown_module_directive_rule() {
     let e = err(".frob 3;\n");
     assert_eq!((e.line, e.column), (1, 1));
     assert_eq!(e.message, "unknown directive `.frob`");
+}
+
+#[test]
+fn old_nvcc_style() {
+    let src = "\t.version 1.4\n\t.target sm_13\n\t.file\t1\t\"/tmp/tmpxft_00001_foo.cudafe2.gpu\"\n\
+        \t.tex .u32 texRef;\n\
+        \t.entry _Z3fooPi (\n\t\t.param .u32 __cudaparm__Z3fooPi_a)\n\t{\n\
+        \t.reg .u16 %rh<4>;\n\t.reg .u32 %r<5>;\n\t.loc\t1\t5\t0\n\
+        $LDWbegin__Z3fooPi:\n\tcvt.u32.u16 \t%r1, %tid.x;\n\
+        \tld.param.u32 \t%r2, [__cudaparm__Z3fooPi_a];\n\
+        \tbar.sync \t0;\n$Lt_0_1:\n\t@%p1 bra.uni \t$Lt_0_1;\n\texit;\n$LDWend__Z3fooPi:\n\t} // _Z3fooPi\n";
+    let m = parse(src).unwrap();
+    assert_eq!(m.version, Some((1, 4)));
+    assert_eq!(m.globals[0].space, StateSpace::Tex);
+    let k = m.entries().next().unwrap();
+    let stmts = &k.body.as_ref().unwrap().statements;
+    let labels = stmts
+        .iter()
+        .filter(|s| matches!(s, Statement::Label { .. }))
+        .count();
+    assert_eq!(labels, 3);
+    let bar = stmts
+        .iter()
+        .find_map(|s| match s {
+            Statement::Instruction(i) if i.opcode == "bar" => Some(i),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(bar.loc.map(|l| (l.file, l.line, l.column)), Some((1, 5, 0)));
+}
+
+#[test]
+fn dwarf_lines_inside_bodies_are_skipped() {
+    let s = body("@@DWARF .byte 1 }\nret;");
+    assert_eq!(s.len(), 1);
 }

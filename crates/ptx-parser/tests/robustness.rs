@@ -158,3 +158,82 @@ fn deep_nesting_is_an_error_not_a_crash() {
     body.push('}');
     assert!(parse(&body).is_ok());
 }
+
+mod prop {
+    use proptest::prelude::*;
+
+    /// Token-ish fragments, so random sequences reach deep into the grammar.
+    const PIECES: &[&str] = &[
+        ".entry k()",
+        ".func",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ";",
+        ":",
+        "@",
+        "!",
+        "|",
+        "=",
+        "+",
+        "-",
+        "<",
+        ">",
+        ".reg",
+        ".b32",
+        ".pred",
+        "%r<4>",
+        "%r1",
+        "%p1",
+        "_",
+        "L1",
+        "$L__BB0_1",
+        "bar.sync",
+        "ld.shared.v4.f32",
+        "0f3F800000",
+        "0x10",
+        "1.5",
+        "42",
+        ".loc 1 2 3",
+        ", inlined_at 1 2 3",
+        ".shared",
+        ".align 8",
+        ".param",
+        ".u64",
+        ".ptr",
+        ".global",
+        "\"s\"",
+        "/*",
+        "*/",
+        "//",
+        "\n",
+        " ",
+        ".section .debug_info",
+        ".pragma",
+        ".file 1 \"a\"",
+        ".maxntid 1, 2",
+        "generic(",
+        "@@DWARF",
+        ".version 8.0",
+        "0d3FF0",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]
+
+        #[test]
+        fn random_token_soup_never_panics(idx in proptest::collection::vec(0..PIECES.len(), 0..60)) {
+            let text: String = idx.iter().map(|&i| PIECES[i]).collect::<Vec<_>>().join(" ");
+            let _ = ptx_parser::parse(&text);
+        }
+
+        #[test]
+        fn random_bytes_never_panic(s in "\\PC{0,200}") {
+            let _ = ptx_parser::parse(&s);
+        }
+    }
+}
