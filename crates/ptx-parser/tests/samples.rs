@@ -1,4 +1,5 @@
-//! Parses every `.ptx` file under the repository's `samples/` directory (if any).
+//! Parses every `.ptx` file under the repository's `samples/` and `corpus/build/`
+//! directories, if they exist (zero files is a pass).
 
 use std::path::{Path, PathBuf};
 
@@ -18,9 +19,10 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_sample_parses() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = Vec::new();
-    collect(&root, &mut files);
+    collect(&repo.join("samples"), &mut files);
+    collect(&repo.join("corpus/build"), &mut files);
     files.sort();
     let mut failures = Vec::new();
     for f in &files {
