@@ -251,6 +251,8 @@ impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.line == 0 {
             write!(f, "{}: {}", self.file, self.message)
+        } else if self.column == 0 {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
         } else {
             write!(
                 f,

@@ -332,3 +332,36 @@ fn params_are_reported() {
     let doc = run.json();
     assert_eq!(doc["kernels"][0]["params"], serde_json::json!(["0=4096"]));
 }
+
+#[test]
+fn kernel_that_cannot_be_lowered_is_an_input_error() {
+    let run = weft(&["--color", "never", "undeclared.ptx"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "error: undeclared.ptx:13: kernel `undeclared`: undeclared register `%r1`\n"
+    );
+    // The other kernel of the file is still verified.
+    assert_eq!(run.stdout, "kernel fine in undeclared.ptx: verified\n");
+
+    let doc = weft(&["--format", "json", "undeclared.ptx"]).json();
+    check_schema(&doc);
+    assert_eq!(doc["errors"][0]["line"], 13);
+    assert_eq!(verdicts(&doc), pairs(&[("fine", "verified")]));
+}
+
+#[test]
+fn detail_lists_every_racing_pair() {
+    let plain = weft(&["--format", "json", "race.ptx"]).json();
+    let detail = weft(&["--format", "json", "-d", "race.ptx"]).json();
+    let notes = |doc: &serde_json::Value| {
+        doc["kernels"][0]["violations"][0]["notes"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(notes(&plain), 1);
+    // One line per racing (address, thread pair): each of the 64 threads reads its
+    // neighbour's word.
+    assert_eq!(notes(&detail), 1 + 64);
+}
