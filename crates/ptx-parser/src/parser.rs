@@ -241,16 +241,19 @@ impl<'s> Parser<'s> {
 
     /// Requires punctuation `c`; on failure reports right after the previous token (where
     /// the missing character belongs).
-    fn expect_punct(&mut self, c: u8, what: &str) -> PResult<Token<'s>> {
-        let t = self.peek();
-        if t.tok == Tok::Punct(c) {
-            return self.next();
+    #[inline]
+    fn expect_punct(&mut self, c: u8, what: &str) -> PResult<()> {
+        if self.cur.tok == Tok::Punct(c) {
+            self.bump();
+            Ok(())
+        } else {
+            Err(self.missing(&self.cur, what))
         }
-        Err(self.missing(&t, what))
     }
 
     /// "expected X, found Y" for a missing terminator: reported right after the previous
     /// token when `t` is on a later line (or the end of input), else at `t`.
+    #[cold]
     fn missing(&self, t: &Token<'_>, what: &str) -> ParseError {
         if t.tok == Tok::Error {
             return self.lex_error();
@@ -287,6 +290,11 @@ impl<'s> Parser<'s> {
     }
 
     fn int(&mut self, what: &str) -> PResult<(i128, Token<'s>)> {
+        if let Tok::Num(n) = self.cur.tok
+            && let Ok(Number::Int(v)) = parse_number(n)
+        {
+            return Ok((v, self.bump()));
+        }
         match self.number(what)? {
             (Number::Int(v), t) => Ok((v, t)),
             (_, t) => Err(self.err_at(&t, format!("expected {what}, found a float literal"))),
@@ -1038,9 +1046,9 @@ impl<'s> Parser<'s> {
                 Tok::Punct(b'-') => true,
                 _ => return Ok(total),
             };
-            self.next()?;
+            self.bump();
             while let Tok::Punct(c @ (b'+' | b'-')) = self.peek().tok {
-                self.next()?;
+                self.bump();
                 negative ^= c == b'-';
             }
             let (v, nt) = self.int("an integer offset")?;
