@@ -10,6 +10,18 @@
 //! Errors carry the 1-based line and byte column of the offending token; the parser never
 //! panics, and nesting of `{}` scopes, initializer lists and expressions is capped at
 //! [`MAX_DEPTH`].
+//!
+//! Rules for what is not modelled:
+//! - `.section NAME { … }` bodies are skipped raw (balanced braces, strings and comments
+//!   honoured); `@@DWARF …` lines are skipped like comments.
+//! - Module-level `.alias …;` is skipped up to its `;`. Module-level `.pragma "…";` and
+//!   `.loc` are parsed and dropped. Any other unknown directive is an error (`unknown
+//!   directive .X`, or `unknown state space .X` when more directives follow it), never a
+//!   silent misparse.
+//! - In a body, `L: .branchtargets …;` / `L: .calltargets …;` keep the label and skip the
+//!   directive; `L: .callprototype …;` becomes [`Statement::CallPrototype`].
+//! - Function headers accept and ignore `.abi_preserve N`, `.abi_preserve_control N` and
+//!   `.pragma "…";`; other unknown header directives are errors.
 
 pub mod ast;
 mod lexer;
