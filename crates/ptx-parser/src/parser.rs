@@ -418,7 +418,7 @@ impl<'s> Parser<'s> {
                         }
                     }
                     self.check_declaration_start(&t, w)?;
-                    self.declaration(t, true, &mut m.globals)?;
+                    self.declaration(t, true, &mut |d| m.globals.push(d))?;
                 }
             }
         }
@@ -602,7 +602,7 @@ impl<'s> Parser<'s> {
             if !is_directive(t.tok) {
                 return Err(self.unexpected(&t, "a parameter declaration"));
             }
-            self.declaration(t, false, &mut out)?;
+            self.declaration(t, false, &mut |d| out.push(d))?;
             let t = self.next()?;
             match t.tok {
                 Tok::Punct(b',') => {}
@@ -621,7 +621,7 @@ impl<'s> Parser<'s> {
         &mut self,
         first: Token<'s>,
         multi: bool,
-        out: &mut Vec<VarDecl<'s>>,
+        out: &mut impl FnMut(VarDecl<'s>),
     ) -> PResult<()> {
         let mut a = DeclAttrs {
             linkage: Linkage::None,
@@ -686,7 +686,7 @@ impl<'s> Parser<'s> {
                 let eq = self.next()?;
                 d.init = Some(self.initializer(&eq, 1)?);
             }
-            out.push(d);
+            out(d);
             if !multi {
                 return Ok(());
             }
@@ -977,9 +977,7 @@ impl<'s> Parser<'s> {
             }
             _ => {
                 self.check_declaration_start(&t, w)?;
-                let mut decls = Vec::new();
-                self.declaration(t, true, &mut decls)?;
-                out.extend(decls.into_iter().map(Statement::Var));
+                self.declaration(t, true, &mut |d| out.push(Statement::Var(d)))?;
             }
         }
         Ok(())
