@@ -467,6 +467,19 @@ impl<'s> Parser<'s> {
             column,
             inlined_at: None,
         };
+        // Generic DWARF `.loc` flags (not emitted by NVPTX back ends, accepted and ignored).
+        while let Tok::Word(flag) = self.peek().tok {
+            match flag {
+                "prologue_end" | "epilogue_begin" | "basic_block" => {
+                    self.bump();
+                }
+                "is_stmt" | "isa" | "discriminator" => {
+                    self.bump();
+                    self.u32("a number after the .loc flag")?;
+                }
+                _ => break,
+            }
+        }
         while self.peek_punct(b',') {
             self.next()?;
             let (attr, at) = self.name("a .loc attribute")?;

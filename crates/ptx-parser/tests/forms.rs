@@ -763,3 +763,12 @@ fn dwarf_lines_inside_bodies_are_skipped() {
     let s = body("@@DWARF .byte 1 }\nret;");
     assert_eq!(s.len(), 1);
 }
+
+#[test]
+fn loc_with_generic_dwarf_flags() {
+    let s = body(".loc 1 7 2 prologue_end is_stmt 0\nret;");
+    let Statement::Instruction(i) = &s[0] else {
+        panic!()
+    };
+    assert_eq!(i.loc.map(|l| (l.line, l.column)), Some((7, 2)));
+}
