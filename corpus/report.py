@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Runs weft on every kernel of corpus/build/manifest.json and prints the README's table.
+
+    cargo build --release -p weft && python3 corpus/report.py [path/to/weft]
+
+Each row: the kernel, weft's verdict (with the violation kinds or the first unverifiable
+reason), its size (commands, dynamic barriers) and the wall time of the whole run.
+"""
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    weft = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target/release/weft")
+    manifest = json.loads((ROOT / "corpus/build/manifest.json").read_text())
+    print("| kernel | verdict | commands | dynamic barriers | time |")
+    print("| --- | --- | --- | --- | --- |")
+    for entry in manifest["samples"]:
+        cmd = [weft, entry["ptx"], "--format", "json", *entry["args"]]
+        if entry.get("kernel"):
+            cmd += ["--kernel", entry["kernel"]]
+        start = time.perf_counter()
+        run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        try:
+            report = json.loads(run.stdout)
+        except json.JSONDecodeError:
+            print(f"| `{entry['name']}` | error (exit {run.returncode}): "
+                  f"{run.stderr.strip()[:200]} | | | |")
+            continue
+        for kernel in report["kernels"]:
+            verdict = kernel["verdict"]
+            if verdict == "violation":
+                kinds = sorted({v["kind"] for v in kernel["violations"]})
+                verdict += ": " + ", ".join(kinds)
+            elif verdict == "unverifiable":
+                reason = kernel["unverifiable"][0]["reason"].replace("|", "\\|")
+                verdict += ": " + reason
+            stats = kernel["stats"]
+            print(f"| `{entry['name']}` | {verdict} | {stats['commands']:,} | "
+                  f"{stats['dynamic_barriers']:,} | {seconds:.2f} s |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
