@@ -20,6 +20,11 @@ pub(crate) struct Parser<'s> {
     last_end: (u32, u32),
     /// The most recent `.loc` in the current function.
     loc: Option<SourceLoc>,
+    /// Operand stack: operand lists are built here and moved out into exactly sized vectors
+    /// (nested lists push above their parent's items and drain their own suffix).
+    ops: Vec<Operand<'s>>,
+    /// Statement stack, used the same way by nested blocks.
+    stmts: Vec<Statement<'s>>,
 }
 
 fn describe(tok: Tok<'_>) -> String {
@@ -118,6 +123,8 @@ impl<'s> Parser<'s> {
             lex_err: None,
             last_end: (1, 1),
             loc: None,
+            ops: Vec::with_capacity(64),
+            stmts: Vec::new(),
         };
         p.cur = p.lex_one();
         p
@@ -576,7 +583,13 @@ impl<'s> Parser<'s> {
         let t = self.next()?;
         let body = match t.tok {
             Tok::Punct(b';') => None,
-            Tok::Punct(b'{') => Some(self.block(&t, 1)?),
+            Tok::Punct(b'{') => {
+                let mut scratch = std::mem::take(&mut self.stmts);
+                let body = self.block(&t, 1, &mut scratch);
+                scratch.clear();
+                self.stmts = scratch;
+                Some(body?)
+            }
             _ => return Err(self.unexpected(&t, "'{' or ';' after the function header")),
         };
         Ok(Function {
@@ -898,15 +911,24 @@ impl<'s> Parser<'s> {
     // ---------------------------------------------------------------- bodies
 
     /// The statements of a block whose `{` (token `open`) was consumed, up to its `}`.
-    fn block(&mut self, open: &Token<'s>, depth: usize) -> PResult<Block<'s>> {
+    ///
+    /// Statements are pushed onto `statements` above whatever the enclosing blocks hold, and
+    /// this block's suffix is moved out into an exactly sized vector at the end.
+    fn block(
+        &mut self,
+        open: &Token<'s>,
+        depth: usize,
+        statements: &mut Vec<Statement<'s>>,
+    ) -> PResult<Block<'s>> {
         self.depth_check(open, depth)?;
-        let mut statements = Vec::with_capacity(if depth == 1 { 64 } else { 8 });
+        let base = statements.len();
         loop {
             let t = self.next()?;
             match t.tok {
                 Tok::Punct(b'}') => break,
                 Tok::Punct(b'{') => {
-                    statements.push(Statement::Block(self.block(&t, depth + 1)?));
+                    let inner = self.block(&t, depth + 1, statements)?;
+                    statements.push(Statement::Block(inner));
                 }
                 Tok::Punct(b'@') => {
                     let neg = self.eat_punct(b'!');
@@ -922,7 +944,7 @@ impl<'s> Parser<'s> {
                         Some(guard),
                     )?));
                 }
-                Tok::Word(w) if w.starts_with('.') => self.body_directive(t, w, &mut statements)?,
+                Tok::Word(w) if w.starts_with('.') => self.body_directive(t, w, statements)?,
                 Tok::Word(w) => {
                     if self.peek_punct(b':') {
                         self.next()?;
@@ -968,7 +990,7 @@ impl<'s> Parser<'s> {
             }
         }
         Ok(Block {
-            statements,
+            statements: take_tail(statements, base),
             line: open.line,
         })
     }
@@ -1022,19 +1044,23 @@ impl<'s> Parser<'s> {
             _ => return Err(self.unexpected(&op, "an instruction opcode")),
         };
         let (opcode, modifiers) = word.split_once('.').unwrap_or((word, ""));
-        let mut operands = Vec::new();
         let t = self.peek();
         if matches!(t.tok, Tok::Punct(b'}') | Tok::Eof) {
             return Err(self.missing(&t, "';' after instruction"));
         }
-        if t.tok != Tok::Punct(b';') {
+        let operands = if t.tok == Tok::Punct(b';') {
+            Vec::new()
+        } else {
+            let base = self.ops.len();
             loop {
-                operands.push(self.operand(1)?);
+                let o = self.operand(1)?;
+                self.ops.push(o);
                 if !self.eat_punct(b',') {
                     break;
                 }
             }
-        }
+            take_tail(&mut self.ops, base)
+        };
         self.expect_punct(b';', "';' after instruction")?;
         Ok(Instruction {
             guard,
@@ -1072,16 +1098,17 @@ impl<'s> Parser<'s> {
     }
 
     fn operand_list(&mut self, close: u8, depth: usize) -> PResult<Vec<Operand<'s>>> {
-        let mut items = Vec::new();
         if self.eat_punct(close) {
-            return Ok(items);
+            return Ok(Vec::new());
         }
+        let base = self.ops.len();
         loop {
-            items.push(self.operand(depth + 1)?);
+            let o = self.operand(depth + 1)?;
+            self.ops.push(o);
             let t = self.next()?;
             match t.tok {
                 Tok::Punct(b',') => {}
-                Tok::Punct(c) if c == close => return Ok(items),
+                Tok::Punct(c) if c == close => return Ok(take_tail(&mut self.ops, base)),
                 _ => {
                     return Err(self.unexpected(
                         &t,
@@ -1195,6 +1222,18 @@ impl<'s> Parser<'s> {
             }
             _ => Ok(BracketElem::Op(self.operand(depth)?)),
         }
+    }
+}
+
+/// Moves `v[base..]` out into an exactly sized vector with a single copy, leaving `v[..base]`
+/// (and `v`'s capacity) in place.
+fn take_tail<T>(v: &mut Vec<T>, base: usize) -> Vec<T> {
+    if base == 0 {
+        let mut out = Vec::with_capacity(v.len());
+        out.append(v);
+        out
+    } else {
+        v.split_off(base)
     }
 }
 
