@@ -463,10 +463,57 @@ pub(crate) struct Func {
 #[derive(Debug, Clone)]
 pub(crate) struct KernelParam {
     pub name: String,
+    /// Byte offset of the parameter in the kernel-parameter window.
+    pub offset: u32,
     pub size: u32,
     pub aggregate: bool,
     /// Bytes fixed by `--param`.
     pub known: Vec<Option<u8>>,
+}
+
+/// Where the emulator places the state-space windows in the generic address space, and
+/// where kernel parameters live in the `.param` state space.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Windows {
+    /// Generic address of shared offset 0.
+    pub shared: u64,
+    /// Generic address of local offset 0.
+    pub local: u64,
+    /// Generic address of kernel-parameter window offset 0 (`cvta.param`).
+    pub param_generic: u64,
+    /// `.param`-space address of kernel-parameter window offset 0 (`mov %r, param`).
+    pub param_space: u64,
+    /// Size of each window: an address `a` is in window `w` when `a - w < size`.
+    pub size: u64,
+}
+
+impl Windows {
+    pub fn new(address_bits: u32) -> Windows {
+        if address_bits == 32 {
+            Windows {
+                shared: 0x4000_0000,
+                param_generic: 0x5000_0000,
+                local: 0x6000_0000,
+                param_space: 0x7000_0000,
+                size: 1 << 28,
+            }
+        } else {
+            Windows {
+                param_space: 0x0000_7c00_0000_0000,
+                param_generic: 0x0000_7d00_0000_0000,
+                shared: 0x0000_7e00_0000_0000,
+                local: 0x0000_7f00_0000_0000,
+                size: 1 << 32,
+            }
+        }
+    }
+
+    /// The offset of `a` in the window starting at `base`.
+    #[inline]
+    pub fn offset(self, a: u64, base: u64) -> Option<u64> {
+        let off = a.wrapping_sub(base);
+        (off < self.size).then_some(off)
+    }
 }
 
 /// The lowered kernel.
@@ -484,12 +531,14 @@ pub(crate) struct Ir {
     pub local_size: u32,
     pub param_size: u32,
     pub kernel_params: Vec<KernelParam>,
+    /// Size of the kernel-parameter window (all kernel parameters, laid out in order).
+    pub kparam_size: u32,
+    pub windows: Windows,
     /// Immediate post-dominator of each instruction ([`NONE`] = the function's exit or no
     /// path to it — see `reaches_exit`).
     pub ipdom: Vec<u32>,
     /// Whether each instruction can reach its function's exit.
     pub reaches_exit: Vec<bool>,
-    pub address_bits: u32,
     pub explicit_cluster: bool,
     pub notes: Vec<String>,
 }
@@ -625,9 +674,10 @@ pub(crate) fn lower(
             local_size: 0,
             param_size: 0,
             kernel_params: Vec::new(),
+            kparam_size: 0,
+            windows: Windows::new(module.address_size.unwrap_or(64)),
             ipdom: Vec::new(),
             reaches_exit: Vec::new(),
-            address_bits: module.address_size.unwrap_or(64),
             explicit_cluster: kernel.perf.explicitcluster
                 || kernel.perf.reqnctapercluster.is_some(),
             notes: Vec::new(),
@@ -757,11 +807,17 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             };
             scope.vars.insert(v.name, loc);
         }
+        let mut window: u64 = 0;
         for (i, p) in kernel.params.iter().enumerate() {
             scope.vars.insert(p.name, VarLoc::KernelParam(i as u32));
-            let size = p.size_bytes().unwrap_or(8) as u32;
+            let size = p.size_bytes().unwrap_or(8).min(1 << 20) as u32;
+            window = align_up(window, var_align(p).min(4096));
+            let offset = u32::try_from(window)
+                .map_err(|_| err(p.line, "kernel parameters larger than 4 GiB"))?;
+            window += u64::from(size);
             self.ir.kernel_params.push(KernelParam {
                 name: p.name.to_string(),
+                offset,
                 size,
                 aggregate: !p.dims.is_empty(),
                 known: vec![None; size as usize],
@@ -805,6 +861,8 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 *slot = bytes.get(k as usize).copied();
             }
         }
+        self.ir.kparam_size = u32::try_from(window)
+            .map_err(|_| err(kernel.line, "kernel parameters larger than 4 GiB"))?;
         self.scopes.push(scope);
         Ok(())
     }
@@ -1069,8 +1127,20 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                         Some(VarLoc::Local(o)) => Opnd::Imm((i64::from(o) + offset) as u64),
                         // Call arguments and return buffers: the parameter window.
                         Some(VarLoc::Param(o)) => Opnd::Mem(MemBase::Param, i64::from(o) + offset),
-                        Some(VarLoc::KernelParam(_)) => {
-                            Opnd::UnknownAddr("the address of a parameter")
+                        // The `.param`-space address of a kernel parameter.
+                        Some(VarLoc::KernelParam(i)) => {
+                            let base = self
+                                .ir
+                                .kernel_params
+                                .get(i as usize)
+                                .map_or(0, |p| u64::from(p.offset));
+                            Opnd::Imm(
+                                self.ir
+                                    .windows
+                                    .param_space
+                                    .wrapping_add(base)
+                                    .wrapping_add(*offset as u64),
+                            )
                         }
                         Some(VarLoc::Global) => {
                             Opnd::UnknownAddr("the address of a global variable")

@@ -254,6 +254,18 @@ pub enum ValueSource {
         /// Byte offset of the field loaded, for aggregate parameters.
         offset: Option<u32>,
     },
+    /// Bytes `start..end` of a kernel parameter that no `--param` fixed (a field of a
+    /// by-value struct, or part of a scalar).
+    ParamBytes {
+        /// 0-based parameter index.
+        index: u32,
+        /// The parameter's name.
+        name: String,
+        /// First byte (offset inside the parameter).
+        start: u32,
+        /// One past the last byte.
+        end: u32,
+    },
     /// A load from global memory.
     GlobalLoad(InstId),
     /// A load from constant memory.
@@ -292,6 +304,12 @@ impl fmt::Display for ValueSource {
                 f,
                 "bytes at offset {o} of kernel parameter {index} `{name}`"
             ),
+            ValueSource::ParamBytes {
+                index,
+                name,
+                start,
+                end,
+            } => write!(f, "param {index} (`{name}`) bytes {start}..{end}"),
             ValueSource::GlobalLoad(i) => write!(f, "a global-memory load (instruction {})", i.0),
             ValueSource::ConstLoad(i) => write!(f, "a constant-memory load (instruction {})", i.0),
             ValueSource::LocalUnknown(i) => {

@@ -674,16 +674,15 @@ L:
     "#;
     let params = ".param .align 8 .b8 P[32]";
     let (reason, _, sources) = unverifiable_reason(body, params, &Config::default());
-    assert!(
-        reason.contains("bytes at offset 12 of kernel parameter 0 `P`"),
-        "{reason}"
-    );
+    assert!(reason.contains("param 0 (`P`) bytes 12..16"), "{reason}");
+    assert!(reason.contains("--param 0+12:u32=VALUE"), "{reason}");
     assert_eq!(
         sources,
-        vec![ValueSource::Param {
+        vec![ValueSource::ParamBytes {
             index: 0,
             name: "P".into(),
-            offset: Some(12)
+            start: 12,
+            end: 16,
         }]
     );
     let cfg = Config {
@@ -760,4 +759,83 @@ fn sample_configurations_emulate_completely() {
             );
         }
     }
+}
+
+/// The address of a by-value struct parameter (`mov` of the parameter symbol), `ld.param`
+/// through a register, and `cvta.param` + generic loads read the parameter bytes: known
+/// where `--param` fixed them, unknown (naming the parameter and byte range) elsewhere.
+#[test]
+fn parameter_space_addresses() {
+    let body = r#"
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p;
+    mov.b64 %rd1, P;
+    add.s64 %rd2, %rd1, 64;
+    ld.param.u32 %r1, [%rd2+-44];
+    cvta.param.u64 %rd3, %rd1;
+    ld.u32 %r2, [%rd3+24];
+    ld.param.u32 %r3, [P+28];
+    add.s32 %r4, %r1, %r2;
+    add.s32 %r4, %r4, %r3;
+    mov.u32 %r5, 0;
+L:
+    bar.sync 0;
+    add.s32 %r5, %r5, 1;
+    setp.lt.u32 %p, %r5, %r4;
+    @%p bra L;
+    ret;
+    "#;
+    let params = ".param .u32 pad, .param .align 8 .b8 P[32]";
+    let (reason, reg, sources) = unverifiable_reason(body, params, &Config::default());
+    assert_eq!(reg.as_deref(), Some("%p"));
+    assert!(reason.contains("param 1 (`P`) bytes 20..24"), "{reason}");
+    assert_eq!(
+        sources,
+        vec![
+            ValueSource::ParamBytes {
+                index: 1,
+                name: "P".into(),
+                start: 20,
+                end: 24
+            },
+            ValueSource::ParamBytes {
+                index: 1,
+                name: "P".into(),
+                start: 24,
+                end: 28
+            },
+            ValueSource::ParamBytes {
+                index: 1,
+                name: "P".into(),
+                start: 28,
+                end: 32
+            },
+        ]
+    );
+    let cfg = Config {
+        params: ["P+20:u32=1", "1+24:u32=1", "P+28:u32=1"]
+            .iter()
+            .map(|p| p.parse().unwrap())
+            .collect(),
+        ..Config::default()
+    };
+    let e = run(body, params, &cfg);
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    // Three iterations of the barrier, then exit.
+    assert_eq!(views(&e, 0).len(), 4);
+    // A half-fixed field names only the unknown bytes.
+    let cfg = Config {
+        params: ["P+20:u16=1", "P+24:u32=1", "P+28:u32=1"]
+            .iter()
+            .map(|p| p.parse().unwrap())
+            .collect(),
+        ..Config::default()
+    };
+    let e = run(body, params, &cfg);
+    assert!(
+        e.unverifiable[0].reason.contains("bytes 22..24"),
+        "{:?}",
+        e.unverifiable
+    );
 }
