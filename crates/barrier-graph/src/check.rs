@@ -73,6 +73,7 @@ pub(crate) fn check_recycling(
     let by_gen: FxHashMap<(BarrierKey, u32), DynamicBarrierId> = nodes
         .iter()
         .enumerate()
+        .filter(|(_, n)| !n.gather)
         .map(|(i, n)| ((n.key, n.generation), DynamicBarrierId(i as u32)))
         .collect();
     let inst = |t: ThreadId, i: u32| {
@@ -88,6 +89,11 @@ pub(crate) fn check_recycling(
         let t = ThreadId(t as u32);
         let mut last: Option<DynamicBarrierId> = None;
         for r in regs {
+            // A lane that waited at its warp's gather registers when the gather completes:
+            // everything before that completion happens before the registration.
+            if r.gather.is_some() {
+                last = r.gather;
+            }
             let skip = r.node.is_none() && replay.stuck;
             if r.generation > 1 && !skip {
                 if let Some(&n) = by_gen.get(&(r.key, r.generation - 1)) {

@@ -64,6 +64,15 @@ pub(crate) fn edges(
     for (t, regs) in registrations.iter().enumerate() {
         let mut last = None;
         for r in regs {
+            // A lane blocked at its warp's gather before registering (`bar.arrive`).
+            if let Some(g) = r.gather {
+                if let Some(b) = last {
+                    if b != g {
+                        preds[g.index()].push(b);
+                    }
+                }
+                last = Some(g);
+            }
             let Some(m) = r.node else { continue };
             if let Some(b) = last {
                 if b != m {
@@ -132,8 +141,11 @@ impl HappensBefore {
         for (t, regs) in registrations.iter().enumerate() {
             let list: Vec<(u32, DynamicBarrierId)> = regs
                 .iter()
-                .filter(|r| r.op.blocks())
-                .filter_map(|r| r.node.map(|m| (r.command, m)))
+                .filter_map(|r| match r.gather {
+                    Some(g) => Some((r.command, g)),
+                    None if r.op.blocks() => r.node.map(|m| (r.command, m)),
+                    None => None,
+                })
                 .collect();
             offsets.push(prev.len());
             let len = program.threads[t].commands.len();

@@ -19,11 +19,15 @@
 //!    [`ViolationKind::BarrierOverflow`], [`ViolationKind::BarrierDivergence`] for a lane
 //!    outside its `bar.warp.sync` mask), [`ViolationKind::Deadlock`] (with every blocked
 //!    warp, the counts, the warps that never came and the wait-for cycle), and
-//!    [`ViolationKind::BarrierDivergence`] (lanes of one warp at different `.aligned`
-//!    barrier instructions of one generation, or part of a non-exited warp at one). Each
-//!    completed generation becomes a node of the [`BarrierGraph`], a *dynamic barrier*.
-//! 2. **Graph** ([`hb`](crate::hb)): an edge `m -> n` when a thread blocked at `m` later
-//!    registers (or exits, counted) at `n`; arrive→sync edges are inside a node. Completion
+//!    [`ViolationKind::BarrierDivergence`] (the state machine's warp divergence: lanes of one
+//!    warp at different barrier operations, or different instructions of an `.aligned` one;
+//!    at a deadlock, an aligned instruction some non-exited lanes of the warp never reach).
+//!    Each completed generation becomes a node of the [`BarrierGraph`], a *dynamic barrier*;
+//!    the lanes of a warp waiting for each other at a `bar.arrive` become a *warp gather*
+//!    node ([`DynamicBarrier::gather`]).
+//! 2. **Graph** ([`hb`](crate::hb)): an edge `m -> n` when a thread blocked at `m` (a
+//!    generation or a warp gather) later registers (or exits, counted) at `n`; arrive→sync
+//!    edges are inside a node. Completion
 //!    order is topological, so the graph is acyclic by construction (checked).
 //! 3. **Happens-before intervals** ([`HappensBefore`]): per node and thread, the latest
 //!    command that happens before the node completes; a command inherits the interval of
@@ -101,6 +105,13 @@ pub struct DynamicBarrier {
     /// Exited threads it counted as registered, with the index of their exit command (the
     /// program length for a program that ended as exited without one), by thread.
     pub exited: Vec<(ThreadId, u32)>,
+    /// A *warp gather*, not a generation: the lanes of one warp waiting for each other at a
+    /// non-blocking operation (`bar.arrive`) before the warp registers at generation
+    /// `generation` of `key` (PTX counts arrival per warp). `participants` are the lanes,
+    /// `exited` the warp's exited lanes (their exits happen before the gather completes),
+    /// `expected` their number. Only for warps of more than one lane; the recycling check
+    /// skips these nodes.
+    pub gather: bool,
 }
 
 /// One registration of a thread at a barrier generation, as the replay assigned it.
@@ -116,6 +127,9 @@ pub struct Registration {
     pub op: BarrierOp,
     /// The dynamic barrier, if the generation completed.
     pub node: Option<DynamicBarrierId>,
+    /// The warp gather node the thread blocked at before its warp registered (a
+    /// non-blocking operation of a warp of several lanes; see [`DynamicBarrier::gather`]).
+    pub gather: Option<DynamicBarrierId>,
 }
 
 /// The barrier dependence graph (§5.2): dynamic barriers and the edges between them.
@@ -144,9 +158,10 @@ impl BarrierGraph {
         for (i, n) in self.nodes.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "  n{i} [label=\"{} gen {}\\n{} registrations\"];",
+                "  n{i} [label=\"{} gen {}{}\\n{} registrations\"];",
                 n.key,
                 n.generation,
+                if n.gather { " (warp gather)" } else { "" },
                 n.participants.len()
             );
         }
@@ -214,6 +229,7 @@ pub fn analyze(program: &Program) -> Analysis {
     let mut physical: Vec<u32> = replay
         .nodes
         .iter()
+        .filter(|n| !n.gather)
         .filter_map(|n| match n.key {
             BarrierKey::Named(id) => Some(id),
             BarrierKey::Warp(_) => None,
@@ -227,7 +243,7 @@ pub fn analyze(program: &Program) -> Analysis {
         registrations: replay.registrations,
     };
     let stats = GraphStats {
-        dynamic_barriers: graph.nodes.len(),
+        dynamic_barriers: graph.nodes.iter().filter(|n| !n.gather).count(),
         physical_barriers: physical.len(),
         edges: graph.edges.len(),
         seconds: start.elapsed().as_secs_f64(),

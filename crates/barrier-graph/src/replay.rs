@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 use weft_program::{
-    BarrierFile, BarrierKey, BarrierOp, CommandView, InstId, Participant, Program, Registered,
+    BarrierFile, BarrierKey, BarrierOp, CommandView, Event, InstId, Participant, Program,
     SyncError, ThreadEnd, ThreadId,
 };
 
@@ -69,7 +69,6 @@ struct Replayer<'p> {
     /// Per-thread stamp: `node + 1` when the thread is a participant of the node being
     /// completed.
     stamp: Vec<u32>,
-    divergence_seen: FxHashSet<(BarrierKey, InstId)>,
     error: bool,
 }
 
@@ -94,7 +93,6 @@ pub(crate) fn replay(program: &Program) -> Replay {
         },
         exit_order: Vec::new(),
         stamp: vec![0; n],
-        divergence_seen: FxHashSet::default(),
         error: false,
     };
     while let Some(t) = r.queue.pop_front() {
@@ -153,14 +151,29 @@ impl Replayer<'_> {
                 return;
             };
             self.pcs[t as usize] = pc + 1;
-            let (key, op, result) = match cmd.view() {
-                CommandView::Barrier { op, id, count, .. } => {
+            // The thread waits for its warp (and a blocking operation for the generation)
+            // until the events say otherwise.
+            let block = |key: BarrierKey, file: &BarrierFile| Cursor::Blocked {
+                key,
+                generation: file.completed_generations(key) + 1,
+                command: pc,
+            };
+            let result = match cmd.view() {
+                CommandView::Barrier {
+                    op,
+                    id,
+                    count,
+                    aligned,
+                } => {
                     let p = Participant {
                         thread,
                         command: pc,
                         op,
                     };
-                    (BarrierKey::Named(id), op, self.file.register(p, id, count))
+                    if id < weft_program::NUM_NAMED_BARRIERS {
+                        self.cursors[t as usize] = block(BarrierKey::Named(id), &self.file);
+                    }
+                    self.file.register(p, id, count, cmd.inst(), aligned)
                 }
                 CommandView::WarpSync { mask } => {
                     let p = Participant {
@@ -168,11 +181,9 @@ impl Replayer<'_> {
                         command: pc,
                         op: BarrierOp::Sync,
                     };
-                    (
-                        BarrierKey::Warp(t / self.warp_size),
-                        BarrierOp::Sync,
-                        self.file.register_warp(p, mask),
-                    )
+                    self.cursors[t as usize] =
+                        block(BarrierKey::Warp(t / self.warp_size), &self.file);
+                    self.file.register_warp(p, mask)
                 }
                 CommandView::Exit => {
                     self.exit(thread, pc);
@@ -182,47 +193,95 @@ impl Replayer<'_> {
                 CommandView::Mbarrier { .. } | CommandView::Access { .. } => continue,
             };
             match result {
-                Ok(Registered::Pending { generation }) => {
-                    self.record(thread, pc, key, generation, op);
-                    if op.blocks() {
-                        self.cursors[t as usize] = Cursor::Blocked {
-                            key,
-                            generation,
-                            command: pc,
-                        };
-                        return;
-                    }
-                }
-                Ok(Registered::Completed(c)) => {
-                    self.record(thread, pc, key, c.generation, op);
-                    self.complete(c, Some(thread));
-                }
+                Ok(events) => self.events(events, Some(thread)),
                 Err(e) => {
                     self.cursors[t as usize] = Cursor::Errored;
                     self.sync_error(e);
                     return;
                 }
             }
-            if self.error {
+            if self.error || self.cursors[t as usize] != Cursor::Ready {
                 return;
             }
         }
     }
 
-    fn record(
+    /// Applies what a registration or exit caused. `current` is the running thread (it is
+    /// not queued; it continues when its cursor is ready).
+    fn events(&mut self, events: Vec<Event>, current: Option<ThreadId>) {
+        for e in events {
+            match e {
+                Event::WarpRegistered {
+                    key,
+                    generation,
+                    lanes,
+                } => self.warp_registered(key, generation, lanes, current),
+                Event::Completed(c) => self.complete(c, current),
+            }
+        }
+    }
+
+    /// A warp registered: record the generation of each lane, release the non-blocking
+    /// lanes. Lanes of a non-blocking operation (`bar.arrive`) waited for each other: when
+    /// there was more than one lane (or an exited lane completed the gather), that wait
+    /// is a gather node of the graph.
+    fn warp_registered(
         &mut self,
-        t: ThreadId,
-        command: u32,
         key: BarrierKey,
         generation: u32,
-        op: BarrierOp,
+        lanes: Vec<Participant>,
+        current: Option<ThreadId>,
     ) {
-        self.out.registrations[t.index()].push(Registration {
-            command,
+        for p in &lanes {
+            self.out.registrations[p.thread.index()].push(Registration {
+                command: p.command,
+                key,
+                generation,
+                op: p.op,
+                node: None,
+                gather: None,
+            });
+            let cursor = &mut self.cursors[p.thread.index()];
+            if p.op.blocks() {
+                *cursor = Cursor::Blocked {
+                    key,
+                    generation,
+                    command: p.command,
+                };
+            } else if matches!(cursor, Cursor::Blocked { .. }) {
+                *cursor = Cursor::Ready;
+                if Some(p.thread) != current {
+                    self.queue.push_back(p.thread.0);
+                }
+            }
+        }
+        let ws = self.warp_size;
+        if ws == 1 || !matches!(key, BarrierKey::Named(_)) || lanes[0].op.blocks() {
+            return;
+        }
+        let n = self.program.threads.len() as u32;
+        let w = lanes[0].thread.0 / ws;
+        let exited: Vec<(ThreadId, u32)> = ((w * ws)..((w + 1) * ws).min(n))
+            .map(ThreadId)
+            .filter(|t| !lanes.iter().any(|p| p.thread == *t))
+            .filter_map(|t| self.out.exit_index[t.index()].map(|e| (t, e)))
+            .collect();
+        if lanes.len() + exited.len() < 2 {
+            return;
+        }
+        let id = DynamicBarrierId(self.out.nodes.len() as u32);
+        for p in &lanes {
+            if let Some(r) = self.out.registrations[p.thread.index()].last_mut() {
+                r.gather = Some(id);
+            }
+        }
+        self.out.nodes.push(DynamicBarrier {
             key,
             generation,
-            op,
-            node: None,
+            expected: lanes.len() as u32 + exited.len() as u32,
+            participants: lanes,
+            exited,
+            gather: true,
         });
     }
 
@@ -231,11 +290,7 @@ impl Replayer<'_> {
         self.out.exit_index[thread.index()] = Some(index);
         self.exit_order.push(thread);
         match self.file.exit(thread) {
-            Ok(done) => {
-                for c in done {
-                    self.complete(c, None);
-                }
-            }
+            Ok(events) => self.events(events, None),
             Err(e) => self.sync_error(e),
         }
     }
@@ -259,14 +314,11 @@ impl Replayer<'_> {
             }
         }
         let exited = self.counted_exits(&c, mark, id);
-        if let BarrierKey::Named(_) = c.key {
-            self.check_divergence(c.key, c.generation, &c.participants, true);
-        }
         for p in &c.participants {
-            if p.op.blocks() && Some(p.thread) != current {
-                let cursor = &mut self.cursors[p.thread.index()];
-                if matches!(cursor, Cursor::Blocked { .. }) {
-                    *cursor = Cursor::Ready;
+            let cursor = &mut self.cursors[p.thread.index()];
+            if p.op.blocks() && matches!(cursor, Cursor::Blocked { .. }) {
+                *cursor = Cursor::Ready;
+                if Some(p.thread) != current {
                     self.queue.push_back(p.thread.0);
                 }
             }
@@ -277,6 +329,7 @@ impl Replayer<'_> {
             expected: c.expected,
             participants: c.participants,
             exited,
+            gather: false,
         });
     }
 
@@ -322,111 +375,6 @@ impl Replayer<'_> {
         out
     }
 
-    /// Aligned barrier instructions: every lane of a warp that executes one in a generation
-    /// executes the same instruction, and (once the generation completed) every non-exited
-    /// lane of the warp is there.
-    fn check_divergence(
-        &mut self,
-        key: BarrierKey,
-        generation: u32,
-        participants: &[Participant],
-        completed: bool,
-    ) {
-        let ws = self.warp_size;
-        if ws == 1 {
-            return;
-        }
-        let n = self.program.threads.len() as u32;
-        let mut by_warp: Vec<(u32, ThreadId, InstId, bool)> = participants
-            .iter()
-            .map(|p| {
-                let cmd = self.program.threads[p.thread.index()]
-                    .commands
-                    .get(p.command as usize);
-                let aligned = matches!(
-                    cmd.map(|c| c.view()),
-                    Some(CommandView::Barrier { aligned: true, .. })
-                );
-                (
-                    p.thread.0 / ws,
-                    p.thread,
-                    cmd.map_or(InstId(u32::MAX), |c| c.inst()),
-                    aligned,
-                )
-            })
-            .collect();
-        by_warp.sort_unstable_by_key(|&(w, t, _, _)| (w, t));
-        let mut start = 0;
-        while start < by_warp.len() {
-            let w = by_warp[start].0;
-            let end = start + by_warp[start..].iter().take_while(|e| e.0 == w).count();
-            let group = &by_warp[start..end];
-            start = end;
-            let Some(&(_, first_thread, first_inst, _)) = group.iter().find(|e| e.3) else {
-                continue;
-            };
-            let mixed = group.iter().any(|e| e.2 != first_inst);
-            let mut missing = Vec::new();
-            if completed {
-                // `group` is sorted by thread: walk it alongside the warp's lanes.
-                let mut k = 0;
-                for t in (w * ws)..((w + 1) * ws).min(n) {
-                    while k < group.len() && group[k].1.0 < t {
-                        k += 1;
-                    }
-                    let present = group.get(k).is_some_and(|e| e.1.0 == t);
-                    if !present && !self.file.has_exited(ThreadId(t)) {
-                        missing.push((ThreadId(t), ()));
-                    }
-                }
-            }
-            if !mixed && missing.is_empty() {
-                continue;
-            }
-            if !self.divergence_seen.insert((key, first_inst)) {
-                continue;
-            }
-            let at = group_threads(group.iter().map(|e| (e.1, e.2)), ws);
-            let missing = group_threads(missing, ws);
-            let mut msg = format!(
-                "{key} generation {generation}: aligned barrier instruction executed by {}",
-                join(
-                    at.iter()
-                        .map(|(r, i)| format!("{r} (instruction #{})", i.0))
-                )
-            );
-            if mixed {
-                msg.push_str(
-                    "; lanes of one warp must execute the same aligned barrier instruction",
-                );
-            }
-            if !missing.is_empty() {
-                msg.push_str(&format!(
-                    "; {} of the same warp did not execute it",
-                    join(missing.iter().map(|(r, _)| r))
-                ));
-            }
-            let mut v = SyncViolation::new(ViolationKind::BarrierDivergence, msg);
-            v.barrier = Some(key);
-            v.generations = vec![generation];
-            v.commands = group
-                .iter()
-                .filter_map(|e| {
-                    participants
-                        .iter()
-                        .find(|p| p.thread == e.1)
-                        .map(|p| self.cref(*p))
-                })
-                .collect();
-            v.commands.dedup_by_key(|c| c.inst);
-            v.threads = missing.iter().map(|(r, _)| *r).collect();
-            if v.threads.is_empty() {
-                v.threads = vec![self.range(first_thread)];
-            }
-            self.out.violations.push(v);
-        }
-    }
-
     #[cold]
     fn sync_error(&mut self, e: SyncError) {
         self.error = true;
@@ -439,6 +387,40 @@ impl Replayer<'_> {
             )
         };
         let mut v = match &e {
+            SyncError::WarpDivergence {
+                warp,
+                first_key,
+                first,
+                key,
+                participant,
+            } => {
+                let what = |k: &weft_program::GatherKey| {
+                    let count = match k.count {
+                        weft_program::BarrierCount::All => String::new(),
+                        weft_program::BarrierCount::Threads(n) => format!(", {n} threads"),
+                    };
+                    let aligned = if k.inst.is_some() { " aligned" } else { "" };
+                    format!("{:?}{aligned} on barrier {}{count}", k.op, k.id).to_lowercase()
+                };
+                let mut v = SyncViolation::new(
+                    ViolationKind::BarrierDivergence,
+                    format!(
+                        "warp {warp}: lanes at different barrier operations: {} executes {} while {} waits at {}; a barrier operation waits for every non-exited lane of the warp{}",
+                        msg(*participant),
+                        what(key),
+                        msg(*first),
+                        what(first_key),
+                        if key.inst.is_some() || first_key.inst.is_some() {
+                            ", and lanes of one warp must execute the same aligned barrier instruction"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+                v.barrier = Some(BarrierKey::Named(key.id));
+                v.commands = vec![self.cref(*participant), self.cref(*first)];
+                v
+            }
             SyncError::InvalidId { id, participant } => {
                 let mut v = SyncViolation::new(
                     ViolationKind::InvalidBarrierId,
@@ -635,11 +617,6 @@ impl Replayer<'_> {
                 )
             })
             .collect();
-        for (key, generation, _, _, participants) in &open {
-            if let BarrierKey::Named(_) = key {
-                self.check_divergence(*key, *generation, participants, false);
-            }
-        }
         let state_of = |t: u32| -> ThreadState {
             match self.cursors[t as usize] {
                 Cursor::Blocked {
@@ -744,10 +721,59 @@ impl Replayer<'_> {
             }
             parts.push(s);
         }
+        // Warps stuck half-gathered: their lanes wait for lanes of the same warp that never
+        // came (blocked elsewhere, or stopped).
+        let mut gather_threads = Vec::new();
+        let mut gather_commands = Vec::new();
+        let mut divergence = Vec::new();
+        for g in self.file.open_gathers() {
+            let waiting = group_threads(
+                g.lanes
+                    .iter()
+                    .map(|p| (p.thread, self.inst(p.thread, p.command))),
+                ws,
+            );
+            let missing: Vec<(ThreadId, ThreadState)> =
+                g.missing.iter().map(|&t| (t, state_of(t.0))).collect();
+            let missing = group_threads(missing, ws);
+            let never = join(missing.iter().map(|(r, st)| format!("{r} ({st})")));
+            parts.push(format!(
+                "{} waiting for the rest of warp {} at barrier {} generation {}; never came: {never}",
+                join(
+                    waiting
+                        .iter()
+                        .map(|(r, i)| format!("{r} at instruction #{}", i.0))
+                ),
+                g.warp,
+                g.key.id,
+                g.generation,
+            ));
+            gather_threads.extend(waiting.iter().map(|(r, _)| *r));
+            let first = self.cref(g.lanes[0]);
+            gather_commands.push(first);
+            if g.key.inst.is_some() {
+                let mut v = SyncViolation::new(
+                    ViolationKind::BarrierDivergence,
+                    format!(
+                        "barrier {} generation {}: aligned barrier instruction #{} executed by {}; {never} of the same warp did not execute it",
+                        g.key.id,
+                        g.generation,
+                        first.inst.0,
+                        join(waiting.iter().map(|(r, _)| r)),
+                    ),
+                );
+                v.barrier = Some(BarrierKey::Named(g.key.id));
+                v.generations = vec![g.generation];
+                v.commands = vec![first];
+                v.threads = missing.iter().map(|(r, _)| *r).collect();
+                divergence.push(v);
+            }
+        }
         let mut msg = format!(
             "{} thread(s) blocked forever: {}",
             gens.iter()
                 .flat_map(|b| b.blocked.iter().map(|(r, _)| r.len()))
+                .chain(gather_threads.iter().map(|r| r.len()))
                 .sum::<u32>(),
             parts.join("; and ")
         );
@@ -776,13 +802,20 @@ impl Replayer<'_> {
                 }
             }
         }
+        for c in gather_commands {
+            if !v.commands.iter().any(|x| x.inst == c.inst) {
+                v.commands.push(c);
+            }
+        }
         v.threads = gens
             .iter()
             .flat_map(|b| b.blocked.iter().map(|(r, _)| *r))
+            .chain(gather_threads)
             .collect();
         v.blocked = gens;
         v.cycle = cycle;
         self.out.violations.insert(0, v);
+        self.out.violations.extend(divergence);
     }
 }
 

@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use weft_program::{
-    BarrierCount, BarrierFile, BarrierKey, BarrierOp, Command, CommandView, CtaShape, InstId,
-    Participant, Program, Registered, ThreadEnd, ThreadId, ThreadProgram,
+    BarrierCount, BarrierFile, BarrierKey, BarrierOp, Command, CommandView, CtaShape, Event,
+    InstId, Participant, Program, ThreadEnd, ThreadId, ThreadProgram,
 };
 
 use super::*;
@@ -212,12 +212,22 @@ fn figure3_is_well_synchronized_with_the_papers_generations() {
         .graph
         .nodes
         .iter()
+        .filter(|n| !n.gather)
         .map(|n| (n.key, n.generation, n.participants.len()))
         .collect();
     assert_eq!(
         nodes,
         [(b(0), 1, 64), (b(1), 1, 64), (b(0), 2, 64), (b(1), 2, 64)]
     );
+    // Each warp's arrive is a warp gather of its 32 lanes.
+    let gathers: Vec<(BarrierKey, u32, usize)> = a
+        .graph
+        .nodes
+        .iter()
+        .filter(|n| n.gather)
+        .map(|n| (n.key, n.generation, n.participants.len()))
+        .collect();
+    assert_eq!(gathers, [(b(1), 1, 32), (b(1), 2, 32)]);
     assert_eq!(a.stats.dynamic_barriers, 4);
     assert_eq!(a.stats.physical_barriers, 2);
     let hb = a.happens_before.as_ref().unwrap();
@@ -387,27 +397,19 @@ fn red_mixed_with_sync_is_a_count_mismatch() {
 }
 
 #[test]
-fn overflow_when_exited_lanes_are_absorbed() {
-    // Warp 0: lanes 0-19 sync 1, 32; lanes 20-31 stopped. Warp 1: lanes 0-15 exit, lanes
-    // 16-31 sync 1, 32: its first registration absorbs 16 exited lanes: 20 + 16 + 1 > 32.
+fn overflow_when_a_partial_warp_registered_first() {
+    // CTA of 48 threads: warp 0 (32 lanes) waits at barrier 0 for warp 1 (16 lanes), which
+    // first arrives at barrier 1 (count 32). Warp 0 then registers 32 more: 48 > 32.
     let mut threads = Vec::new();
-    for lane in 0..32 {
-        let mut th = thread(if lane < 20 { &[C::S(1, 32)] } else { &[] }, 0);
-        if lane >= 20 {
-            th.commands.clear();
-            th.end = ThreadEnd::Stopped;
-        }
-        threads.push(th);
+    for _ in 0..32 {
+        threads.push(thread(&[C::SAll(0), C::S(1, 32)], 0));
     }
-    for lane in 0..32 {
-        threads.push(thread(
-            if lane < 16 { &[C::X] } else { &[C::S(1, 32)] },
-            100,
-        ));
+    for _ in 0..16 {
+        threads.push(thread(&[C::A(1, 32), C::SAll(0)], 100));
     }
     let a = analyze(&program(32, threads));
     assert_eq!(kinds(&a), [ViolationKind::BarrierOverflow]);
-    assert_eq!(a.violations[0].counts, Some((37, 32)));
+    assert_eq!(a.violations[0].counts, Some((48, 32)));
 }
 
 #[test]
@@ -456,60 +458,86 @@ fn no_waiter_only_when_the_next_generation_is_unordered() {
 #[test]
 fn divergence_two_aligned_instructions_in_one_warp() {
     let mut threads = Vec::new();
-    for w in 0..2 {
+    for _ in 0..2 {
         for lane in 0..32u32 {
             // Two branches: lanes 0-15 at instruction 10, 16-31 at instruction 20.
             let base = if lane < 16 { 10 } else { 20 };
-            let _ = w;
             threads.push(thread(&[C::S(1, 64)], base));
         }
     }
     let a = analyze(&program(32, threads));
-    // One report per barrier and instruction (warp 1 repeats warp 0).
+    // The state machine stops at the first lane that diverges from its warp's gather.
     assert_eq!(kinds(&a), [ViolationKind::BarrierDivergence]);
     let v = &a.violations[0];
     assert!(
         v.message
-            .contains("warp 0 lanes 0-15 (instruction #10), warp 0 lanes 16-31 (instruction #20)"),
+            .contains("warp 0 lane 16 (command 0, instruction #20)")
+            && v.message
+                .contains("warp 0 lane 0 (command 0, instruction #10)"),
         "{}",
         v.message
     );
+    // Non-aligned: lanes at different instructions of the same operation gather together.
+    let mut threads = Vec::new();
+    for _ in 0..2 {
+        for lane in 0..32u32 {
+            let base = if lane < 16 { 10 } else { 20 };
+            threads.push(thread(&[C::SNa(1, 64)], base));
+        }
+    }
+    assert_clean(&analyze(&program(32, threads)));
 }
 
 #[test]
 fn divergence_part_of_a_warp_at_an_aligned_barrier() {
     // Warps 0 and 2: lanes 0-15 at barrier 1, lanes 16-31 at barrier 2; warp 1 at barrier 1.
+    // Lanes of one warp at different barrier ids diverge, aligned or not.
+    for aligned in [true, false] {
+        let mut threads = Vec::new();
+        for w in 0..3 {
+            for lane in 0..32 {
+                let text: &[C] = match (w == 1 || lane < 16, aligned) {
+                    (true, true) => &[C::S(1, 64)],
+                    (true, false) => &[C::SNa(1, 64)],
+                    (false, true) => &[C::S(2, 32)],
+                    (false, false) => &[C::SNa(2, 32)],
+                };
+                threads.push(thread(text, 0));
+            }
+        }
+        let a = analyze(&program(32, threads));
+        assert_eq!(kinds(&a), [ViolationKind::BarrierDivergence]);
+        assert_eq!(a.violations[0].threads[0].to_string(), "warp 0 lane 16");
+    }
+}
+
+#[test]
+fn deadlock_of_a_half_gathered_warp_names_the_missing_lanes() {
+    // Lanes 0-15 of warp 0 reach an aligned bar.sync; lanes 16-31 are blocked elsewhere
+    // (the emulator ended them blocked, e.g. at an mbarrier wait).
     let mut threads = Vec::new();
-    for w in 0..3 {
-        for lane in 0..32 {
-            let text: &[C] = if w == 1 || lane < 16 {
-                &[C::S(1, 64)]
-            } else {
-                &[C::S(2, 32)]
-            };
-            threads.push(thread(text, 0));
+    for lane in 0..32 {
+        if lane < 16 {
+            threads.push(thread(&[C::S(1, 32)], 0));
+        } else {
+            let mut th = thread(&[], 0);
+            th.commands.clear();
+            th.end = ThreadEnd::Blocked;
+            threads.push(th);
         }
     }
     let a = analyze(&program(32, threads));
-    assert_eq!(a.violations[0].kind, ViolationKind::BarrierDivergence);
-    assert_eq!(a.violations[0].threads[0].to_string(), "warp 0 lanes 16-31");
-    // Both halves of warps 0 and 2 are reported (once per barrier); exits of lanes that
-    // did not register race with the completions too (exited lanes count per warp).
-    assert_eq!(a.violations[1].kind, ViolationKind::BarrierDivergence);
-    // The non-aligned form is per thread: no divergence.
-    let mut threads = Vec::new();
-    for w in 0..3 {
-        for lane in 0..32 {
-            let text: &[C] = if w == 1 || lane < 16 {
-                &[C::SNa(1, 64)]
-            } else {
-                &[C::SNa(2, 32)]
-            };
-            threads.push(thread(text, 0));
-        }
-    }
-    let a = analyze(&program(32, threads));
-    assert!(!kinds(&a).contains(&ViolationKind::BarrierDivergence));
+    assert_eq!(
+        kinds(&a),
+        [ViolationKind::Deadlock, ViolationKind::BarrierDivergence]
+    );
+    let msg = &a.violations[0].message;
+    assert!(
+        msg.starts_with("16 thread(s) blocked forever")
+            && msg.contains("warp 0 lanes 0-15 at instruction #0 waiting for the rest of warp 0 at barrier 1 generation 1; never came: warp 0 lanes 16-31 (stopped)"),
+        "{msg}"
+    );
+    assert_eq!(a.violations[1].threads[0].to_string(), "warp 0 lanes 16-31");
 }
 
 #[test]
@@ -535,10 +563,12 @@ fn warp_sync_lane_outside_mask_is_divergence() {
 }
 
 #[test]
-fn exit_racing_with_a_counted_completion_is_unsafe() {
-    // Warp size 2: w0 = {T0, T1}, w1 = {T2, T3}, w2 = {T4, T5}. T0 and T2 complete
-    // barrier 1 (count 2); T1 and T3 exit later, not ordered after it. In another
-    // execution T3 exits first, and T2's registration absorbs it: 3 threads > 2.
+fn lanes_of_a_warp_at_different_barriers_diverge() {
+    // Warp size 2: w0 = {T0, T1}, w1 = {T2, T3}, w2 = {T4, T5}. T0 and T1 are at different
+    // barriers: T0 waits for T1 at barrier 1, which never comes. (Per-thread semantics
+    // made this an exit racing with a counted completion; per-warp arrival makes it
+    // divergence, and a warp registers only once all its non-exited lanes are there, so no
+    // exit can race with a completion its warp registered at.)
     let prog = program(
         2,
         vec![
@@ -552,21 +582,19 @@ fn exit_racing_with_a_counted_completion_is_unsafe() {
     );
     assert!(!Oracle::run(&prog).well);
     let a = analyze(&prog);
-    // Barrier 2 has the same problem with T0 and T5.
-    assert_eq!(
-        kinds(&a),
-        [
-            ViolationKind::UnsafeRecycling,
-            ViolationKind::UnsafeRecycling
-        ]
+    assert_eq!(kinds(&a), [ViolationKind::BarrierDivergence]);
+    // Without T1's barrier, warp 0 registers with T1's exit counted.
+    let prog = program(
+        2,
+        vec![
+            thread(&[C::SNa(1, 4)], 0),
+            thread(&[], 10),
+            thread(&[C::SNa(1, 4)], 0),
+            thread(&[], 20),
+        ],
     );
-    let v = &a.violations[0];
-    assert!(
-        v.message.contains("exit of warp 0 lane 1, warp 1 lane 1"),
-        "{}",
-        v.message
-    );
-    assert_eq!(v.generations, [1]);
+    assert!(Oracle::run(&prog).well);
+    assert_clean(&analyze(&prog));
 }
 
 #[test]
@@ -707,6 +735,27 @@ impl<'p> Oracle<'p> {
         }
     }
 
+    /// A warp registered: its lanes get their generation; non-blocking lanes, which waited
+    /// for the warp, continue now (their time is the gather's completion).
+    fn events(s: &mut St, events: Vec<Event>, now: u32) {
+        for e in events {
+            match e {
+                Event::WarpRegistered {
+                    generation, lanes, ..
+                } => {
+                    for p in lanes {
+                        s.gens[p.thread.index()][p.command as usize] = generation;
+                        if !p.op.blocks() {
+                            s.time[p.thread.index()][p.command as usize] = now;
+                            s.blocked[p.thread.index()] = false;
+                        }
+                    }
+                }
+                Event::Completed(c) => Self::wake(s, &c, now),
+            }
+        }
+    }
+
     fn step(program: &Program, s: &mut St, t: usize) -> bool {
         let pc = s.pc[t];
         s.pc[t] += 1;
@@ -715,14 +764,19 @@ impl<'p> Oracle<'p> {
         s.time[t][pc] = now;
         let cmd = program.threads[t].commands[pc];
         let thread = ThreadId(t as u32);
-        let (op, result) = match cmd.view() {
-            CommandView::Barrier { op, id, count, .. } => {
+        let result = match cmd.view() {
+            CommandView::Barrier {
+                op,
+                id,
+                count,
+                aligned,
+            } => {
                 let p = Participant {
                     thread,
                     command: pc as u32,
                     op,
                 };
-                (op, s.file.register(p, id, count))
+                s.file.register(p, id, count, cmd.inst(), aligned)
             }
             CommandView::WarpSync { mask } => {
                 let p = Participant {
@@ -730,33 +784,22 @@ impl<'p> Oracle<'p> {
                     command: pc as u32,
                     op: BarrierOp::Sync,
                 };
-                (BarrierOp::Sync, s.file.register_warp(p, mask))
+                s.file.register_warp(p, mask)
             }
             CommandView::Exit => {
                 s.exited[t] = true;
-                match s.file.exit(thread) {
-                    Ok(done) => {
-                        for c in done {
-                            Self::wake(s, &c, now);
-                        }
-                        return true;
-                    }
-                    Err(_) => return false,
-                }
+                s.file.exit(thread)
             }
             _ => return true,
         };
+        // A barrier lane waits for its warp (and a blocking one for the generation) until
+        // the events release it.
+        if !s.exited[t] {
+            s.blocked[t] = true;
+        }
         match result {
-            Ok(Registered::Pending { generation }) => {
-                s.gens[t][pc] = generation;
-                if op.blocks() {
-                    s.blocked[t] = true;
-                }
-                true
-            }
-            Ok(Registered::Completed(c)) => {
-                s.gens[t][pc] = c.generation;
-                Self::wake(s, &c, now);
+            Ok(events) => {
+                Self::events(s, events, now);
                 true
             }
             Err(_) => false,

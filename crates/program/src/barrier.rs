@@ -4,12 +4,20 @@
 //! - A barrier is unconfigured until its first operation of a generation, which configures the
 //!   expected count. A later operation of the same generation with another count is a
 //!   [`SyncError::CountMismatch`].
-//! - Each operation registers one thread. When the registered count reaches the expected
-//!   count, the generation completes: its blocked threads wake and the barrier is recycled
+//! - Arrival is per warp (PTX ISA `barrier`: "causes executing thread to wait for all
+//!   non-exited threads from its warp and marks warps' arrival at barrier"). A lane's
+//!   operation first joins its warp's *gather*: the lanes of the warp that executed this
+//!   operation, keyed by [`GatherKey`] (barrier id, count, operation kind, and the instruction
+//!   when `.aligned`). A lane arriving with another key while its warp has an open gather is
+//!   a [`SyncError::WarpDivergence`]. When every non-exited lane of the warp has joined (an
+//!   exit of a missing lane can complete the gather), the warp registers as one unit
+//!   ([`Event::WarpRegistered`]): all its lanes become participants at once, and its exited
+//!   lanes count as registered too. Non-blocking lanes (`arrive`) are released then; blocking
+//!   ones (`sync`, `red`) when the generation completes. With a warp size of 1 every thread
+//!   is its own warp.
+//! - When the registered count reaches the expected count, the generation completes
+//!   ([`Event::Completed`]): its blocked threads wake and the barrier is recycled
 //!   (unconfigured again), so the next operation opens generation `g + 1`.
-//! - PTX counts arrivals per warp: a warp's arrival stands for all of its lanes, including
-//!   lanes that have exited. We model threads individually, so once any lane of a warp has
-//!   registered in a generation, that warp's exited lanes count as registered too.
 //! - A barrier for all threads of the CTA (no count operand) also counts every exited thread:
 //!   it is released when the only threads missing have exited. A counted barrier is not
 //!   released by warps that exited without registering — that is a deadlock.
@@ -17,13 +25,13 @@
 //!   an error here.
 //!
 //! Warp barriers (`bar.warp.sync mask`) use the same machinery on a virtual barrier per warp,
-//! expecting the lanes of `mask`.
+//! expecting the lanes of `mask`; each lane registers individually (no gather).
 
 use std::fmt;
 
 use thiserror::Error;
 
-use crate::{BarrierCount, BarrierOp, ThreadId};
+use crate::{BarrierCount, BarrierOp, InstId, ThreadId};
 
 /// The configuration of a generation opened without a count.
 const ALL_THREADS_CONFIG: u32 = u32::MAX;
@@ -79,16 +87,53 @@ pub struct Completion {
     pub all_threads: bool,
 }
 
-/// The result of a successful registration.
+/// What a registration (or an exit) caused. An empty list means the lane waits for the
+/// rest of its warp.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Registered {
-    /// The generation is still open. A blocking operation blocks the thread.
-    Pending {
+pub enum Event {
+    /// A warp registered as one unit: every lane in `lanes` joined generation `generation`
+    /// of `key`. Its non-blocking lanes (`arrive`) continue now; blocking ones wait for
+    /// [`Event::Completed`]. For `bar.warp.sync` each lane registers alone.
+    WarpRegistered {
+        /// The barrier.
+        key: BarrierKey,
         /// The generation joined (1-based).
         generation: u32,
+        /// The lanes that registered, in the order they joined the gather.
+        lanes: Vec<Participant>,
     },
-    /// This registration completed the generation.
+    /// A generation completed.
     Completed(Completion),
+}
+
+/// What identifies one barrier operation of a warp: lanes gather only with lanes of the
+/// same key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GatherKey {
+    /// The named barrier.
+    pub id: u32,
+    /// The count operand.
+    pub count: BarrierCount,
+    /// The operation.
+    pub op: BarrierOp,
+    /// The instruction, for `.aligned` operations (all lanes must execute the same one);
+    /// `None` for non-aligned ones, which gather across instructions.
+    pub inst: Option<InstId>,
+}
+
+/// A warp whose lanes are gathering at a barrier operation (for deadlock reports).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenGather<'a> {
+    /// The warp.
+    pub warp: u32,
+    /// The operation the lanes execute.
+    pub key: GatherKey,
+    /// The generation the warp would join if it registered now.
+    pub generation: u32,
+    /// The lanes that joined, in order (they are blocked).
+    pub lanes: &'a [Participant],
+    /// Non-exited lanes of the warp that have not joined.
+    pub missing: Vec<ThreadId>,
 }
 
 /// A generation that has registrations but has not completed.
@@ -109,6 +154,24 @@ pub struct OpenGeneration<'a> {
 /// A barrier operation that puts the CTA into an error state.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SyncError {
+    /// Lanes of one warp at different barrier operations (ids, counts, kinds, or different
+    /// instructions of an `.aligned` one): barrier divergence.
+    #[error(
+        "warp {warp}: lanes at different barrier operations (thread {} at barrier {}, thread {} at barrier {})",
+        first.thread.0, first_key.id, participant.thread.0, key.id
+    )]
+    WarpDivergence {
+        /// The warp.
+        warp: u32,
+        /// The operation of the warp's open gather.
+        first_key: GatherKey,
+        /// A lane of the open gather (the first that joined).
+        first: Participant,
+        /// The diverging operation.
+        key: GatherKey,
+        /// The diverging lane.
+        participant: Participant,
+    },
     /// A named-barrier id outside 0–15.
     #[error("barrier id {id} is out of range 0-15")]
     InvalidId {
@@ -236,6 +299,13 @@ fn set_bit(set: &mut [u64], i: u32) {
     set[(i / 64) as usize] |= 1 << (i % 64);
 }
 
+/// Lanes of one warp gathering at a barrier operation.
+#[derive(Debug, Clone)]
+struct Gather {
+    key: GatherKey,
+    lanes: Vec<Participant>,
+}
+
 /// The state of every named barrier and warp barrier of one CTA.
 #[derive(Debug, Clone)]
 pub struct BarrierFile {
@@ -246,6 +316,8 @@ pub struct BarrierFile {
     total_exited: u32,
     /// Named barriers at 0..16, warp barriers after.
     slots: Vec<Slot>,
+    /// Per warp, its open gather.
+    gathers: Vec<Option<Gather>>,
 }
 
 impl BarrierFile {
@@ -263,6 +335,7 @@ impl BarrierFile {
             exited_per_warp: vec![0; warps as usize],
             total_exited: 0,
             slots: vec![Slot::default(); (NUM_NAMED_BARRIERS + warps) as usize],
+            gathers: vec![None; warps as usize],
         }
     }
 
@@ -283,54 +356,97 @@ impl BarrierFile {
         (self.cta_threads - start).min(self.warp_size)
     }
 
-    /// Registers a named-barrier operation of `participant.thread` on barrier `id`.
+    /// A named-barrier operation of `participant.thread` on barrier `id`, at instruction
+    /// `inst` (`aligned`: the `.aligned` form, whose lanes must all execute `inst`).
+    ///
+    /// The lane joins its warp's gather; the returned events say what happened (empty: the
+    /// lane waits for the rest of its warp). The id and count are validated on each lane;
+    /// count mismatch, `bar.red` mixing and overflow when the warp registers.
     pub fn register(
         &mut self,
         participant: Participant,
         id: u32,
         count: BarrierCount,
-    ) -> Result<Registered, SyncError> {
+        inst: InstId,
+        aligned: bool,
+    ) -> Result<Vec<Event>, SyncError> {
         if id >= NUM_NAMED_BARRIERS {
             return Err(SyncError::InvalidId { id, participant });
         }
-        let key = BarrierKey::Named(id);
-        let expected = match count {
-            BarrierCount::All => self.cta_threads,
-            BarrierCount::Threads(n) => {
-                if n == 0 || n % self.warp_size != 0 || n > self.cta_threads {
-                    return Err(SyncError::InvalidCount {
-                        key,
-                        count: n,
-                        cta_threads: self.cta_threads,
-                        participant,
-                    });
-                }
-                n
+        if let BarrierCount::Threads(n) = count {
+            if n == 0 || n % self.warp_size != 0 || n > self.cta_threads {
+                return Err(SyncError::InvalidCount {
+                    key: BarrierKey::Named(id),
+                    count: n,
+                    cta_threads: self.cta_threads,
+                    participant,
+                });
             }
+        }
+        let key = GatherKey {
+            id,
+            count,
+            op: participant.op,
+            inst: aligned.then_some(inst),
+        };
+        let warp = self.warp_of(participant.thread);
+        match &mut self.gathers[warp as usize] {
+            Some(g) if g.key != key => {
+                return Err(SyncError::WarpDivergence {
+                    warp,
+                    first_key: g.key,
+                    first: g.lanes[0],
+                    key,
+                    participant,
+                });
+            }
+            Some(g) => g.lanes.push(participant),
+            slot @ None => {
+                *slot = Some(Gather {
+                    key,
+                    lanes: vec![participant],
+                })
+            }
+        }
+        self.try_register_gather(warp)
+    }
+
+    /// Registers `warp` if every non-exited lane has joined its gather.
+    fn try_register_gather(&mut self, warp: u32) -> Result<Vec<Event>, SyncError> {
+        let Some(g) = &self.gathers[warp as usize] else {
+            return Ok(Vec::new());
+        };
+        let present = g.lanes.len() as u32 + self.exited_per_warp[warp as usize];
+        if present < self.lanes_in_warp(warp) {
+            return Ok(Vec::new());
+        }
+        let Some(g) = self.gathers[warp as usize].take() else {
+            unreachable!("checked above")
+        };
+        let (expected, config) = match g.key.count {
+            BarrierCount::All => (self.cta_threads, ALL_THREADS_CONFIG),
+            BarrierCount::Threads(n) => (n, n),
         };
         // An operation without a count and one with a count never configure the same
         // generation, even when the count equals the CTA size: PTX releases only the former
         // when the missing threads have exited, so mixing them would make the outcome depend
         // on when threads exit. The mismatch is reported.
-        let config = match count {
-            BarrierCount::All => ALL_THREADS_CONFIG,
-            BarrierCount::Threads(n) => n,
-        };
-        self.register_key(
-            participant,
-            key,
+        self.register_unit(
+            g.lanes,
+            BarrierKey::Named(g.key.id),
             config,
             expected,
-            count == BarrierCount::All,
+            g.key.count == BarrierCount::All,
         )
     }
 
-    /// Registers `bar.warp.sync mask` of `participant.thread` on its warp's barrier.
+    /// Registers `bar.warp.sync mask` of `participant.thread` on its warp's barrier. Each
+    /// lane registers on its own ([`Event::WarpRegistered`] with one lane).
     pub fn register_warp(
         &mut self,
         participant: Participant,
         mask: u32,
-    ) -> Result<Registered, SyncError> {
+    ) -> Result<Vec<Event>, SyncError> {
         let warp = self.warp_of(participant.thread);
         let key = BarrierKey::Warp(warp);
         let lane = participant.thread.0 % self.warp_size;
@@ -348,19 +464,21 @@ impl BarrierFile {
             (1u32 << existing) - 1
         };
         let expected = (mask & valid_lanes).count_ones();
-        self.register_key(participant, key, mask, expected, false)
+        self.register_unit(vec![participant], key, mask, expected, false)
     }
 
-    fn register_key(
+    /// Registers `lanes` (non-empty, all of one warp) at once.
+    fn register_unit(
         &mut self,
-        participant: Participant,
+        lanes: Vec<Participant>,
         key: BarrierKey,
         config: u32,
         expected: u32,
         all: bool,
-    ) -> Result<Registered, SyncError> {
-        let thread = participant.thread;
-        let warp = self.warp_of(thread);
+    ) -> Result<Vec<Event>, SyncError> {
+        let first_lane = lanes[0];
+        let last_lane = lanes[lanes.len() - 1];
+        let warp = self.warp_of(first_lane.thread);
         let index = self.slot_index(key);
         let generation = self.slots[index].completed + 1;
         if self.slots[index].open.is_none() {
@@ -373,7 +491,7 @@ impl BarrierFile {
                 config,
                 all,
                 expected,
-                red: participant.op == BarrierOp::Red,
+                red: first_lane.op == BarrierOp::Red,
                 participants: Vec::new(),
                 arrived: vec![0; self.cta_threads.div_ceil(64) as usize],
                 touched: vec![0; self.exited_per_warp.len().div_ceil(64)],
@@ -389,18 +507,18 @@ impl BarrierFile {
                 key,
                 generation,
                 configured: open.config,
-                first: open.participants.first().copied().unwrap_or(participant),
+                first: open.participants.first().copied().unwrap_or(first_lane),
                 got: config,
-                participant,
+                participant: first_lane,
             });
         }
-        let is_red = participant.op == BarrierOp::Red;
+        let is_red = first_lane.op == BarrierOp::Red;
         if open.red != is_red {
             return Err(SyncError::MixedRed {
                 key,
                 generation,
-                first: open.participants.first().copied().unwrap_or(participant),
-                participant,
+                first: open.participants.first().copied().unwrap_or(first_lane),
+                participant: first_lane,
             });
         }
         // A counted named barrier absorbs the exited lanes of each warp that registers.
@@ -408,8 +526,10 @@ impl BarrierFile {
             set_bit(&mut open.touched, warp);
             open.exited_counted += exited_in_warp;
         }
-        set_bit(&mut open.arrived, thread.0);
-        open.participants.push(participant);
+        for p in &lanes {
+            set_bit(&mut open.arrived, p.thread.0);
+        }
+        open.participants.extend_from_slice(&lanes);
         let registered = open.registered();
         if registered > open.expected {
             return Err(SyncError::Overflow {
@@ -417,13 +537,19 @@ impl BarrierFile {
                 generation,
                 expected: open.expected,
                 registered,
-                participant,
+                participant: last_lane,
             });
         }
-        if registered == open.expected {
-            return Ok(Registered::Completed(self.complete(index, key)));
+        let complete = registered == open.expected;
+        let mut events = vec![Event::WarpRegistered {
+            key,
+            generation,
+            lanes,
+        }];
+        if complete {
+            events.push(Event::Completed(self.complete(index, key)));
         }
-        Ok(Registered::Pending { generation })
+        Ok(events)
     }
 
     fn exited_lanes_in_mask(&self, warp: u32, mask: u32) -> u32 {
@@ -472,13 +598,14 @@ impl BarrierFile {
         out
     }
 
-    /// Records that `thread` exited. Returns the generations this completes (a barrier for
-    /// all threads whose only missing threads have exited, a counted barrier whose missing
-    /// threads are exited lanes of registered warps).
+    /// Records that `thread` exited. Returns what this causes: generations it completes (a
+    /// barrier for all threads whose only missing threads have exited, a counted barrier
+    /// whose missing threads are exited lanes of registered warps), and the registration of
+    /// its warp when the exit completes the warp's gather.
     ///
     /// # Panics
     /// If `thread` is not a thread of this CTA.
-    pub fn exit(&mut self, thread: ThreadId) -> Result<Vec<Completion>, SyncError> {
+    pub fn exit(&mut self, thread: ThreadId) -> Result<Vec<Event>, SyncError> {
         if bit(&self.exited, thread.0) {
             return Ok(Vec::new());
         }
@@ -487,7 +614,7 @@ impl BarrierFile {
         self.exited_per_warp[warp as usize] += 1;
         self.total_exited += 1;
         let lane = thread.0 % self.warp_size;
-        let mut done = Vec::new();
+        let mut events = Vec::new();
         for index in 0..self.slots.len() {
             let key = if index < NUM_NAMED_BARRIERS as usize {
                 BarrierKey::Named(index as u32)
@@ -510,10 +637,20 @@ impl BarrierFile {
             }
             open.exited_counted += 1;
             if open.registered() >= open.expected {
-                done.push(self.complete(index, key));
+                events.push(Event::Completed(self.complete(index, key)));
             }
         }
-        Ok(done)
+        // The gather of the warp (after the loop above, so that the registering warp absorbs
+        // this exited lane exactly once). A lane that exits while in the gather (a caller
+        // that stops it) leaves it.
+        if let Some(g) = &mut self.gathers[warp as usize] {
+            g.lanes.retain(|p| p.thread != thread);
+            if g.lanes.is_empty() {
+                self.gathers[warp as usize] = None;
+            }
+        }
+        events.extend(self.try_register_gather(warp)?);
+        Ok(events)
     }
 
     /// Whether `thread` has exited.
@@ -526,7 +663,8 @@ impl BarrierFile {
         self.slots[self.slot_index(key)].completed
     }
 
-    /// Generations with registrations that have not completed (for deadlock reports).
+    /// Generations with registrations that have not completed (for deadlock reports). Warps
+    /// still gathering are in [`BarrierFile::open_gathers`].
     pub fn open_generations(&self) -> Vec<OpenGeneration<'_>> {
         self.slots
             .iter()
@@ -548,6 +686,31 @@ impl BarrierFile {
             })
             .collect()
     }
+
+    /// Warps whose lanes wait for the rest of the warp at a barrier operation: which lanes
+    /// joined, which non-exited lanes never came (for deadlock and divergence reports).
+    pub fn open_gathers(&self) -> Vec<OpenGather<'_>> {
+        self.gathers
+            .iter()
+            .enumerate()
+            .filter_map(|(w, g)| {
+                let g = g.as_ref()?;
+                let warp = w as u32;
+                let first = warp * self.warp_size;
+                let missing = (first..first + self.lanes_in_warp(warp))
+                    .map(ThreadId)
+                    .filter(|&t| !self.has_exited(t) && !g.lanes.iter().any(|p| p.thread == t))
+                    .collect();
+                Some(OpenGather {
+                    warp,
+                    key: g.key,
+                    generation: self.completed_generations(BarrierKey::Named(g.key.id)) + 1,
+                    lanes: &g.lanes,
+                    missing,
+                })
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -562,33 +725,63 @@ mod tests {
         }
     }
 
+    /// A non-aligned registration at instruction 0.
+    fn reg(
+        file: &mut BarrierFile,
+        thread: u32,
+        op: BarrierOp,
+        id: u32,
+        count: BarrierCount,
+    ) -> Result<Vec<Event>, SyncError> {
+        file.register(p(thread, op), id, count, InstId(0), false)
+    }
+
+    fn completed(events: &[Event]) -> Option<&Completion> {
+        events.iter().find_map(|e| match e {
+            Event::Completed(c) => Some(c),
+            Event::WarpRegistered { .. } => None,
+        })
+    }
+
+    fn registered_lanes(events: &[Event]) -> Vec<u32> {
+        events
+            .iter()
+            .flat_map(|e| match e {
+                Event::WarpRegistered { lanes, .. } => lanes.iter().map(|p| p.thread.0).collect(),
+                Event::Completed(_) => Vec::new(),
+            })
+            .collect()
+    }
+
     #[test]
     fn counted_barrier_completes_at_count_and_recycles() {
         let mut file = BarrierFile::new(4, 1);
         let c = BarrierCount::Threads(2);
+        let e = reg(&mut file, 0, BarrierOp::Sync, 1, c).unwrap();
         assert_eq!(
-            file.register(p(0, BarrierOp::Sync), 1, c),
-            Ok(Registered::Pending { generation: 1 })
+            e,
+            vec![Event::WarpRegistered {
+                key: BarrierKey::Named(1),
+                generation: 1,
+                lanes: vec![p(0, BarrierOp::Sync)]
+            }]
         );
-        let Ok(Registered::Completed(done)) = file.register(p(1, BarrierOp::Arrive), 1, c) else {
-            panic!("second registration completes")
-        };
+        let e = reg(&mut file, 1, BarrierOp::Arrive, 1, c).unwrap();
+        let done = completed(&e).expect("second registration completes");
         assert_eq!(done.generation, 1);
         assert_eq!(done.participants.len(), 2);
-        assert_eq!(
-            file.register(p(2, BarrierOp::Sync), 1, BarrierCount::Threads(4)),
-            Ok(Registered::Pending { generation: 2 })
-        );
+        let e = reg(&mut file, 2, BarrierOp::Sync, 1, BarrierCount::Threads(4)).unwrap();
+        assert!(matches!(
+            e[..],
+            [Event::WarpRegistered { generation: 2, .. }]
+        ));
     }
 
     #[test]
     fn count_mismatch_names_both_registrations() {
         let mut file = BarrierFile::new(4, 1);
-        file.register(p(0, BarrierOp::Sync), 3, BarrierCount::Threads(2))
-            .unwrap();
-        let err = file
-            .register(p(1, BarrierOp::Sync), 3, BarrierCount::Threads(3))
-            .unwrap_err();
+        reg(&mut file, 0, BarrierOp::Sync, 3, BarrierCount::Threads(2)).unwrap();
+        let err = reg(&mut file, 1, BarrierOp::Sync, 3, BarrierCount::Threads(3)).unwrap_err();
         assert!(matches!(
             err,
             SyncError::CountMismatch {
@@ -604,12 +797,12 @@ mod tests {
     fn invalid_ids_and_counts() {
         let mut file = BarrierFile::new(64, 32);
         assert!(matches!(
-            file.register(p(0, BarrierOp::Sync), 16, BarrierCount::All),
+            reg(&mut file, 0, BarrierOp::Sync, 16, BarrierCount::All),
             Err(SyncError::InvalidId { id: 16, .. })
         ));
         for n in [0, 48, 96] {
             assert!(matches!(
-                file.register(p(0, BarrierOp::Sync), 1, BarrierCount::Threads(n)),
+                reg(&mut file, 0, BarrierOp::Sync, 1, BarrierCount::Threads(n)),
                 Err(SyncError::InvalidCount { .. })
             ));
         }
@@ -618,32 +811,58 @@ mod tests {
     #[test]
     fn all_threads_barrier_is_released_by_exits() {
         let mut file = BarrierFile::new(3, 1);
-        file.register(p(0, BarrierOp::Sync), 0, BarrierCount::All)
-            .unwrap();
+        reg(&mut file, 0, BarrierOp::Sync, 0, BarrierCount::All).unwrap();
         assert!(file.exit(ThreadId(1)).unwrap().is_empty());
         let done = file.exit(ThreadId(2)).unwrap();
         assert_eq!(done.len(), 1);
-        assert_eq!(done[0].participants, vec![p(0, BarrierOp::Sync)]);
-        assert_eq!(done[0].counted_exits, vec![ThreadId(1), ThreadId(2)]);
-        assert!(done[0].all_threads);
+        let done = completed(&done).unwrap();
+        assert_eq!(done.participants, vec![p(0, BarrierOp::Sync)]);
+        assert_eq!(done.counted_exits, vec![ThreadId(1), ThreadId(2)]);
+        assert!(done.all_threads);
+    }
+
+    #[test]
+    fn all_threads_barrier_counts_exited_lanes_of_warps() {
+        // Warp 0: lanes 0-1 sync, lanes 2-3 exited; warp 1: lane 4 exits, lanes 5-7 sync.
+        let mut file = BarrierFile::new(8, 4);
+        for t in [2, 3, 4] {
+            assert!(file.exit(ThreadId(t)).unwrap().is_empty());
+        }
+        assert!(
+            reg(&mut file, 0, BarrierOp::Sync, 0, BarrierCount::All)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            registered_lanes(&reg(&mut file, 1, BarrierOp::Sync, 0, BarrierCount::All).unwrap()),
+            vec![0, 1]
+        );
+        reg(&mut file, 5, BarrierOp::Sync, 0, BarrierCount::All).unwrap();
+        reg(&mut file, 6, BarrierOp::Sync, 0, BarrierCount::All).unwrap();
+        let e = reg(&mut file, 7, BarrierOp::Sync, 0, BarrierCount::All).unwrap();
+        assert_eq!(registered_lanes(&e), vec![5, 6, 7]);
+        let done = completed(&e).expect("all non-exited threads arrived");
+        assert_eq!(done.participants.len(), 5);
+        assert_eq!(
+            done.counted_exits,
+            vec![ThreadId(2), ThreadId(3), ThreadId(4)]
+        );
     }
 
     #[test]
     fn exited_before_open_counts_for_all_threads_barrier() {
         let mut file = BarrierFile::new(2, 1);
         file.exit(ThreadId(1)).unwrap();
-        assert!(matches!(
-            file.register(p(0, BarrierOp::Sync), 0, BarrierCount::All),
-            Ok(Registered::Completed(_))
-        ));
+        assert!(
+            completed(&reg(&mut file, 0, BarrierOp::Sync, 0, BarrierCount::All).unwrap()).is_some()
+        );
     }
 
     #[test]
     fn counted_barrier_is_not_released_by_exited_warps() {
         let mut file = BarrierFile::new(64, 32);
         for t in 0..32 {
-            file.register(p(t, BarrierOp::Sync), 1, BarrierCount::Threads(64))
-                .unwrap();
+            reg(&mut file, t, BarrierOp::Sync, 1, BarrierCount::Threads(64)).unwrap();
         }
         for t in 32..64 {
             assert!(file.exit(ThreadId(t)).unwrap().is_empty());
@@ -651,34 +870,164 @@ mod tests {
         let open = file.open_generations();
         assert_eq!(open.len(), 1);
         assert_eq!(open[0].registered, 32);
+        assert!(file.open_gathers().is_empty());
     }
 
     #[test]
     fn counted_barrier_absorbs_exited_lanes_of_a_registered_warp() {
         let mut file = BarrierFile::new(64, 32);
         for t in 0..32 {
-            file.register(p(t, BarrierOp::Sync), 1, BarrierCount::Threads(64))
-                .unwrap();
+            reg(&mut file, t, BarrierOp::Sync, 1, BarrierCount::Threads(64)).unwrap();
         }
         // Lanes 16..32 of warp 1 exit; lanes 0..16 register.
         for t in 48..64 {
             file.exit(ThreadId(t)).unwrap();
         }
-        let mut last = None;
+        let mut last = Vec::new();
         for t in 32..48 {
-            last = Some(
-                file.register(p(t, BarrierOp::Sync), 1, BarrierCount::Threads(64))
-                    .unwrap(),
+            last = reg(&mut file, t, BarrierOp::Sync, 1, BarrierCount::Threads(64)).unwrap();
+        }
+        let done = completed(&last).expect("warp 1 completes the generation");
+        assert_eq!(done.participants.len(), 48);
+        assert_eq!(
+            done.counted_exits,
+            (48..64).map(ThreadId).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn warp_registers_as_a_unit() {
+        let mut file = BarrierFile::new(8, 4);
+        let c = BarrierCount::Threads(8);
+        for t in 0..3 {
+            assert!(reg(&mut file, t, BarrierOp::Sync, 1, c).unwrap().is_empty());
+        }
+        // Nothing registered while warp 0 gathers.
+        assert!(file.open_generations().is_empty());
+        let gathers = file.open_gathers();
+        assert_eq!(gathers.len(), 1);
+        assert_eq!((gathers[0].warp, gathers[0].lanes.len()), (0, 3));
+        assert_eq!(gathers[0].missing, vec![ThreadId(3)]);
+        let e = reg(&mut file, 3, BarrierOp::Sync, 1, c).unwrap();
+        assert_eq!(
+            e,
+            vec![Event::WarpRegistered {
+                key: BarrierKey::Named(1),
+                generation: 1,
+                lanes: (0..4).map(|t| p(t, BarrierOp::Sync)).collect()
+            }]
+        );
+        assert_eq!(file.open_generations()[0].registered, 4);
+        assert!(file.open_gathers().is_empty());
+    }
+
+    #[test]
+    fn two_warps_never_mix_lanes_in_a_generation() {
+        // Count 4 = one warp of 4. Interleave the lanes of warps 0 and 1: each generation
+        // holds exactly one whole warp.
+        let mut file = BarrierFile::new(8, 4);
+        let c = BarrierCount::Threads(4);
+        let mut gens = Vec::new();
+        for t in [0, 4, 1, 5, 2, 6, 7, 3] {
+            let e = reg(&mut file, t, BarrierOp::Sync, 1, c).unwrap();
+            if let Some(done) = completed(&e) {
+                let mut lanes: Vec<u32> = done.participants.iter().map(|p| p.thread.0).collect();
+                lanes.sort_unstable();
+                gens.push((done.generation, lanes));
+            }
+        }
+        assert_eq!(gens, vec![(1, vec![4, 5, 6, 7]), (2, vec![0, 1, 2, 3])]);
+    }
+
+    #[test]
+    fn arrive_releases_lanes_when_the_warp_has_gathered() {
+        let mut file = BarrierFile::new(8, 4);
+        let c = BarrierCount::Threads(8);
+        for t in 0..3 {
+            assert!(
+                reg(&mut file, t, BarrierOp::Arrive, 2, c)
+                    .unwrap()
+                    .is_empty()
             );
         }
-        assert!(matches!(last, Some(Registered::Completed(_))));
+        let e = reg(&mut file, 3, BarrierOp::Arrive, 2, c).unwrap();
+        assert_eq!(registered_lanes(&e), vec![0, 1, 2, 3]);
+        assert!(completed(&e).is_none());
+        for t in 4..7 {
+            assert!(reg(&mut file, t, BarrierOp::Sync, 2, c).unwrap().is_empty());
+        }
+        let e = reg(&mut file, 7, BarrierOp::Sync, 2, c).unwrap();
+        assert_eq!(registered_lanes(&e), vec![4, 5, 6, 7]);
+        assert_eq!(completed(&e).unwrap().participants.len(), 8);
+    }
+
+    #[test]
+    fn aligned_lanes_at_different_instructions_diverge() {
+        let mut file = BarrierFile::new(4, 2);
+        let c = BarrierCount::Threads(4);
+        file.register(p(0, BarrierOp::Sync), 1, c, InstId(10), true)
+            .unwrap();
+        let err = file
+            .register(p(1, BarrierOp::Sync), 1, c, InstId(20), true)
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            SyncError::WarpDivergence {
+                warp: 0,
+                first_key: GatherKey {
+                    inst: Some(InstId(10)),
+                    ..
+                },
+                key: GatherKey {
+                    inst: Some(InstId(20)),
+                    ..
+                },
+                ..
+            }
+        ));
+        // Non-aligned: different instructions of the same operation gather together.
+        let mut file = BarrierFile::new(4, 2);
+        file.register(p(0, BarrierOp::Sync), 1, c, InstId(10), false)
+            .unwrap();
+        let e = file
+            .register(p(1, BarrierOp::Sync), 1, c, InstId(20), false)
+            .unwrap();
+        assert_eq!(registered_lanes(&e), vec![0, 1]);
+        // Different barrier ids diverge even when not aligned.
+        let mut file = BarrierFile::new(4, 2);
+        file.register(p(0, BarrierOp::Sync), 1, c, InstId(10), false)
+            .unwrap();
+        assert!(matches!(
+            file.register(p(1, BarrierOp::Sync), 2, c, InstId(10), false),
+            Err(SyncError::WarpDivergence { .. })
+        ));
+    }
+
+    #[test]
+    fn exit_completes_a_gather() {
+        let mut file = BarrierFile::new(4, 2);
+        let c = BarrierCount::Threads(4);
+        assert!(
+            reg(&mut file, 0, BarrierOp::Arrive, 1, c)
+                .unwrap()
+                .is_empty()
+        );
+        reg(&mut file, 2, BarrierOp::Sync, 1, c).unwrap();
+        let e = reg(&mut file, 3, BarrierOp::Sync, 1, c).unwrap();
+        assert_eq!(registered_lanes(&e), vec![2, 3]);
+        // Lane 1 exits: warp 0 registers with its exited lane counted, completing the
+        // generation.
+        let e = file.exit(ThreadId(1)).unwrap();
+        assert_eq!(registered_lanes(&e), vec![0]);
+        let done = completed(&e).expect("exit completes the gather and the generation");
+        assert_eq!(done.counted_exits, vec![ThreadId(1)]);
+        assert_eq!(done.participants.len(), 3);
     }
 
     #[test]
     fn arrive_then_exit_is_not_counted_twice() {
         let mut file = BarrierFile::new(3, 1);
-        file.register(p(0, BarrierOp::Arrive), 0, BarrierCount::All)
-            .unwrap();
+        reg(&mut file, 0, BarrierOp::Arrive, 0, BarrierCount::All).unwrap();
         assert!(file.exit(ThreadId(0)).unwrap().is_empty());
         assert_eq!(file.open_generations()[0].registered, 1);
     }
@@ -686,10 +1035,9 @@ mod tests {
     #[test]
     fn all_threads_and_full_count_do_not_mix() {
         let mut file = BarrierFile::new(2, 1);
-        file.register(p(0, BarrierOp::Sync), 0, BarrierCount::All)
-            .unwrap();
+        reg(&mut file, 0, BarrierOp::Sync, 0, BarrierCount::All).unwrap();
         assert!(matches!(
-            file.register(p(1, BarrierOp::Sync), 0, BarrierCount::Threads(2)),
+            reg(&mut file, 1, BarrierOp::Sync, 0, BarrierCount::Threads(2)),
             Err(SyncError::CountMismatch { .. })
         ));
     }
@@ -697,10 +1045,9 @@ mod tests {
     #[test]
     fn red_cannot_mix_with_sync() {
         let mut file = BarrierFile::new(4, 1);
-        file.register(p(0, BarrierOp::Red), 0, BarrierCount::All)
-            .unwrap();
+        reg(&mut file, 0, BarrierOp::Red, 0, BarrierCount::All).unwrap();
         assert!(matches!(
-            file.register(p(1, BarrierOp::Sync), 0, BarrierCount::All),
+            reg(&mut file, 1, BarrierOp::Sync, 0, BarrierCount::All),
             Err(SyncError::MixedRed { .. })
         ));
     }
@@ -710,16 +1057,19 @@ mod tests {
         let mut file = BarrierFile::new(64, 32);
         for t in 32..47 {
             assert!(matches!(
-                file.register_warp(p(t, BarrierOp::Sync), 0xffff),
-                Ok(Registered::Pending { .. })
+                file.register_warp(p(t, BarrierOp::Sync), 0xffff).unwrap()[..],
+                [Event::WarpRegistered { .. }]
             ));
         }
         assert!(matches!(
-            file.register_warp(p(47, BarrierOp::Sync), 0xffff),
-            Ok(Registered::Completed(Completion {
-                key: BarrierKey::Warp(1),
-                ..
-            }))
+            file.register_warp(p(47, BarrierOp::Sync), 0xffff).unwrap()[..],
+            [
+                Event::WarpRegistered { .. },
+                Event::Completed(Completion {
+                    key: BarrierKey::Warp(1),
+                    ..
+                })
+            ]
         ));
         assert!(matches!(
             file.register_warp(p(48, BarrierOp::Sync), 0xffff),

@@ -22,8 +22,8 @@ mod mbarrier;
 mod source;
 
 pub use barrier::{
-    BarrierFile, BarrierKey, Completion, NUM_NAMED_BARRIERS, OpenGeneration, Participant,
-    Registered, SyncError,
+    BarrierFile, BarrierKey, Completion, Event, GatherKey, NUM_NAMED_BARRIERS, OpenGather,
+    OpenGeneration, Participant, SyncError,
 };
 pub use command::{
     AccessKind, BarrierCount, BarrierOp, Command, CommandView, InstId, MbarrierOp, ThreadId,
