@@ -123,7 +123,8 @@ enum Addr {
     Shared(u32),
     Local(u32),
     Param(u32),
-    KParam(u32, u32),
+    /// Offset in the kernel-parameter window.
+    KParam(u32),
     Global,
     Unknown(u32, u32),
 }
@@ -157,6 +158,11 @@ struct Machine<'a> {
     local_unk: Vec<u32>,
     pmem: Vec<u8>,
     pmem_unk: Vec<u32>,
+    /// The kernel-parameter window: bytes fixed by `--param` are known; the others carry
+    /// `kp_unset` until something overwrites them.
+    kp: Vec<u8>,
+    kp_unk: Vec<u32>,
+    kp_unset: u32,
     bars: BarrierFile,
     mbars: MbarrierFile,
     src: Sources,
@@ -168,6 +174,7 @@ struct Machine<'a> {
     instructions: u64,
     shared_base: u64,
     local_base: u64,
+    win: crate::ir::Windows,
     region_cache: FxHashMap<u32, Result<u32, String>>,
     uninit_shared: u32,
 }
@@ -202,11 +209,8 @@ pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, E
     };
     let tracked =
         smem_size.unwrap_or_else(|| ir.extern_start.unwrap_or(0).saturating_add(DYNAMIC_CAP));
-    let (shared_base, local_base) = if ir.address_bits == 32 {
-        (0x4000_0000u64, 0x6000_0000u64)
-    } else {
-        (0x0000_7e00_0000_0000u64, 0x0000_7f00_0000_0000u64)
-    };
+    let win = ir.windows;
+    let (shared_base, local_base) = (win.shared, win.local);
     let mut m = Machine {
         ir,
         cfg,
@@ -242,6 +246,9 @@ pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, E
         local_unk: Vec::new(),
         pmem: vec![0; n * ir.param_size as usize],
         pmem_unk: Vec::new(),
+        kp: vec![0; ir.kparam_size as usize],
+        kp_unk: Vec::new(),
+        kp_unset: 0,
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
         src: Sources::new(),
@@ -253,6 +260,7 @@ pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, E
         instructions: 0,
         shared_base,
         local_base,
+        win,
         region_cache: FxHashMap::default(),
         uninit_shared: 0,
     };
@@ -267,6 +275,19 @@ pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, E
     m.local_unk = vec![uninit_local; m.local.len()];
     let uninit_param = m.src.single(ValueSource::Other("an unset parameter"));
     m.pmem_unk = vec![uninit_param; m.pmem.len()];
+    m.kp_unset = m
+        .src
+        .single(ValueSource::Other("unset kernel-parameter bytes"));
+    m.kp_unk = vec![m.kp_unset; m.kp.len()];
+    for p in &ir.kernel_params {
+        for (k, b) in p.known.iter().enumerate() {
+            let i = p.offset as usize + k;
+            if let (Some(b), Some(slot), Some(u)) = (b, m.kp.get_mut(i), m.kp_unk.get_mut(i)) {
+                *slot = *b;
+                *u = 0;
+            }
+        }
+    }
     m.uninit_shared = m
         .src
         .single(ValueSource::Other("uninitialized shared memory"));
@@ -420,7 +441,33 @@ impl Machine<'_> {
             return String::new();
         }
         let names: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-        format!(" It depends on {}.", names.join(", "))
+        let fixes: Vec<String> = set
+            .iter()
+            .filter_map(|s| match s {
+                ValueSource::ParamBytes {
+                    index, start, end, ..
+                } => {
+                    let ty = match end.saturating_sub(*start) {
+                        1 => "u8",
+                        2 => "u16",
+                        4 => "u32",
+                        8 => "u64",
+                        _ => "TYPE",
+                    };
+                    Some(format!("--param {index}+{start}:{ty}=VALUE"))
+                }
+                _ => None,
+            })
+            .collect();
+        if fixes.is_empty() {
+            format!(" It depends on {}.", names.join(", "))
+        } else {
+            format!(
+                " It depends on {}. Fix the input with {}.",
+                names.join(", "),
+                fixes.join(", ")
+            )
+        }
     }
 
     /// Records that the kernel cannot be verified. `control` stops the emulation.
@@ -871,6 +918,24 @@ impl Machine<'_> {
                         (Space::Local, false) => (self.local_base.wrapping_add(mask(a, 32)), 0),
                         (Space::Shared, true) => self.generic_to_space(a, self.shared_base),
                         (Space::Local, true) => self.generic_to_space(a, self.local_base),
+                        (Space::Param, false) => match self.win.offset(a, self.win.param_space) {
+                            Some(off) => (self.win.param_generic.wrapping_add(off), 0),
+                            None => (
+                                0,
+                                self.src.single(ValueSource::Other(
+                                    "cvta.param of an address that is not a kernel parameter",
+                                )),
+                            ),
+                        },
+                        (Space::Param, true) => match self.win.offset(a, self.win.param_generic) {
+                            Some(off) => (self.win.param_space.wrapping_add(off), 0),
+                            None => (
+                                0,
+                                self.src.single(ValueSource::Other(
+                                    "cvta.to.param of an address outside the parameter window",
+                                )),
+                            ),
+                        },
                         _ => (a, 0),
                     }
                 };
@@ -878,12 +943,14 @@ impl Machine<'_> {
             }
             Op::Isspacep(space) => {
                 let (a, ua) = self.rd(t, o(1), pc);
-                let in_shared = a.wrapping_sub(self.shared_base) < 1 << 32;
-                let in_local = a.wrapping_sub(self.local_base) < 1 << 32;
+                let in_shared = self.win.offset(a, self.shared_base).is_some();
+                let in_local = self.win.offset(a, self.local_base).is_some();
+                let in_param = self.win.offset(a, self.win.param_generic).is_some();
                 let v = match space {
                     Space::Shared => in_shared,
                     Space::Local => in_local,
-                    Space::Global => !in_shared && !in_local,
+                    Space::Param => in_param,
+                    Space::Global => !in_shared && !in_local && !in_param,
                     _ => false,
                 };
                 self.wr(t, o(0), u64::from(v), ua);
@@ -1029,8 +1096,7 @@ impl Machine<'_> {
     }
 
     fn generic_to_space(&mut self, a: u64, base: u64) -> (u64, u32) {
-        let off = a.wrapping_sub(base);
-        if off < 1 << 32 {
+        if let Some(off) = self.win.offset(a, base) {
             (off, 0)
         } else {
             (
@@ -1245,12 +1311,30 @@ impl Machine<'_> {
             }
             MemBase::Local => return Addr::Local(off as u32),
             MemBase::Param => return Addr::Param(off as u32),
-            MemBase::KernelParam(i) => return Addr::KParam(i, off as u32),
+            MemBase::KernelParam(i) => {
+                let base = self
+                    .ir
+                    .kernel_params
+                    .get(i as usize)
+                    .map_or(0, |p| i64::from(p.offset));
+                return match u32::try_from(base + off) {
+                    Ok(x) => Addr::KParam(x),
+                    Err(_) => Addr::Unknown(
+                        self.src.single(ValueSource::Other(
+                            "a parameter offset outside the kernel parameters",
+                        )),
+                        NONE,
+                    ),
+                };
+            }
             MemBase::Global => return Addr::Global,
             MemBase::Abs => (off as u64, 0, NONE),
         };
         if u != 0 {
-            return if space == Space::Generic || space == Space::Shared || space == Space::Local {
+            return if matches!(
+                space,
+                Space::Generic | Space::Shared | Space::Local | Space::Param
+            ) {
                 Addr::Unknown(u, reg)
             } else {
                 Addr::Global
@@ -1259,17 +1343,22 @@ impl Machine<'_> {
         match space {
             Space::Shared => Addr::Shared(v as u32),
             Space::Local => Addr::Local(v as u32),
-            Space::Param => Addr::Unknown(
-                self.src.single(ValueSource::Other(
-                    "a parameter read through a register address",
-                )),
-                NONE,
-            ),
+            Space::Param => match self.win.offset(v, self.win.param_space) {
+                Some(off) => Addr::KParam(off as u32),
+                None => Addr::Unknown(
+                    self.src.single(ValueSource::Other(
+                        "a parameter read through a register that holds no kernel-parameter address",
+                    )),
+                    NONE,
+                ),
+            },
             Space::Generic => {
-                if v.wrapping_sub(self.shared_base) < 1 << 32 {
-                    Addr::Shared(v.wrapping_sub(self.shared_base) as u32)
-                } else if v.wrapping_sub(self.local_base) < 1 << 32 {
-                    Addr::Local(v.wrapping_sub(self.local_base) as u32)
+                if let Some(off) = self.win.offset(v, self.shared_base) {
+                    Addr::Shared(off as u32)
+                } else if let Some(off) = self.win.offset(v, self.local_base) {
+                    Addr::Local(off as u32)
+                } else if let Some(off) = self.win.offset(v, self.win.param_generic) {
+                    Addr::KParam(off as u32)
                 } else {
                     Addr::Global
                 }
@@ -1453,10 +1542,10 @@ impl Machine<'_> {
                 x,
                 self.ir.param_size as usize,
             ),
-            Addr::KParam(i, off) => {
+            Addr::KParam(off) => {
                 for (k, &dst) in dests.iter().enumerate() {
-                    let o = off + k as u32 * esize;
-                    let (v, u) = self.kparam(i, o, esize);
+                    let o = off.saturating_add(k as u32 * esize);
+                    let (v, u) = self.kparam(o, esize);
                     let v = if signed {
                         mask(sx(v, bits) as u64, 64)
                     } else {
@@ -1496,7 +1585,12 @@ impl Machine<'_> {
                         false,
                     );
                 }
-                let g = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
+                let g = if inst.space == Space::Param {
+                    ValueSource::Other("a parameter read through an unknown address")
+                } else {
+                    ValueSource::GlobalLoad(InstId(pc))
+                };
+                let g = self.src.single(g);
                 let u = self.src.union(g, u);
                 self.clobber(t, inst, u);
                 return;
@@ -1524,31 +1618,72 @@ impl Machine<'_> {
         }
     }
 
-    fn kparam(&mut self, index: u32, off: u32, size: u32) -> (u64, u32) {
-        let Some(p) = self.ir.kernel_params.get(index as usize) else {
-            return (0, self.src.single(ValueSource::Other("a kernel parameter")));
+    /// Reads `size` bytes at `off` of the kernel-parameter window. Bytes no `--param` fixed
+    /// are unknown with a source naming the parameter and the byte range.
+    fn kparam(&mut self, off: u32, size: u32) -> (u64, u32) {
+        let (s, e) = (off as usize, off as usize + size as usize);
+        let (Some(bytes), Some(unk)) = (self.kp.get(s..e), self.kp_unk.get(s..e)) else {
+            return (
+                0,
+                self.src
+                    .single(ValueSource::Other("bytes outside the kernel parameters")),
+            );
         };
-        let bytes = p.known.get(off as usize..(off + size) as usize);
-        if let Some(bytes) = bytes
-            && bytes.iter().all(Option::is_some)
-        {
-            let mut v = 0u64;
-            for (i, b) in bytes.iter().enumerate().take(8) {
-                v |= u64::from(b.unwrap_or(0)) << (8 * i);
-            }
+        let mut v = 0u64;
+        for (i, &b) in bytes.iter().enumerate().take(8) {
+            v |= u64::from(b) << (8 * i);
+        }
+        if unk.iter().all(|&u| u == 0) {
             return (v, 0);
         }
-        let offset = if p.aggregate || off != 0 {
-            Some(off)
-        } else {
-            None
-        };
-        let s = ValueSource::Param {
-            index,
-            name: p.name.clone(),
-            offset,
-        };
-        (0, self.src.single(s))
+        let unk: Vec<u32> = unk.to_vec();
+        let mut acc = 0;
+        let mut k = 0;
+        while k < unk.len() {
+            let u = unk[k];
+            if u != self.kp_unset {
+                acc = self.src.union(acc, u);
+                k += 1;
+                continue;
+            }
+            // A run of unset bytes inside one parameter.
+            let at = s + k;
+            let Some((index, p)) = self.ir.kernel_params.iter().enumerate().find(|(_, p)| {
+                (p.offset as usize..p.offset as usize + p.size as usize).contains(&at)
+            }) else {
+                let o = self
+                    .src
+                    .single(ValueSource::Other("padding between kernel parameters"));
+                acc = self.src.union(acc, o);
+                k += 1;
+                continue;
+            };
+            let pend = p.offset as usize + p.size as usize;
+            let mut j = k;
+            while j < unk.len() && unk[j] == self.kp_unset && s + j < pend {
+                j += 1;
+            }
+            let start = (at - p.offset as usize) as u32;
+            let end = (s + j - p.offset as usize) as u32;
+            let source = if !p.aggregate && start == 0 && end == p.size {
+                ValueSource::Param {
+                    index: index as u32,
+                    name: p.name.clone(),
+                    offset: None,
+                }
+            } else {
+                ValueSource::ParamBytes {
+                    index: index as u32,
+                    name: p.name.clone(),
+                    start,
+                    end,
+                }
+            };
+            let one = self.src.single(source);
+            acc = self.src.union(acc, one);
+            k = j;
+        }
+        (0, acc)
     }
 
     fn store(&mut self, t: usize, pc: u32, inst: &Inst, a: Opnd, s: Opnd) {
@@ -1581,7 +1716,19 @@ impl Machine<'_> {
                 x,
                 self.ir.param_size as usize,
             ),
-            Addr::KParam(..) | Addr::Global => return,
+            Addr::KParam(x) => {
+                // Kernel parameters are read-only; a store there is undefined, so the bytes
+                // it may have changed become unknown.
+                let o = self.src.single(ValueSource::Other(
+                    "a store into the kernel-parameter space",
+                ));
+                let r = x as usize..(x as usize).saturating_add(total as usize);
+                if let Some(slots) = self.kp_unk.get_mut(r) {
+                    slots.iter_mut().for_each(|b| *b = o);
+                }
+                return;
+            }
+            Addr::Global => return,
             Addr::Unknown(u, _) => {
                 match inst.space {
                     Space::Shared => self.unverifiable(
