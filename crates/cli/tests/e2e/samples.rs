@@ -21,11 +21,6 @@ use crate::formats::check_schema;
 const KNOWN_DIFFERENCES: &[(&str, &str, &[&str])] = &[
     ("mbarrier-pipeline", "violation", &["race"]),
     ("mbarrier-pipeline-declared-shape", "violation", &["race"]),
-    (
-        "singe-unsafe-recycle",
-        "violation",
-        &["barrier-divergence", "deadlock", "unsafe-recycling"],
-    ),
     // FIXME: barrier-graph reports an arrive-only generation only when it breaks recycling;
     // the issue defines `no-waiter` as any generation completed by arrivals only.
     ("barrier-no-waiter", "verified", &[]),
