@@ -15,9 +15,6 @@ use crate::formats::check_schema;
 /// FIXME(barrier-graph): mbarrier phases are not yet dynamic barriers (see the
 /// barrier-graph crate docs), so accesses ordered only by an mbarrier wait are reported as
 /// races.
-/// FIXME(emulator/barrier-graph): in `singe-unsafe-recycle` one lane of a warp reaches the
-/// recycled barrier apart from its warp, which adds barrier-divergence and deadlock reports
-/// to the expected unsafe-recycling.
 const KNOWN_DIFFERENCES: &[(&str, &str, &[&str])] = &[
     ("mbarrier-pipeline", "violation", &["race"]),
     ("mbarrier-pipeline-declared-shape", "violation", &["race"]),
