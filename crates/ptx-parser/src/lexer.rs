@@ -36,11 +36,14 @@ pub(crate) struct Token<'s> {
     pub end: u32,
 }
 
+#[derive(Clone)]
 pub(crate) struct Lexer<'s> {
     src: &'s str,
     pos: usize,
     line: u32,
     line_start: usize,
+    /// The first lexical error; once set, every token is `Tok::Error`.
+    error: Option<ParseError>,
 }
 
 /// Byte classes for the scanner.
@@ -48,6 +51,8 @@ const WORD_START: u8 = 1;
 const WORD_CONT: u8 = 2;
 const DIGIT: u8 = 4;
 const SPACE: u8 = 8;
+/// Whitespace, newline, or the first byte of a comment or `@@DWARF` line.
+const TRIVIA: u8 = 16;
 
 const CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -68,7 +73,10 @@ const CLASS: [u8; 256] = {
             k |= WORD_CONT | DIGIT;
         }
         if c == b' ' || c == b'\t' || c == b'\r' || c == 0x0b || c == 0x0c {
-            k |= SPACE;
+            k |= SPACE | TRIVIA;
+        }
+        if c == b'\n' || c == b'/' || c == b'@' {
+            k |= TRIVIA;
         }
         t[i] = k;
         i += 1;
@@ -98,6 +106,7 @@ impl<'s> Lexer<'s> {
             pos: 0,
             line: 1,
             line_start: 0,
+            error: None,
         }
     }
 
@@ -111,10 +120,11 @@ impl<'s> Lexer<'s> {
     }
 
     fn col_at(&self, pos: usize) -> u32 {
-        u32::try_from(pos.saturating_sub(self.line_start) + 1).unwrap_or(u32::MAX)
+        // `line_start <= pos` and inputs are shorter than 4 GiB.
+        (pos.wrapping_sub(self.line_start) as u32).wrapping_add(1)
     }
 
-    fn error(&self, pos: usize, message: impl Into<String>) -> ParseError {
+    fn err_at(&self, pos: usize, message: impl Into<String>) -> ParseError {
         ParseError {
             line: self.line,
             column: self.col_at(pos),
@@ -148,44 +158,27 @@ impl<'s> Lexer<'s> {
         }
     }
 
-    #[inline]
-    fn skip_trivia(&mut self) -> Result<(), ParseError> {
+    /// Skips a comment or `@@DWARF` line at `self.pos` (which holds `/` or `@`). Returns
+    /// whether anything was skipped.
+    #[cold]
+    fn skip_comment(&mut self) -> Result<bool, ParseError> {
         let b = self.src.as_bytes();
-        loop {
-            let Some(&c) = b.get(self.pos) else {
-                return Ok(());
-            };
-            if class(c) & SPACE != 0 {
-                let rest = b.get(self.pos + 1..).unwrap_or(&[]);
-                self.pos += 1 + rest
-                    .iter()
-                    .position(|&n| class(n) & SPACE == 0)
-                    .unwrap_or(rest.len());
-                continue;
+        match (b.get(self.pos), b.get(self.pos + 1)) {
+            (Some(b'/'), Some(b'/')) | (Some(b'@'), Some(b'@')) => {
+                self.skip_to_eol();
+                Ok(true)
             }
-            match c {
-                b'\n' => {
-                    self.pos += 1;
-                    self.line = self.line.saturating_add(1);
-                    self.line_start = self.pos;
-                }
-                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
-                b'/' => match b.get(self.pos + 1) {
-                    Some(b'/') => self.skip_to_eol(),
-                    Some(b'*') => {
-                        let rest = self.bytes_from(self.pos + 2);
-                        match memmem::find(rest, b"*/") {
-                            Some(i) => self.advance_counting(self.pos + 2 + i + 2),
-                            None => {
-                                return Err(self.error(self.pos, "unterminated block comment"));
-                            }
-                        }
+            (Some(b'/'), Some(b'*')) => {
+                let rest = self.bytes_from(self.pos + 2);
+                match memmem::find(rest, b"*/") {
+                    Some(i) => {
+                        self.advance_counting(self.pos + 2 + i + 2);
+                        Ok(true)
                     }
-                    _ => return Ok(()),
-                },
-                b'@' if b.get(self.pos + 1) == Some(&b'@') => self.skip_to_eol(),
-                _ => return Ok(()),
+                    None => Err(self.err_at(self.pos, "unterminated block comment")),
+                }
             }
+            _ => Ok(false),
         }
     }
 
@@ -227,7 +220,7 @@ impl<'s> Lexer<'s> {
                         Some(k) => i += 2 + k + 1,
                         None => {
                             self.advance_counting(i);
-                            return Err(self.error(i, "unterminated block comment"));
+                            return Err(self.err_at(i, "unterminated block comment"));
                         }
                     },
                     _ => {}
@@ -245,21 +238,41 @@ impl<'s> Lexer<'s> {
     }
 
     /// The next token.
-    pub fn next_token(&mut self) -> Result<Token<'s>, ParseError> {
-        self.skip_trivia()?;
+    ///
+    /// A lexical error is returned as a `Tok::Error` token (at the error's position) and
+    /// kept in [`Lexer::error`]; every later call returns the same error token.
+    #[inline(always)]
+    pub fn next_token(&mut self) -> Token<'s> {
         let b = self.src.as_bytes();
-        let start = self.pos;
+        // Trivia: spaces and newlines inline, comments out of line.
+        let mut pos = self.pos;
+        let c = loop {
+            let Some(&c) = b.get(pos) else {
+                self.pos = pos;
+                return self.eof();
+            };
+            let k = class(c);
+            if k & TRIVIA == 0 {
+                break c;
+            }
+            if k & SPACE != 0 {
+                pos += 1;
+            } else if c == b'\n' {
+                pos += 1;
+                self.line = self.line.saturating_add(1);
+                self.line_start = pos;
+            } else {
+                self.pos = pos;
+                match self.skip_comment() {
+                    Ok(true) => pos = self.pos,
+                    Ok(false) => break c,
+                    Err(e) => return self.fail(e),
+                }
+            }
+        };
+        let start = pos;
         let line = self.line;
         let col = self.col_at(start);
-        let Some(&c) = b.get(start) else {
-            return Ok(Token {
-                tok: Tok::Eof,
-                line,
-                col,
-                start: start as u32,
-                end: start as u32,
-            });
-        };
         let mut end = start + 1;
         let tok = if is_word_start(c)
             && (c != b'%' || b.get(end).is_some_and(|&n| is_word_cont(n) && n != b'.'))
@@ -304,7 +317,9 @@ impl<'s> Lexer<'s> {
                     Some(b'"') => break,
                     Some(b'\\') if rest.get(j + 1).is_some_and(|&n| n != b'\n') => j += 2,
                     None | Some(b'\n') | Some(b'\\') => {
-                        return Err(self.error(start, "unterminated string literal"));
+                        self.pos = start;
+                        let e = self.err_at(start, "unterminated string literal");
+                        return self.fail(e);
                     }
                     Some(_) => j += 1,
                 }
@@ -330,18 +345,54 @@ impl<'s> Lexer<'s> {
                         .get(start..)
                         .and_then(|s| s.chars().next())
                         .unwrap_or('?');
-                    return Err(self.error(start, format!("unexpected character {shown:?}")));
+                    self.pos = start;
+                    let e = self.err_at(start, format!("unexpected character {shown:?}"));
+                    return self.fail(e);
                 }
             }
         };
         self.pos = end;
-        Ok(Token {
+        Token {
             tok,
             line,
             col,
             start: start as u32,
             end: end as u32,
-        })
+        }
+    }
+
+    /// The end-of-input token, or the sticky error token after a lexical error.
+    fn eof(&self) -> Token<'s> {
+        if let Some(e) = &self.error {
+            return Token {
+                tok: Tok::Error,
+                line: e.line,
+                col: e.column,
+                start: 0,
+                end: 0,
+            };
+        }
+        let pos = self.pos;
+        Token {
+            tok: Tok::Eof,
+            line: self.line,
+            col: self.col_at(pos),
+            start: pos as u32,
+            end: pos as u32,
+        }
+    }
+
+    /// Records a lexical error and returns its token; the lexer then stays at the end.
+    #[cold]
+    fn fail(&mut self, e: ParseError) -> Token<'s> {
+        self.error = Some(e);
+        self.pos = self.src.len();
+        self.eof()
+    }
+
+    /// The lexical error that a `Tok::Error` token stands for.
+    pub fn error(&self) -> Option<&ParseError> {
+        self.error.as_ref()
     }
 
     fn slice(&self, start: usize, end: usize) -> &'s str {

@@ -12,10 +12,6 @@ pub(crate) struct Parser<'s> {
     lex: Lexer<'s>,
     /// The next unconsumed token (always lexed one ahead).
     cur: Token<'s>,
-    /// The token after `cur`, when `peek2` looked at it.
-    ahead2: Option<Token<'s>>,
-    /// The lexical error that a `Tok::Error` token stands for.
-    lex_err: Option<ParseError>,
     /// End position (line, column) of the last consumed token.
     last_end: (u32, u32),
     /// The most recent `.loc` in the current function.
@@ -119,8 +115,6 @@ impl<'s> Parser<'s> {
                 start: 0,
                 end: 0,
             },
-            ahead2: None,
-            lex_err: None,
             last_end: (1, 1),
             loc: None,
             ops: Vec::with_capacity(64),
@@ -135,46 +129,14 @@ impl<'s> Parser<'s> {
     /// Lexes one token; a lexical error becomes a sticky `Tok::Error` token.
     #[inline]
     fn lex_one(&mut self) -> Token<'s> {
-        if let Some(e) = &self.lex_err {
-            return Token {
-                tok: Tok::Error,
-                line: e.line,
-                col: e.column,
-                start: 0,
-                end: 0,
-            };
-        }
-        match self.lex.next_token() {
-            Ok(t) => t,
-            Err(e) => self.stash(e),
-        }
-    }
-
-    #[cold]
-    fn stash(&mut self, e: ParseError) -> Token<'s> {
-        {
-            {
-                let t = Token {
-                    tok: Tok::Error,
-                    line: e.line,
-                    col: e.column,
-                    start: 0,
-                    end: 0,
-                };
-                self.lex_err = Some(e);
-                t
-            }
-        }
+        self.lex.next_token()
     }
 
     /// Consumes `cur` (which must not be an error token).
     #[inline]
     fn bump(&mut self) -> Token<'s> {
         let t = self.cur;
-        self.cur = match self.ahead2.take() {
-            Some(n) => n,
-            None => self.lex_one(),
-        };
+        self.cur = self.lex_one();
         let width = t.end.saturating_sub(t.start);
         self.last_end = (t.line, t.col.saturating_add(width));
         t
@@ -185,18 +147,12 @@ impl<'s> Parser<'s> {
         self.cur
     }
 
+    /// The token after `cur`, lexed on a copy of the lexer (rare: initializer fields).
     fn peek2(&mut self) -> Token<'s> {
         if self.cur.tok == Tok::Error {
             return self.cur;
         }
-        match self.ahead2 {
-            Some(t) => t,
-            None => {
-                let t = self.lex_one();
-                self.ahead2 = Some(t);
-                t
-            }
-        }
+        self.lex.clone().next_token()
     }
 
     #[inline]
@@ -208,7 +164,7 @@ impl<'s> Parser<'s> {
     }
 
     fn lex_error(&self) -> ParseError {
-        self.lex_err.clone().unwrap_or_else(|| ParseError {
+        self.lex.error().cloned().unwrap_or_else(|| ParseError {
             line: self.cur.line,
             column: self.cur.col,
             message: "invalid token".into(),
@@ -522,7 +478,7 @@ impl<'s> Parser<'s> {
         }
         // `{` is the current token, so the lexer stands right after it: skip raw from there.
         let open = self.peek();
-        if open.tok != Tok::Punct(b'{') || self.ahead2.is_some() {
+        if open.tok != Tok::Punct(b'{') {
             return Err(self.unexpected(&open, "'{' after the section name"));
         }
         self.lex.skip_balanced(open.line, open.col)?;
@@ -1043,7 +999,14 @@ impl<'s> Parser<'s> {
             Tok::Word(w) if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => w,
             _ => return Err(self.unexpected(&op, "an instruction opcode")),
         };
-        let (opcode, modifiers) = word.split_once('.').unwrap_or((word, ""));
+        let (opcode, modifiers) = match word.bytes().position(|c| c == b'.') {
+            // `.` is ASCII, so both sides are char boundaries.
+            Some(i) => (
+                word.get(..i).unwrap_or(word),
+                word.get(i + 1..).unwrap_or(""),
+            ),
+            None => (word, ""),
+        };
         let t = self.peek();
         if matches!(t.tok, Tok::Punct(b'}') | Tok::Eof) {
             return Err(self.missing(&t, "';' after instruction"));
