@@ -129,6 +129,19 @@ enum Addr {
     Unknown(u32, u32),
 }
 
+/// TMA loads a thread issued in a row towards one mbarrier, awaiting their `complete_tx`.
+#[derive(Debug, Clone, Copy)]
+struct TmaBatch {
+    thread: usize,
+    mbar: u32,
+    /// The last copy's instruction.
+    pc: u32,
+    copies: u32,
+    /// The first copy's destination and bytes when they overran the shared window (its
+    /// recorded write was clipped): an out-of-bounds finding if it stays the only copy.
+    overrun: Option<(u32, u32)>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PathEnd {
     Joined,
@@ -163,6 +176,11 @@ struct Machine<'a> {
     kp: Vec<u8>,
     kp_unk: Vec<u32>,
     kp_unset: u32,
+    /// TMA loads issued by a thread towards one mbarrier whose `complete_tx` is deferred
+    /// until the thread's next command: (thread, mbarrier, last copy's instruction).
+    tma_pending: Vec<TmaBatch>,
+    /// Set while a TMA instruction records its own commands (no flush).
+    in_tma: bool,
     bars: BarrierFile,
     mbars: MbarrierFile,
     src: Sources,
@@ -249,6 +267,8 @@ pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, E
         kp: vec![0; ir.kparam_size as usize],
         kp_unk: Vec::new(),
         kp_unset: 0,
+        tma_pending: Vec::new(),
+        in_tma: false,
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
         src: Sources::new(),
@@ -357,6 +377,7 @@ impl Machine<'_> {
     }
 
     fn finish(mut self) -> Emulation {
+        self.flush_tma_all();
         let mut stuck_collective = Vec::new();
         for t in 0..self.n {
             if let State::Coll(pc) = self.th[t].state
@@ -1053,6 +1074,8 @@ impl Machine<'_> {
                     self.shared_access(t, pc, AccessKind::Write, a, size as u32, u);
                 }
             }
+            Op::TmaLoad => self.tma_load(t, pc, inst, ops),
+            Op::TmaStore => self.tma_store(t, pc, inst, ops),
             Op::CpAsyncBulk { to_shared, mbar } => {
                 self.bulk_copy(t, pc, inst, ops, to_shared, mbar)
             }
@@ -1392,6 +1415,9 @@ impl Machine<'_> {
     }
 
     fn push(&mut self, t: usize, c: Command) -> u32 {
+        if !self.tma_pending.is_empty() && !self.in_tma {
+            self.flush_tma(t);
+        }
         let idx = self.cmds[t].len() as u32;
         self.cmds[t].push(c);
         if self.cfg.warp_sync {
@@ -2321,6 +2347,8 @@ impl Machine<'_> {
 
     fn mbarrier(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        // Pending TMA completions happen before any later operation on their mbarrier.
+        self.flush_tma_all();
         if self.th[t].may > 0 {
             self.unverifiable(
                 t,
@@ -2563,6 +2591,183 @@ impl Machine<'_> {
             );
             let r = self.mbars.complete_tx(a, size as u32);
             self.mbar_result(t, pc, a, r);
+        }
+    }
+
+    /// A TMA load (`cp.async.bulk.tensor` global → shared, `mbarrier::complete_tx`). Its
+    /// byte count lives in the tensor map, which the emulator cannot read. Assumption (a
+    /// kernel note): the copies a thread issues in a row towards one mbarrier transfer exactly
+    /// the transaction bytes that mbarrier's current phase still expects, and complete
+    /// together after the last of them. Each copy is recorded as writing that many bytes from
+    /// its destination: exact for one copy per `expect_tx`, an over-approximation otherwise.
+    fn tma_load(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        if self.th[t].may > 0 {
+            self.unverifiable(
+                t,
+                pc,
+                "a TMA copy signalling an mbarrier executes under an input-dependent branch",
+                None,
+                self.th[t].may_src,
+                true,
+            );
+            return;
+        }
+        if !self.notes.iter().any(|n| n.starts_with("TMA loads")) {
+            self.notes.push(format!(
+                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies a thread issues in a row towards one mbarrier transfer exactly the transaction bytes that mbarrier's phase still expects (announced by expect_tx) and complete together after the last copy; each copy is recorded as writing that many bytes from its destination (exact with one copy per expect_tx, an over-approximation with several)",
+                self.line(pc)
+            ));
+        }
+        let Some(a) = self.mbar_addr(
+            t,
+            pc,
+            &Inst {
+                space: Space::Shared,
+                ..*inst
+            },
+            o(2),
+        ) else {
+            return;
+        };
+        if self
+            .tma_pending
+            .iter()
+            .any(|p| p.thread == t && p.mbar != a)
+        {
+            self.flush_tma(t);
+        }
+        let tx = self.mbars.state(a).map_or(0, |s| s.tx);
+        let Ok(bytes) = u32::try_from(tx) else {
+            self.unverifiable(t, pc, "a TMA copy signals an mbarrier whose current phase expects no transaction bytes (or more than 4 GiB), so its byte count, which lives in the tensor map, cannot be derived", Some(o(2)), 0, true);
+            return;
+        };
+        if bytes == 0 {
+            self.unverifiable(t, pc, "a TMA copy signals an mbarrier whose current phase expects no transaction bytes, so its byte count, which lives in the tensor map, cannot be derived", Some(o(2)), 0, true);
+            return;
+        }
+        let mut overrun = None;
+        match self.addr(t, pc, Space::Shared, o(0)) {
+            Addr::Shared(d) => {
+                let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
+                // With several copies per expect_tx the extent is an upper bound: clip it to
+                // the shared window (an overrun is reported if the copy stays alone).
+                let limit = self
+                    .smem_size
+                    .unwrap_or(self.smem.len() as u32)
+                    .min(self.smem.len() as u32);
+                let mut len = bytes;
+                if d < limit && u64::from(d) + u64::from(bytes) > u64::from(limit) {
+                    len = limit - d;
+                    overrun = Some((d, bytes));
+                }
+                self.in_tma = true;
+                self.shared_access(t, pc, AccessKind::Write, d, len, u);
+                self.in_tma = false;
+            }
+            Addr::Unknown(u, _) => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "a shared-memory address depends on an unknown value",
+                    Some(o(0)),
+                    u,
+                    true,
+                );
+                return;
+            }
+            _ => {}
+        }
+        match self.tma_pending.iter_mut().find(|p| p.thread == t) {
+            Some(p) => {
+                p.pc = pc;
+                p.copies += 1;
+            }
+            None => self.tma_pending.push(TmaBatch {
+                thread: t,
+                mbar: a,
+                pc,
+                copies: 1,
+                overrun,
+            }),
+        }
+    }
+
+    /// Applies the deferred `complete_tx` of thread `t`'s pending TMA loads: the bytes the
+    /// mbarrier's phase still expects, as one command at the last copy.
+    fn flush_tma(&mut self, t: usize) {
+        let Some(k) = self.tma_pending.iter().position(|p| p.thread == t) else {
+            return;
+        };
+        let batch = self.tma_pending.swap_remove(k);
+        let (a, pc) = (batch.mbar, batch.pc);
+        if batch.copies == 1
+            && let Some((d, n)) = batch.overrun
+        {
+            let msg = format!(
+                "thread {t}: TMA load of {n} bytes (the transaction bytes its mbarrier expects) at shared {d:#x} by `{}` at PTX line {} lies outside the {}-byte shared window",
+                self.opcode(pc),
+                self.line(pc),
+                self.smem_size.unwrap_or(self.smem.len() as u32)
+            );
+            self.finding(t, pc, FindingKind::SharedOutOfBounds, msg);
+        }
+        let tx = self.mbars.state(a).map_or(0, |s| s.tx);
+        let Ok(bytes) = u32::try_from(tx) else {
+            return;
+        };
+        if bytes == 0 {
+            self.unverifiable(t, pc, "the transaction bytes a TMA copy was to complete were completed by another operation first, so the copy's byte count cannot be derived", None, 0, true);
+            return;
+        }
+        self.in_tma = true;
+        self.push(
+            t,
+            Command::mbarrier(MbarrierOp::CompleteTx, a, bytes, InstId(pc)),
+        );
+        self.in_tma = false;
+        let r = self.mbars.complete_tx(a, bytes);
+        self.mbar_result(t, pc, a, r);
+    }
+
+    fn flush_tma_all(&mut self) {
+        while let Some(t) = self.tma_pending.first().map(|p| p.thread) {
+            self.flush_tma(t);
+        }
+    }
+
+    /// A TMA store or reduction (`cp[.reduce].async.bulk.tensor` shared → global): a read of
+    /// shared memory whose extent lives in the tensor map. Recorded as a read from the source
+    /// to the end of the shared allocation (an over-approximation, in a kernel note).
+    fn tma_store(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let _ = inst;
+        let src = ops.get(1).copied().unwrap_or(Opnd::Sink);
+        if !self.notes.iter().any(|n| n.starts_with("TMA stores")) {
+            self.notes.push(format!(
+                "TMA stores (`cp.async.bulk.tensor` from shared memory, first at PTX line {}) take their extent from the tensor map, which weft cannot read: each is recorded as reading from its source address to the end of the shared allocation, at issue",
+                self.line(pc)
+            ));
+        }
+        match self.addr(t, pc, Space::Shared, src) {
+            Addr::Shared(s) => {
+                let end = self
+                    .smem_size
+                    .unwrap_or(self.smem.len() as u32)
+                    .min(self.smem.len() as u32);
+                let len = end.saturating_sub(s).max(1);
+                self.shared_access(t, pc, AccessKind::Read, s, len, 0);
+            }
+            Addr::Unknown(u, _) => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "a shared-memory address depends on an unknown value",
+                    Some(src),
+                    u,
+                    false,
+                );
+            }
+            _ => {}
         }
     }
 

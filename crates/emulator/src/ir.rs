@@ -385,6 +385,12 @@ pub(crate) enum Op {
     CpAsyncMbarArrive {
         noinc: bool,
     },
+    /// `cp.async.bulk.tensor` global → shared completing on an mbarrier (TMA load): the byte
+    /// count lives in the tensor map.
+    TmaLoad,
+    /// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor` shared → global (TMA store):
+    /// reads shared memory; the byte count lives in the tensor map.
+    TmaStore,
     /// Floating-point arithmetic: destinations unknown.
     Float,
     /// Texture/surface loads: destinations unknown.
@@ -417,6 +423,7 @@ impl Op {
                 | Op::MbarWait { .. }
                 | Op::MbarInval
                 | Op::CpAsyncBulk { mbar: true, .. }
+                | Op::TmaLoad
                 | Op::CpAsyncMbarArrive { .. }
                 | Op::UnsupportedControl
         )
@@ -1745,18 +1752,25 @@ fn decode(inst: &Instruction<'_>) -> Decoded {
             } else if h("commit_group") || h("wait_group") || h("wait_all") || h("prefetch") {
                 Op::Skip
             } else if h("bulk") {
-                if h("tensor") || h("reduce") {
+                let dst = inst
+                    .modifiers()
+                    .skip_while(|m| *m != "bulk" && *m != "tensor")
+                    .find_map(parse_space);
+                let mbar = inst
+                    .modifiers()
+                    .any(|m| m.starts_with("mbarrier::complete_tx"));
+                if h("tensor") {
+                    match dst {
+                        Some(Space::Shared) if mbar && !h("reduce") => Op::TmaLoad,
+                        Some(Space::Global) => Op::TmaStore,
+                        _ => Op::UnsupportedControl,
+                    }
+                } else if h("reduce") {
                     Op::UnsupportedControl
                 } else {
-                    let dst = inst
-                        .modifiers()
-                        .skip_while(|m| *m != "bulk")
-                        .find_map(parse_space);
                     Op::CpAsyncBulk {
                         to_shared: dst == Some(Space::Shared),
-                        mbar: inst
-                            .modifiers()
-                            .any(|m| m.starts_with("mbarrier::complete_tx")),
+                        mbar,
                     }
                 }
             } else if h("mbarrier") {

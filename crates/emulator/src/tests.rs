@@ -839,3 +839,74 @@ L:
         e.unverifiable
     );
 }
+
+const TMA: &str = r#"
+    .shared .align 8 .b8 bar[8];
+    .shared .align 128 .b8 buf[256];
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<3>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, bar;
+    mov.u32 %r3, buf;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.shared.b64 [%r2], 1;
+    bar.sync 0;
+    @!%p1 bra WAIT;
+    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], TX;
+    mov.b64 %rd1, tmap;
+    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1, {%r1, %r1}], [%r2];
+    SECOND
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+    @!%p2 bra WAIT;
+    ld.shared.u32 %r5, [%r3+4];
+    ret;
+"#;
+
+/// TMA loads complete the transaction bytes their mbarrier still expects, after the last
+/// copy of the batch; one copy per expect_tx gets the exact extent, several get an upper
+/// bound clipped to the shared window; the assumption is a note.
+#[test]
+fn tma_loads_complete_expected_bytes() {
+    let second = "add.s32 %r4, %r3, 128;\n    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd1, {%r1, %r1}], [%r2];";
+    let body = TMA.replace("TX", "256").replace("SECOND", second);
+    let e = run(&body, ".param .u64 tmap", &Config::default());
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    assert!(e.findings.is_empty(), "{:?}", e.findings);
+    assert!(
+        e.notes.iter().any(|n| n.starts_with("TMA loads")),
+        "{:?}",
+        e.notes
+    );
+    let v = views(&e, 0);
+    let tail: Vec<_> = v.iter().skip(3).cloned().collect();
+    assert_eq!(tail[0], write(128, 256));
+    // The second copy's upper bound (256 bytes from 256) is clipped to the 384-byte window.
+    assert_eq!(tail[1], write(256, 128));
+    assert!(
+        matches!(
+            tail[2],
+            CommandView::Mbarrier {
+                op: MbarrierOp::CompleteTx,
+                value: 256,
+                ..
+            }
+        ),
+        "{tail:?}"
+    );
+    assert!(e.program.threads.iter().all(|t| t.end == ThreadEnd::Exited));
+    // One copy: the extent is exact, and an overrun is a finding.
+    let body = TMA.replace("TX", "512").replace("SECOND", "");
+    let e = run(&body, ".param .u64 tmap", &Config::default());
+    assert_eq!(e.findings.len(), 1, "{:?}", e.findings);
+    // No transaction bytes expected: the byte count cannot be derived.
+    let body = TMA
+        .replace(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], TX;",
+            "",
+        )
+        .replace("SECOND", "");
+    let (reason, _, _) = unverifiable_reason(&body, ".param .u64 tmap", &Config::default());
+    assert!(reason.contains("expects no transaction bytes"), "{reason}");
+}
