@@ -15,8 +15,10 @@
 //!   phase has the other parity: ready iff `current_phase & 1 != P`. The token variants
 //!   (`test_wait`/`try_wait` with the `state` returned by `arrive`) are ready iff the phase
 //!   the token names is no longer the current one.
-//! - Operating on an uninitialized or invalidated mbarrier, or arriving more often than the
-//!   pending count allows, is undefined in PTX and a [`MbarrierError`] here.
+//! - Operating on an uninitialized or invalidated mbarrier, initializing a live one again
+//!   without `mbarrier.inval`, arriving more often than the pending count allows, or moving
+//!   the tx-count outside `-(2^20-1)..=2^20-1`, is undefined in PTX and a [`MbarrierError`]
+//!   here. A failed operation leaves the state unchanged, except `init`, which initializes.
 //!
 //! Architecture invariant: like [`crate::BarrierFile`], this knows nothing about threads'
 //! scheduling; the emulator decides who blocks and wakes using [`MbarrierFile::is_ready`].
@@ -55,6 +57,28 @@ pub enum MbarrierError {
         addr: u32,
         /// The count.
         count: u32,
+    },
+    /// `mbarrier.init` on an address that still holds an initialized mbarrier (PTX requires
+    /// `mbarrier.inval` before the object's memory is reused, also for a new mbarrier). The
+    /// object is initialized anew all the same.
+    #[error(
+        "mbarrier at shared address {addr:#x} is initialized again (phase {phase}) without mbarrier.inval"
+    )]
+    Reinit {
+        /// Shared address of the object.
+        addr: u32,
+        /// The current phase of the old object.
+        phase: u32,
+    },
+    /// The tx-count left the range PTX allows, `-(2^20-1)..=2^20-1`.
+    #[error("mbarrier at shared address {addr:#x}: tx-count {tx} out of range in phase {phase}")]
+    TxCountOutOfRange {
+        /// Shared address of the object.
+        addr: u32,
+        /// The tx-count the operation would produce.
+        tx: i64,
+        /// The current phase.
+        phase: u32,
     },
     /// More arrivals than the current phase has pending.
     #[error(
@@ -109,7 +133,7 @@ impl MbarrierFile {
         if count == 0 || count > MBARRIER_MAX_COUNT {
             return Err(MbarrierError::InvalidCount { addr, count });
         }
-        self.objects.insert(
+        let old = self.objects.insert(
             addr,
             MbarrierState {
                 phase: 0,
@@ -118,7 +142,13 @@ impl MbarrierFile {
                 tx: 0,
             },
         );
-        Ok(())
+        match old {
+            Some(o) => Err(MbarrierError::Reinit {
+                addr,
+                phase: o.phase,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// `mbarrier.inval [addr]`: the object is no longer an mbarrier.
@@ -154,7 +184,7 @@ impl MbarrierFile {
                 phase: state.phase,
             });
         }
-        state.tx += i64::from(tx);
+        state.tx = Self::checked_tx(addr, state, i64::from(tx))?;
         state.pending -= count;
         if drop {
             state.expected = state.expected.saturating_sub(count);
@@ -165,15 +195,28 @@ impl MbarrierFile {
     /// `mbarrier.expect_tx [addr], tx`.
     pub fn expect_tx(&mut self, addr: u32, tx: u32) -> Result<PhaseStep, MbarrierError> {
         let state = self.get(addr)?;
-        state.tx += i64::from(tx);
+        state.tx = Self::checked_tx(addr, state, i64::from(tx))?;
         Ok(PhaseStep::Pending(state.phase))
     }
 
     /// `tx` bytes of an asynchronous copy signalling this mbarrier have landed.
     pub fn complete_tx(&mut self, addr: u32, tx: u32) -> Result<PhaseStep, MbarrierError> {
         let state = self.get(addr)?;
-        state.tx -= i64::from(tx);
+        state.tx = Self::checked_tx(addr, state, -i64::from(tx))?;
         Ok(Self::try_complete(state))
+    }
+
+    /// The tx-count after adding `delta`, if it stays in PTX's range.
+    fn checked_tx(addr: u32, state: &MbarrierState, delta: i64) -> Result<i64, MbarrierError> {
+        let tx = state.tx + delta;
+        if tx.abs() > i64::from(MBARRIER_MAX_COUNT) {
+            return Err(MbarrierError::TxCountOutOfRange {
+                addr,
+                tx,
+                phase: state.phase,
+            });
+        }
+        Ok(tx)
     }
 
     fn try_complete(state: &mut MbarrierState) -> PhaseStep {
@@ -245,8 +288,19 @@ mod tests {
             file.arrive(8, 2, 0, false),
             Err(MbarrierError::TooManyArrivals { .. })
         ));
+        assert_eq!(
+            file.init(8, 3),
+            Err(MbarrierError::Reinit { addr: 8, phase: 0 })
+        );
+        assert_eq!(file.state(8).unwrap().expected, 3);
+        assert!(matches!(
+            file.complete_tx(8, MBARRIER_MAX_COUNT + 1),
+            Err(MbarrierError::TxCountOutOfRange { .. })
+        ));
+        assert_eq!(file.state(8).unwrap().tx, 0);
         file.inval(8).unwrap();
         assert!(file.is_ready(8, 0).is_err());
+        file.init(8, 1).unwrap();
     }
 
     #[test]

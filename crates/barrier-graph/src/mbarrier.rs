@@ -1,0 +1,841 @@
+//! mbarriers in the replay and the barrier graph: phases as dynamic barriers, waits as
+//! blocking points, protocol errors, deadlocks and phase races.
+//!
+//! # Replay
+//!
+//! The replay runs every mbarrier command through [`MbarrierFile`], the state machine the
+//! emulator uses, with the emulator's wake-up rule: `WaitParity P` returns at once when the
+//! current phase's parity differs from `P` (the phase of parity `P` before it completed),
+//! else the thread blocks until a completion makes that true, and it is woken at that
+//! completion. A wait therefore *observes* one phase: the one just before the current one
+//! when it returns at once (phase `-1`, "before the first phase", on a fresh object), the
+//! completing one when it was woken. A failed operation (a [`MbarrierError`]) is reported
+//! and skipped, as the emulator skips it, so both keep the same state.
+//!
+//! # Graph
+//!
+//! Each completed phase `k` of the object at address `a` is a node
+//! ([`NodeKey::MbarrierPhase`]`(a)`, generation `k`). Its participants are the operations
+//! the phase counted (`init` for phase 0, arrive, arrive.expect_tx, expect_tx, complete_tx,
+//! registered as non-blocking), so `hb`'s rule "a thread blocked at `x` later registers at
+//! `n`" gives the in-edges. A wait that observed phase `k` is a blocking registration: the
+//! thread's later commands are ordered after `k` completes, but its earlier ones are *not*
+//! ordered before it (a wait is a sync that does not count). To keep each thread's blocking
+//! points a chain (what [`crate::HappensBefore`] relies on), a wait of a thread that blocked
+//! before gets its own node ([`NodeKey::MbarrierWait`]) with in-edges from the phase and from
+//! the thread's previous blocking point; a thread's first blocking point may be the phase
+//! node itself. The latest-happens-before tables and `ordered` then need no change.
+//!
+//! # Phase races (the analogue of safe recycling)
+//!
+//! The trace is one execution; the graph is the happens-before relation of all executions
+//! only if every execution puts every operation in the same phase and lets every wait
+//! observe the same phase (as WEFT's Theorem 1 needs the same generations). By induction on
+//! phases, these checks ensure it ([`ViolationKind::MbarrierPhaseRace`] otherwise):
+//!
+//! 1. Every operation counted in phase `k + 1` happens after phase `k` completes: after some
+//!    wait that observed `k`, or after every operation `k` counted (the completion is the
+//!    last of them). Otherwise another execution runs it before the completion, and it
+//!    joins phase `k` (an arrival that completes `k` early, with other waits released).
+//!    Operations of phase 0 must happen after the `init` (else
+//!    [`ViolationKind::MbarrierUninitialized`]: another execution runs them first).
+//! 2. Every `expect_tx` counted in phase `k` happens before some arrival of phase `k`. The
+//!    phase completes when its arrivals are in and the tx-count is 0; an `expect_tx` that
+//!    may run after the last arrival can find the phase already completed (tx-count 0
+//!    without it) and land in phase `k + 1`. `complete_tx` only lowers the tx-count, so
+//!    without a late `expect_tx` no proper subset of the late operations balances it.
+//! 3. A wait for parity `P` observes phase `k` (parity `P`) in every execution iff it starts
+//!    after phase `k - 1` completes (earlier, the current phase has parity `!P` or, two back,
+//!    `P` again, and it returns observing `k - 1` or `k - 2`) and before phase `k + 1`
+//!    completes (from then on the current phase `k + 2` has parity `P` and it waits for
+//!    phase `k + 2`: parity aliasing). So a wait observing `k` must happen after the
+//!    completion of `k - 1` (rule 1's test; after `init` for `k <= 0`) and before some
+//!    operation counted in phase `k + 1`, when phase `k + 1` completed in this trace.
+//!
+//! Arrival counts per phase then agree in every execution (phases are counted in order),
+//! so the set of completed phases, the waits each releases and the graph are the same.
+//!
+//! Approximations: the emulator records token waits (`try_wait` with the state `arrive`
+//! returned) as parity waits of the token's parity, which agrees while the token names the
+//! current or the previous phase. `complete_tx` is recorded where the asynchronous copy is
+//! issued (its shared write just before it), so a write landing later than its issue is not
+//! modelled. `mbarrier.inval` is not checked to follow every use of the object.
+
+use rustc_hash::FxHashMap;
+use weft_program::{
+    BarrierOp, InstId, MbarrierError, MbarrierFile, MbarrierOp, Participant, PhaseStep, Program,
+    ThreadId,
+};
+
+use crate::hb::HappensBefore;
+use crate::replay::Replay;
+use crate::report::{CommandRef, SyncViolation, ThreadRange, ViolationKind, group_threads, join};
+use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
+
+/// A command of a thread: `(thread, index)`.
+type Cmd = (ThreadId, u32);
+
+/// One phase of one mbarrier object.
+#[derive(Debug, Default)]
+struct Phase {
+    /// Operations it counted, with the index of their registration in the thread's list.
+    counted: Vec<(Cmd, MbarrierOp, usize)>,
+    /// Waits that observed it.
+    observers: Vec<Cmd>,
+    /// Its node, once completed.
+    node: Option<DynamicBarrierId>,
+}
+
+/// One mbarrier object, from its `init` to its `inval` (or the end).
+#[derive(Debug)]
+struct Object {
+    addr: u32,
+    init: Cmd,
+    /// Waits that returned at once before phase 0 completed (observed phase `-1`).
+    early: Vec<Cmd>,
+    /// `phases[k]`; the last one is the current, open phase.
+    phases: Vec<Phase>,
+}
+
+/// A thread blocked at a wait.
+#[derive(Debug, Clone, Copy)]
+struct Waiter {
+    cmd: Cmd,
+    object: usize,
+    parity: u32,
+}
+
+/// The mbarrier part of the replay.
+#[derive(Debug, Default)]
+pub(crate) struct MbarrierReplay {
+    file: MbarrierFile,
+    objects: Vec<Object>,
+    /// The live object at each address.
+    live: FxHashMap<u32, usize>,
+    waiting: Vec<Waiter>,
+    /// Edges `phase -> wait node` (the other in-edges come from registrations).
+    edges: Vec<(DynamicBarrierId, DynamicBarrierId)>,
+    /// Whether a protocol error was reported (the phase checks are then skipped).
+    errors: bool,
+}
+
+impl MbarrierReplay {
+    /// Whether some thread is blocked at an mbarrier wait.
+    pub(crate) fn has_waiters(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+}
+
+fn inst(program: &Program, (t, i): Cmd) -> InstId {
+    program
+        .threads
+        .get(t.index())
+        .and_then(|p| p.commands.get(i as usize))
+        .map_or(InstId(u32::MAX), |c| c.inst())
+}
+
+fn cref(program: &Program, c: Cmd) -> CommandRef {
+    CommandRef {
+        thread: c.0,
+        index: c.1,
+        inst: inst(program, c),
+    }
+}
+
+fn range(program: &Program, t: ThreadId) -> ThreadRange {
+    ThreadRange {
+        first: t,
+        last: t,
+        warp_size: program.warp_size.max(1),
+    }
+}
+
+/// Runs one mbarrier command of `thread` (command `index`). Returns whether the thread
+/// blocks; pushes the threads a completion woke onto `woken`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn step(
+    out: &mut Replay,
+    program: &Program,
+    thread: ThreadId,
+    index: u32,
+    op: MbarrierOp,
+    addr: u32,
+    value: u32,
+    woken: &mut Vec<ThreadId>,
+) -> bool {
+    let cmd = (thread, index);
+    let m = &mut out.mbarriers;
+    let result = match op {
+        MbarrierOp::Init => {
+            let r = m.file.init(addr, value);
+            if !matches!(r, Err(MbarrierError::InvalidCount { .. })) {
+                m.live.insert(addr, m.objects.len());
+                m.objects.push(Object {
+                    addr,
+                    init: cmd,
+                    early: Vec::new(),
+                    phases: vec![Phase::default()],
+                });
+                count(out, program, cmd, op, addr);
+            }
+            r.map(|()| PhaseStep::Pending(0))
+        }
+        MbarrierOp::Arrive => m.file.arrive(addr, value, 0, false),
+        MbarrierOp::ArriveExpectTx => m.file.arrive(addr, 1, value, false),
+        MbarrierOp::ExpectTx => m.file.expect_tx(addr, value),
+        MbarrierOp::CompleteTx => m.file.complete_tx(addr, value),
+        MbarrierOp::Inval => {
+            let r = m.file.inval(addr);
+            m.live.remove(&addr);
+            r.map(|()| PhaseStep::Pending(0))
+        }
+        MbarrierOp::WaitParity => match m.file.is_ready(addr, value) {
+            Ok(true) => {
+                let object = m.live.get(&addr).copied().unwrap_or(usize::MAX);
+                let observed = m.file.state(addr).map_or(0, |s| s.phase) as i64 - 1;
+                observe(out, program, cmd, object, observed);
+                return false;
+            }
+            Ok(false) => {
+                let object = m.live.get(&addr).copied().unwrap_or(usize::MAX);
+                m.waiting.push(Waiter {
+                    cmd,
+                    object,
+                    parity: value,
+                });
+                return true;
+            }
+            Err(e) => Err(e),
+        },
+    };
+    match result {
+        Ok(step) => {
+            if !matches!(op, MbarrierOp::Init | MbarrierOp::Inval) {
+                count(out, program, cmd, op, addr);
+            }
+            if let PhaseStep::Completed { completed } = step {
+                complete(out, program, addr, completed, woken);
+            }
+        }
+        Err(e) => protocol_error(out, program, cmd, e),
+    }
+    false
+}
+
+/// Records an operation counted in the current phase of the live object at `addr`.
+fn count(out: &mut Replay, _program: &Program, cmd: Cmd, op: MbarrierOp, addr: u32) {
+    let Some(&o) = out.mbarriers.live.get(&addr) else {
+        return;
+    };
+    let object = &mut out.mbarriers.objects[o];
+    let k = object.phases.len() - 1;
+    let regs = &mut out.registrations[cmd.0.index()];
+    regs.push(Registration {
+        command: cmd.1,
+        key: NodeKey::MbarrierPhase(addr),
+        generation: k as u32,
+        op: BarrierOp::Arrive,
+        node: None,
+        gather: None,
+    });
+    object.phases[k].counted.push((cmd, op, regs.len() - 1));
+}
+
+/// Phase `completed` of the live object at `addr` completed: make it a node, wake the
+/// waits it releases.
+fn complete(
+    out: &mut Replay,
+    program: &Program,
+    addr: u32,
+    completed: u32,
+    woken: &mut Vec<ThreadId>,
+) {
+    let Some(&o) = out.mbarriers.live.get(&addr) else {
+        return;
+    };
+    let id = DynamicBarrierId(out.nodes.len() as u32);
+    let object = &mut out.mbarriers.objects[o];
+    let phase = object
+        .phases
+        .last_mut()
+        .expect("an object has a current phase");
+    phase.node = Some(id);
+    let mut participants = Vec::with_capacity(phase.counted.len());
+    for &((t, i), _, r) in &phase.counted {
+        out.registrations[t.index()][r].node = Some(id);
+        participants.push(Participant {
+            thread: t,
+            command: i,
+            op: BarrierOp::Arrive,
+        });
+    }
+    object.phases.push(Phase::default());
+    let expected = out.mbarriers.file.state(addr).map_or(0, |s| s.expected);
+    out.nodes.push(DynamicBarrier {
+        key: NodeKey::MbarrierPhase(addr),
+        generation: completed,
+        expected,
+        participants,
+        exited: Vec::new(),
+        gather: false,
+    });
+    let file = &out.mbarriers.file;
+    let (ready, still): (Vec<Waiter>, Vec<Waiter>) = out
+        .mbarriers
+        .waiting
+        .iter()
+        .partition(|w| w.object == o && file.is_ready(addr, w.parity) == Ok(true));
+    out.mbarriers.waiting = still;
+    for w in ready {
+        observe(out, program, w.cmd, o, i64::from(completed));
+        woken.push(w.cmd.0);
+    }
+}
+
+/// A wait returned observing phase `observed` (`-1`: before the first) of `object`.
+fn observe(out: &mut Replay, program: &Program, cmd: Cmd, object: usize, observed: i64) {
+    let _ = program;
+    let Some(obj) = out.mbarriers.objects.get_mut(object) else {
+        return;
+    };
+    let addr = obj.addr;
+    let Ok(k) = usize::try_from(observed) else {
+        obj.early.push(cmd);
+        return;
+    };
+    let Some(phase) = obj.phases.get_mut(k) else {
+        return;
+    };
+    phase.observers.push(cmd);
+    let Some(m) = phase.node else { return };
+    let (t, i) = cmd;
+    let regs = &mut out.registrations[t.index()];
+    let last = regs
+        .iter()
+        .rev()
+        .find_map(|r| r.node.filter(|_| r.op.blocks()).or(r.gather));
+    let node = match last {
+        None => m,
+        Some(b) if b == m => m,
+        Some(_) => {
+            let w = DynamicBarrierId(out.nodes.len() as u32);
+            out.nodes.push(DynamicBarrier {
+                key: NodeKey::MbarrierWait(addr),
+                generation: k as u32,
+                expected: 0,
+                participants: vec![Participant {
+                    thread: t,
+                    command: i,
+                    op: BarrierOp::Sync,
+                }],
+                exited: Vec::new(),
+                gather: false,
+            });
+            out.mbarriers.edges.push((m, w));
+            w
+        }
+    };
+    regs.push(Registration {
+        command: i,
+        key: NodeKey::MbarrierPhase(addr),
+        generation: k as u32,
+        op: BarrierOp::Sync,
+        node: Some(node),
+        gather: None,
+    });
+}
+
+#[cold]
+fn protocol_error(out: &mut Replay, program: &Program, cmd: Cmd, e: MbarrierError) {
+    out.mbarriers.errors = true;
+    let (kind, addr, phase) = match e {
+        MbarrierError::Uninitialized { addr } => (ViolationKind::MbarrierUninitialized, addr, None),
+        MbarrierError::InvalidCount { addr, .. } => {
+            (ViolationKind::MbarrierInvalidCount, addr, None)
+        }
+        MbarrierError::Reinit { addr, phase } => (ViolationKind::MbarrierReinit, addr, Some(phase)),
+        MbarrierError::TxCountOutOfRange { addr, phase, .. }
+        | MbarrierError::TooManyArrivals { addr, phase, .. } => {
+            (ViolationKind::MbarrierOverflow, addr, Some(phase))
+        }
+    };
+    let c = cref(program, cmd);
+    let mut v = SyncViolation::new(
+        kind,
+        format!(
+            "{e}: `{}` by {} (command {}, instruction #{})",
+            program.threads[cmd.0.index()].commands[cmd.1 as usize],
+            range(program, cmd.0),
+            cmd.1,
+            c.inst.0
+        ),
+    );
+    v.mbarrier = Some(addr);
+    v.generations = phase.into_iter().collect();
+    if let MbarrierError::TooManyArrivals { count, pending, .. } = e {
+        v.counts = Some((count, pending));
+    }
+    v.commands = vec![c];
+    v.threads = vec![range(program, cmd.0)];
+    out.violations.push(v);
+}
+
+/// Adds the `phase -> wait node` edges to the graph's predecessor lists.
+pub(crate) fn add_edges(m: &MbarrierReplay, preds: &mut [Vec<DynamicBarrierId>]) {
+    for &(from, to) in &m.edges {
+        if let Some(p) = preds.get_mut(to.index()) {
+            p.push(from);
+            p.sort_unstable();
+            p.dedup();
+        }
+    }
+}
+
+/// The replay ended with threads blocked at mbarrier waits: one deadlock per mbarrier.
+#[cold]
+pub(crate) fn deadlocks(out: &mut Replay, program: &Program) {
+    let ws = program.warp_size.max(1);
+    let mut waiting = std::mem::take(&mut out.mbarriers.waiting);
+    waiting.sort_by_key(|w| (w.object, w.cmd));
+    let mut start = 0;
+    while start < waiting.len() {
+        let o = waiting[start].object;
+        let len = waiting[start..]
+            .iter()
+            .take_while(|w| w.object == o)
+            .count();
+        let group = &waiting[start..start + len];
+        start += len;
+        let Some(obj) = out.mbarriers.objects.get(o) else {
+            continue;
+        };
+        let addr = obj.addr;
+        let live = out.mbarriers.live.get(&addr) == Some(&o);
+        let state = out.mbarriers.file.state(addr).filter(|_| live);
+        let blocked = group_threads(group.iter().map(|w| (w.cmd.0, inst(program, w.cmd))), ws);
+        let who = join(
+            blocked
+                .iter()
+                .map(|(r, i)| format!("{r} at instruction #{}", i.0)),
+        );
+        let parities: Vec<u32> = {
+            let mut p: Vec<u32> = group.iter().map(|w| w.parity).collect();
+            p.sort_unstable();
+            p.dedup();
+            p
+        };
+        let mut v = match state {
+            Some(s) => {
+                let mut v = SyncViolation::new(
+                    ViolationKind::Deadlock,
+                    format!(
+                        "{} thread(s) blocked forever waiting on mbarrier {addr:#x} for parity {}: it is in phase {} (parity {}), which expects {} arrivals, {} still pending, tx-count {}; blocked: {who}",
+                        group.len(),
+                        join(parities.iter()),
+                        s.phase,
+                        s.phase & 1,
+                        s.expected,
+                        s.pending,
+                        s.tx
+                    ),
+                );
+                v.generations = vec![s.phase];
+                v.counts = Some((s.expected.saturating_sub(s.pending), s.expected));
+                v
+            }
+            None => SyncViolation::new(
+                ViolationKind::Deadlock,
+                format!(
+                    "{} thread(s) blocked forever waiting on mbarrier {addr:#x}, which was invalidated; blocked: {who}",
+                    group.len()
+                ),
+            ),
+        };
+        v.mbarrier = Some(addr);
+        v.commands = group.iter().map(|w| cref(program, w.cmd)).collect();
+        v.commands.dedup_by_key(|c| c.inst);
+        v.threads = blocked.iter().map(|(r, _)| *r).collect();
+        out.violations.push(v);
+    }
+}
+
+/// A phase-check failure before grouping.
+struct Failure {
+    kind: ViolationKind,
+    addr: u32,
+    phase: i64,
+    what: &'static str,
+    cmd: Cmd,
+}
+
+/// The checks of the module doc, on a replay that did not get stuck.
+pub(crate) fn check_phases(
+    program: &Program,
+    m: &MbarrierReplay,
+    hb: &HappensBefore,
+) -> Vec<SyncViolation> {
+    if m.errors {
+        return Vec::new();
+    }
+    let mut failures = Vec::new();
+    for obj in &m.objects {
+        // Whether `c` happens after phase `k` completes (`k = -1`: after the init).
+        let after = |k: i64, c: Cmd| -> bool {
+            let Some(p) = usize::try_from(k).ok().and_then(|k| obj.phases.get(k)) else {
+                return hb.ordered(obj.init, c);
+            };
+            p.observers.iter().any(|&o| o != c && hb.ordered(o, c))
+                || (p.node.is_some() && p.counted.iter().all(|&(a, _, _)| hb.ordered(a, c)))
+        };
+        let mut fail = |kind, phase: i64, what, cmd| {
+            failures.push(Failure {
+                kind,
+                addr: obj.addr,
+                phase,
+                what,
+                cmd,
+            })
+        };
+        let first = obj.phases.first().filter(|p| p.node.is_some());
+        for &w in &obj.early {
+            if !hb.ordered(obj.init, w) {
+                fail(ViolationKind::MbarrierUninitialized, -1, "wait", w);
+            } else if let Some(p) = first {
+                if !p.counted.iter().any(|&(a, _, _)| hb.ordered(w, a)) {
+                    fail(ViolationKind::MbarrierPhaseRace, -1, "late wait", w);
+                }
+            }
+        }
+        for (k, phase) in obj.phases.iter().enumerate() {
+            let k = k as i64;
+            let next = obj.phases.get(k as usize + 1).filter(|p| p.node.is_some());
+            for &(c, op, _) in &phase.counted {
+                if c == obj.init {
+                    continue;
+                }
+                if !after(k - 1, c) {
+                    let kind = if k == 0 {
+                        ViolationKind::MbarrierUninitialized
+                    } else {
+                        ViolationKind::MbarrierPhaseRace
+                    };
+                    fail(kind, k, "operation", c);
+                } else if op == MbarrierOp::ExpectTx
+                    && phase.node.is_some()
+                    && !phase.counted.iter().any(|&(a, aop, _)| {
+                        matches!(aop, MbarrierOp::Arrive | MbarrierOp::ArriveExpectTx)
+                            && hb.ordered(c, a)
+                    })
+                {
+                    fail(ViolationKind::MbarrierPhaseRace, k, "late expect_tx", c);
+                }
+            }
+            for &w in &phase.observers {
+                if !after(k - 1, w) {
+                    fail(ViolationKind::MbarrierPhaseRace, k, "early wait", w);
+                } else if let Some(n) = next {
+                    if !n.counted.iter().any(|&(a, _, _)| hb.ordered(w, a)) {
+                        fail(ViolationKind::MbarrierPhaseRace, k, "late wait", w);
+                    }
+                }
+            }
+        }
+    }
+    report(program, failures)
+}
+
+#[cold]
+fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
+    let ws = program.warp_size.max(1);
+    failures.sort_by_key(|f| (f.addr, f.phase, f.what, f.cmd));
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < failures.len() {
+        let f0 = &failures[start];
+        let len = failures[start..]
+            .iter()
+            .take_while(|f| (f.addr, f.phase, f.what) == (f0.addr, f0.phase, f0.what))
+            .count();
+        let group = &failures[start..start + len];
+        start += len;
+        let mut threads: Vec<ThreadId> = group.iter().map(|f| f.cmd.0).collect();
+        threads.dedup();
+        let ranges = group_threads(threads.into_iter().map(|t| (t, ())), ws);
+        let who = join(ranges.iter().map(|(r, _)| r));
+        let mut insts: Vec<InstId> = group.iter().map(|f| inst(program, f.cmd)).collect();
+        insts.sort_unstable();
+        insts.dedup();
+        let at = join(insts.iter().map(|i| format!("#{}", i.0)));
+        let (a, k) = (f0.addr, f0.phase);
+        let message = match f0.what {
+            "wait" => format!(
+                "mbarrier {a:#x}: the wait of {who} (instruction {at}) is not ordered after the mbarrier.init; in another execution it runs on an uninitialized object"
+            ),
+            "operation" if k == 0 => format!(
+                "mbarrier {a:#x}: {who} operate on it (instruction {at}) without being ordered after the mbarrier.init; in another execution they run first"
+            ),
+            "operation" => format!(
+                "mbarrier {a:#x}: {who} register in phase {k} (instruction {at}) without being ordered after phase {} completes (after a wait that observed it, or after all its operations); in another execution they are counted in phase {}",
+                k - 1,
+                k - 1
+            ),
+            "late expect_tx" => format!(
+                "mbarrier {a:#x}: the expect_tx of {who} (instruction {at}) in phase {k} is not ordered before any arrival of the phase; in another execution the phase completes without it and it is counted in phase {}",
+                k + 1
+            ),
+            "early wait" => format!(
+                "mbarrier {a:#x}: the wait of {who} (instruction {at}) observed phase {k} but is not ordered after phase {} completes; in another execution it returns observing an earlier phase of the same or the other parity",
+                k - 1
+            ),
+            _ => format!(
+                "mbarrier {a:#x}: the wait of {who} (instruction {at}) observed phase {k} but is not ordered before phase {} completes; in another execution it starts in phase {} of the same parity and waits for that instead",
+                k + 1,
+                k + 2
+            ),
+        };
+        let mut v = SyncViolation::new(f0.kind, message);
+        v.mbarrier = Some(a);
+        v.generations = u32::try_from(k).ok().into_iter().collect();
+        let mut cmds: Vec<CommandRef> = Vec::new();
+        for f in group {
+            let c = cref(program, f.cmd);
+            if !cmds.iter().any(|x| x.inst == c.inst) {
+                cmds.push(c);
+            }
+        }
+        v.commands = cmds;
+        v.threads = ranges.into_iter().map(|(r, _)| r).collect();
+        out.push(v);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use weft_program::{
+        AccessKind, BarrierCount, Command, CtaShape, Program, ThreadEnd, ThreadProgram,
+    };
+
+    use super::*;
+    use crate::analyze;
+
+    #[derive(Clone, Copy)]
+    enum C {
+        Init(u32),
+        Arrive,
+        ExpectTx(u32),
+        ArriveTx(u32),
+        CompleteTx(u32),
+        Wait(u32),
+        Sync,
+        R(u32),
+        W(u32),
+    }
+
+    /// Threads of warp size 1; every mbarrier command uses address `0x100 + 8 * bar`.
+    fn program(threads: &[&[(u32, C)]]) -> Program {
+        let n = threads.len() as u32;
+        let threads = threads
+            .iter()
+            .enumerate()
+            .map(|(t, cs)| {
+                let mut commands: Vec<Command> = cs
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &(bar, c))| {
+                        let i = InstId((t * 100 + k) as u32);
+                        let a = 0x100 + 8 * bar;
+                        let mb = |op, v| Command::mbarrier(op, a, v, i);
+                        match c {
+                            C::Init(n) => mb(MbarrierOp::Init, n),
+                            C::Arrive => mb(MbarrierOp::Arrive, 1),
+                            C::ExpectTx(x) => mb(MbarrierOp::ExpectTx, x),
+                            C::ArriveTx(x) => mb(MbarrierOp::ArriveExpectTx, x),
+                            C::CompleteTx(x) => mb(MbarrierOp::CompleteTx, x),
+                            C::Wait(p) => mb(MbarrierOp::WaitParity, p),
+                            C::Sync => {
+                                Command::barrier(BarrierOp::Sync, 0, BarrierCount::All, true, i)
+                            }
+                            C::R(x) => Command::access(AccessKind::Read, x, 4, false, i),
+                            C::W(x) => Command::access(AccessKind::Write, x, 4, false, i),
+                        }
+                    })
+                    .collect();
+                commands.push(Command::exit(InstId(9999)));
+                ThreadProgram {
+                    commands,
+                    end: ThreadEnd::Exited,
+                    steps: Vec::new(),
+                }
+            })
+            .collect();
+        Program {
+            shape: CtaShape::linear(n),
+            warp_size: 1,
+            threads,
+        }
+    }
+
+    fn kinds(p: &Program) -> Vec<&'static str> {
+        analyze(p)
+            .violations
+            .iter()
+            .map(|v| v.kind.as_str())
+            .collect()
+    }
+
+    /// Whether the write of thread 0 (command `w`) is ordered before the read of thread 1
+    /// (command `r`).
+    fn write_before_read(p: &Program, w: u32, r: u32) -> bool {
+        let a = analyze(p);
+        assert!(a.violations.is_empty(), "{:?}", a.violations);
+        let hb = a.happens_before.expect("well-synchronized");
+        hb.ordered((ThreadId(0), w), (ThreadId(1), r))
+    }
+
+    #[test]
+    fn producer_consumer_is_ordered_and_skipping_the_wait_is_not() {
+        let producer: &[(u32, C)] = &[(0, C::Init(1)), (0, C::Sync), (0, C::W(0)), (0, C::Arrive)];
+        let consumer: &[(u32, C)] = &[(0, C::Sync), (0, C::Wait(0)), (0, C::R(0))];
+        let p = program(&[producer, consumer]);
+        assert!(write_before_read(&p, 2, 2));
+        let a = analyze(&p);
+        assert_eq!(a.stats.mbarriers, 1);
+        assert!(a.graph.to_dot().contains("mbarrier 0x100 phase 0"));
+        let skip: &[(u32, C)] = &[(0, C::Sync), (0, C::R(0))];
+        let p = program(&[producer, skip]);
+        assert!(!write_before_read(&p, 2, 1));
+    }
+
+    #[test]
+    fn a_wait_joins_the_previous_blocking_point() {
+        // Thread 2 writes before the named barrier; thread 1 then waits on the mbarrier
+        // (phase completed by thread 0) and reads: ordered through the barrier.
+        let t0: &[(u32, C)] = &[(0, C::Init(1)), (0, C::Sync), (0, C::Arrive)];
+        let t1: &[(u32, C)] = &[(0, C::Sync), (0, C::Wait(0)), (0, C::R(0))];
+        let t2: &[(u32, C)] = &[(0, C::W(0)), (0, C::Sync)];
+        let p = program(&[t0, t1, t2]);
+        let a = analyze(&p);
+        assert!(a.violations.is_empty(), "{:?}", a.violations);
+        let hb = a.happens_before.unwrap();
+        assert!(hb.ordered((ThreadId(2), 0), (ThreadId(1), 2)));
+        assert!(hb.ordered((ThreadId(0), 2), (ThreadId(1), 2)));
+        assert!(
+            a.graph
+                .nodes
+                .iter()
+                .any(|n| n.key == NodeKey::MbarrierWait(0x100))
+        );
+    }
+
+    #[test]
+    fn double_buffering_with_full_and_empty_is_ordered() {
+        // bar 0/1: full[0]/full[1], bar 2/3: empty[0]/empty[1]; 4 iterations.
+        let mut prod = vec![
+            (0, C::Init(1)),
+            (1, C::Init(1)),
+            (2, C::Init(1)),
+            (3, C::Init(1)),
+            (0, C::Sync),
+        ];
+        let mut cons = vec![(0, C::Sync)];
+        for i in 0..4u32 {
+            let s = i % 2;
+            if i >= 2 {
+                prod.push((2 + s, C::Wait((i / 2 - 1) & 1)));
+            }
+            prod.push((0, C::W(16 * s)));
+            prod.push((s, C::ArriveTx(64)));
+            prod.push((s, C::CompleteTx(64)));
+            cons.push((s, C::Wait((i / 2) & 1)));
+            cons.push((0, C::R(16 * s)));
+            if i + 2 < 4 {
+                cons.push((2 + s, C::Arrive));
+            }
+        }
+        let p = program(&[&prod, &cons]);
+        let a = analyze(&p);
+        assert!(a.violations.is_empty(), "{:?}", a.violations);
+        let hb = a.happens_before.unwrap();
+        // Iteration 2's write (stage 0) happens after iteration 0's read of stage 0.
+        let w2 = prod
+            .iter()
+            .rposition(|&(_, c)| matches!(c, C::W(0)))
+            .unwrap() as u32;
+        let r0 = cons
+            .iter()
+            .position(|&(_, c)| matches!(c, C::R(0)))
+            .unwrap() as u32;
+        assert!(hb.ordered((ThreadId(1), r0), (ThreadId(0), w2)));
+    }
+
+    #[test]
+    fn protocol_errors_have_one_kind_each() {
+        assert_eq!(
+            kinds(&program(&[&[(0, C::Arrive)]])),
+            ["mbarrier-uninitialized"]
+        );
+        assert_eq!(
+            kinds(&program(&[&[(0, C::Init(0))]])),
+            ["mbarrier-invalid-count"]
+        );
+        assert_eq!(
+            kinds(&program(&[&[(0, C::Init(1)), (0, C::Init(1))]])),
+            ["mbarrier-reinit"]
+        );
+        assert_eq!(
+            kinds(&program(&[&[
+                (0, C::Init(2)),
+                (0, C::Arrive),
+                (0, C::Arrive),
+                (0, C::Arrive)
+            ]])),
+            Vec::<&str>::new()
+        );
+        let p = program(&[&[(0, C::Init(1)), (0, C::ExpectTx(1 << 20))]]);
+        assert_eq!(kinds(&p), ["mbarrier-overflow"]);
+    }
+
+    #[test]
+    fn a_wait_that_never_returns_is_a_deadlock() {
+        let p = program(&[&[(0, C::Init(2)), (0, C::Arrive), (0, C::Wait(0))]]);
+        let a = analyze(&p);
+        assert_eq!(kinds(&p), ["deadlock"]);
+        let v = &a.violations[0];
+        assert_eq!(v.mbarrier, Some(0x100));
+        assert_eq!(v.counts, Some((1, 2)));
+        assert!(v.message.contains("phase 0"), "{}", v.message);
+    }
+
+    #[test]
+    fn unordered_operations_are_phase_races() {
+        // Two arrivals of a count-1 mbarrier by unordered threads: which completes phase 0
+        // depends on the interleaving.
+        let t0: &[(u32, C)] = &[(0, C::Init(1)), (0, C::Sync), (0, C::Arrive)];
+        let t1: &[(u32, C)] = &[(0, C::Sync), (0, C::Arrive)];
+        assert_eq!(kinds(&program(&[t0, t1])), ["mbarrier-phase-race"]);
+        // An operation not ordered after the init.
+        let t0: &[(u32, C)] = &[(0, C::Init(2)), (0, C::Arrive)];
+        let t1: &[(u32, C)] = &[(0, C::Arrive)];
+        assert_eq!(kinds(&program(&[t0, t1])), ["mbarrier-uninitialized"]);
+        // Parity aliasing: thread 1's wait for parity 0 observed phase 0, but phase 1 may
+        // complete before it starts (thread 0 arrives twice without waiting).
+        let t0: &[(u32, C)] = &[
+            (0, C::Init(1)),
+            (0, C::Sync),
+            (0, C::Arrive),
+            (0, C::Arrive),
+        ];
+        let t1: &[(u32, C)] = &[(0, C::Sync), (0, C::Wait(0))];
+        assert!(kinds(&program(&[t0, t1])).contains(&"mbarrier-phase-race"));
+        // A late expect_tx: the arrival may complete the phase before it.
+        let t0: &[(u32, C)] = &[(0, C::Init(1)), (0, C::Sync), (0, C::Arrive)];
+        let t1: &[(u32, C)] = &[(0, C::Sync), (0, C::ExpectTx(8)), (0, C::CompleteTx(8))];
+        let p = program(&[t1, t0]);
+        assert!(
+            kinds(&p).contains(&"mbarrier-phase-race"),
+            "{:?}",
+            kinds(&p)
+        );
+    }
+}
