@@ -41,8 +41,18 @@
 //!   used without a retry loop is therefore modelled as if it spun.
 //! - Asynchronous copies (`cp.async`, `cp.async.bulk`) write shared memory at issue, and
 //!   `complete_tx` is applied to the mbarrier at issue.
-//! - `cp.async.bulk.tensor` (TMA with a tensor map) is unverifiable: its byte count lives in
-//!   the tensor map in global memory.
+//! - `cp.async.bulk.tensor` loads (TMA with a tensor map): the byte count lives in the tensor
+//!   map, which the emulator cannot read. The copies a thread issues in a row towards one
+//!   mbarrier are assumed to transfer exactly the transaction bytes that mbarrier's phase
+//!   still expects (announced by `expect_tx`); one `complete_tx` of those bytes is recorded
+//!   after the last copy. Each copy writes that many bytes from its destination: exact with
+//!   one copy per `expect_tx`, an upper bound (clipped to the shared window) with several. A
+//!   copy towards a phase that expects no bytes is unverifiable.
+//! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address to
+//!   the end of the shared allocation, at issue.
+//! - Kernel parameters form one read-only window (`mov` of a parameter symbol gives its
+//!   `.param` address, `cvta.param` a generic one); bytes `--param` did not fix are unknown
+//!   and name the parameter and byte range.
 //! - A generic load/store whose address is unknown is assumed not to touch shared memory.
 //! - Atomic results and the bytes they modify are unknown.
 //! - Tensor-core instructions (`mma`, `wgmma`, `tcgen05`) are skipped: destinations
