@@ -1,4 +1,5 @@
-//! Parser throughput on a multi-megabyte module built from realistic kernels.
+//! Parser throughput on a multi-megabyte module built from realistic kernels, plus (when
+//! `corpus/build.sh` has been run) the real nvcc/Triton files of the corpus.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -16,6 +17,32 @@ fn bench_parse(c: &mut Criterion) {
     group.bench_function("8MB_module", |b| {
         b.iter(|| ptx_parser::parse(black_box(&text)).expect("parses"))
     });
+    // Real compiler output, if the (git-ignored) corpus has been built.
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/build");
+    let mut files: Vec<_> = std::fs::read_dir(corpus)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    files.sort();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if ptx_parser::parse(&text).is_err() {
+            continue;
+        }
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(format!("corpus/{name}"), |b| {
+            b.iter(|| ptx_parser::parse(black_box(&text)).expect("parses"))
+        });
+    }
     group.finish();
 }
 
