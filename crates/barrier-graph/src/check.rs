@@ -74,7 +74,7 @@ pub(crate) fn check_recycling(
         .iter()
         .enumerate()
         .filter(|(_, n)| !n.gather)
-        .map(|(i, n)| ((n.key, n.generation), DynamicBarrierId(i as u32)))
+        .filter_map(|(i, n)| Some(((n.key.barrier()?, n.generation), DynamicBarrierId(i as u32))))
         .collect();
     let inst = |t: ThreadId, i: u32| {
         program.threads[t.index()]
@@ -96,7 +96,9 @@ pub(crate) fn check_recycling(
             }
             let skip = r.node.is_none() && replay.stuck;
             if r.generation > 1 && !skip {
-                if let Some(&n) = by_gen.get(&(r.key, r.generation - 1)) {
+                let key = r.key.barrier();
+                let found = key.and_then(|k| Some((k, *by_gen.get(&(k, r.generation - 1))?)));
+                if let Some((key, n)) = found {
                     let node = &nodes[n.index()];
                     // With a waiter the answer depends on `(n, last)` only (a waiter in `t`
                     // itself makes `last` reach `n`); without one, `t`'s own arrivals are
@@ -114,7 +116,7 @@ pub(crate) fn check_recycling(
                     };
                     if !ok {
                         failures.push(Failure {
-                            key: r.key,
+                            key,
                             generation: r.generation - 1,
                             command: CommandRef {
                                 thread: t,
@@ -141,7 +143,10 @@ pub(crate) fn check_recycling(
         let node = &nodes[n.index()];
         if !completes_before(hb, node, t, e, last) {
             failures.push(Failure {
-                key: node.key,
+                key: match node.key.barrier() {
+                    Some(k) => k,
+                    None => continue,
+                },
                 generation: node.generation,
                 command: CommandRef {
                     thread: t,

@@ -53,13 +53,19 @@
 //! The emulator stops at the first barrier error, so a program may be a prefix: threads
 //! whose `end` is [`weft_program::ThreadEnd::Stopped`] (or `Trapped`) are not deadlocked.
 //!
-//! FIXME(mbarrier): mbarrier phases are not yet dynamic barriers; mbarrier commands are
-//! ignored here.
+//! mbarriers ([`mbarrier`](crate::mbarrier)) join the same graph: the replay runs their
+//! commands through [`weft_program::MbarrierFile`] (as the emulator does), each completed
+//! *phase* becomes a node ([`NodeKey::MbarrierPhase`]) whose in-edges come from the
+//! operations counted in it, and each wait that returned is ordered after the phase it
+//! observed. Protocol errors get `mbarrier-…` kinds, a wait that never returns is a
+//! [`ViolationKind::Deadlock`], and the analogue of safe recycling (the same phase for every
+//! operation and wait in every execution) is [`ViolationKind::MbarrierPhaseRace`].
 
 #![deny(missing_docs)]
 
 mod check;
 mod hb;
+mod mbarrier;
 mod replay;
 mod report;
 
@@ -91,12 +97,64 @@ impl std::fmt::Display for DynamicBarrierId {
     }
 }
 
-/// One completed generation of a barrier.
+/// What a dynamic barrier (a node of the [`BarrierGraph`]) or a registration belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeKey {
+    /// A named or warp barrier; nodes are its generations (1-based).
+    Barrier(BarrierKey),
+    /// The mbarrier at this shared byte address; nodes are its completed phases, and their
+    /// `generation` is the phase number (0-based, as PTX counts phases). A registration with
+    /// this key is an operation counted in that phase (`op` arrive), or a wait (`op` sync)
+    /// that observed it.
+    MbarrierPhase(u32),
+    /// A wait on the mbarrier at this address that returned (`generation` = the phase it
+    /// observed): it joins the waiting thread's previous blocking point with the phase, so a
+    /// thread's blocking points stay a chain. Only created when the thread blocked earlier.
+    MbarrierWait(u32),
+}
+
+impl NodeKey {
+    /// The named or warp barrier, if this is one.
+    pub fn barrier(self) -> Option<BarrierKey> {
+        match self {
+            NodeKey::Barrier(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The mbarrier's shared address, if this is one.
+    pub fn mbarrier(self) -> Option<u32> {
+        match self {
+            NodeKey::Barrier(_) => None,
+            NodeKey::MbarrierPhase(a) | NodeKey::MbarrierWait(a) => Some(a),
+        }
+    }
+}
+
+impl From<BarrierKey> for NodeKey {
+    fn from(k: BarrierKey) -> Self {
+        NodeKey::Barrier(k)
+    }
+}
+
+/// `barrier 1`, `mbarrier 0x10`, `wait on mbarrier 0x10`.
+impl std::fmt::Display for NodeKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeKey::Barrier(k) => k.fmt(f),
+            NodeKey::MbarrierPhase(a) => write!(f, "mbarrier {a:#x}"),
+            NodeKey::MbarrierWait(a) => write!(f, "wait on mbarrier {a:#x}"),
+        }
+    }
+}
+
+/// One completed generation of a barrier (or phase of an mbarrier, or returned mbarrier
+/// wait: see [`NodeKey`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DynamicBarrier {
     /// The barrier.
-    pub key: BarrierKey,
-    /// The generation (1-based).
+    pub key: NodeKey,
+    /// The generation (1-based; for mbarrier nodes the 0-based phase).
     pub generation: u32,
     /// Threads it expected.
     pub expected: u32,
@@ -120,7 +178,7 @@ pub struct Registration {
     /// Index of the command in the thread's program.
     pub command: u32,
     /// The barrier.
-    pub key: BarrierKey,
+    pub key: NodeKey,
     /// The generation (1-based) the command joined.
     pub generation: u32,
     /// The operation (warp barriers register as sync).
@@ -148,7 +206,7 @@ impl BarrierGraph {
     pub fn generation_of(&self, thread: ThreadId, command: u32) -> Option<(BarrierKey, u32)> {
         let regs = self.registrations.get(thread.index())?;
         let i = regs.binary_search_by_key(&command, |r| r.command).ok()?;
-        Some((regs[i].key, regs[i].generation))
+        Some((regs[i].key.barrier()?, regs[i].generation))
     }
 
     /// The graph in Graphviz DOT: one node per dynamic barrier labelled with its barrier,
@@ -158,8 +216,13 @@ impl BarrierGraph {
         for (i, n) in self.nodes.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "  n{i} [label=\"{} gen {}{}\\n{} registrations\"];",
+                "  n{i} [label=\"{} {} {}{}\\n{} registrations\"];",
                 n.key,
+                if n.key.barrier().is_some() {
+                    "gen"
+                } else {
+                    "phase"
+                },
                 n.generation,
                 if n.gather { " (warp gather)" } else { "" },
                 n.participants.len()
@@ -180,6 +243,8 @@ pub struct GraphStats {
     pub dynamic_barriers: usize,
     /// Distinct named barrier ids used.
     pub physical_barriers: usize,
+    /// Distinct mbarrier addresses with a completed phase.
+    pub mbarriers: usize,
     /// Graph edges.
     pub edges: usize,
     /// Wall-clock seconds of [`analyze`].
@@ -204,7 +269,8 @@ pub struct Analysis {
 pub fn analyze(program: &Program) -> Analysis {
     let start = Instant::now();
     let mut replay = replay::replay(program);
-    let preds = hb::edges(&replay.nodes, &replay.registrations);
+    let mut preds = hb::edges(&replay.nodes, &replay.registrations);
+    mbarrier::add_edges(&replay.mbarriers, &mut preds);
     let mut edges = Vec::new();
     let mut forward = None;
     for (to, ps) in preds.iter().enumerate() {
@@ -226,25 +292,47 @@ pub fn analyze(program: &Program) -> Analysis {
         ));
     }
     violations.extend(check::check_recycling(program, &replay, &happens_before));
+    if !replay.stuck {
+        violations.extend(mbarrier::check_phases(
+            program,
+            &replay.mbarriers,
+            &happens_before,
+        ));
+    }
     let mut physical: Vec<u32> = replay
         .nodes
         .iter()
         .filter(|n| !n.gather)
         .filter_map(|n| match n.key {
-            BarrierKey::Named(id) => Some(id),
-            BarrierKey::Warp(_) => None,
+            NodeKey::Barrier(BarrierKey::Named(id)) => Some(id),
+            _ => None,
         })
         .collect();
     physical.sort_unstable();
     physical.dedup();
+    let mut mbarriers: Vec<u32> = replay
+        .nodes
+        .iter()
+        .filter_map(|n| match n.key {
+            NodeKey::MbarrierPhase(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    mbarriers.sort_unstable();
+    mbarriers.dedup();
     let graph = BarrierGraph {
         nodes: replay.nodes,
         edges,
         registrations: replay.registrations,
     };
     let stats = GraphStats {
-        dynamic_barriers: graph.nodes.iter().filter(|n| !n.gather).count(),
+        dynamic_barriers: graph
+            .nodes
+            .iter()
+            .filter(|n| !n.gather && !matches!(n.key, NodeKey::MbarrierWait(_)))
+            .count(),
         physical_barriers: physical.len(),
+        mbarriers: mbarriers.len(),
         edges: graph.edges.len(),
         seconds: start.elapsed().as_secs_f64(),
     };

@@ -36,6 +36,8 @@ enum Cursor {
     Ended,
     /// The thread's registration put a barrier into an error state.
     Errored,
+    /// Blocked at an mbarrier wait ([`crate::mbarrier`] keeps the waiters).
+    MbarrierWait,
 }
 
 /// What the replay produced.
@@ -55,6 +57,8 @@ pub(crate) struct Replay {
     pub violations: Vec<SyncViolation>,
     /// Whether the trace stopped at an error or deadlocked.
     pub stuck: bool,
+    /// mbarrier objects, phases and waiters.
+    pub mbarriers: crate::mbarrier::MbarrierReplay,
 }
 
 struct Replayer<'p> {
@@ -90,6 +94,7 @@ pub(crate) fn replay(program: &Program) -> Replay {
             uncounted: Vec::new(),
             violations: Vec::new(),
             stuck: false,
+            mbarriers: Default::default(),
         },
         exit_order: Vec::new(),
         stamp: vec![0; n],
@@ -189,8 +194,29 @@ impl Replayer<'_> {
                     self.exit(thread, pc);
                     return;
                 }
-                // FIXME(mbarrier): mbarrier phases are not dynamic barriers yet.
-                CommandView::Mbarrier { .. } | CommandView::Access { .. } => continue,
+                CommandView::Mbarrier { op, addr, value } => {
+                    let mut woken = Vec::new();
+                    let blocks = crate::mbarrier::step(
+                        &mut self.out,
+                        self.program,
+                        thread,
+                        pc,
+                        op,
+                        addr,
+                        value,
+                        &mut woken,
+                    );
+                    for w in woken {
+                        self.cursors[w.index()] = Cursor::Ready;
+                        self.queue.push_back(w.0);
+                    }
+                    if blocks {
+                        self.cursors[t as usize] = Cursor::MbarrierWait;
+                        return;
+                    }
+                    continue;
+                }
+                CommandView::Access { .. } => continue,
             };
             match result {
                 Ok(events) => self.events(events, Some(thread)),
@@ -235,7 +261,7 @@ impl Replayer<'_> {
         for p in &lanes {
             self.out.registrations[p.thread.index()].push(Registration {
                 command: p.command,
-                key,
+                key: key.into(),
                 generation,
                 op: p.op,
                 node: None,
@@ -276,7 +302,7 @@ impl Replayer<'_> {
             }
         }
         self.out.nodes.push(DynamicBarrier {
-            key,
+            key: key.into(),
             generation,
             expected: lanes.len() as u32 + exited.len() as u32,
             participants: lanes,
@@ -324,7 +350,7 @@ impl Replayer<'_> {
             }
         }
         self.out.nodes.push(DynamicBarrier {
-            key: c.key,
+            key: c.key.into(),
             generation: c.generation,
             expected: c.expected,
             participants: c.participants,
@@ -564,9 +590,15 @@ impl Replayer<'_> {
             .threads
             .iter()
             .any(|t| t.end == ThreadEnd::Blocked);
-        if !blocked.is_empty() && (!incomplete || emulator_deadlock) {
+        let mbarrier_waits = self.out.mbarriers.has_waiters();
+        if (!blocked.is_empty() || mbarrier_waits) && (!incomplete || emulator_deadlock) {
             self.out.stuck = true;
-            self.deadlock();
+            if !blocked.is_empty() {
+                self.deadlock();
+            }
+            if mbarrier_waits {
+                crate::mbarrier::deadlocks(&mut self.out, self.program);
+            }
         }
         // The emulator stopped at a barrier error this schedule did not hit: its schedule
         // and this one disagree, so generations depend on the interleaving.

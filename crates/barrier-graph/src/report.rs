@@ -29,6 +29,19 @@ pub enum ViolationKind {
     /// Lanes of one warp at different aligned barrier instructions, or only part of a warp at
     /// an aligned barrier instruction, or a lane outside the mask of its `bar.warp.sync`.
     BarrierDivergence,
+    /// An mbarrier operation on an address that holds no initialized mbarrier (never
+    /// `init`ed, or invalidated), or one not ordered after the `init` (another execution
+    /// runs it first).
+    MbarrierUninitialized,
+    /// `mbarrier.init` with a count outside `1..=2^20-1`.
+    MbarrierInvalidCount,
+    /// More arrivals in a phase than it has pending, or a tx-count out of range.
+    MbarrierOverflow,
+    /// `mbarrier.init` on a live mbarrier without `mbarrier.inval`.
+    MbarrierReinit,
+    /// An mbarrier operation whose phase, or a wait whose observed phase, depends on the
+    /// interleaving (the mbarrier analogue of unsafe recycling).
+    MbarrierPhaseRace,
 }
 
 impl ViolationKind {
@@ -43,6 +56,11 @@ impl ViolationKind {
             ViolationKind::InvalidBarrierId => "invalid-barrier-id",
             ViolationKind::InvalidThreadCount => "invalid-thread-count",
             ViolationKind::BarrierDivergence => "barrier-divergence",
+            ViolationKind::MbarrierUninitialized => "mbarrier-uninitialized",
+            ViolationKind::MbarrierInvalidCount => "mbarrier-invalid-count",
+            ViolationKind::MbarrierOverflow => "mbarrier-overflow",
+            ViolationKind::MbarrierReinit => "mbarrier-reinit",
+            ViolationKind::MbarrierPhaseRace => "mbarrier-phase-race",
         }
     }
 }
@@ -214,6 +232,9 @@ pub struct SyncViolation {
     pub message: String,
     /// The barrier involved, when there is one.
     pub barrier: Option<BarrierKey>,
+    /// The shared address of the mbarrier involved, when there is one (`generations` then
+    /// holds 0-based phases).
+    pub mbarrier: Option<u32>,
     /// The generation(s) involved (for `unsafe-recycling`: k and k+1).
     pub generations: Vec<u32>,
     /// The commands involved, most important first (the offending registration first).
@@ -236,6 +257,7 @@ impl SyncViolation {
             kind,
             message,
             barrier: None,
+            mbarrier: None,
             generations: Vec::new(),
             commands: Vec::new(),
             threads: Vec::new(),

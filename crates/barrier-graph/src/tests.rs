@@ -213,7 +213,7 @@ fn figure3_is_well_synchronized_with_the_papers_generations() {
         .nodes
         .iter()
         .filter(|n| !n.gather)
-        .map(|n| (n.key, n.generation, n.participants.len()))
+        .map(|n| (n.key.barrier().unwrap(), n.generation, n.participants.len()))
         .collect();
     assert_eq!(
         nodes,
@@ -225,7 +225,7 @@ fn figure3_is_well_synchronized_with_the_papers_generations() {
         .nodes
         .iter()
         .filter(|n| n.gather)
-        .map(|n| (n.key, n.generation, n.participants.len()))
+        .map(|n| (n.key.barrier().unwrap(), n.generation, n.participants.len()))
         .collect();
     assert_eq!(gathers, [(b(1), 1, 32), (b(1), 2, 32)]);
     assert_eq!(a.stats.dynamic_barriers, 4);

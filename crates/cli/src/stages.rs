@@ -545,8 +545,16 @@ fn dot_graph(analysis: &barrier_graph::Analysis) -> DotGraph {
             .nodes
             .iter()
             .map(|n| DotNode {
-                label: label(n.key, n.generation),
-                violated: violated(n.key, n.generation),
+                label: match n.key.barrier() {
+                    Some(key) => label(key, n.generation),
+                    None => format!("{} phase {}", n.key, n.generation),
+                },
+                violated: match n.key.barrier() {
+                    Some(key) => violated(key, n.generation),
+                    None => analysis.violations.iter().any(|v| {
+                        v.mbarrier == n.key.mbarrier() && v.generations.contains(&n.generation)
+                    }),
+                },
             })
             .collect(),
         edges: analysis

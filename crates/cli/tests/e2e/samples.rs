@@ -11,13 +11,7 @@ use crate::formats::check_schema;
 /// Entries where today's pipeline disagrees with the manifest, with what it reports today.
 /// The test asserts today's behaviour for them so that a fix shows up as a failure here:
 /// then delete the entry.
-///
-/// FIXME(barrier-graph): mbarrier phases are not yet dynamic barriers (see the
-/// barrier-graph crate docs), so accesses ordered only by an mbarrier wait are reported as
-/// races.
 const KNOWN_DIFFERENCES: &[(&str, &str, &[&str])] = &[
-    ("mbarrier-pipeline", "violation", &["race"]),
-    ("mbarrier-pipeline-declared-shape", "violation", &["race"]),
     // FIXME: barrier-graph reports an arrive-only generation only when it breaks recycling;
     // the issue defines `no-waiter` as any generation completed by arrivals only.
     ("barrier-no-waiter", "verified", &[]),
