@@ -267,6 +267,13 @@ impl<'s> Parser<'s> {
     }
 
     fn u32(&mut self, what: &str) -> PResult<u32> {
+        // Fast path: a short plain decimal (no leading zero, so not octal; no suffix).
+        if let Tok::Num(n) = self.cur.tok
+            && let Some(v) = small_decimal(n)
+        {
+            self.bump();
+            return Ok(v);
+        }
         let (v, t) = self.int(what)?;
         u32::try_from(v).map_err(|_| self.err_at(&t, format!("{what} out of range")))
     }
@@ -1189,6 +1196,24 @@ impl<'s> Parser<'s> {
             _ => Ok(BracketElem::Op(self.operand(depth)?)),
         }
     }
+}
+
+/// The value of a decimal literal of at most 9 digits without a leading zero (`0` itself
+/// included), else `None`.
+#[inline]
+fn small_decimal(text: &str) -> Option<u32> {
+    let b = text.as_bytes();
+    if b.is_empty() || b.len() > 9 || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    let mut v: u32 = 0;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u32::from(c - b'0');
+    }
+    Some(v)
 }
 
 /// Moves `v[base..]` out into an exactly sized vector with a single copy, leaving `v[..base]`
