@@ -7,13 +7,41 @@
 //! well-synchronized CTAs: WEFT paper, Lemma 1), [`find_races`] reports **every** pair of
 //! accesses that race and **only** such pairs. Two accesses race when they come from different
 //! threads, touch at least one common byte of shared memory, at least one writes, they are not
-//! both atomics, and neither happens before the other. May-happen accesses (under an
-//! input-dependent guard) are checked as if they happen, which is sound. Under
-//! [`Config::warp_sync`] the lanes of a warp run in lock-step, so two accesses of lanes of one
-//! warp never race: different warp steps are ordered by the lock-step, and the same step is
-//! one dynamic instruction executed by several lanes, which this crate does not call a race
-//! (the hardware serializes the lanes of one instruction; a store of several lanes to one byte
-//! leaves one lane's value).
+//! both atomics, they are not two plain writes of one dynamic instruction by lanes of one
+//! warp (below), and neither happens before the other. May-happen accesses (under an
+//! input-dependent guard) are checked as if they happen, which is sound.
+//!
+//! # One instruction, several lanes, one address
+//!
+//! The CUDA C Programming Guide (SIMT architecture) defines a store of several lanes of a
+//! warp to one location: "If a non-atomic instruction executed by a warp writes to the same
+//! location in global or shared memory for more than one of the threads of the warp, the
+//! number of serialized writes that occur to that location varies depending on the compute
+//! capability of the device, and which thread performs the final write is undefined." It is
+//! one instruction of one warp, not an unordered pair of separate memory operations that can
+//! interleave with other accesses, so two plain (non-atomic) writes by lanes of the same warp
+//! from the same dynamic instruction are not a race (Triton's reductions store each warp's
+//! partial result this way: all 32 lanes `st.shared` to `smem[warp]`). Different
+//! instructions, different executions of one instruction (loop iterations), different warps,
+//! and a write against an atomic or a read still race. An instruction is one kind of access
+//! and makes at most one access per lane, so a read or an atomic never pairs with a write of
+//! its own dynamic instruction; a `may` write and a vector (multi-byte) write are plain
+//! writes like any other.
+//!
+//! "Same dynamic instruction" is: under [`Config::warp_sync`], the same warp step
+//! ([`ThreadProgram::steps`]); otherwise the same [`InstId`] and the same *occurrence* (the
+//! k-th command of each lane from that instruction). Occurrences match the warp's dynamic
+//! instruction when the lanes execute the instruction equally often up to that point
+//! (convergent code, which is where the pattern occurs); a lane that skipped earlier
+//! executions of it makes its k-th execution pair with another lane's k-th, and
+//! `--warp-sync` gives the exact identity. Exempted pairs are not reported but counted in
+//! [`RaceStats::same_instruction_writes`]; [`SAME_INSTRUCTION_WRITES_NOTE`] says why in a
+//! sentence.
+//!
+//! Under [`Config::warp_sync`] the lanes of a warp run in lock-step, so two accesses of lanes
+//! of one warp never race: different warp steps are ordered by the lock-step, and the same
+//! step is one dynamic instruction, whose lanes' accesses are all plain writes, all reads, or
+//! all atomics, none of which races by the rule above.
 //!
 //! # Algorithm
 //!
@@ -50,6 +78,14 @@ use std::time::Instant;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use weft_program::{AccessKind, CommandView, InstId, Program, ThreadId, ThreadProgram};
+
+/// Why lanes of one warp storing to one address in one instruction are not reported, in a
+/// sentence a report can show next to [`RaceStats::same_instruction_writes`].
+pub const SAME_INSTRUCTION_WRITES_NOTE: &str = "plain writes to one address by several lanes \
+of a warp in one instruction are not a race: the CUDA C Programming Guide defines them (\"the \
+number of serialized writes that occur to that location varies depending on the compute \
+capability of the device, and which thread performs the final write is undefined\"), so one \
+lane's value is stored";
 
 /// How many `(address, thread, thread)` entries [`Race::details`] keeps at most.
 pub const DETAILS_CAP: usize = 10_000;
@@ -181,6 +217,11 @@ pub struct RaceStats {
     /// (not both atomics): the tests a naive checker performs, as the WEFT paper counts them.
     /// Computed arithmetically per word; an access spanning several words counts in each.
     pub naive_pairs: u64,
+    /// Pairs of plain writes to a common byte by two lanes of one warp in one dynamic
+    /// instruction, not ordered by happens-before: not races (see
+    /// [`SAME_INSTRUCTION_WRITES_NOTE`]), so not reported, but counted here. Dynamic access
+    /// pairs, each counted once.
+    pub same_instruction_writes: u64,
     /// Wall-clock seconds of the check.
     pub seconds: f64,
 }
@@ -230,20 +271,59 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
     report
 }
 
-/// One access's share of one chunk.
+/// One access's share of one chunk: 16 bytes.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     chunk: u32,
     thread: u32,
-    /// 0 read, 1 write or atomic (the sort puts a thread's reads first).
-    writes: u8,
-    /// Bytes of the chunk accessed.
-    mask: u8,
     index: u32,
+    /// Bit 0: writes (0 read, 1 write or atomic; the sort puts a thread's reads first).
+    /// Bits 1–4: the bytes of the chunk accessed. Bits 5–31: for a plain write, its
+    /// occurrence (how many earlier commands of this thread came from the same instruction),
+    /// else [`OCC_NONE`].
+    meta: u32,
+}
+
+/// The occurrence of an entry that is not a plain write, or whose occurrence does not fit in
+/// 27 bits: it never matches another entry's, so the same-instruction rule never applies to
+/// it (the conservative direction).
+const OCC_NONE: u32 = (1 << 27) - 1;
+
+/// Instruction ids below this count occurrences in a vector, larger ones in a hash map.
+const DENSE_INSTS: usize = 1 << 16;
+
+impl Entry {
+    fn new(chunk: u32, thread: u32, index: u32, writes: bool, mask: u8, occ: u32) -> Self {
+        Entry {
+            chunk,
+            thread,
+            index,
+            meta: u32::from(writes) | (u32::from(mask) << 1) | (occ.min(OCC_NONE) << 5),
+        }
+    }
+
+    #[inline]
+    fn writes(&self) -> u8 {
+        (self.meta & 1) as u8
+    }
+
+    #[inline]
+    fn mask(&self) -> u8 {
+        ((self.meta >> 1) & 0xf) as u8
+    }
+
+    /// The occurrence of a plain write, [`OCC_NONE`] otherwise.
+    #[inline]
+    fn occ(&self) -> u32 {
+        self.meta >> 5
+    }
 }
 
 /// Calls `f` with every entry of one thread, in program order.
 fn for_each_entry(t: usize, thread: &ThreadProgram, mut f: impl FnMut(Entry)) {
+    // Occurrences of plain writes per instruction (dense for the usual small ids).
+    let mut dense: Vec<u32> = Vec::new();
+    let mut sparse: FxHashMap<InstId, u32> = FxHashMap::default();
     for (i, command) in thread.commands.iter().enumerate() {
         let CommandView::Access {
             kind, addr, len, ..
@@ -251,18 +331,35 @@ fn for_each_entry(t: usize, thread: &ThreadProgram, mut f: impl FnMut(Entry)) {
         else {
             continue;
         };
+        let occ = if kind == AccessKind::Write {
+            let inst = command.inst().index();
+            let counter = if inst < DENSE_INSTS {
+                if dense.len() <= inst {
+                    dense.resize(inst + 1, 0);
+                }
+                &mut dense[inst]
+            } else {
+                sparse.entry(command.inst()).or_insert(0)
+            };
+            let occ = *counter;
+            *counter = counter.saturating_add(1);
+            occ
+        } else {
+            OCC_NONE
+        };
         let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
         let mut chunk = start / CHUNK;
         while chunk * CHUNK < end {
             let lo = start.max(chunk * CHUNK) - chunk * CHUNK;
             let hi = end.min((chunk + 1) * CHUNK) - chunk * CHUNK;
-            f(Entry {
-                chunk: chunk as u32,
-                thread: t as u32,
-                writes: u8::from(kind.writes()),
-                mask: ((1u16 << hi) - (1u16 << lo)) as u8,
-                index: i as u32,
-            });
+            f(Entry::new(
+                chunk as u32,
+                t as u32,
+                i as u32,
+                kind.writes(),
+                ((1u16 << hi) - (1u16 << lo)) as u8,
+                occ,
+            ));
             chunk += 1;
         }
     }
@@ -293,10 +390,10 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
         for (t, thread) in program.threads.iter().enumerate() {
             for_each_entry(t, thread, |e| entries.push(e));
         }
-        entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes, e.index));
+        entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes(), e.index));
         return entries;
     }
-    let bucket = |e: &Entry| 2 * e.chunk as usize + usize::from(e.writes);
+    let bucket = |e: &Entry| 2 * e.chunk as usize + usize::from(e.writes());
     let mut starts = vec![0usize; buckets + 1];
     for (t, thread) in program.threads.iter().enumerate() {
         for_each_entry(t, thread, |e| starts[bucket(&e) + 1] += 1);
@@ -304,16 +401,7 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
-    let mut entries = vec![
-        Entry {
-            chunk: 0,
-            thread: 0,
-            writes: 0,
-            mask: 0,
-            index: 0,
-        };
-        total
-    ];
+    let mut entries = vec![Entry::new(0, 0, 0, false, 0, 0); total];
     for (t, thread) in program.threads.iter().enumerate() {
         for_each_entry(t, thread, |e| {
             let slot = &mut starts[bucket(&e)];
@@ -337,7 +425,7 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
     }
     slices
         .into_par_iter()
-        .for_each(|chunk| chunk.sort_by_key(|e| (e.thread, e.writes, e.index)));
+        .for_each(|chunk| chunk.sort_by_key(|e| (e.thread, e.writes(), e.index)));
     entries
 }
 
@@ -372,12 +460,16 @@ struct SiteKey {
     mask: u8,
 }
 
-/// A distinct key in the sliding window, with its multiplicity and the program index of the
-/// last entry added (still in the window while `count > 0`, since entries leave in order).
+/// A distinct key in the sliding window, with its multiplicity, the program index and
+/// occurrence of the last entry added (still in the window while `count > 0`, since entries
+/// leave in order) and the program index of the one added before it (still in the window
+/// while `count > 1`).
 struct Slot {
     key: SiteKey,
     count: u32,
     last: u32,
+    last_occ: u32,
+    prev: u32,
 }
 
 #[derive(Default)]
@@ -386,15 +478,19 @@ struct Window {
 }
 
 impl Window {
-    fn add(&mut self, key: SiteKey, index: u32) {
+    fn add(&mut self, key: SiteKey, index: u32, occ: u32) {
         if let Some(slot) = self.slots.iter_mut().find(|s| s.key == key) {
             slot.count += 1;
+            slot.prev = slot.last;
             slot.last = index;
+            slot.last_occ = occ;
         } else {
             self.slots.push(Slot {
                 key,
                 count: 1,
                 last: index,
+                last_occ: occ,
+                prev: index,
             });
         }
     }
@@ -435,7 +531,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 addr,
                 len,
                 may,
-                mask: entry.mask,
+                mask: entry.mask(),
             }),
             _ => None,
         }
@@ -459,7 +555,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             let slice = &entries[start..end];
             let split = slice
                 .iter()
-                .position(|e| e.writes != 0)
+                .position(|e| e.writes() != 0)
                 .unwrap_or(slice.len());
             lists.push(ThreadLists {
                 thread,
@@ -469,6 +565,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             start = end;
         }
         acc.naive_pairs += naive_pairs(self.program, &lists);
+        self.count_same_instruction_writes(chunk, &lists, acc);
         let warp_size = self.program.warp_size.max(1);
         for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
@@ -488,6 +585,129 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 self.merge(chunk, lo.thread, lo.reads, hi.thread, hi.writes, acc);
             }
         }
+    }
+
+    /// Counts the pairs the same-instruction rule exempts in this chunk: plain writes of one
+    /// dynamic instruction by two lanes of one warp that share a byte (the first one they
+    /// share lies in this chunk) and are not ordered by happens-before. Exactly the pairs
+    /// `merge` would otherwise report; a join on (instruction, occurrence or warp step) per
+    /// pair of lanes, only in chunks where two lanes of a warp have plain writes.
+    fn count_same_instruction_writes(
+        &self,
+        chunk: u32,
+        lists: &[ThreadLists<'_>],
+        acc: &mut Accumulator,
+    ) {
+        let warp_size = self.program.warp_size.max(1);
+        if warp_size == 1 {
+            return;
+        }
+        let has_plain_write = |l: &ThreadLists<'_>| l.writes.iter().any(|e| e.occ() != OCC_NONE);
+        let mut start = 0;
+        while start < lists.len() {
+            // `lists` is sorted by thread, so the lanes of a warp are contiguous.
+            let warp = lists[start].thread / warp_size;
+            let end = start
+                + lists[start..]
+                    .iter()
+                    .position(|l| l.thread / warp_size != warp)
+                    .unwrap_or(lists.len() - start);
+            let group = &lists[start..end];
+            start = end;
+            if group.iter().filter(|l| has_plain_write(l)).count() < 2 {
+                continue;
+            }
+            // Each lane's plain writes keyed by dynamic instruction, sorted by key (keys are
+            // distinct within a lane: one access per lane per dynamic instruction).
+            let keyed: Vec<Vec<(u64, &Entry)>> = group
+                .iter()
+                .map(|l| {
+                    let Some(thread) = self.program.threads.get(l.thread as usize) else {
+                        return Vec::new();
+                    };
+                    let mut v: Vec<(u64, &Entry)> = l
+                        .writes
+                        .iter()
+                        .filter(|e| e.occ() != OCC_NONE)
+                        .filter_map(|e| {
+                            let inst = thread.commands.get(e.index as usize)?.inst();
+                            let dynamic = if self.config.warp_sync {
+                                thread.steps.get(e.index as usize).copied()?
+                            } else {
+                                e.occ()
+                            };
+                            Some(((u64::from(inst.0) << 32) | u64::from(dynamic), e))
+                        })
+                        .collect();
+                    v.sort_unstable_by_key(|x| x.0);
+                    v
+                })
+                .collect();
+            for x in 0..group.len() {
+                for y in x + 1..group.len() {
+                    let (xs, ys) = (&keyed[x], &keyed[y]);
+                    let (mut i, mut j) = (0, 0);
+                    while i < xs.len() && j < ys.len() {
+                        if xs[i].0 < ys[j].0 {
+                            i += 1;
+                        } else if xs[i].0 > ys[j].0 {
+                            j += 1;
+                        } else {
+                            let (a, b) = (xs[i].1, ys[j].1);
+                            if self.exempt_pair(
+                                chunk,
+                                (group[x].thread, a),
+                                (group[y].thread, b),
+                                acc,
+                            ) {
+                                acc.same_instruction_writes += 1;
+                            }
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether two plain writes of one dynamic instruction by lanes `ta` and `tb` of one warp
+    /// would race but for the same-instruction rule.
+    fn exempt_pair(
+        &self,
+        chunk: u32,
+        (ta, a): (u32, &Entry),
+        (tb, b): (u32, &Entry),
+        acc: &mut Accumulator,
+    ) -> bool {
+        if a.mask() & b.mask() == 0 {
+            return false;
+        }
+        let addr = |t: u32, e: &Entry| {
+            let command = self
+                .program
+                .threads
+                .get(t as usize)?
+                .commands
+                .get(e.index as usize)?;
+            match command.view() {
+                CommandView::Access { addr, .. } => Some(addr),
+                _ => None,
+            }
+        };
+        let (Some(addr_a), Some(addr_b)) = (addr(ta, a), addr(tb, b)) else {
+            return false;
+        };
+        if u64::from(addr_a.max(addr_b)) / CHUNK != u64::from(chunk) {
+            return false;
+        }
+        if self.config.warp_sync {
+            // One warp step: the lanes run it together.
+            return true;
+        }
+        let (first, second) = ((ThreadId(ta), a.index), (ThreadId(tb), b.index));
+        acc.race_tests += 2;
+        !self.hb.ordered(first, second) && !self.hb.ordered(second, first)
     }
 
     /// Tests every access of `bs` (thread `tb`) against the accesses of `as_` (thread `ta`,
@@ -512,6 +732,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // `before_bound` ignores warp steps, which only order lanes of one warp.
         let warp_size = self.program.warp_size.max(1);
         let use_bound = ta / warp_size != tb / warp_size;
+        // Lanes of one warp: plain writes of one dynamic instruction do not race (under
+        // `warp_sync` such pairs never get here).
+        let same_warp = !use_bound;
         for b in bs {
             let bound = if use_bound {
                 self.hb.before_bound((thread_b, b.index), thread_a)
@@ -551,7 +774,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             hi = hi.max(lo);
             while hi < e {
                 if let Some(key) = self.key(ta, &as_[hi]) {
-                    window.add(key, as_[hi].index);
+                    window.add(key, as_[hi].index, as_[hi].occ());
                 }
                 hi += 1;
             }
@@ -574,10 +797,24 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 if u64::from(common) / CHUNK != u64::from(chunk) {
                     continue;
                 }
+                let mut index = slot.last;
+                if same_warp
+                    && a.inst == bkey.inst
+                    && b.occ() != OCC_NONE
+                    && slot.last_occ == b.occ()
+                {
+                    // Both are plain writes (only those have occurrences) and the last
+                    // entry of the slot is `b`'s own dynamic instruction; any other entry of
+                    // the slot is another occurrence of the instruction, and races.
+                    if slot.count == 1 {
+                        continue;
+                    }
+                    index = slot.prev;
+                }
                 acc.record(
                     AccessSite {
                         thread: thread_a,
-                        index: slot.last,
+                        index,
                         kind: a.kind,
                         inst: a.inst,
                         addr: a.addr,
@@ -655,6 +892,7 @@ struct Accumulator {
     groups: FxHashMap<(InstId, InstId), Group>,
     race_tests: u64,
     naive_pairs: u64,
+    same_instruction_writes: u64,
 }
 
 impl Group {
@@ -689,6 +927,7 @@ impl Accumulator {
     fn merge(mut self, other: Accumulator) -> Accumulator {
         self.race_tests += other.race_tests;
         self.naive_pairs += other.naive_pairs;
+        self.same_instruction_writes += other.same_instruction_writes;
         for (key, theirs) in other.groups {
             match self.groups.get_mut(&key) {
                 None => {
@@ -744,6 +983,7 @@ impl Accumulator {
             stats: RaceStats {
                 race_tests: self.race_tests,
                 naive_pairs: self.naive_pairs,
+                same_instruction_writes: self.same_instruction_writes,
                 ..RaceStats::default()
             },
         }

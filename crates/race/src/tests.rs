@@ -160,21 +160,240 @@ fn uniform(threads: u32, warp_size: u32, commands: Vec<Command>) -> Program {
 
 #[test]
 fn warp_sync_orders_lanes_of_a_warp() {
-    let w = Command::access(AccessKind::Write, 0, 4, true, InstId(0));
-    let program = uniform(4, 2, vec![w]);
+    // Each lane reads then writes word 0 (two instructions): lanes of one warp race on the
+    // read/write pairs unless they run in lock-step.
+    let r = Command::access(AccessKind::Read, 0, 4, false, InstId(0));
+    let w = Command::access(AccessKind::Write, 0, 4, true, InstId(1));
+    let program = uniform(4, 2, vec![r, w]);
     let plain = find_races(&program, &Unordered, &Config::default());
-    assert_eq!(plain.races[0].thread_pairs, 6);
-    assert!(plain.races[0].first.may);
+    let by_insts = |report: &RaceReport, a: u32, b: u32| {
+        report
+            .races
+            .iter()
+            .find(|r| {
+                (
+                    r.first.inst.0.min(r.second.inst.0),
+                    r.first.inst.0.max(r.second.inst.0),
+                ) == (a, b)
+            })
+            .map(|r| r.thread_pairs)
+    };
+    assert_eq!(by_insts(&plain, 0, 1), Some(6));
+    // The write/write pairs of one warp are one instruction: only the 4 cross-warp pairs.
+    assert_eq!(by_insts(&plain, 1, 1), Some(4));
+    assert_eq!(plain.stats.same_instruction_writes, 2);
+    assert!(plain.races.iter().all(|r| r.second.may));
     let lockstep = Config {
         warp_sync: true,
         detail: false,
     };
     let report = find_races(&program, &Unordered, &lockstep);
     // Only pairs across warps {0,1} x {2,3} remain.
-    assert_eq!(report.races[0].thread_pairs, 4);
+    assert_eq!(by_insts(&report, 0, 1), Some(4));
+    assert_eq!(by_insts(&report, 1, 1), Some(4));
     assert_eq!(
         (report.races[0].first.thread, report.races[0].second.thread),
         (ThreadId(0), ThreadId(2))
+    );
+    // Same warp step, same instruction: counted the same way under lock-step.
+    assert_eq!(report.stats.same_instruction_writes, 2);
+}
+
+fn write(addr: u32, len: u32, inst: u32) -> Command {
+    Command::access(AccessKind::Write, addr, len, false, InstId(inst))
+}
+
+fn read(addr: u32, len: u32, inst: u32) -> Command {
+    Command::access(AccessKind::Read, addr, len, false, InstId(inst))
+}
+
+fn sync_all(inst: u32) -> Command {
+    Command::barrier(
+        weft_program::BarrierOp::Sync,
+        0,
+        weft_program::BarrierCount::All,
+        true,
+        InstId(inst),
+    )
+}
+
+/// `threads` threads of warp size `warp_size`, thread `t` running `code(t)`; steps are the
+/// command indices (lock-step when every lane runs the same number of commands).
+fn per_thread(threads: u32, warp_size: u32, code: impl Fn(u32) -> Vec<Command>) -> Program {
+    Program {
+        shape: CtaShape::linear(threads),
+        warp_size,
+        threads: (0..threads)
+            .map(|t| {
+                let commands = code(t);
+                ThreadProgram {
+                    steps: (0..commands.len() as u32).collect(),
+                    commands,
+                    end: ThreadEnd::Exited,
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Triton's warp reduction: every lane of each of two warps stores its warp's partial result
+/// to `smem[warp]` with one instruction, a barrier, then every thread reads both partials.
+fn triton_reduction() -> Program {
+    per_thread(64, 32, |t| {
+        vec![
+            write(4 * (t / 32), 4, 10),
+            sync_all(11),
+            read(0, 4, 12),
+            read(4, 4, 13),
+            Command::exit(InstId(14)),
+        ]
+    })
+}
+
+#[test]
+fn one_store_by_all_lanes_of_a_warp_is_not_a_race() {
+    let program = triton_reduction();
+    let analysis = barrier_graph::analyze(&program);
+    let hb = analysis.happens_before.as_ref().expect("well-synchronized");
+    for warp_sync in [false, true] {
+        let config = Config {
+            warp_sync,
+            detail: true,
+        };
+        let report = find_races(&program, hb, &config);
+        assert!(report.races.is_empty(), "{warp_sync}: {:?}", report.races);
+        // C(32, 2) lane pairs per warp, two warps.
+        assert_eq!(report.stats.same_instruction_writes, 2 * 496, "{warp_sync}");
+    }
+    // Without the barrier the reads race with the stores (and the stores still do not race
+    // among the lanes of one warp).
+    let unsynced = per_thread(64, 32, |t| vec![write(4 * (t / 32), 4, 10), read(0, 4, 12)]);
+    let report = find_races(&unsynced, &Unordered, &Config::default());
+    assert_eq!(report.races.len(), 1);
+    assert_eq!(report.races[0].hazard, Hazard::ReadAfterWrite);
+    assert_eq!(report.races[0].first.inst, InstId(10));
+    assert_eq!(report.stats.same_instruction_writes, 2 * 496);
+}
+
+#[test]
+fn one_instruction_in_two_loop_iterations_races() {
+    // Two lanes of one warp run a loop body `smem[0] = x` twice without a barrier: the first
+    // iteration of one lane and the second of the other are two instructions of the warp.
+    let program = per_thread(2, 32, |_| vec![write(0, 4, 5), write(0, 4, 5)]);
+    for warp_sync in [false, true] {
+        let config = Config {
+            warp_sync,
+            detail: true,
+        };
+        let report = find_races(&program, &Unordered, &config);
+        assert_eq!(report.stats.same_instruction_writes, 2, "{warp_sync}");
+        if warp_sync {
+            // Lock-step orders the iterations.
+            assert!(report.races.is_empty());
+            continue;
+        }
+        assert_eq!(report.races.len(), 1);
+        let race = &report.races[0];
+        assert_eq!(race.hazard, Hazard::WriteAfterWrite);
+        assert_eq!((race.first.inst, race.second.inst), (InstId(5), InstId(5)));
+        assert_ne!(race.first.index, race.second.index, "a real racing pair");
+        assert_eq!(race.thread_pairs, 1);
+    }
+}
+
+#[test]
+fn two_store_instructions_of_one_warp_race() {
+    let program = per_thread(2, 32, |_| vec![write(0, 4, 1), write(0, 4, 2)]);
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.races.len(), 1);
+    let race = &report.races[0];
+    assert_eq!(
+        (
+            race.first.inst.min(race.second.inst),
+            race.first.inst.max(race.second.inst)
+        ),
+        (InstId(1), InstId(2))
+    );
+    assert_eq!(report.stats.same_instruction_writes, 2);
+    // Lanes that store with different instructions only (e.g. `if (lane == 0) ... else ...`).
+    let program = per_thread(2, 32, |t| vec![write(0, 4, 1 + t)]);
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.races.len(), 1);
+    assert_eq!(report.stats.same_instruction_writes, 0);
+}
+
+#[test]
+fn one_instruction_of_different_warps_races() {
+    // Two warps of two lanes store to one word with one instruction: the 4 cross-warp thread
+    // pairs race, the 2 same-warp pairs are one instruction each.
+    let program = per_thread(4, 2, |_| vec![write(0, 4, 0)]);
+    let report = find_races(
+        &program,
+        &Unordered,
+        &Config {
+            warp_sync: false,
+            detail: true,
+        },
+    );
+    assert_eq!(report.races.len(), 1);
+    let race = &report.races[0];
+    assert_eq!(race.thread_pairs, 4);
+    assert_eq!(
+        race.details
+            .iter()
+            .map(|d| (d.1.0, d.2.0))
+            .collect::<Vec<_>>(),
+        [(0, 2), (0, 3), (1, 2), (1, 3)]
+    );
+    assert_eq!(report.stats.same_instruction_writes, 2);
+}
+
+#[test]
+fn atomics_and_reads_of_one_instruction_id_still_race() {
+    // Not produced by the emulator (an instruction is one kind of access), but the rule is
+    // for plain writes only: an atomic or a read against a write of the same id races.
+    for other in [AccessKind::Atomic, AccessKind::Read] {
+        let program = per_thread(2, 32, |t| {
+            let kind = if t == 0 { other } else { AccessKind::Write };
+            vec![Command::access(kind, 0, 4, false, InstId(3))]
+        });
+        let report = find_races(&program, &Unordered, &Config::default());
+        assert_eq!(report.races.len(), 1, "{other:?}");
+        assert_eq!(report.stats.same_instruction_writes, 0);
+    }
+}
+
+#[test]
+fn may_and_vector_writes_of_one_instruction_do_not_race() {
+    // One 16-byte store instruction; lane 1 under an input-dependent guard, at an offset
+    // overlapping lane 0's bytes 4..16 (first common byte 4: counted once, in chunk 1).
+    let program = per_thread(2, 32, |t| {
+        vec![Command::access(
+            AccessKind::Write,
+            4 * t,
+            16,
+            t == 1,
+            InstId(9),
+        )]
+    });
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert!(report.races.is_empty(), "{:?}", report.races);
+    assert_eq!(report.stats.same_instruction_writes, 1);
+}
+
+#[test]
+fn a_racy_loop_within_a_warp_costs_one_test_per_access() {
+    // Two lanes of one warp, 1,000 executions each of one store to one word: every pair of
+    // different iterations races, the 1,000 same-iteration pairs do not.
+    let program = per_thread(2, 32, |_| vec![write(0, 4, 7); 1000]);
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.races.len(), 1);
+    assert_ne!(report.races[0].first.index, report.races[0].second.index);
+    assert_eq!(report.stats.same_instruction_writes, 1000);
+    assert!(
+        report.stats.race_tests <= 2 * 2000 + 2 * 1000,
+        "{:?}",
+        report.stats
     );
 }
 
