@@ -10,9 +10,13 @@
 //! * if it has none (`no-waiter`: only arrivals, completed by the last of them), the
 //!   completion's time is the latest arrival, so *every* arrival (and every counted exit)
 //!   must be ordered before `(t, j - 1)`. Figure 4 would pass such a generation vacuously,
-//!   which is unsound: an arrival of `k + 1` may join `k`. A no-waiter generation that is
-//!   last, or whose arrivals all precede the next generation, is legal PTX and is not
-//!   reported.
+//!   which is unsound: an arrival of `k + 1` may join `k`.
+//!
+//! Separately, [`lost_signals`] reports every generation completed by arrivals only that the
+//! recycling check did not already report: no thread waits on it, so its arrivals
+//! synchronize nothing. Such a generation does not break well-synchronization (every
+//! execution still forms the same generations), so it does not withhold the happens-before
+//! relation from the race stage.
 //!
 //! Exited lanes extend the paper's semantics (PTX counts a registered warp's exited lanes):
 //! a lane of a warp that registered at a counted generation, which neither registered nor
@@ -29,7 +33,67 @@ use weft_program::{BarrierKey, InstId, Program, ThreadId};
 use crate::hb::HappensBefore;
 use crate::replay::Replay;
 use crate::report::{CommandRef, SyncViolation, ViolationKind, group_threads, join};
-use crate::{DynamicBarrier, DynamicBarrierId};
+use crate::{DynamicBarrier, DynamicBarrierId, NodeKey};
+
+/// `no-waiter` for each completed named-barrier generation whose participants all arrived
+/// without blocking, unless `reported` already names it (as a recycling failure).
+#[cold]
+pub(crate) fn lost_signals(
+    program: &Program,
+    nodes: &[DynamicBarrier],
+    reported: &[SyncViolation],
+) -> Vec<SyncViolation> {
+    let ws = program.warp_size.max(1);
+    let mut out = Vec::new();
+    for node in nodes {
+        let NodeKey::Barrier(key @ BarrierKey::Named(_)) = node.key else {
+            continue;
+        };
+        if node.gather || node.participants.iter().any(|p| p.op.blocks()) {
+            continue;
+        }
+        let k = node.generation;
+        if reported.iter().any(|v| {
+            v.kind == ViolationKind::NoWaiter
+                && v.barrier == Some(key)
+                && v.generations.first() == Some(&k)
+        }) {
+            continue;
+        }
+        let mut commands: Vec<CommandRef> = Vec::new();
+        for p in &node.participants {
+            let inst = program.threads[p.thread.index()]
+                .commands
+                .get(p.command as usize)
+                .map_or(InstId(u32::MAX), |c| c.inst());
+            if !commands.iter().any(|c| c.inst == inst) {
+                commands.push(CommandRef {
+                    thread: p.thread,
+                    index: p.command,
+                    inst,
+                });
+            }
+        }
+        let mut threads: Vec<ThreadId> = node.participants.iter().map(|p| p.thread).collect();
+        threads.sort_unstable();
+        threads.dedup();
+        let ranges = group_threads(threads.into_iter().map(|t| (t, ())), ws);
+        let who = join(ranges.iter().map(|(r, _)| r));
+        let at = join(commands.iter().map(|c| format!("#{}", c.inst.0)));
+        let mut v = SyncViolation::new(
+            ViolationKind::NoWaiter,
+            format!(
+                "{key} generation {k} is completed by arrivals only: no thread waits on it, so the arrivals of {who} (instruction {at}) synchronize nothing"
+            ),
+        );
+        v.barrier = Some(key);
+        v.generations = vec![k];
+        v.commands = commands;
+        v.threads = ranges.into_iter().map(|(r, _)| r).collect();
+        out.push(v);
+    }
+    out
+}
 
 struct Failure {
     key: BarrierKey,

@@ -35,14 +35,16 @@
 //! 4. **Safe recycling** ([`check`](crate::check)): each generation `k + 1` registration
 //!    happens after generation `k` completes (Figure 4, line 19), else
 //!    [`ViolationKind::UnsafeRecycling`], or [`ViolationKind::NoWaiter`] when generation
-//!    `k` had no waiting thread (arrivals only) and is not ordered before `k + 1`. An
-//!    arrive-only generation that is the barrier's last, or ordered before the next, is
-//!    legal PTX and not reported.
+//!    `k` had no waiting thread (arrivals only) and is not ordered before `k + 1`. Any other
+//!    arrive-only generation is a lost signal, also reported as
+//!    [`ViolationKind::NoWaiter`], but the program stays well-synchronized.
 //!
 //! Theorem 1 of the paper makes 1 + 4 sound (a trace reaching `done` and passing 4 implies
 //! well-synchronization); Lemma 1 makes them complete and makes [`HappensBefore`] the
 //! precise static happens-before relation, which the race stage uses. So
-//! [`Analysis::happens_before`] is `Some` exactly when there is no violation.
+//! [`Analysis::happens_before`] is `Some` exactly when the program is well-synchronized:
+//! when there is no violation other than lost signals (`no-waiter` generations that every
+//! execution forms alike).
 //!
 //! Extensions beyond the paper's core language follow PTX: per-warp arrival (a registered
 //! warp's exited lanes count), barriers for all threads released by exits, `bar.red`,
@@ -299,6 +301,10 @@ pub fn analyze(program: &Program) -> Analysis {
             &happens_before,
         ));
     }
+    // Everything above decides well-synchronization; a lost signal (an arrive-only
+    // generation that every execution forms alike) is reported but keeps the relation.
+    let well_synchronized = violations.is_empty();
+    violations.extend(check::lost_signals(program, &replay.nodes, &violations));
     let mut physical: Vec<u32> = replay
         .nodes
         .iter()
@@ -337,7 +343,7 @@ pub fn analyze(program: &Program) -> Analysis {
         seconds: start.elapsed().as_secs_f64(),
     };
     Analysis {
-        happens_before: violations.is_empty().then_some(happens_before),
+        happens_before: well_synchronized.then_some(happens_before),
         violations,
         graph,
         stats,

@@ -11,11 +11,7 @@ use crate::formats::check_schema;
 /// Entries where today's pipeline disagrees with the manifest, with what it reports today.
 /// The test asserts today's behaviour for them so that a fix shows up as a failure here:
 /// then delete the entry.
-const KNOWN_DIFFERENCES: &[(&str, &str, &[&str])] = &[
-    // FIXME: barrier-graph reports an arrive-only generation only when it breaks recycling;
-    // the issue defines `no-waiter` as any generation completed by arrivals only.
-    ("barrier-no-waiter", "verified", &[]),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str, &[&str])] = &[];
 
 #[test]
 fn manifest_verdicts() {
