@@ -625,8 +625,14 @@ impl<'s> Parser<'s> {
         };
         let mut tok = first;
         while let Tok::Word(w) = tok.tok {
-            for part in w.get(1..).unwrap_or("").split('.') {
-                self.decl_part(&mut a, part, &tok)?;
+            let rest = w.get(1..).unwrap_or("");
+            if rest.bytes().any(|c| c == b'.') {
+                for part in rest.split('.') {
+                    self.decl_part(&mut a, part, &tok)?;
+                }
+            } else {
+                // The common single-part directive (`.reg`, `.b32`, `.align`).
+                self.decl_part(&mut a, rest, &tok)?;
             }
             if is_directive(self.peek().tok) {
                 tok = self.next()?;
@@ -982,10 +988,14 @@ impl<'s> Parser<'s> {
     /// A directive that starts a statement must be a state space or linkage, or be followed
     /// by more directives (then it is reported as an unknown state space).
     fn check_declaration_start(&mut self, t: &Token<'s>, w: &str) -> PResult<()> {
-        let known = w
-            .get(1..)
-            .and_then(|s| s.split(['.', ':']).next())
-            .is_some_and(|s| state_space(s).is_some() || linkage(tok_dot(s)).is_some());
+        let rest = w.get(1..).unwrap_or("");
+        // The first part, up to a `.` or `:` (ASCII, so a char boundary).
+        let first = match rest.bytes().position(|c| c == b'.' || c == b':') {
+            Some(i) => rest.get(..i).unwrap_or(rest),
+            None => rest,
+        };
+        let known =
+            w.len() > 1 && (state_space(first).is_some() || linkage(tok_dot(first)).is_some());
         if !known && !is_directive(self.peek().tok) {
             return Err(self.err_at(t, format!("unknown directive `{w}`")));
         }
