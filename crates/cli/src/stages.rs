@@ -180,6 +180,13 @@ pub fn verify(
     for r in &races.races {
         report.violations.push(race_violation(&file, &emulation, r));
     }
+    if races.stats.same_instruction_writes > 0 {
+        report.notes.push(format!(
+            "{} write pair(s) by lanes of one warp in one instruction were not reported: {}",
+            races.stats.same_instruction_writes,
+            race::SAME_INSTRUCTION_WRITES_NOTE
+        ));
+    }
     Ok(())
 }
 
@@ -222,7 +229,9 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
         let kind = match f.kind {
             FindingKind::SharedOutOfBounds => 0,
             FindingKind::TrapReachable => 1,
-            FindingKind::MbarrierProtocol => 2,
+            // barrier-graph replays the same mbarrier operations through the same
+            // `MbarrierFile` and reports each error once, with its specific `mbarrier-*` kind.
+            FindingKind::MbarrierProtocol => continue,
         };
         let entry = groups
             .entry((kind, f.inst))
@@ -233,11 +242,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
     groups
         .into_iter()
         .map(|((kind, inst), (threads, message))| {
-            let kind = [
-                "shared-out-of-bounds",
-                "trap-reachable",
-                "mbarrier-protocol",
-            ][usize::from(kind)];
+            let kind = ["shared-out-of-bounds", "trap-reachable"][usize::from(kind)];
             let threads = report::thread_ranges(threads);
             let who = describe(&threads, program);
             Violation {
