@@ -273,20 +273,9 @@ fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiabl
         .inst
         .map(|inst| location(file, &emulation.sources, inst, label));
     let mut hints = Vec::new();
-    for source in &u.sources {
-        if let ValueSource::Param {
-            index,
-            name,
-            offset,
-        } = source
-        {
-            let hint = match offset {
-                None => format!("--param {index}=VALUE (or --param {name}=VALUE)"),
-                Some(o) => format!("--param {name}+{o}:TYPE=VALUE"),
-            };
-            if !hints.contains(&hint) {
-                hints.push(hint);
-            }
+    for hint in u.sources.iter().filter_map(ValueSource::param_fix) {
+        if !hints.contains(&hint) {
+            hints.push(hint);
         }
     }
     let hint = if hints.is_empty() {
@@ -298,7 +287,11 @@ fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiabl
         reason: u.reason.clone(),
         location,
         register: u.register.clone(),
-        inputs: u.sources.iter().map(|s| s.to_string()).collect(),
+        inputs: u
+            .sources
+            .iter()
+            .map(|s| s.describe(&emulation.sources))
+            .collect(),
         hint,
     }
 }

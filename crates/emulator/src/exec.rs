@@ -461,24 +461,12 @@ impl Machine<'_> {
         if set.is_empty() {
             return String::new();
         }
-        let names: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = set.iter().map(|s| s.describe(&self.ir.sources)).collect();
+        // A whole scalar parameter is named in the reason; the CLI adds its hint.
         let fixes: Vec<String> = set
             .iter()
-            .filter_map(|s| match s {
-                ValueSource::ParamBytes {
-                    index, start, end, ..
-                } => {
-                    let ty = match end.saturating_sub(*start) {
-                        1 => "u8",
-                        2 => "u16",
-                        4 => "u32",
-                        8 => "u64",
-                        _ => "TYPE",
-                    };
-                    Some(format!("--param {index}+{start}:{ty}=VALUE"))
-                }
-                _ => None,
-            })
+            .filter(|s| matches!(s, ValueSource::ParamBytes { .. }))
+            .filter_map(ValueSource::param_fix)
             .collect();
         if fixes.is_empty() {
             format!(" It depends on {}.", names.join(", "))
