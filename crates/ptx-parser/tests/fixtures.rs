@@ -32,7 +32,7 @@ fn nvcc_file_header_and_globals() {
     assert_eq!(m.target, vec!["sm_80", "debug"]);
     assert_eq!(m.address_size, Some(64));
     assert_eq!(m.files.len(), 2);
-    assert_eq!(m.file_path(1), Some("/home/user/reduce.cu"));
+    assert_eq!(m.file_path(1), Some("user/reduce.cu"));
     assert_eq!(m.files[1].timestamp, Some(1_712_345_678));
     assert_eq!(m.files[1].size, Some(8642));
     assert_eq!(m.files[0].timestamp, None);
@@ -233,7 +233,7 @@ fn triton_nested_scopes_and_repeated_labels() {
         })
     );
     assert_eq!(cp.operands[2], Operand::Int(16));
-    assert_eq!(m.file_path(1), Some("/tmp/triton/matmul.py"));
+    assert_eq!(m.file_path(1), Some("triton/matmul.py"));
 }
 
 #[test]
