@@ -241,15 +241,31 @@ impl<'s> Lexer<'s> {
     ///
     /// A lexical error is returned as a `Tok::Error` token (at the error's position) and
     /// kept in [`Lexer::error`]; every later call returns the same error token.
-    #[inline(always)]
     pub fn next_token(&mut self) -> Token<'s> {
+        let mut t = Token {
+            tok: Tok::Eof,
+            line: 0,
+            col: 0,
+            start: 0,
+            end: 0,
+        };
+        self.lex_into(&mut t);
+        t
+    }
+
+    /// [`Lexer::next_token`], written into `out` field by field. (Building a `Token` value and
+    /// copying it made the copy's 8-byte loads read the 4-byte field stores just made, a
+    /// store-forwarding stall on every token.)
+    #[inline(always)]
+    pub fn lex_into(&mut self, out: &mut Token<'s>) {
         let b = self.src.as_bytes();
         // Trivia: spaces and newlines inline, comments out of line.
         let mut pos = self.pos;
         let c = loop {
             let Some(&c) = b.get(pos) else {
                 self.pos = pos;
-                return self.eof();
+                *out = self.eof();
+                return;
             };
             let k = class(c);
             if k & TRIVIA == 0 {
@@ -266,7 +282,10 @@ impl<'s> Lexer<'s> {
                 match self.skip_comment() {
                     Ok(true) => pos = self.pos,
                     Ok(false) => break c,
-                    Err(e) => return self.fail(e),
+                    Err(e) => {
+                        *out = self.fail(e);
+                        return;
+                    }
                 }
             }
         };
@@ -319,7 +338,8 @@ impl<'s> Lexer<'s> {
                     None | Some(b'\n') | Some(b'\\') => {
                         self.pos = start;
                         let e = self.err_at(start, "unterminated string literal");
-                        return self.fail(e);
+                        *out = self.fail(e);
+                        return;
                     }
                     Some(_) => j += 1,
                 }
@@ -347,18 +367,17 @@ impl<'s> Lexer<'s> {
                         .unwrap_or('?');
                     self.pos = start;
                     let e = self.err_at(start, format!("unexpected character {shown:?}"));
-                    return self.fail(e);
+                    *out = self.fail(e);
+                    return;
                 }
             }
         };
         self.pos = end;
-        Token {
-            tok,
-            line,
-            col,
-            start: start as u32,
-            end: end as u32,
-        }
+        out.tok = tok;
+        out.line = line;
+        out.col = col;
+        out.start = start as u32;
+        out.end = end as u32;
     }
 
     /// The end-of-input token, or the sticky error token after a lexical error.

@@ -136,7 +136,7 @@ impl<'s> Parser<'s> {
     #[inline]
     fn bump(&mut self) -> Token<'s> {
         let t = self.cur;
-        self.cur = self.lex_one();
+        self.lex.lex_into(&mut self.cur);
         let width = t.end.saturating_sub(t.start);
         self.last_end = (t.line, t.col.saturating_add(width));
         t
@@ -1033,8 +1033,7 @@ impl<'s> Parser<'s> {
         } else {
             let base = self.ops.len();
             loop {
-                let o = self.operand(1)?;
-                self.ops.push(o);
+                self.operand(1)?;
                 if !self.eat_punct(b',') {
                     break;
                 }
@@ -1086,8 +1085,7 @@ impl<'s> Parser<'s> {
         }
         let base = self.ops.len();
         loop {
-            let o = self.operand(depth + 1)?;
-            self.ops.push(o);
+            self.operand(depth + 1)?;
             let t = self.next()?;
             match t.tok {
                 Tok::Punct(b',') => {}
@@ -1102,10 +1100,12 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn operand(&mut self, depth: usize) -> PResult<Operand<'s>> {
+    /// One operand, pushed onto the operand stack `self.ops` (written in place: returning a
+    /// 48-byte `Operand` through a `Result` and copying it cost a store-forwarding stall).
+    fn operand(&mut self, depth: usize) -> PResult<()> {
         let t = self.next()?;
         self.depth_check(&t, depth)?;
-        Ok(match t.tok {
+        let o = match t.tok {
             // `a|b` (setp, shfl, elect destinations), also with `_` or non-`%` names from
             // inline asm (`_|%p1`, `P1|P2`).
             Tok::Word(w) if !w.starts_with('.') && self.peek_punct(b'|') => {
@@ -1148,7 +1148,9 @@ impl<'s> Parser<'s> {
             Tok::Punct(b'(') => Operand::Paren(self.operand_list(b')', depth)?),
             Tok::Punct(b'[') => self.bracket(&t, depth)?,
             _ => return Err(self.unexpected(&t, "an operand")),
-        })
+        };
+        self.ops.push(o);
+        Ok(())
     }
 
     fn bracket(&mut self, open: &Token<'s>, depth: usize) -> PResult<Operand<'s>> {
@@ -1203,7 +1205,13 @@ impl<'s> Parser<'s> {
                     offset,
                 }))
             }
-            _ => Ok(BracketElem::Op(self.operand(depth)?)),
+            _ => {
+                self.operand(depth)?;
+                match self.ops.pop() {
+                    Some(o) => Ok(BracketElem::Op(o)),
+                    None => Err(self.err_at(&t, "internal error: operand stack underflow")),
+                }
+            }
         }
     }
 }
