@@ -44,6 +44,7 @@ struct Violation<'a> {
 struct Unverifiable<'a> {
     reason: &'a str,
     location: Option<Location<'a>>,
+    related_locations: Vec<Location<'a>>,
     register: Option<&'a str>,
     inputs: &'a [String],
     hint: Option<&'a str>,
@@ -110,6 +111,7 @@ fn kernel(k: &KernelReport) -> Kernel<'_> {
             .map(|u| Unverifiable {
                 reason: &u.reason,
                 location: u.location.as_ref().map(Location::from),
+                related_locations: u.related.iter().map(Location::from).collect(),
                 register: u.register.as_deref(),
                 inputs: &u.inputs,
                 hint: u.hint.as_deref(),

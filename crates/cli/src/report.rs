@@ -124,6 +124,8 @@ pub struct Unverifiable {
     pub reason: String,
     /// The instruction, if one is to blame.
     pub location: Option<Location>,
+    /// Other instructions involved (the other access of a possible race).
+    pub related: Vec<Location>,
     /// The register whose value was unknown.
     pub register: Option<String>,
     /// The inputs it depends on (parameter names/indices, global loads, ...).

@@ -157,7 +157,8 @@ pub fn document(run: &RunReport) -> Value {
                 if let Some(hint) = &u.hint {
                     message.push_str(&format!(" ({hint})"));
                 }
-                let locations: Vec<Location> = u.location.iter().cloned().collect();
+                let locations: Vec<Location> =
+                    u.location.iter().chain(&u.related).cloned().collect();
                 results.push(result(
                     kernel,
                     "unverifiable",

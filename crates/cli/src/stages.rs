@@ -108,6 +108,7 @@ pub fn verify(
             report.unverifiable.push(Unverifiable {
                 reason: "no CTA shape".to_owned(),
                 location: None,
+                related: Vec::new(),
                 register: None,
                 inputs: Vec::new(),
                 hint: Some(
@@ -179,6 +180,13 @@ pub fn verify(
     report.stats.naive_race_pairs = races.stats.naive_pairs;
     for r in &races.races {
         report.violations.push(race_violation(&file, &emulation, r));
+    }
+    // A race on an over-approximated extent cannot be decided: the kernel is not verified,
+    // and no violation is claimed.
+    for r in &races.possible {
+        report
+            .unverifiable
+            .push(possible_race(&file, &emulation, r));
     }
     if races.stats.same_instruction_writes > 0 {
         report.notes.push(format!(
@@ -286,6 +294,7 @@ fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiabl
     Unverifiable {
         reason: u.reason.clone(),
         location,
+        related: Vec::new(),
         register: u.register.clone(),
         inputs: u
             .sources
@@ -464,6 +473,106 @@ fn access_label(site: &race::AccessSite, program: &Program) -> String {
         site.len,
         one_thread(site.thread, program)
     )
+}
+
+/// `the TMA copy `cp.async…` at PTX line 57 (…)` or `` `ld.shared.u32` at PTX line 60 (read of 4
+/// bytes by warp 1 lane 0)``.
+fn possible_race_side(site: &race::AccessSite, loc: &Location, program: &Program) -> String {
+    let what = format!(
+        "`{}` at PTX line {}",
+        if loc.opcode.is_empty() {
+            "?"
+        } else {
+            &loc.opcode
+        },
+        loc.ptx_line
+    );
+    if !site.approx {
+        return format!("{what} ({})", access_label(site, program));
+    }
+    match site.kind {
+        weft_program::AccessKind::Read => format!(
+            "the TMA store {what} by {} (extent over-approximated: its extent lives in the \
+             tensor map, so it is recorded as reading {} bytes, from its source to the end of \
+             shared memory)",
+            one_thread(site.thread, program),
+            site.len
+        ),
+        _ => format!(
+            "the TMA copy {what} by {} (extent over-approximated: its byte count lives in the \
+             tensor map and it shares one expect_tx with other copies, so it is recorded as \
+             writing the whole transaction, {} bytes, from its destination)",
+            one_thread(site.thread, program),
+            site.len
+        ),
+    }
+}
+
+/// A race in which an access has an over-approximated extent: a reason the kernel could not
+/// be verified, not a violation.
+#[cold]
+fn possible_race(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Unverifiable {
+    let program = &emulation.program;
+    let loc = |site: &race::AccessSite| {
+        let mut label = access_label(site, program);
+        if site.approx {
+            label.push_str(" (extent over-approximated)");
+        }
+        location(file, &emulation.sources, site.inst, label)
+    };
+    let (first, second) = (loc(&r.first), loc(&r.second));
+    let reason = format!(
+        "possible {} race on shared {}: between {} and {}{}; weft cannot bound the {} extent, \
+         so the common bytes may lie outside what the copy really accesses",
+        r.hazard.as_str(),
+        shared_name(emulation, r.addr),
+        possible_race_side(&r.first, &first, program),
+        possible_race_side(&r.second, &second, program),
+        if r.thread_pairs > 1 {
+            format!(
+                ", not ordered by any barrier ({} thread pairs)",
+                r.thread_pairs
+            )
+        } else {
+            ", not ordered by any barrier".to_owned()
+        },
+        if r.first.approx && r.second.approx {
+            "copies'"
+        } else {
+            "copy's"
+        },
+    );
+    // The approximate access is the primary location.
+    let (primary, related) = if r.first.approx {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    let inputs = [&r.first, &r.second]
+        .into_iter()
+        .filter(|s| s.approx)
+        .map(|s| {
+            let line = emulation
+                .sources
+                .sites
+                .get(s.inst.index())
+                .map_or(0, |site| site.ptx_line);
+            format!("the tensor map of the TMA copy at PTX line {line}")
+        })
+        .collect::<Vec<_>>();
+    Unverifiable {
+        reason,
+        location: Some(primary),
+        related: vec![related],
+        register: None,
+        inputs,
+        hint: Some(
+            "a TMA copy alone in its expect_tx gets an exact extent (the transaction bytes); \
+             if the accesses are in fact disjoint or ordered, this race is an artifact of the \
+             bound"
+                .to_owned(),
+        ),
+    }
 }
 
 #[cold]

@@ -179,7 +179,12 @@ fn write_unverifiable(
 ) -> io::Result<()> {
     let mut files = Files::new();
     let mut notes = Vec::new();
-    let locations: Vec<Location> = unverifiable.location.iter().cloned().collect();
+    let locations: Vec<Location> = unverifiable
+        .location
+        .iter()
+        .chain(&unverifiable.related)
+        .cloned()
+        .collect();
     let labels = labels(&mut files, kernel, &locations, &mut notes);
     if let Some(register) = &unverifiable.register {
         notes.push(format!(

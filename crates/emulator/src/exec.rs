@@ -137,6 +137,9 @@ struct TmaBatch {
     /// The last copy's instruction.
     pc: u32,
     copies: u32,
+    /// The index of the first copy's write in the thread's commands: flagged as an
+    /// over-approximated extent once a second copy joins the batch.
+    first_write: Option<u32>,
     /// The first copy's destination and bytes when they overran the shared window (its
     /// recorded write was clipped): an out-of-bounds finding if it stays the only copy.
     overrun: Option<(u32, u32)>,
@@ -2635,6 +2638,10 @@ impl Machine<'_> {
             return;
         }
         let mut overrun = None;
+        let mut written = None;
+        // A copy joining a pending batch of this thread shares its expect_tx with the copies
+        // before it: its extent (the whole transaction) is only an upper bound.
+        let joins = self.tma_pending.iter().any(|p| p.thread == t);
         match self.addr(t, pc, Space::Shared, o(0)) {
             Addr::Shared(d) => {
                 let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
@@ -2650,7 +2657,13 @@ impl Machine<'_> {
                     overrun = Some((d, bytes));
                 }
                 self.in_tma = true;
-                self.shared_access(t, pc, AccessKind::Write, d, len, u);
+                if self.shared_access(t, pc, AccessKind::Write, d, len, u) {
+                    let k = self.cmds[t].len() as u32 - 1;
+                    if joins {
+                        self.flag_approx(t, k);
+                    }
+                    written = Some(k);
+                }
                 self.in_tma = false;
             }
             Addr::Unknown(u, _) => {
@@ -2670,14 +2683,25 @@ impl Machine<'_> {
             Some(p) => {
                 p.pc = pc;
                 p.copies += 1;
+                if let Some(k) = p.first_write.take() {
+                    self.flag_approx(t, k);
+                }
             }
             None => self.tma_pending.push(TmaBatch {
                 thread: t,
                 mbar: a,
                 pc,
                 copies: 1,
+                first_write: written,
                 overrun,
             }),
+        }
+    }
+
+    /// Marks thread `t`'s command `k` (an access) as having an over-approximated extent.
+    fn flag_approx(&mut self, t: usize, k: u32) {
+        if let Some(c) = self.cmds[t].get_mut(k as usize) {
+            *c = c.with_approx(true);
         }
     }
 
@@ -2743,7 +2767,11 @@ impl Machine<'_> {
                     .unwrap_or(self.smem.len() as u32)
                     .min(self.smem.len() as u32);
                 let len = end.saturating_sub(s).max(1);
-                self.shared_access(t, pc, AccessKind::Read, s, len, 0);
+                if self.shared_access(t, pc, AccessKind::Read, s, len, 0) {
+                    // The extent is an upper bound of what the tensor map selects.
+                    let k = self.cmds[t].len() as u32 - 1;
+                    self.flag_approx(t, k);
+                }
             }
             Addr::Unknown(u, _) => {
                 self.unverifiable(

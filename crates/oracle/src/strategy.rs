@@ -203,7 +203,8 @@ fn with_inst(c: Command, inst: InstId) -> Command {
             addr,
             len,
             may,
-        } => Command::access(kind, addr, len, may, inst),
+            approx,
+        } => Command::access(kind, addr, len, may, inst).with_approx(approx),
         weft_program::CommandView::Barrier {
             op,
             id,

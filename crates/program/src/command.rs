@@ -154,7 +154,9 @@ impl AccessKind {
 pub enum CommandView {
     /// A shared-memory access of `len` bytes at byte address `addr` of the CTA's shared
     /// window. `may` marks an access under an input-dependent branch or guard: it may or may
-    /// not happen, and it is checked as if it happens.
+    /// not happen, and it is checked as if it happens. `approx` marks an access whose extent
+    /// is an over-approximation (an upper bound of the bytes really accessed, e.g. a TMA copy
+    /// whose size lives in a tensor map): a race on it may be an artifact of the extent.
     Access {
         /// Read, write or atomic.
         kind: AccessKind,
@@ -164,6 +166,8 @@ pub enum CommandView {
         len: u32,
         /// Whether the access may not happen (input-dependent guard or branch).
         may: bool,
+        /// Whether `len` is only an upper bound of the bytes accessed.
+        approx: bool,
     },
     /// A named-barrier operation with its raw id (which may be out of range) and count.
     /// `aligned` is true for `bar.*` and `barrier.*.aligned`: every lane of the warp must
@@ -213,12 +217,13 @@ enum Tag {
 
 const FLAG_MAY: u8 = 1;
 const FLAG_ALIGNED: u8 = 2;
+const FLAG_APPROX: u8 = 4;
 
 /// One command of a thread program: 16 bytes, `Copy`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Command {
     tag: Tag,
-    /// Access: FLAG_MAY. Barrier: FLAG_ALIGNED. Mbarrier: the [`MbarrierOp`].
+    /// Access: FLAG_MAY, FLAG_APPROX. Barrier: FLAG_ALIGNED. Mbarrier: the [`MbarrierOp`].
     small: u8,
     inst: InstId,
     a: u32,
@@ -240,6 +245,26 @@ impl Command {
             a: addr,
             b: len,
         }
+    }
+
+    /// A shared-memory access whose extent `len` is only an upper bound of the bytes
+    /// accessed (see [`CommandView::Access`]'s `approx`).
+    pub fn approx_access(kind: AccessKind, addr: u32, len: u32, may: bool, inst: InstId) -> Self {
+        Self::access(kind, addr, len, may, inst).with_approx(true)
+    }
+
+    /// This command with the over-approximated-extent flag set to `approx`; commands other
+    /// than accesses are returned unchanged.
+    #[must_use]
+    pub fn with_approx(mut self, approx: bool) -> Self {
+        if self.is_access() {
+            if approx {
+                self.small |= FLAG_APPROX;
+            } else {
+                self.small &= !FLAG_APPROX;
+            }
+        }
+        self
     }
 
     /// A named-barrier operation.
@@ -325,6 +350,7 @@ impl Command {
                 addr: self.a,
                 len: self.b,
                 may: self.small & FLAG_MAY != 0,
+                approx: self.small & FLAG_APPROX != 0,
             },
             Tag::Arrive | Tag::Sync | Tag::Red => CommandView::Barrier {
                 op: match self.tag {
@@ -367,7 +393,8 @@ impl fmt::Debug for Command {
     }
 }
 
-/// The text form: `read 0x40+4`, `write 0x40+16 (may)`, `sync 1 64`, `arrive 2 all`,
+/// The text form: `read 0x40+4`, `write 0x40+16 (may)`, `read 0x40+256 (approx)`,
+/// `write 0x40+16 (may) (approx)`, `sync 1 64`, `arrive 2 all`,
 /// `warpsync 0xffffffff`, `mbarrier.wait_parity 0x100 1`, `exit`.
 impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -377,6 +404,7 @@ impl fmt::Display for Command {
                 addr,
                 len,
                 may,
+                approx,
             } => {
                 let k = match kind {
                     AccessKind::Read => "read",
@@ -386,6 +414,9 @@ impl fmt::Display for Command {
                 write!(f, "{k} {addr:#x}+{len}")?;
                 if may {
                     f.write_str(" (may)")?;
+                }
+                if approx {
+                    f.write_str(" (approx)")?;
                 }
                 Ok(())
             }
@@ -434,6 +465,8 @@ mod tests {
             Command::access(AccessKind::Read, 0x40, 4, false, i),
             Command::access(AccessKind::Write, 0x80, 16, true, i),
             Command::access(AccessKind::Atomic, 0, 8, false, i),
+            Command::approx_access(AccessKind::Read, 0x40, 256, false, i),
+            Command::approx_access(AccessKind::Write, 0x80, 16, true, i),
             Command::barrier(BarrierOp::Sync, 1, BarrierCount::Threads(64), true, i),
             Command::barrier(BarrierOp::Arrive, 20, BarrierCount::All, false, i),
             Command::barrier(BarrierOp::Red, 0, BarrierCount::Threads(0), true, i),
@@ -449,6 +482,8 @@ mod tests {
                 "read 0x40+4",
                 "write 0x80+16 (may)",
                 "atomic 0x0+8",
+                "read 0x40+256 (approx)",
+                "write 0x80+16 (may) (approx)",
                 "sync 1 64",
                 "arrive 20 all",
                 "red 0 0",
@@ -460,6 +495,25 @@ mod tests {
         );
         for c in cases {
             assert_eq!(c.inst(), i);
+            // The flag only exists on accesses and can be cleared again.
+            assert_eq!(
+                c.with_approx(false).with_approx(false),
+                c.with_approx(false)
+            );
         }
+        let a = Command::access(AccessKind::Write, 0x80, 16, true, i);
+        assert_eq!(a.with_approx(true).with_approx(false), a);
+        assert_eq!(
+            a.with_approx(true).view(),
+            CommandView::Access {
+                kind: AccessKind::Write,
+                addr: 0x80,
+                len: 16,
+                may: true,
+                approx: true,
+            }
+        );
+        let s = Command::barrier(BarrierOp::Sync, 1, BarrierCount::Threads(64), true, i);
+        assert_eq!(s.with_approx(true), s);
     }
 }

@@ -11,6 +11,15 @@
 //! warp (below), and neither happens before the other. May-happen accesses (under an
 //! input-dependent guard) are checked as if they happen, which is sound.
 //!
+//! # Over-approximated extents
+//!
+//! Some accesses carry an extent that is only an upper bound of the bytes really accessed
+//! (the `approx` flag of [`CommandView::Access`]: a TMA copy whose size lives in a tensor
+//! map). A race in which either access is approximate may be an artifact of the extent —
+//! the common bytes may lie only in the over-approximated part — so it cannot be decided:
+//! such races go to [`RaceReport::possible`], grouped the same way, never to
+//! [`RaceReport::races`]. Races between two exact accesses are unaffected.
+//!
 //! # One instruction, several lanes, one address
 //!
 //! The CUDA C Programming Guide (SIMT architecture) defines a store of several lanes of a
@@ -182,6 +191,9 @@ pub struct AccessSite {
     pub len: u32,
     /// Whether the access may not happen (input-dependent guard).
     pub may: bool,
+    /// Whether `len` is only an upper bound of the bytes accessed (over-approximated
+    /// extent).
+    pub approx: bool,
 }
 
 /// All races between one pair of static instructions.
@@ -222,6 +234,10 @@ pub struct RaceStats {
     /// [`SAME_INSTRUCTION_WRITES_NOTE`]), so not reported, but counted here. Dynamic access
     /// pairs, each counted once.
     pub same_instruction_writes: u64,
+    /// Shared-memory access commands whose extent is over-approximated.
+    pub approx_accesses: u64,
+    /// Distinct racing thread pairs summed over [`RaceReport::possible`].
+    pub possible_thread_pairs: u64,
     /// Wall-clock seconds of the check.
     pub seconds: f64,
 }
@@ -231,6 +247,11 @@ pub struct RaceStats {
 pub struct RaceReport {
     /// The races, one per pair of static instructions, sorted by representative.
     pub races: Vec<Race>,
+    /// Races in which at least one access has an over-approximated extent: undecided, since
+    /// the common bytes may be outside what it really accesses. Grouped and sorted like
+    /// `races`; a pair of instructions can appear in both lists (from different dynamic
+    /// accesses).
+    pub possible: Vec<Race>,
     /// Statistics.
     pub stats: RaceStats,
 }
@@ -245,12 +266,15 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
 ) -> RaceReport {
     let start = Instant::now();
     let entries = collect_entries(program);
-    let accesses = program
-        .threads
-        .iter()
-        .flat_map(|t| &t.commands)
-        .filter(|c| c.is_access())
-        .count() as u64;
+    let (accesses, approx_accesses) =
+        program
+            .threads
+            .iter()
+            .flat_map(|t| &t.commands)
+            .fold((0u64, 0u64), |(n, a), c| match c.view() {
+                CommandView::Access { approx, .. } => (n + 1, a + u64::from(approx)),
+                _ => (n, a),
+            });
     let chunks = chunk_ranges(&entries);
     let ctx = Context {
         program,
@@ -266,6 +290,7 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
         .reduce(Accumulator::default, Accumulator::merge);
     let mut report = acc.into_report(config);
     report.stats.accesses = accesses;
+    report.stats.approx_accesses = approx_accesses;
     report.stats.shared_addresses = chunks.len() as u64;
     report.stats.seconds = start.elapsed().as_secs_f64();
     report
@@ -457,6 +482,7 @@ struct SiteKey {
     addr: u32,
     len: u32,
     may: bool,
+    approx: bool,
     mask: u8,
 }
 
@@ -525,12 +551,14 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 addr,
                 len,
                 may,
+                approx,
             } => Some(SiteKey {
                 kind,
                 inst: command.inst(),
                 addr,
                 len,
                 may,
+                approx,
                 mask: entry.mask(),
             }),
             _ => None,
@@ -820,6 +848,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         addr: a.addr,
                         len: a.len,
                         may: a.may,
+                        approx: a.approx,
                     },
                     AccessSite {
                         thread: thread_b,
@@ -829,6 +858,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         addr: bkey.addr,
                         len: bkey.len,
                         may: bkey.may,
+                        approx: bkey.approx,
                     },
                     common,
                     self.config.detail,
@@ -889,7 +919,8 @@ struct Group {
 
 #[derive(Default)]
 struct Accumulator {
-    groups: FxHashMap<(InstId, InstId), Group>,
+    /// Keyed by (either access approximate, lower instruction, higher instruction).
+    groups: FxHashMap<(bool, InstId, InstId), Group>,
     race_tests: u64,
     naive_pairs: u64,
     same_instruction_writes: u64,
@@ -907,7 +938,11 @@ impl Group {
 impl Accumulator {
     #[cold]
     fn record(&mut self, first: AccessSite, second: AccessSite, addr: u32, detail: bool) {
-        let key = (first.inst.min(second.inst), first.inst.max(second.inst));
+        let key = (
+            first.approx || second.approx,
+            first.inst.min(second.inst),
+            first.inst.max(second.inst),
+        );
         let rep_key = (first.thread, second.thread, addr, first.index, second.index);
         let group = self.groups.entry(key).or_insert_with(|| Group {
             pairs: FxHashSet::default(),
@@ -950,37 +985,45 @@ impl Accumulator {
 
     #[cold]
     fn into_report(self, config: &Config) -> RaceReport {
-        let mut races: Vec<Race> = self
-            .groups
-            .into_values()
-            .map(|g| {
-                let ((_, _, addr, _, _), first, second) = g.rep;
-                Race {
-                    first,
-                    second,
-                    hazard: Hazard::of(first.kind, second.kind),
-                    addr,
-                    thread_pairs: g.pairs.len() as u64,
-                    details: if config.detail {
-                        g.details.into_iter().collect()
-                    } else {
-                        Vec::new()
-                    },
-                    details_truncated: g.truncated,
-                }
-            })
-            .collect();
-        races.sort_by_key(|r| {
+        let mut races: Vec<Race> = Vec::new();
+        let mut possible: Vec<Race> = Vec::new();
+        for ((approx, _, _), g) in self.groups {
+            let ((_, _, addr, _, _), first, second) = g.rep;
+            let race = Race {
+                first,
+                second,
+                hazard: Hazard::of(first.kind, second.kind),
+                addr,
+                thread_pairs: g.pairs.len() as u64,
+                details: if config.detail {
+                    g.details.into_iter().collect()
+                } else {
+                    Vec::new()
+                },
+                details_truncated: g.truncated,
+            };
+            if approx {
+                possible.push(race);
+            } else {
+                races.push(race);
+            }
+        }
+        let order = |r: &Race| {
             (
                 r.first.thread,
                 r.first.index,
                 r.second.thread,
                 r.second.index,
             )
-        });
+        };
+        races.sort_by_key(order);
+        possible.sort_by_key(order);
+        let possible_thread_pairs = possible.iter().map(|r| r.thread_pairs).sum();
         RaceReport {
             races,
+            possible,
             stats: RaceStats {
+                possible_thread_pairs,
                 race_tests: self.race_tests,
                 naive_pairs: self.naive_pairs,
                 same_instruction_writes: self.same_instruction_writes,

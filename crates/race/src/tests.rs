@@ -139,7 +139,8 @@ fn with_inst(c: Command, inst: InstId) -> Command {
             addr,
             len,
             may,
-        } => Command::access(kind, addr, len, may, inst),
+            approx,
+        } => Command::access(kind, addr, len, may, inst).with_approx(approx),
         _ => Command::exit(inst),
     }
 }
@@ -465,6 +466,7 @@ proptest! {
         if let Some(expected) = e.races() {
             let report = find_races(&program, &OracleHb(e.clone()), &Config::default());
             prop_assert_eq!(pairs(&report), expected.clone());
+            prop_assert!(report.possible.is_empty());
             prop_assert!(report.races.iter().all(|r| r.thread_pairs == 1));
 
             let shared = spec.build(false);
@@ -500,4 +502,72 @@ fn sparse_addresses_take_the_comparison_sort() {
     assert_eq!(pairs(&report), expected);
     assert_eq!(report.races.len(), 2);
     assert_eq!(report.stats.shared_addresses, 3);
+}
+
+/// A TMA-style write whose extent is an upper bound, unordered with a read inside that
+/// extent: undecidable, so a possible race and not a race.
+#[test]
+fn approximate_extents_give_possible_races() {
+    let program = per_thread(2, 1, |t| {
+        if t == 0 {
+            vec![
+                Command::approx_access(AccessKind::Write, 0, 256, false, InstId(1)),
+                write(512, 4, 2),
+            ]
+        } else {
+            vec![read(128, 4, 3), read(512, 4, 4)]
+        }
+    });
+    let report = find_races(&program, &Unordered, &Config::default());
+    // The exact write/read pair is a race as before.
+    assert_eq!(report.races.len(), 1);
+    assert_eq!(
+        (report.races[0].first.inst, report.races[0].second.inst),
+        (InstId(2), InstId(4))
+    );
+    assert!(!report.races[0].first.approx && !report.races[0].second.approx);
+    // The approximate write against the read: possible only.
+    assert_eq!(report.possible.len(), 1);
+    let p = &report.possible[0];
+    assert_eq!((p.first.inst, p.second.inst), (InstId(1), InstId(3)));
+    assert!(p.first.approx && !p.second.approx);
+    assert_eq!(p.hazard, Hazard::ReadAfterWrite);
+    assert_eq!(p.addr, 128);
+    assert_eq!(report.stats.approx_accesses, 1);
+    assert_eq!(report.stats.possible_thread_pairs, 1);
+    // An approximate read (a TMA store's source) against an exact write: possible.
+    let program = per_thread(2, 1, |t| {
+        if t == 0 {
+            vec![Command::approx_access(
+                AccessKind::Read,
+                64,
+                64,
+                false,
+                InstId(1),
+            )]
+        } else {
+            vec![write(100, 4, 2)]
+        }
+    });
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert!(report.races.is_empty(), "{:?}", report.races);
+    assert_eq!(report.possible.len(), 1);
+    assert_eq!(report.possible[0].hazard, Hazard::WriteAfterRead);
+}
+
+/// Two exact accesses race exactly as before; nothing is possible.
+#[test]
+fn exact_extents_give_no_possible_races() {
+    let program = per_thread(2, 1, |t| {
+        if t == 0 {
+            vec![write(0, 256, 1)]
+        } else {
+            vec![read(128, 4, 3)]
+        }
+    });
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.races.len(), 1);
+    assert!(report.possible.is_empty());
+    assert_eq!(report.stats.approx_accesses, 0);
+    assert_eq!(report.stats.possible_thread_pairs, 0);
 }

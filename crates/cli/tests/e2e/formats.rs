@@ -108,6 +108,11 @@ pub fn check_schema(doc: &Value) {
             if !loc.is_null() {
                 check_location(loc);
             }
+            field(u, "related_locations")
+                .as_array()
+                .expect("related_locations is an array")
+                .iter()
+                .for_each(check_location);
             assert!(field(u, "register").is_null() || field(u, "register").is_string());
             assert!(field(u, "inputs").is_array());
             assert!(field(u, "hint").is_null() || field(u, "hint").is_string());

@@ -365,3 +365,61 @@ fn detail_lists_every_racing_pair() {
     // neighbour's word.
     assert_eq!(notes(&detail), 1 + 64);
 }
+
+/// Two TMA copies into one expect_tx get upper-bound extents; a read that overlaps only the
+/// over-approximated part is a possible race: the kernel is unverifiable (exit 3), not a
+/// violation, and every format says why.
+#[test]
+fn possible_race_on_an_approximate_tma_extent_is_unverifiable() {
+    let run = weft(&["tma_possible_race.ptx", "--format", "json"]);
+    assert_eq!(run.code, 3, "{run:?}");
+    let doc = run.json();
+    check_schema(&doc);
+    let kernel = &doc["kernels"][0];
+    assert_eq!(kernel["verdict"], "unverifiable", "{kernel:#}");
+    assert_eq!(kernel["violations"].as_array().unwrap().len(), 0);
+    let reasons = kernel["unverifiable"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "{kernel:#}");
+    let u = &reasons[0];
+    let reason = u["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("possible read-after-write race on shared `buf`+300: between the TMA copy `cp.async.bulk.tensor"),
+        "{reason}"
+    );
+    assert!(reason.contains("at PTX line 44"), "{reason}");
+    assert!(reason.contains("extent over-approximated"), "{reason}");
+    assert!(
+        reason.contains("`ld.shared.u32` at PTX line 55 (read of 4 bytes by warp 1 lane 0)"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("weft cannot bound the copy's extent"),
+        "{reason}"
+    );
+    assert_eq!(u["location"]["ptx_line"], 44);
+    assert_eq!(u["related_locations"][0]["ptx_line"], 55);
+    assert_eq!(u["related_locations"][0]["opcode"], "ld.shared.u32");
+
+    let text = weft(&["tma_possible_race.ptx", "--color", "never"]);
+    assert_eq!(text.code, 3, "{text:?}");
+    assert!(
+        text.stdout
+            .contains("warning[unverifiable]: could not verify: possible read-after-write race"),
+        "{text:?}"
+    );
+    assert!(
+        text.stdout
+            .contains("could not verify: possible read-after-write race on shared `buf`+300\n"),
+        "{text:?}"
+    );
+
+    let sarif = weft(&["tma_possible_race.ptx", "--format", "sarif"]);
+    assert_eq!(sarif.code, 3, "{sarif:?}");
+    let log = sarif.json();
+    check_sarif(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{log:#}");
+    assert_eq!(results[0]["ruleId"], "unverifiable");
+    assert_eq!(results[0]["level"], "warning");
+    assert_eq!(results[0]["relatedLocations"].as_array().unwrap().len(), 1);
+}
