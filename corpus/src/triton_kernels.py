@@ -1,9 +1,14 @@
-"""Compile small Triton kernels to PTX for sm_90 without a GPU, via triton.compile with an
-explicit GPUTarget: the tutorial's fused softmax (one row per program) and a pipelined
-matmul (tl.dot with num_stages=3: async copies/TMA and mbarriers on Hopper).
+"""Compile small Triton kernels to PTX without a GPU, via triton.compile with an explicit
+GPUTarget: the tutorial's fused softmax (one row per program), a pipelined matmul (tl.dot
+with num_stages=3: async copies/TMA and mbarriers on Hopper), and a TMA matmul whose k loop
+is `tl.range(..., warp_specialize=True)` (Triton >= 3.4 automatic warp specialization:
+producer/consumer partitions with setmaxnreg, mbarriers and named barriers), for sm_90a and
+sm_100a.
 
-    python corpus/src/triton_softmax.py softmax OUT.ptx
-    python corpus/src/triton_softmax.py matmul OUT.ptx
+    python corpus/src/triton_kernels.py softmax OUT.ptx
+    python corpus/src/triton_kernels.py matmul OUT.ptx
+    python corpus/src/triton_kernels.py matmul-ws-sm90 OUT.ptx
+    python corpus/src/triton_kernels.py matmul-ws-sm100 OUT.ptx
 """
 import sys
 
@@ -47,6 +52,46 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     tl.store(c_ptrs, acc.to(tl.float16), mask=mask)
 
 
+@triton.jit
+def matmul_ws_kernel(a_desc, b_desc, c_desc, M, N, K,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Shape of the warp-specialized TMA matmul in Triton's tutorial 09 (persistent matmul),
+    # without the persistent tile loop: A is MxK, B is NxK (K-major), both loaded by TMA.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_am = pid_m * BLOCK_M
+    offs_bn = pid_n * BLOCK_N
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for ki in tl.range(k_tiles, warp_specialize=True):
+        offs_k = ki * BLOCK_K
+        a = a_desc.load([offs_am, offs_k])
+        b = b_desc.load([offs_bn, offs_k])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([offs_am, offs_bn], acc.to(tl.float16))
+
+
+def compile_matmul_ws(capability, block_m):
+    # Host-side tensor descriptors: each becomes a 128-byte by-value CUtensorMap param
+    # followed by its shape (2 x i32) and strides (2 x i64), so M, N, K are params 15-17.
+    # On sm_90 (Triton's Hopper warp-spec pass) BLOCK_M=64 with num_warps=4 gives 3 warp
+    # groups (384 threads); BLOCK_M=128 fails in Triton 3.9 ("descriptor block and tensor
+    # must have the same number of elements") and num_warps=8 silently drops the
+    # specialization, so the sm_90 variant uses 64x128x64 tiles.
+    bn, bk = 128, 64
+    src = ASTSource(
+        fn=matmul_ws_kernel,
+        signature={"a_desc": f"tensordesc<fp16[{block_m}, {bk}]>",
+                   "b_desc": f"tensordesc<fp16[{bn}, {bk}]>",
+                   "c_desc": f"tensordesc<fp16[{block_m}, {bn}]>",
+                   "M": "i32", "N": "i32", "K": "i32",
+                   "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
+        constexprs={"BLOCK_M": block_m, "BLOCK_N": bn, "BLOCK_K": bk},
+    )
+    return triton.compile(src, target=GPUTarget("cuda", capability, 32),
+                          options={"num_warps": 4, "num_stages": 3})
+
+
 def compile_matmul():
     src = ASTSource(
         fn=matmul_kernel,
@@ -70,7 +115,9 @@ def compile_softmax():
 
 
 def main(which, out_path):
-    compiled = {"softmax": compile_softmax, "matmul": compile_matmul}[which]()
+    compiled = {"softmax": compile_softmax, "matmul": compile_matmul,
+                "matmul-ws-sm90": lambda: compile_matmul_ws(90, 64),
+                "matmul-ws-sm100": lambda: compile_matmul_ws(100, 128)}[which]()
     with open(out_path, "w") as f:
         f.write(compiled.asm["ptx"])
     print(compiled.metadata.name, compiled.metadata.num_warps)
