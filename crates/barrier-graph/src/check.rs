@@ -28,7 +28,7 @@
 //! verdict is exact.
 
 use rustc_hash::FxHashMap;
-use weft_program::{BarrierKey, InstId, Program, ThreadId};
+use weft_program::{BarrierKey, InstId, Participant, Program, ThreadId};
 
 use crate::hb::HappensBefore;
 use crate::replay::Replay;
@@ -104,10 +104,12 @@ struct Failure {
 }
 
 /// Whether generation `n` completes before the program point just before `(t, j)` in every
-/// trace (`j` itself excluded). `last` is `t`'s last blocking node before `j`.
+/// trace (`j` itself excluded). `last` is `t`'s last blocking node before `j`; `waiter` is
+/// the node's first blocking participant ([`first_waiter`]).
 fn completes_before(
     hb: &HappensBefore,
     node: &DynamicBarrier,
+    waiter: Option<Participant>,
     t: ThreadId,
     j: u32,
     last: Option<DynamicBarrierId>,
@@ -119,13 +121,62 @@ fn completes_before(
             last.is_some_and(|m| i < hb.latest_before(m, t1))
         }
     };
-    if let Some(p) = node.participants.iter().find(|p| p.op.blocks()) {
+    if let Some(p) = waiter {
         return reaches(p.thread, p.command);
     }
     node.participants
         .iter()
         .all(|p| reaches(p.thread, p.command))
         && node.exited.iter().all(|&(t1, e)| reaches(t1, e))
+}
+
+/// The first blocking participant (sync, red, warp sync) of a node, if any.
+fn first_waiter(node: &DynamicBarrier) -> Option<Participant> {
+    node.participants.iter().find(|p| p.op.blocks()).copied()
+}
+
+/// Generation -> node of every barrier, dense for named and warp barriers.
+struct Generations {
+    /// `dense[slot(key)][generation]`: the node, or `u32::MAX`.
+    dense: Vec<Vec<u32>>,
+}
+
+impl Generations {
+    /// Dense slots beyond this fall back to "absent" (no completed generation can have such
+    /// a key: named ids are checked by the state machine, warps are bounded by threads).
+    const MAX_SLOT: usize = 1 << 22;
+
+    fn slot(key: BarrierKey) -> usize {
+        match key {
+            BarrierKey::Named(id) => 2 * id as usize,
+            BarrierKey::Warp(w) => 2 * w as usize + 1,
+        }
+    }
+
+    fn new(by_gen: &FxHashMap<(BarrierKey, u32), DynamicBarrierId>) -> Self {
+        let mut dense: Vec<Vec<u32>> = Vec::new();
+        for (&(key, generation), &n) in by_gen {
+            let s = Self::slot(key);
+            if s >= Self::MAX_SLOT {
+                continue;
+            }
+            if dense.len() <= s {
+                dense.resize_with(s + 1, Vec::new);
+            }
+            let gens = &mut dense[s];
+            let g = generation as usize;
+            if gens.len() <= g {
+                gens.resize(g + 1, u32::MAX);
+            }
+            gens[g] = n.0;
+        }
+        Generations { dense }
+    }
+
+    fn get(&self, key: BarrierKey, generation: u32) -> Option<DynamicBarrierId> {
+        let n = *self.dense.get(Self::slot(key))?.get(generation as usize)?;
+        (n != u32::MAX).then_some(DynamicBarrierId(n))
+    }
 }
 
 pub(crate) fn check_recycling(
@@ -146,9 +197,9 @@ pub(crate) fn check_recycling(
             .get(i as usize)
             .map_or(InstId(u32::MAX), |c| c.inst())
     };
+    let gens = Generations::new(&by_gen);
+    let waiters: Vec<Option<Participant>> = nodes.iter().map(first_waiter).collect();
     let mut failures: Vec<Failure> = Vec::new();
-    let mut cache: FxHashMap<(DynamicBarrierId, Option<DynamicBarrierId>), bool> =
-        FxHashMap::default();
     for (t, regs) in replay.registrations.iter().enumerate() {
         let t = ThreadId(t as u32);
         let mut last: Option<DynamicBarrierId> = None;
@@ -161,23 +212,17 @@ pub(crate) fn check_recycling(
             let skip = r.node.is_none() && replay.stuck;
             if r.generation > 1 && !skip {
                 let key = r.key.barrier();
-                let found = key.and_then(|k| Some((k, *by_gen.get(&(k, r.generation - 1))?)));
+                let found = key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
                 if let Some((key, n)) = found {
-                    let node = &nodes[n.index()];
-                    // With a waiter the answer depends on `(n, last)` only (a waiter in `t`
-                    // itself makes `last` reach `n`); without one, `t`'s own arrivals are
-                    // ordered by program order, so do not cache.
-                    let waiter = node.participants.iter().any(|p| p.op.blocks());
-                    let ok = match cache.get(&(n, last)) {
-                        Some(&ok) if waiter => ok,
-                        _ => {
-                            let ok = completes_before(hb, node, t, r.command, last);
-                            if waiter {
-                                cache.insert((n, last), ok);
-                            }
-                            ok
-                        }
-                    };
+                    // With a waiter this is one table lookup.
+                    let ok = completes_before(
+                        hb,
+                        &nodes[n.index()],
+                        waiters[n.index()],
+                        t,
+                        r.command,
+                        last,
+                    );
                     if !ok {
                         failures.push(Failure {
                             key,
@@ -205,7 +250,7 @@ pub(crate) fn check_recycling(
         };
         let last = hb.prev_blocking(t, e.saturating_sub(1)).filter(|_| e > 0);
         let node = &nodes[n.index()];
-        if !completes_before(hb, node, t, e, last) {
+        if !completes_before(hb, node, waiters[n.index()], t, e, last) {
             failures.push(Failure {
                 key: match node.key.barrier() {
                     Some(k) => k,

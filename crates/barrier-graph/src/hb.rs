@@ -61,6 +61,14 @@ pub(crate) fn edges(
 ) -> Vec<Vec<DynamicBarrierId>> {
     let mut preds: Vec<Vec<DynamicBarrierId>> = vec![Vec::new(); nodes.len()];
     let mut last_block: Vec<Option<DynamicBarrierId>> = vec![None; registrations.len()];
+    // Most participants of a node come from the same predecessor: skip a repeat of the
+    // last pushed edge (the lists are deduplicated below anyway).
+    let push = |preds: &mut [Vec<DynamicBarrierId>], to: DynamicBarrierId, from| {
+        let list = &mut preds[to.index()];
+        if list.last() != Some(&from) {
+            list.push(from);
+        }
+    };
     for (t, regs) in registrations.iter().enumerate() {
         let mut last = None;
         for r in regs {
@@ -68,7 +76,7 @@ pub(crate) fn edges(
             if let Some(g) = r.gather {
                 if let Some(b) = last {
                     if b != g {
-                        preds[g.index()].push(b);
+                        push(&mut preds, g, b);
                     }
                 }
                 last = Some(g);
@@ -76,7 +84,7 @@ pub(crate) fn edges(
             let Some(m) = r.node else { continue };
             if let Some(b) = last {
                 if b != m {
-                    preds[m.index()].push(b);
+                    push(&mut preds, m, b);
                 }
             }
             if r.op.blocks() {
@@ -90,7 +98,7 @@ pub(crate) fn edges(
         for &(t, _) in &node.exited {
             if let Some(b) = last_block.get(t.index()).copied().flatten() {
                 if b.index() != m {
-                    preds[m].push(b);
+                    push(&mut preds, DynamicBarrierId(m as u32), b);
                 }
             }
         }
@@ -147,16 +155,20 @@ impl HappensBefore {
                     None => None,
                 })
                 .collect();
-            offsets.push(prev.len());
+            let start = prev.len();
+            offsets.push(start);
             let len = program.threads[t].commands.len();
-            let mut k = 0;
-            let mut cur = NO_NODE;
-            for j in 0..len as u32 {
-                while k < list.len() && list[k].0 <= j {
-                    cur = list[k].1.0 + 1;
-                    k += 1;
-                }
-                prev.push(cur);
+            // Runs between blocking commands get the last node. An entry takes effect at
+            // the first command at or after it and after every earlier entry.
+            prev.resize(start + len, NO_NODE);
+            let row = &mut prev[start..];
+            let mut from = 0usize;
+            for (k, &(c, m)) in list.iter().enumerate() {
+                from = from.max(c as usize).min(len);
+                let to = list
+                    .get(k + 1)
+                    .map_or(len, |&(c2, _)| (c2 as usize).max(from).min(len));
+                row[from..to].fill(m.0 + 1);
             }
             blocking[t] = list;
         }

@@ -73,6 +73,15 @@ struct Replayer<'p> {
     /// Per-thread stamp: `node + 1` when the thread is a participant of the node being
     /// completed.
     stamp: Vec<u32>,
+    /// Per-warp stamp, `node + 1` when a lane of the warp participates in the node being
+    /// completed (dedups warps without sorting the participants).
+    warp_stamp: Vec<u32>,
+    /// Scratch: the warps of the node being completed.
+    warps: Vec<u32>,
+    /// Per-thread stamp of the lanes of the warp gather being built ([`Self::gathers`]).
+    lane_stamp: Vec<u32>,
+    /// Warp gathers considered so far (the stamp of [`Self::lane_stamp`]).
+    gathers: u32,
     error: bool,
 }
 
@@ -89,7 +98,15 @@ pub(crate) fn replay(program: &Program) -> Replay {
         queue: (0..n as u32).collect(),
         out: Replay {
             nodes: Vec::new(),
-            registrations: vec![Vec::new(); n],
+            registrations: program
+                .threads
+                .iter()
+                .map(|t| {
+                    // Capacity for every barrier and mbarrier command: the registrations
+                    // of a thread are pushed one by one, growing would copy them again.
+                    Vec::with_capacity(t.commands.iter().filter(|c| !c.is_access()).count())
+                })
+                .collect(),
             exit_index: vec![None; n],
             uncounted: Vec::new(),
             violations: Vec::new(),
@@ -98,6 +115,10 @@ pub(crate) fn replay(program: &Program) -> Replay {
         },
         exit_order: Vec::new(),
         stamp: vec![0; n],
+        warp_stamp: vec![0; (n as u32).div_ceil(warp_size) as usize],
+        warps: Vec::new(),
+        lane_stamp: vec![0; n],
+        gathers: 0,
         error: false,
     };
     while let Some(t) = r.queue.pop_front() {
@@ -156,6 +177,9 @@ impl Replayer<'_> {
                 return;
             };
             self.pcs[t as usize] = pc + 1;
+            if cmd.is_access() {
+                continue;
+            }
             // The thread waits for its warp (and a blocking operation for the generation)
             // until the events say otherwise.
             let block = |key: BarrierKey, file: &BarrierFile| Cursor::Blocked {
@@ -287,9 +311,20 @@ impl Replayer<'_> {
         }
         let n = self.program.threads.len() as u32;
         let w = lanes[0].thread.0 / ws;
+        self.gathers = self.gathers.wrapping_add(1);
+        if self.gathers == 0 {
+            self.lane_stamp.fill(0);
+            self.gathers = 1;
+        }
+        let mark = self.gathers;
+        for p in &lanes {
+            if let Some(s) = self.lane_stamp.get_mut(p.thread.index()) {
+                *s = mark;
+            }
+        }
         let exited: Vec<(ThreadId, u32)> = ((w * ws)..((w + 1) * ws).min(n))
             .map(ThreadId)
-            .filter(|t| !lanes.iter().any(|p| p.thread == *t))
+            .filter(|t| self.lane_stamp[t.index()] != mark)
             .filter_map(|t| self.out.exit_index[t.index()].map(|e| (t, e)))
             .collect();
         if lanes.len() + exited.len() < 2 {
@@ -385,10 +420,19 @@ impl Replayer<'_> {
         // A counted named barrier stands for whole warps: lanes of a registered warp that
         // neither registered nor were counted as exited must exit after this completion.
         if matches!(c.key, BarrierKey::Named(_)) && !c.all_threads {
-            let mut warps: Vec<u32> = c.participants.iter().map(|p| p.thread.0 / ws).collect();
+            let mut warps = std::mem::take(&mut self.warps);
+            warps.clear();
+            for p in &c.participants {
+                let w = p.thread.0 / ws;
+                if let Some(s) = self.warp_stamp.get_mut(w as usize) {
+                    if *s != mark {
+                        *s = mark;
+                        warps.push(w);
+                    }
+                }
+            }
             warps.sort_unstable();
-            warps.dedup();
-            for w in warps {
+            for &w in &warps {
                 for t in (w * ws)..((w + 1) * ws).min(n) {
                     let t = ThreadId(t);
                     if self.stamp[t.index()] != mark && c.counted_exits.binary_search(&t).is_err() {
@@ -396,6 +440,7 @@ impl Replayer<'_> {
                     }
                 }
             }
+            self.warps = warps;
         }
         out.sort_unstable();
         out
