@@ -13,6 +13,8 @@ use crate::ir::{
 };
 use crate::{Config, Emulation, Error, Finding, FindingKind, Stats, Unverifiable, ValueSource};
 
+mod fast;
+
 /// Source sets larger than this are truncated (the report names the first few inputs).
 const MAX_SOURCES: usize = 8;
 /// Tracked bytes of an extern dynamic shared array of unknown size.
@@ -155,6 +157,8 @@ enum PathEnd {
 
 struct Machine<'a> {
     ir: &'a Ir,
+    /// The fast-path table, one entry per instruction (`fast` module).
+    fast: Vec<fast::FastInst>,
     cfg: &'a Config,
     shape: CtaShape,
     n: usize,
@@ -234,6 +238,7 @@ pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, E
     let (shared_base, local_base) = (win.shared, win.local);
     let mut m = Machine {
         ir,
+        fast: fast::table(ir),
         cfg,
         shape,
         n,
@@ -649,7 +654,9 @@ impl Machine<'_> {
 
     // ---------------------------------------------------------------- stepping
 
-    fn step(&mut self, t: usize) {
+    /// One step of thread `t` through the general interpreter.
+    #[inline(never)]
+    fn step_slow(&mut self, t: usize) {
         let pc = self.th[t].pc;
         let Some(&inst) = self.ir.insts.get(pc as usize) else {
             // Fell off the end of a function without `ret`: treat as return.

@@ -402,10 +402,10 @@ impl BarrierFile {
             }
             Some(g) => g.lanes.push(participant),
             slot @ None => {
-                *slot = Some(Gather {
-                    key,
-                    lanes: vec![participant],
-                })
+                // Room for the whole warp: lanes join one at a time.
+                let mut lanes = Vec::with_capacity(self.warp_size.min(64) as usize);
+                lanes.push(participant);
+                *slot = Some(Gather { key, lanes })
             }
         }
         self.try_register_gather(warp)
@@ -492,7 +492,7 @@ impl BarrierFile {
                 all,
                 expected,
                 red: first_lane.op == BarrierOp::Red,
-                participants: Vec::new(),
+                participants: Vec::with_capacity(expected.min(self.cta_threads) as usize),
                 arrived: vec![0; self.cta_threads.div_ceil(64) as usize],
                 touched: vec![0; self.exited_per_warp.len().div_ceil(64)],
                 exited_counted,

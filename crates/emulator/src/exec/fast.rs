@@ -1,0 +1,428 @@
+//! The interpreter's fast path: the common scalar instructions (integer ALU on registers
+//! and immediates, `mov`, integer `setp`, `selp`, `bra`) pre-decoded once per emulation
+//! into a flat table of fixed-size entries, executed without the generic operand and
+//! closure machinery of `Machine::exec`. Every other instruction, an unknown guard and
+//! the step-budget overrun take the general path (`Machine::step_slow`), which performs
+//! the whole step itself, so the fast path never changes what an emulation computes.
+
+use super::{Machine, mask, mul, sx};
+use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MulMode, NONE, Op, Opnd};
+
+/// A register or immediate source.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Src {
+    Reg(u32),
+    Imm(u64),
+}
+
+/// Two-operand integer operations (semantics of the matching arms of `Machine::exec`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Alu {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Min,
+    Max,
+    MulLo,
+}
+
+/// A pre-decoded instruction.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum FastOp {
+    /// Executed by `Machine::exec`.
+    Slow,
+    /// Nothing but advancing the PC (`Op::Skip`).
+    Nop,
+    Bin {
+        alu: Alu,
+        bits: u8,
+        signed: bool,
+        d: u32,
+        a: Src,
+        b: Src,
+    },
+    Mad {
+        bits: u8,
+        signed: bool,
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `mov` of a scalar: the value is masked to `bits` (1 for predicates).
+    Mov {
+        bits: u8,
+        d: u32,
+        s: Src,
+    },
+    /// Integer `setp` without a boolean combiner; `q` is [`NONE`] when absent.
+    Setp {
+        cmp: Cmp,
+        bits: u8,
+        signed: bool,
+        p: u32,
+        q: u32,
+        a: Src,
+        b: Src,
+    },
+    Selp {
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `bra`; `target` is `pc + 1` when the operand is not a label.
+    Bra {
+        target: u32,
+    },
+}
+
+/// A fast-table entry: the guard (as in [`Inst`]) and the operation.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FastInst {
+    pub guard: u32,
+    pub guard_neg: bool,
+    pub op: FastOp,
+}
+
+fn src(o: Option<&Opnd>) -> Option<Src> {
+    match o {
+        Some(Opnd::Reg(r)) => Some(Src::Reg(*r)),
+        Some(Opnd::Imm(v)) => Some(Src::Imm(*v)),
+        _ => None,
+    }
+}
+
+fn dst(o: Option<&Opnd>) -> Option<u32> {
+    match o {
+        Some(Opnd::Reg(r)) => Some(*r),
+        _ => None,
+    }
+}
+
+/// Decodes `inst` (at `pc`) into the fast table, or [`FastOp::Slow`].
+fn decode(ir: &Ir, pc: u32, inst: &Inst) -> FastOp {
+    let ops = ir.operands(inst);
+    let bits = inst.ty.bits;
+    let signed = inst.ty.signed();
+    let bin = |alu: Alu| -> Option<FastOp> {
+        Some(FastOp::Bin {
+            alu,
+            bits,
+            signed,
+            d: dst(ops.first())?,
+            a: src(ops.get(1))?,
+            b: src(ops.get(2))?,
+        })
+    };
+    let op = match inst.op {
+        Op::Add => bin(Alu::Add),
+        Op::Sub => bin(Alu::Sub),
+        Op::And => bin(Alu::And),
+        Op::Or => bin(Alu::Or),
+        Op::Xor => bin(Alu::Xor),
+        Op::Shl => bin(Alu::Shl),
+        Op::Shr => bin(Alu::Shr),
+        Op::Min => bin(Alu::Min),
+        Op::Max => bin(Alu::Max),
+        Op::Mul(MulMode::Lo) => bin(Alu::MulLo),
+        Op::Mad(MulMode::Lo) => (|| {
+            Some(FastOp::Mad {
+                bits,
+                signed,
+                d: dst(ops.first())?,
+                a: src(ops.get(1))?,
+                b: src(ops.get(2))?,
+                c: src(ops.get(3))?,
+            })
+        })(),
+        Op::Mov => (|| {
+            let mbits = if inst.ty.kind == Kind::Pred {
+                1
+            } else {
+                bits.max(1)
+            };
+            Some(FastOp::Mov {
+                bits: mbits,
+                d: dst(ops.first())?,
+                s: src(ops.get(1))?,
+            })
+        })(),
+        Op::Setp(cmp, BoolOp::None) if inst.ty.kind != Kind::F => (|| {
+            let (p, q) = match ops.first()? {
+                Opnd::List(s, 2) => {
+                    let l = ir.list(*s, 2);
+                    let q = match l.get(1)? {
+                        Opnd::Reg(q) => *q,
+                        Opnd::Sink => NONE,
+                        _ => return None,
+                    };
+                    (dst(l.first())?, q)
+                }
+                Opnd::Reg(p) => (*p, NONE),
+                _ => return None,
+            };
+            Some(FastOp::Setp {
+                cmp,
+                bits,
+                signed,
+                p,
+                q,
+                a: src(ops.get(1))?,
+                b: src(ops.get(2))?,
+            })
+        })(),
+        Op::Selp => (|| {
+            Some(FastOp::Selp {
+                d: dst(ops.first())?,
+                a: src(ops.get(1))?,
+                b: src(ops.get(2))?,
+                c: src(ops.get(3))?,
+            })
+        })(),
+        Op::Bra => Some(FastOp::Bra {
+            target: match ops.first() {
+                Some(Opnd::Label(target)) => *target,
+                _ => pc + 1,
+            },
+        }),
+        Op::Skip => Some(FastOp::Nop),
+        _ => None,
+    };
+    op.unwrap_or(FastOp::Slow)
+}
+
+/// The fast table of `ir`, one entry per instruction.
+pub(super) fn table(ir: &Ir) -> Vec<FastInst> {
+    ir.insts
+        .iter()
+        .enumerate()
+        .map(|(pc, inst)| FastInst {
+            guard: inst.guard,
+            guard_neg: inst.guard_neg,
+            op: decode(ir, pc as u32, inst),
+        })
+        .collect()
+}
+
+#[inline(always)]
+fn alu(alu: Alu, bits: u8, signed: bool, a: u64, b: u64) -> u64 {
+    match alu {
+        Alu::Add => a.wrapping_add(b),
+        Alu::Sub => a.wrapping_sub(b),
+        Alu::And => a & b,
+        Alu::Or => a | b,
+        Alu::Xor => a ^ b,
+        Alu::Shl => {
+            let b = b & 0xffff_ffff;
+            if b >= u64::from(bits) { 0 } else { a << b }
+        }
+        Alu::Shr => {
+            let b = b & 0xffff_ffff;
+            if signed {
+                let s = sx(a, bits);
+                (if b >= u64::from(bits) {
+                    s >> 63
+                } else {
+                    s >> b
+                }) as u64
+            } else if b >= u64::from(bits) {
+                0
+            } else {
+                mask(a, bits) >> b
+            }
+        }
+        Alu::Min | Alu::Max => {
+            let max = alu == Alu::Max;
+            let lt = if signed {
+                sx(a, bits) < sx(b, bits)
+            } else {
+                mask(a, bits) < mask(b, bits)
+            };
+            if lt != max { a } else { b }
+        }
+        Alu::MulLo => mul(a, b, bits, signed, MulMode::Lo),
+    }
+}
+
+#[inline(always)]
+fn compare(cmp: Cmp, bits: u8, s: bool, a: u64, b: u64) -> bool {
+    let (sa, sb) = (sx(a, bits), sx(b, bits));
+    let (ma, mb) = (mask(a, bits), mask(b, bits));
+    match cmp {
+        Cmp::Eq | Cmp::Equ => ma == mb,
+        Cmp::Ne | Cmp::Neu => ma != mb,
+        Cmp::Lt | Cmp::Ltu => {
+            if s {
+                sa < sb
+            } else {
+                ma < mb
+            }
+        }
+        Cmp::Le | Cmp::Leu => {
+            if s {
+                sa <= sb
+            } else {
+                ma <= mb
+            }
+        }
+        Cmp::Gt | Cmp::Gtu => {
+            if s {
+                sa > sb
+            } else {
+                ma > mb
+            }
+        }
+        Cmp::Ge | Cmp::Geu => {
+            if s {
+                sa >= sb
+            } else {
+                ma >= mb
+            }
+        }
+        Cmp::Lo => ma < mb,
+        Cmp::Ls => ma <= mb,
+        Cmp::Hi => ma > mb,
+        Cmp::Hs => ma >= mb,
+        Cmp::Num => true,
+        Cmp::Nan => false,
+    }
+}
+
+impl Machine<'_> {
+    #[inline(always)]
+    fn get(&self, base: usize, s: Src) -> (u64, u32) {
+        match s {
+            Src::Reg(r) => {
+                let i = base + r as usize;
+                (self.vals[i], self.unk[i])
+            }
+            Src::Imm(v) => (v, 0),
+        }
+    }
+
+    #[inline(always)]
+    fn put(&mut self, base: usize, r: u32, v: u64, u: u32) {
+        let i = base + r as usize;
+        self.vals[i] = v;
+        self.unk[i] = u;
+    }
+
+    /// One step of thread `t`: the fast path when the instruction has a fast form, its
+    /// guard is known and the step budget allows it; otherwise [`Machine::step_slow`].
+    #[inline(always)]
+    pub(super) fn step(&mut self, t: usize) {
+        let pc = self.th[t].pc;
+        let Some(&f) = self.fast.get(pc as usize) else {
+            return self.step_slow(t);
+        };
+        if matches!(f.op, FastOp::Slow) || self.th[t].executed >= self.cfg.step_limit {
+            return self.step_slow(t);
+        }
+        let base = t * self.nregs;
+        if f.guard != NONE {
+            let i = base + f.guard as usize;
+            let (v, u) = (self.vals[i], self.unk[i]);
+            if u != 0 {
+                return self.step_slow(t);
+            }
+            if (v & 1 != 0) == f.guard_neg {
+                self.instructions += 1;
+                let th = &mut self.th[t];
+                th.executed += 1;
+                th.pc = pc + 1;
+                return;
+            }
+        }
+        self.instructions += 1;
+        let th = &mut self.th[t];
+        th.executed += 1;
+        th.pc = pc + 1;
+        match f.op {
+            FastOp::Slow | FastOp::Nop => {}
+            FastOp::Bin {
+                alu: k,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+            } => {
+                let (a, ua) = self.get(base, a);
+                let (b, ub) = self.get(base, b);
+                if ua | ub == 0 {
+                    self.put(base, d, mask(alu(k, bits, signed, a, b), bits), 0);
+                } else {
+                    let u = self.src.union(ua, ub);
+                    self.put(base, d, 0, u);
+                }
+            }
+            FastOp::Mad {
+                bits,
+                signed,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (a, ua) = self.get(base, a);
+                let (b, ub) = self.get(base, b);
+                let (c, uc) = self.get(base, c);
+                let u = self.src.union(ua, ub);
+                let u = self.src.union(u, uc);
+                let v = if u == 0 {
+                    mul(a, b, bits, signed, MulMode::Lo).wrapping_add(c)
+                } else {
+                    0
+                };
+                self.put(base, d, mask(v, bits), u);
+            }
+            FastOp::Mov { bits, d, s } => {
+                let (v, u) = self.get(base, s);
+                self.put(base, d, mask(v, bits), u);
+            }
+            FastOp::Setp {
+                cmp,
+                bits,
+                signed,
+                p,
+                q,
+                a,
+                b,
+            } => {
+                let (a, ua) = self.get(base, a);
+                let (b, ub) = self.get(base, b);
+                let u = self.src.union(ua, ub);
+                let r = compare(cmp, bits, signed, a, b);
+                let (rp, rq) = if u != 0 {
+                    (0, 0)
+                } else {
+                    (u64::from(r), u64::from(!r))
+                };
+                self.put(base, p, rp, u);
+                if q != NONE {
+                    self.put(base, q, rq, u);
+                }
+            }
+            FastOp::Selp { d, a, b, c } => {
+                let (a, ua) = self.get(base, a);
+                let (b, ub) = self.get(base, b);
+                let (c, uc) = self.get(base, c);
+                let (v, u) = if uc == 0 {
+                    if c & 1 != 0 { (a, ua) } else { (b, ub) }
+                } else if ua == 0 && ub == 0 && a == b {
+                    (a, 0)
+                } else {
+                    let u = self.src.union(ua, ub);
+                    (0, self.src.union(u, uc))
+                };
+                self.put(base, d, v, u);
+            }
+            FastOp::Bra { target } => self.th[t].pc = target,
+        }
+    }
+}
