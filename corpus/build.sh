@@ -116,11 +116,7 @@ import json, re, sys
 entries, pending = [], []
 # Built but kept out of `samples` (which crates/cli/tests/corpus.rs requires to get a
 # verdict) until weft accepts them; move an entry back once it does.
-PENDING = {
-    "triton-matmul-ws-sm100": "weft exits 2 (input error): the partition dispatch is "
-        "`brx.idx %r13, JTI0_0;` over a `JTI0_0: .branchtargets ...;` jump table, and weft "
-        "reports `undeclared symbol JTI0_0`.",
-}
+PENDING = {}
 for line in sys.argv[2:]:
     if not line:
         continue

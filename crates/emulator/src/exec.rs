@@ -1017,6 +1017,7 @@ impl Machine<'_> {
                     self.th[t].pc = target;
                 }
             }
+            Op::BraIdx => self.branch_indexed(t, pc, o(0), o(1)),
             Op::Call => self.call(t, pc, ops),
             Op::Ret => self.do_ret(t, pc),
             Op::Exit => self.do_exit(t, pc),
@@ -1926,6 +1927,16 @@ impl Machine<'_> {
             Op::Ret if self.th[t].stack.is_empty() => {
                 self.fork(t, pc, EXIT_PATH, pc + 1, gu, guard)
             }
+            Op::BraIdx => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "whether this indexed branch executes depends on an unknown guard predicate",
+                    Some(guard),
+                    gu,
+                    true,
+                );
+            }
             Op::Ret | Op::Call => {
                 self.unverifiable(
                     t,
@@ -1959,6 +1970,34 @@ impl Machine<'_> {
                     self.clobber(t, inst, u);
                 }
                 self.th[t].pc = pc + 1;
+            }
+        }
+    }
+
+    /// `brx.idx index, table`: jumps to the `index`-th label of the table. An unknown index
+    /// or one past the end of the table (undefined behaviour in PTX) is unverifiable.
+    fn branch_indexed(&mut self, t: usize, pc: u32, index: Opnd, table: Opnd) {
+        let (v, u) = self.rd(t, index, pc);
+        let Opnd::List(start, len) = table else {
+            return;
+        };
+        if u != 0 {
+            let what = format!(
+                "the index of this `brx.idx` over a {len}-entry jump table depends on an unknown value, so it may decide synchronization"
+            );
+            self.unverifiable(t, pc, &what, Some(index), u, true);
+            return;
+        }
+        let target = usize::try_from(v)
+            .ok()
+            .and_then(|k| self.ir.list(start, len).get(k).copied());
+        match target {
+            Some(Opnd::Label(target)) => self.th[t].pc = target,
+            _ => {
+                let what = format!(
+                    "the index of this `brx.idx` is {v}, outside its {len}-entry jump table (undefined behaviour)"
+                );
+                self.unverifiable(t, pc, &what, Some(index), 0, true);
             }
         }
     }

@@ -350,6 +350,9 @@ pub(crate) enum Op {
     Ldmatrix(u8),
     Stmatrix(u8),
     Bra,
+    /// `brx.idx{.uni} index, table;`: operands are the index and an [`Opnd::List`] of the
+    /// table's [`Opnd::Label`]s.
+    BraIdx,
     Call,
     Ret,
     Exit,
@@ -561,35 +564,36 @@ impl Ir {
         self.opnds.get(s..s + len as usize).unwrap_or(&[])
     }
 
-    /// Successors in the function's CFG; [`NONE`] is the function's exit.
-    pub fn successors(&self, pc: u32) -> [u32; 2] {
+    /// Successors in the function's CFG (every edge; [`NONE`] is the function's exit).
+    pub fn successors(&self, pc: u32) -> Vec<u32> {
         let Some(inst) = self.insts.get(pc as usize) else {
-            return [NONE, NONE];
+            return Vec::new();
         };
         let end = self.funcs.get(inst.func as usize).map_or(0, |f| f.end);
         let next = if pc + 1 >= end { NONE } else { pc + 1 };
-        let guarded = inst.guard != NONE;
-        match inst.op {
-            Op::Bra => {
-                let target = match self.operands(inst).first() {
-                    Some(Opnd::Label(t)) => *t,
-                    _ => NONE,
-                };
-                if guarded {
-                    [target, next]
-                } else {
-                    [target, NONE]
-                }
-            }
-            Op::Ret | Op::Exit | Op::Trap | Op::UnsupportedControl => {
-                if guarded {
-                    [NONE, next]
-                } else {
-                    [NONE, NONE]
-                }
-            }
-            _ => [next, NONE],
+        let mut out = match inst.op {
+            Op::Bra => match self.operands(inst).first() {
+                Some(Opnd::Label(t)) => vec![*t],
+                _ => vec![NONE],
+            },
+            Op::BraIdx => match self.operands(inst).get(1) {
+                Some(Opnd::List(s, n)) => self
+                    .list(*s, *n)
+                    .iter()
+                    .filter_map(|o| match o {
+                        Opnd::Label(t) => Some(*t),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
+            Op::Ret | Op::Exit | Op::Trap | Op::UnsupportedControl => vec![NONE],
+            _ => return vec![next],
+        };
+        if inst.guard != NONE {
+            out.push(next);
         }
+        out
     }
 
     /// Whether instruction `pc` synchronizes, directly or through a call.
@@ -624,6 +628,8 @@ struct Scope<'a> {
     ranges: FxHashMap<&'a str, (u32, u32)>,
     vars: FxHashMap<&'a str, VarLoc>,
     labels: FxHashMap<&'a str, u32>,
+    /// `.branchtargets` tables: name → target labels (resolved in this scope).
+    tables: FxHashMap<&'a str, Vec<&'a str>>,
 }
 
 struct Fixup<'a> {
@@ -988,10 +994,14 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             ..Scope::default()
         });
         let scope = self.scopes.len() - 1;
-        // Declarations are visible in the whole block.
+        // Declarations and jump tables are visible in the whole block.
         for st in &block.statements {
-            if let Statement::Var(v) = st {
-                self.declare(scope, v)?;
+            match st {
+                Statement::Var(v) => self.declare(scope, v)?,
+                Statement::BranchTargets { name, targets, .. } => {
+                    self.scopes[scope].tables.insert(name, targets.clone());
+                }
+                _ => {}
             }
         }
         for st in &block.statements {
@@ -1002,7 +1012,11 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 }
                 Statement::Instruction(inst) => self.lower_inst(func, scope, inst)?,
                 Statement::Block(b) => self.lower_block(func, b, scope)?,
-                Statement::Var(_) | Statement::Pragma { .. } | Statement::CallPrototype { .. } => {}
+                Statement::Var(_)
+                | Statement::Pragma { .. }
+                | Statement::CallPrototype { .. }
+                | Statement::BranchTargets { .. }
+                | Statement::CallTargets { .. } => {}
             }
         }
         Ok(())
@@ -1224,7 +1238,8 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             .iter()
             .position(|o| matches!(o, Operand::Symbol { .. }));
         for (k, o) in inst.operands.iter().enumerate() {
-            let is_target = matches!(d.op, Op::Bra | Op::Call) && Some(k) == first_symbol;
+            let is_target =
+                matches!(d.op, Op::Bra | Op::BraIdx | Op::Call) && Some(k) == first_symbol;
             if is_target {
                 label_slots.push(k);
             }
@@ -1244,6 +1259,8 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     name,
                     line,
                 });
+            } else if d.op == Op::BraIdx {
+                self.ir.opnds[base + k] = self.branch_table(scope, name, line)?;
             } else {
                 let id = self.func_id(name, line)?;
                 self.ir.opnds[base + k] = Opnd::Func(id);
@@ -1308,6 +1325,35 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         Ok(())
     }
 
+    /// The jump table `name` of a `brx.idx` (innermost scope first) as an [`Opnd::List`] of
+    /// label slots, each resolved like a branch target in the table's own scope.
+    fn branch_table(&mut self, scope: usize, name: &'a str, line: u32) -> Result<Opnd, Error> {
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            if let Some(targets) = self.scopes[i].tables.get(name) {
+                let targets = targets.clone();
+                let n = u32::try_from(targets.len())
+                    .map_err(|_| err(line, format!("jump table `{name}` is too large")))?;
+                let start = self.ir.opnds.len();
+                for (k, target) in targets.into_iter().enumerate() {
+                    self.ir.opnds.push(Opnd::Label(NONE));
+                    self.fixups.push(Fixup {
+                        slot: start + k,
+                        scope: i,
+                        name: target,
+                        line,
+                    });
+                }
+                return Ok(Opnd::List(start as u32, n));
+            }
+            s = self.scopes[i].parent;
+        }
+        Err(err(
+            line,
+            format!("`brx.idx` names `{name}`, which is not a `.branchtargets` table in scope"),
+        ))
+    }
+
     fn finish_sync_flags(&mut self) {
         for f in 0..self.ir.funcs.len() {
             let (s, e) = (self.ir.funcs[f].start, self.ir.funcs[f].end);
@@ -1353,19 +1399,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             let mut preds: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
             let mut succs: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
             for pc in s..e {
-                let [a, b] = self.ir.successors(pc);
-                let inst = &self.ir.insts[pc as usize];
-                let mut edges = vec![a];
-                let second_real = match inst.op {
-                    Op::Bra | Op::Ret | Op::Exit | Op::Trap | Op::UnsupportedControl => {
-                        inst.guard != NONE
-                    }
-                    _ => false,
-                };
-                if second_real {
-                    edges.push(b);
-                }
-                for t in edges {
+                for t in self.ir.successors(pc) {
                     if t != NONE && (t < s || t >= e) {
                         continue;
                     }
@@ -1655,6 +1689,7 @@ fn decode(inst: &Instruction<'_>) -> Decoded {
             }
         }
         "bra" => Op::Bra,
+        "brx" if inst.has_modifier("idx") => Op::BraIdx,
         "brx" => Op::UnsupportedControl,
         "call" => {
             if inst.operands.iter().any(|o| matches!(o, Operand::Reg(_)))

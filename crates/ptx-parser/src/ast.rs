@@ -159,6 +159,18 @@ pub enum Statement<'src> {
         text: &'src str,
         line: u32,
     },
+    /// `NAME: .branchtargets L1, L2, …;`: the jump table of `brx.idx` (labels in order).
+    BranchTargets {
+        name: &'src str,
+        targets: Vec<&'src str>,
+        line: u32,
+    },
+    /// `NAME: .calltargets F1, F2, …;`: the possible callees of an indirect `call`.
+    CallTargets {
+        name: &'src str,
+        targets: Vec<&'src str>,
+        line: u32,
+    },
     /// `NAME: .callprototype …;` (indirect call signature), kept as raw text.
     CallPrototype {
         name: &'src str,

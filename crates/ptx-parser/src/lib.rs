@@ -18,8 +18,9 @@
 //!   `.loc` are parsed and dropped. Any other unknown directive is an error (`unknown
 //!   directive .X`, or `unknown state space .X` when more directives follow it), never a
 //!   silent misparse.
-//! - In a body, `L: .branchtargets …;` / `L: .calltargets …;` keep the label and skip the
-//!   directive; `L: .callprototype …;` becomes [`Statement::CallPrototype`].
+//! - In a body, `L: .branchtargets A, B;` / `L: .calltargets f, g;` become
+//!   [`Statement::BranchTargets`] / [`Statement::CallTargets`] (no [`Statement::Label`]);
+//!   `L: .callprototype …;` becomes [`Statement::CallPrototype`].
 //! - Function headers accept and ignore `.abi_preserve N`, `.abi_preserve_control N` and
 //!   `.pragma "…";`; other unknown header directives are errors.
 

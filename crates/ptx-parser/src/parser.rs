@@ -929,15 +929,29 @@ impl<'s> Parser<'s> {
                                 text,
                                 line: t.line,
                             });
+                        } else if let Tok::Word(kind @ (".branchtargets" | ".calltargets")) =
+                            self.peek().tok
+                        {
+                            self.next()?;
+                            let targets = self.target_list(kind)?;
+                            statements.push(if kind == ".branchtargets" {
+                                Statement::BranchTargets {
+                                    name: w,
+                                    targets,
+                                    line: t.line,
+                                }
+                            } else {
+                                Statement::CallTargets {
+                                    name: w,
+                                    targets,
+                                    line: t.line,
+                                }
+                            });
                         } else {
                             statements.push(Statement::Label {
                                 name: w,
                                 line: t.line,
                             });
-                            if let Tok::Word(".branchtargets" | ".calltargets") = self.peek().tok {
-                                let kw = self.next()?;
-                                self.skip_statement(&kw)?;
-                            }
                         }
                     } else {
                         self.instruction(&t, t, None, statements)?;
@@ -960,6 +974,20 @@ impl<'s> Parser<'s> {
             statements: take_tail(statements, base),
             line: open.line,
         })
+    }
+
+    /// `NAME, NAME, …;` after `.branchtargets` / `.calltargets` (at least one name).
+    fn target_list(&mut self, kind: &str) -> PResult<Vec<&'s str>> {
+        let mut targets = Vec::new();
+        loop {
+            let (name, _) = self.name(&format!("a label in the {kind} list"))?;
+            targets.push(name);
+            if !self.eat_punct(b',') {
+                break;
+            }
+        }
+        self.expect_punct(b';', &format!("',' or ';' in the {kind} list"))?;
+        Ok(targets)
     }
 
     fn body_directive(

@@ -772,3 +772,66 @@ fn loc_with_generic_dwarf_flags() {
     };
     assert_eq!(i.loc.map(|l| (l.line, l.column)), Some((7, 2)));
 }
+
+#[test]
+fn branch_targets_and_brx() {
+    let s = body(
+        "JTI0_0:\n\t.branchtargets\n\t\t$L__BB0_3,\n\t\t$L__BB0_5;\nbrx.idx.uni %r13, JTI0_0;\n$L__BB0_3:\nret;\n$L__BB0_5:\nret;",
+    );
+    assert_eq!(
+        s[0],
+        Statement::BranchTargets {
+            name: "JTI0_0",
+            targets: vec!["$L__BB0_3", "$L__BB0_5"],
+            line: 3
+        }
+    );
+    let Statement::Instruction(brx) = &s[1] else {
+        panic!("{:?}", s[1])
+    };
+    assert_eq!(brx.opcode, "brx");
+    assert_eq!(brx.modifiers, "idx.uni");
+    assert_eq!(
+        brx.operands,
+        vec![
+            Operand::Reg("%r13"),
+            Operand::Symbol {
+                name: "JTI0_0",
+                offset: 0
+            }
+        ]
+    );
+    assert!(matches!(
+        s[2],
+        Statement::Label {
+            name: "$L__BB0_3",
+            ..
+        }
+    ));
+}
+
+#[test]
+fn call_targets() {
+    let s = body("Ftgt: .calltargets f0, f1, f2;");
+    assert_eq!(
+        s,
+        vec![Statement::CallTargets {
+            name: "Ftgt",
+            targets: vec!["f0", "f1", "f2"],
+            line: 3
+        }]
+    );
+}
+
+#[test]
+fn branch_targets_malformed() {
+    for src in [
+        "T: .branchtargets ;",
+        "T: .branchtargets a b;",
+        "T: .branchtargets a,;",
+        "T: .branchtargets a",
+    ] {
+        let text = format!(".entry k()\n{{\n{src}\n}}\n");
+        assert!(parse(&text).is_err(), "{src}");
+    }
+}
