@@ -33,7 +33,7 @@ use weft_program::{BarrierKey, InstId, Participant, Program, ThreadId};
 use crate::hb::HappensBefore;
 use crate::replay::Replay;
 use crate::report::{CommandRef, SyncViolation, ViolationKind, group_threads, join};
-use crate::{DynamicBarrier, DynamicBarrierId, NodeKey};
+use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
 
 /// `no-waiter` for each completed named-barrier generation whose participants all arrived
 /// without blocking, unless `reported` already names it (as a recycling failure).
@@ -199,51 +199,68 @@ pub(crate) fn check_recycling(
     };
     let gens = Generations::new(&by_gen);
     let waiters: Vec<Option<Participant>> = nodes.iter().map(first_waiter).collect();
-    let mut failures: Vec<Failure> = Vec::new();
-    for (t, regs) in replay.registrations.iter().enumerate() {
-        let t = ThreadId(t as u32);
-        let mut last: Option<DynamicBarrierId> = None;
-        for r in regs {
-            // A lane that waited at its warp's gather registers when the gather completes:
-            // everything before that completion happens before the registration.
-            if r.gather.is_some() {
-                last = r.gather;
-            }
-            let skip = r.node.is_none() && replay.stuck;
-            if r.generation > 1 && !skip {
-                let key = r.key.barrier();
-                let found = key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
-                if let Some((key, n)) = found {
-                    // With a waiter this is one table lookup.
-                    let ok = completes_before(
-                        hb,
-                        &nodes[n.index()],
-                        waiters[n.index()],
-                        t,
-                        r.command,
-                        last,
-                    );
-                    if !ok {
-                        failures.push(Failure {
-                            key,
-                            generation: r.generation - 1,
-                            command: CommandRef {
-                                thread: t,
-                                index: r.command,
-                                inst: inst(t, r.command),
-                            },
-                            exit: false,
-                        });
+    // Each thread's registrations are checked on their own: split the threads in chunks.
+    let check = |first: usize, chunk: &[Vec<Registration>]| -> Vec<Failure> {
+        let mut failures: Vec<Failure> = Vec::new();
+        for (k, regs) in chunk.iter().enumerate() {
+            let t = ThreadId((first + k) as u32);
+            let mut last: Option<DynamicBarrierId> = None;
+            for r in regs {
+                // A lane that waited at its warp's gather registers when the gather
+                // completes: everything before that completion happens before the
+                // registration.
+                if r.gather.is_some() {
+                    last = r.gather;
+                }
+                let skip = r.node.is_none() && replay.stuck;
+                if r.generation > 1 && !skip {
+                    let key = r.key.barrier();
+                    let found = key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
+                    if let Some((key, n)) = found {
+                        // With a waiter this is one table lookup.
+                        let ok = completes_before(
+                            hb,
+                            &nodes[n.index()],
+                            waiters[n.index()],
+                            t,
+                            r.command,
+                            last,
+                        );
+                        if !ok {
+                            failures.push(Failure {
+                                key,
+                                generation: r.generation - 1,
+                                command: CommandRef {
+                                    thread: t,
+                                    index: r.command,
+                                    inst: inst(t, r.command),
+                                },
+                                exit: false,
+                            });
+                        }
+                    }
+                }
+                if r.op.blocks() {
+                    if let Some(m) = r.node {
+                        last = Some(m);
                     }
                 }
             }
-            if r.op.blocks() {
-                if let Some(m) = r.node {
-                    last = Some(m);
-                }
-            }
         }
-    }
+        failures
+    };
+    let regs = &replay.registrations;
+    let mut failures = if crate::parallel(replay) {
+        let mid = regs.len() / 2;
+        std::thread::scope(|s| {
+            let h = s.spawn(|| check(mid, &regs[mid..]));
+            let mut failures = check(0, &regs[..mid]);
+            failures.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            failures
+        })
+    } else {
+        check(0, regs)
+    };
     for &(n, t) in &replay.uncounted {
         let Some(e) = replay.exit_index.get(t.index()).copied().flatten() else {
             continue;

@@ -20,7 +20,10 @@
 //!   largest index of a registration of `t1` at a node that reaches `m` (0 = none). The
 //!   table is computed in one pass over the nodes in completion order, which is a
 //!   topological order (an edge `x -> y` needs a thread woken by `x` to register at `y`).
-//!   Memory `O(D·N)` u32, time `O(E·N)` over deduplicated node edges.
+//!   Memory `O(D·N)` u32, time `O(E·N)` over deduplicated node edges. A warp gather with
+//!   a single predecessor stores only its warp's lanes over the predecessor's row.
+//! * The threads' blocking chains (`prev_block`) need only the registrations and are built
+//!   beside the edges, on a second thread for large traces.
 //! * Within one thread, `R` is program order.
 //!
 //! Under `--warp-sync` (`Program::steps` non-empty) two commands of lanes of one warp are
@@ -36,14 +39,30 @@ use crate::{DynamicBarrier, DynamicBarrierId, Registration};
 /// Sentinel of [`HappensBefore::prev_blocking`]'s dense table: no blocking node yet.
 const NO_NODE: u32 = 0;
 
+/// Where the interval bounds of a node are stored.
+#[derive(Debug, Clone, Copy)]
+enum Row {
+    /// Its own row of [`HappensBefore::bound`] (the row index).
+    Dense(u32),
+    /// A warp gather with a single predecessor: the predecessor's dense row `base`, except
+    /// for the lanes of `warp`, whose bounds are the `warp_size` entries of
+    /// [`HappensBefore::lanes`] from `lanes`. Most nodes of warp-specialized kernels are
+    /// gathers; this keeps the table at one row per generation.
+    Gather { base: u32, warp: u32, lanes: u32 },
+}
+
 /// Happens-before between any two commands, in constant time, from `O(D·N)` intervals.
 #[derive(Debug, Clone)]
 pub struct HappensBefore {
     threads: usize,
     warp_size: u32,
-    /// `bound[node * threads + t]`: the commands of `t` with index `< bound` happen before
-    /// the completion of `node` (so before every command after a sync at `node`).
+    /// Per node, where its bounds are.
+    rows: Vec<Row>,
+    /// `bound[row * threads + t]`: the commands of `t` with index `< bound` happen before
+    /// the completion of a node with that row (so before every command after a sync at it).
     bound: Vec<u32>,
+    /// Bounds of the lanes of warp gathers ([`Row::Gather`]), `warp_size` per gather.
+    lanes: Vec<u32>,
     /// Per thread: its blocking registrations `(command, node)` in program order.
     blocking: Vec<Vec<(u32, DynamicBarrierId)>>,
     /// Per command (flat, `offsets[t]..offsets[t+1]`): `1 +` the last node at which the
@@ -110,39 +129,17 @@ pub(crate) fn edges(
     preds
 }
 
-impl HappensBefore {
-    /// Builds the intervals. `preds` must point backwards (`pred < node`), which the replay
-    /// guarantees; a forward edge is ignored here and reported by the caller.
-    pub(crate) fn build(
-        program: &Program,
-        nodes: &[DynamicBarrier],
-        registrations: &[Vec<Registration>],
-        preds: &[Vec<DynamicBarrierId>],
-    ) -> Self {
+/// Per thread, its chain of blocking nodes: the part of [`HappensBefore`] that needs only
+/// the registrations (built while the graph's edges are collected).
+pub(crate) struct Chains {
+    blocking: Vec<Vec<(u32, DynamicBarrierId)>>,
+    prev: Vec<u32>,
+    offsets: Vec<usize>,
+}
+
+impl Chains {
+    pub(crate) fn build(program: &Program, registrations: &[Vec<Registration>]) -> Self {
         let n = program.threads.len();
-        let mut bound = vec![0u32; nodes.len() * n];
-        for (m, node) in nodes.iter().enumerate() {
-            let (before, rest) = bound.split_at_mut(m * n);
-            let row = &mut rest[..n];
-            for &p in &preds[m] {
-                if p.index() < m {
-                    let prow = &before[p.index() * n..(p.index() + 1) * n];
-                    for (x, &y) in row.iter_mut().zip(prow) {
-                        *x = (*x).max(y);
-                    }
-                }
-            }
-            for p in &node.participants {
-                if let Some(x) = row.get_mut(p.thread.index()) {
-                    *x = (*x).max(p.command.saturating_add(1));
-                }
-            }
-            for &(t, e) in &node.exited {
-                if let Some(x) = row.get_mut(t.index()) {
-                    *x = (*x).max(e.saturating_add(1));
-                }
-            }
-        }
         let mut blocking = vec![Vec::new(); n];
         let mut offsets = Vec::with_capacity(n + 1);
         let mut prev = Vec::with_capacity(program.num_commands());
@@ -173,6 +170,121 @@ impl HappensBefore {
             blocking[t] = list;
         }
         offsets.push(prev.len());
+        Chains {
+            blocking,
+            prev,
+            offsets,
+        }
+    }
+}
+
+impl HappensBefore {
+    /// Builds the intervals. `preds` must point backwards (`pred < node`), which the replay
+    /// guarantees; a forward edge is ignored here and reported by the caller. `chains` is
+    /// [`Chains::build`] of the same registrations.
+    pub(crate) fn build(
+        program: &Program,
+        nodes: &[DynamicBarrier],
+        preds: &[Vec<DynamicBarrierId>],
+        chains: Chains,
+    ) -> Self {
+        let n = program.threads.len();
+        let ws = program.warp_size.max(1);
+        let dense_rows = nodes.iter().filter(|x| !x.gather).count();
+        let mut bound: Vec<u32> = Vec::with_capacity(dense_rows.saturating_mul(n));
+        let mut rows: Vec<Row> = Vec::with_capacity(nodes.len());
+        let mut lanes: Vec<u32> = Vec::new();
+        let mut row = vec![0u32; n];
+        for (m, node) in nodes.iter().enumerate() {
+            let ps = preds.get(m).map_or(&[][..], Vec::as_slice);
+            // A warp gather whose lanes all come from one warp and which has a single
+            // predecessor with a dense row: store only the warp's lanes.
+            let threads = node
+                .participants
+                .iter()
+                .map(|p| p.thread)
+                .chain(node.exited.iter().map(|&(t, _)| t));
+            let mut warp = None;
+            let mut one_warp = node.gather;
+            for t in threads {
+                if t.index() >= n {
+                    one_warp = false;
+                }
+                match warp {
+                    None => warp = Some(t.0 / ws),
+                    Some(w) if w != t.0 / ws => one_warp = false,
+                    Some(_) => {}
+                }
+            }
+            let single = match ps {
+                [p] if p.index() < m => match rows[p.index()] {
+                    Row::Dense(r) => Some(r),
+                    Row::Gather { .. } => None,
+                },
+                _ => None,
+            };
+            if let (true, Some(w), Some(base)) = (one_warp, warp, single) {
+                let off = lanes.len();
+                let first = w as usize * ws as usize;
+                let brow = &bound[base as usize * n..(base as usize + 1) * n];
+                lanes.extend(
+                    (first..first + ws as usize).map(|t| brow.get(t).copied().unwrap_or(0)),
+                );
+                let seg = &mut lanes[off..];
+                for p in &node.participants {
+                    let x = &mut seg[p.thread.index() - first];
+                    *x = (*x).max(p.command.saturating_add(1));
+                }
+                for &(t, e) in &node.exited {
+                    let x = &mut seg[t.index() - first];
+                    *x = (*x).max(e.saturating_add(1));
+                }
+                rows.push(Row::Gather {
+                    base,
+                    warp: w,
+                    lanes: off as u32,
+                });
+                continue;
+            }
+            row.fill(0);
+            for &p in ps {
+                if p.index() >= m {
+                    continue;
+                }
+                let (r, gather) = match rows[p.index()] {
+                    Row::Dense(r) => (r, None),
+                    Row::Gather { base, warp, lanes } => (base, Some((warp, lanes))),
+                };
+                let prow = &bound[r as usize * n..(r as usize + 1) * n];
+                for (x, &y) in row.iter_mut().zip(prow) {
+                    *x = (*x).max(y);
+                }
+                if let Some((w, off)) = gather {
+                    let first = w as usize * ws as usize;
+                    let seg = &lanes[off as usize..off as usize + ws as usize];
+                    for (x, &y) in row.iter_mut().skip(first).zip(seg) {
+                        *x = (*x).max(y);
+                    }
+                }
+            }
+            for p in &node.participants {
+                if let Some(x) = row.get_mut(p.thread.index()) {
+                    *x = (*x).max(p.command.saturating_add(1));
+                }
+            }
+            for &(t, e) in &node.exited {
+                if let Some(x) = row.get_mut(t.index()) {
+                    *x = (*x).max(e.saturating_add(1));
+                }
+            }
+            rows.push(Row::Dense((bound.len() / n.max(1)) as u32));
+            bound.extend_from_slice(&row);
+        }
+        let Chains {
+            blocking,
+            prev,
+            offsets,
+        } = chains;
         let steps = if program.threads.iter().any(|t| !t.steps.is_empty()) {
             program.threads.iter().map(|t| t.steps.clone()).collect()
         } else {
@@ -180,8 +292,10 @@ impl HappensBefore {
         };
         HappensBefore {
             threads: n,
-            warp_size: program.warp_size.max(1),
+            warp_size: ws,
+            rows,
             bound,
+            lanes,
             blocking,
             prev,
             offsets,
@@ -223,8 +337,19 @@ impl HappensBefore {
         if thread.index() >= self.threads {
             return 0;
         }
+        let base = match self.rows.get(node.index()) {
+            None => return 0,
+            Some(&Row::Dense(r)) => r,
+            Some(&Row::Gather { base, warp, lanes }) => {
+                if thread.0 / self.warp_size == warp {
+                    let lane = (thread.0 % self.warp_size) as usize;
+                    return self.lanes.get(lanes as usize + lane).copied().unwrap_or(0);
+                }
+                base
+            }
+        };
         self.bound
-            .get(node.index() * self.threads + thread.index())
+            .get(base as usize * self.threads + thread.index())
             .copied()
             .unwrap_or(0)
     }

@@ -271,8 +271,26 @@ pub struct Analysis {
 pub fn analyze(program: &Program) -> Analysis {
     let start = Instant::now();
     let mut replay = replay::replay(program);
-    let mut preds = hb::edges(&replay.nodes, &replay.registrations);
-    mbarrier::add_edges(&replay.mbarriers, &mut preds);
+    // The threads' blocking chains need only the registrations: build them beside the
+    // edges when the trace is large.
+    let (preds, chains) = {
+        let edges = || {
+            let mut preds = hb::edges(&replay.nodes, &replay.registrations);
+            mbarrier::add_edges(&replay.mbarriers, &mut preds);
+            preds
+        };
+        let chains = || hb::Chains::build(program, &replay.registrations);
+        if parallel(&replay) {
+            std::thread::scope(|s| {
+                let h = s.spawn(chains);
+                let preds = edges();
+                let chains = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (preds, chains)
+            })
+        } else {
+            (edges(), chains())
+        }
+    };
     let mut edges = Vec::new();
     let mut forward = None;
     for (to, ps) in preds.iter().enumerate() {
@@ -284,8 +302,7 @@ pub fn analyze(program: &Program) -> Analysis {
         }
     }
     debug_assert!(forward.is_none(), "completion order is topological");
-    let happens_before =
-        HappensBefore::build(program, &replay.nodes, &replay.registrations, &preds);
+    let happens_before = HappensBefore::build(program, &replay.nodes, &preds, chains);
     let mut violations = std::mem::take(&mut replay.violations);
     if let Some((a, b)) = forward {
         violations.push(SyncViolation::new(
@@ -348,6 +365,14 @@ pub fn analyze(program: &Program) -> Analysis {
         graph,
         stats,
     }
+}
+
+/// Whether the trace is large enough for the independent parts of the analysis to run on
+/// two threads (a thread costs tens of microseconds).
+pub(crate) fn parallel(replay: &replay::Replay) -> bool {
+    const MIN_REGISTRATIONS: usize = 1 << 16;
+    let total: usize = replay.registrations.iter().map(Vec::len).sum();
+    total >= MIN_REGISTRATIONS && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
 #[cfg(test)]
