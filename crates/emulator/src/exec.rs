@@ -340,7 +340,7 @@ impl Machine<'_> {
             let mut progress = false;
             for t in 0..self.n {
                 while self.th[t].state == State::Run && !self.stop {
-                    self.step(t);
+                    self.run_fast(t);
                     progress = true;
                 }
                 if self.stop {

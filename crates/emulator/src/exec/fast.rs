@@ -5,8 +5,10 @@
 //! the step-budget overrun take the general path (`Machine::step_slow`), which performs
 //! the whole step itself, so the fast path never changes what an emulation computes.
 
-use super::{Machine, mask, mul, sx};
-use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MulMode, NONE, Op, Opnd};
+use weft_program::{AccessKind, Command, InstId};
+
+use super::{Machine, Mem, mask, mul, sx};
+use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, NONE, Op, Opnd, Space};
 
 /// A register or immediate source.
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +80,22 @@ pub(super) enum FastOp {
     /// `bra`; `target` is `pc + 1` when the operand is not a label.
     Bra {
         target: u32,
+    },
+    /// Scalar `ld.shared` into register `d` from `[r+off]` (semantics of `Machine::load`).
+    LdShared {
+        d: u32,
+        r: u32,
+        off: i64,
+        esize: u32,
+        bits: u8,
+        signed: bool,
+    },
+    /// Scalar `st.shared` of `s` to `[r+off]` (semantics of `Machine::store`).
+    StShared {
+        r: u32,
+        off: i64,
+        esize: u32,
+        s: Src,
     },
 }
 
@@ -191,6 +209,30 @@ fn decode(ir: &Ir, pc: u32, inst: &Inst) -> FastOp {
             },
         }),
         Op::Skip => Some(FastOp::Nop),
+        Op::Ld if inst.space == Space::Shared => (|| {
+            let Some(Opnd::Mem(MemBase::Reg(r), off)) = ops.get(1) else {
+                return None;
+            };
+            Some(FastOp::LdShared {
+                d: dst(ops.first())?,
+                r: *r,
+                off: *off,
+                esize: inst.ty.bytes().max(1),
+                bits,
+                signed,
+            })
+        })(),
+        Op::St if inst.space == Space::Shared => (|| {
+            let Some(Opnd::Mem(MemBase::Reg(r), off)) = ops.first() else {
+                return None;
+            };
+            Some(FastOp::StShared {
+                r: *r,
+                off: *off,
+                esize: inst.ty.bytes().max(1),
+                s: src(ops.get(1))?,
+            })
+        })(),
         _ => None,
     };
     op.unwrap_or(FastOp::Slow)
@@ -312,37 +354,109 @@ impl Machine<'_> {
         self.unk[i] = u;
     }
 
+    /// Whether the fast path can execute `f` with `executed` instructions already run:
+    /// it has a fast form, the budget allows one more step and its guard is known. Returns
+    /// the guard's value (true when unguarded).
+    #[inline(always)]
+    fn fast_ready(&self, base: usize, f: &FastInst, executed: u64) -> Option<bool> {
+        if matches!(f.op, FastOp::Slow) || executed >= self.cfg.step_limit {
+            return None;
+        }
+        if f.guard == NONE {
+            return self.shared_target(base, f.op).map(|_| true);
+        }
+        let i = base + f.guard as usize;
+        let (v, u) = (self.vals[i], self.unk[i]);
+        if u != 0 {
+            return None;
+        }
+        let taken = (v & 1 != 0) != f.guard_neg;
+        if taken && self.shared_target(base, f.op).is_none() {
+            return None;
+        }
+        Some(taken)
+    }
+
+    /// For a fast shared access: its address, when it is known and the access lies inside
+    /// the shared window (otherwise the general interpreter reports it). `Some(0)` for
+    /// other operations.
+    #[inline(always)]
+    fn shared_target(&self, base: usize, op: FastOp) -> Option<u32> {
+        let (r, off, esize) = match op {
+            FastOp::LdShared { r, off, esize, .. } | FastOp::StShared { r, off, esize, .. } => {
+                (r, off, esize)
+            }
+            _ => return Some(0),
+        };
+        let i = base + r as usize;
+        if self.unk[i] != 0 {
+            return None;
+        }
+        let x = self.vals[i].wrapping_add(off as u64) as u32;
+        let end = u64::from(x) + u64::from(esize);
+        let ok = match self.smem_size {
+            Some(size) => end <= u64::from(size),
+            None => end <= self.smem.len() as u64,
+        };
+        (ok && end <= self.smem.len() as u64).then_some(x)
+    }
+
     /// One step of thread `t`: the fast path when the instruction has a fast form, its
     /// guard is known and the step budget allows it; otherwise [`Machine::step_slow`].
     #[inline(always)]
     pub(super) fn step(&mut self, t: usize) {
         let pc = self.th[t].pc;
+        let base = t * self.nregs;
         let Some(&f) = self.fast.get(pc as usize) else {
             return self.step_slow(t);
         };
-        if matches!(f.op, FastOp::Slow) || self.th[t].executed >= self.cfg.step_limit {
+        let Some(taken) = self.fast_ready(base, &f, self.th[t].executed) else {
             return self.step_slow(t);
-        }
-        let base = t * self.nregs;
-        if f.guard != NONE {
-            let i = base + f.guard as usize;
-            let (v, u) = (self.vals[i], self.unk[i]);
-            if u != 0 {
-                return self.step_slow(t);
-            }
-            if (v & 1 != 0) == f.guard_neg {
-                self.instructions += 1;
-                let th = &mut self.th[t];
-                th.executed += 1;
-                th.pc = pc + 1;
-                return;
-            }
-        }
+        };
         self.instructions += 1;
+        self.th[t].executed += 1;
+        let next = if taken {
+            self.exec_fast(t, base, pc, f.op)
+        } else {
+            pc + 1
+        };
+        self.th[t].pc = next;
+    }
+
+    /// Runs thread `t` (state `Run`) through consecutive fast-path instructions, then one
+    /// step of the general interpreter. Fast instructions never change the thread's state
+    /// or stop the emulation, so the caller's checks are needed only after the slow step.
+    pub(super) fn run_fast(&mut self, t: usize) {
+        let base = t * self.nregs;
+        let mut pc = self.th[t].pc;
+        let mut executed = self.th[t].executed;
+        let start = executed;
+        // Borrowed out of the machine for the loop (the table is never modified).
+        let table = std::mem::take(&mut self.fast);
+        while let Some(f) = table.get(pc as usize) {
+            let Some(taken) = self.fast_ready(base, f, executed) else {
+                break;
+            };
+            executed += 1;
+            pc = if taken {
+                self.exec_fast(t, base, pc, f.op)
+            } else {
+                pc + 1
+            };
+        }
+        self.fast = table;
+        self.instructions += executed - start;
         let th = &mut self.th[t];
-        th.executed += 1;
-        th.pc = pc + 1;
-        match f.op {
+        th.pc = pc;
+        th.executed = executed;
+        self.step_slow(t);
+    }
+
+    /// Executes the fast operation `op` at `pc` for the thread whose registers start at
+    /// `base`; returns the next PC.
+    #[inline(always)]
+    fn exec_fast(&mut self, t: usize, base: usize, pc: u32, op: FastOp) -> u32 {
+        match op {
             FastOp::Slow | FastOp::Nop => {}
             FastOp::Bin {
                 alu: k,
@@ -422,7 +536,51 @@ impl Machine<'_> {
                 };
                 self.put(base, d, v, u);
             }
-            FastOp::Bra { target } => self.th[t].pc = target,
+            FastOp::Bra { target } => return target,
+            FastOp::LdShared {
+                d,
+                esize,
+                bits,
+                signed,
+                ..
+            } => {
+                let x = self.shared_target(base, op).unwrap_or(0);
+                let may = self.th[t].may > 0;
+                self.push(
+                    t,
+                    Command::access(AccessKind::Read, x, esize, may, InstId(pc)),
+                );
+                let (v, u) = self.read_bytes(Mem::Shared, 0, x as usize, esize as usize);
+                let u = if u == self.uninit_shared {
+                    self.src
+                        .single(crate::ValueSource::SharedUnknown(InstId(pc)))
+                } else {
+                    u
+                };
+                let v = if signed { sx(v, bits) as u64 } else { v };
+                self.put(base, d, v, u);
+            }
+            FastOp::StShared { esize, s, .. } => {
+                let x = self.shared_target(base, op).unwrap_or(0);
+                let th = &self.th[t];
+                let may = th.may > 0;
+                let may_u = if may { th.may_src } else { 0 };
+                self.push(
+                    t,
+                    Command::access(AccessKind::Write, x, esize, may, InstId(pc)),
+                );
+                let end = x as usize + esize as usize;
+                let u = self.src.union(0, may_u);
+                if u != 0 {
+                    self.smem_unk[x as usize..end]
+                        .iter_mut()
+                        .for_each(|b| *b = u);
+                }
+                let (v, u) = self.get(base, s);
+                let u = self.src.union(u, may_u);
+                self.write_bytes(Mem::Shared, 0, x as usize, esize as usize, v, u);
+            }
         }
+        pc + 1
     }
 }
