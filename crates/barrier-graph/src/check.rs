@@ -106,6 +106,7 @@ struct Failure {
 /// Whether generation `n` completes before the program point just before `(t, j)` in every
 /// trace (`j` itself excluded). `last` is `t`'s last blocking node before `j`; `waiter` is
 /// the node's first blocking participant ([`first_waiter`]).
+#[inline]
 fn completes_before(
     hb: &HappensBefore,
     node: &DynamicBarrier,
@@ -114,20 +115,46 @@ fn completes_before(
     j: u32,
     last: Option<DynamicBarrierId>,
 ) -> bool {
-    let reaches = |t1: ThreadId, i: u32| -> bool {
-        if t1 == t {
-            i < j
-        } else {
-            last.is_some_and(|m| i < hb.latest_before(m, t1))
-        }
-    };
-    if let Some(p) = waiter {
-        return reaches(p.thread, p.command);
+    match waiter {
+        Some(p) => reaches(hb, t, j, last, p.thread, p.command),
+        None => all_reach(hb, node, t, j, last),
     }
+}
+
+/// Whether command `i` of `t1` happens before the program point just before `(t, j)`.
+#[inline]
+fn reaches(
+    hb: &HappensBefore,
+    t: ThreadId,
+    j: u32,
+    last: Option<DynamicBarrierId>,
+    t1: ThreadId,
+    i: u32,
+) -> bool {
+    if t1 == t {
+        i < j
+    } else {
+        last.is_some_and(|m| i < hb.latest_before(m, t1))
+    }
+}
+
+/// [`completes_before`] for a generation without a waiter: every registration and counted
+/// exit must be ordered before.
+#[inline(never)]
+fn all_reach(
+    hb: &HappensBefore,
+    node: &DynamicBarrier,
+    t: ThreadId,
+    j: u32,
+    last: Option<DynamicBarrierId>,
+) -> bool {
     node.participants
         .iter()
-        .all(|p| reaches(p.thread, p.command))
-        && node.exited.iter().all(|&(t1, e)| reaches(t1, e))
+        .all(|p| reaches(hb, t, j, last, p.thread, p.command))
+        && node
+            .exited
+            .iter()
+            .all(|&(t1, e)| reaches(hb, t, j, last, t1, e))
 }
 
 /// The first blocking participant (sync, red, warp sync) of a node, if any.

@@ -333,6 +333,7 @@ impl HappensBefore {
 
     /// The interval bound of a dynamic barrier: the commands of `thread` with index
     /// `< latest_before(node, thread)` happen before `node` completes (0: none does).
+    #[inline]
     pub fn latest_before(&self, node: DynamicBarrierId, thread: ThreadId) -> u32 {
         if thread.index() >= self.threads {
             return 0;
