@@ -1236,49 +1236,7 @@ impl Machine<'_> {
                     Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs => false,
                 }
             }
-            _ => {
-                let (sa, sb) = (sx(a, bits), sx(b, bits));
-                let (ma, mb) = (mask(a, bits), mask(b, bits));
-                let s = inst.ty.signed();
-                match cmp {
-                    Cmp::Eq | Cmp::Equ => ma == mb,
-                    Cmp::Ne | Cmp::Neu => ma != mb,
-                    Cmp::Lt | Cmp::Ltu => {
-                        if s {
-                            sa < sb
-                        } else {
-                            ma < mb
-                        }
-                    }
-                    Cmp::Le | Cmp::Leu => {
-                        if s {
-                            sa <= sb
-                        } else {
-                            ma <= mb
-                        }
-                    }
-                    Cmp::Gt | Cmp::Gtu => {
-                        if s {
-                            sa > sb
-                        } else {
-                            ma > mb
-                        }
-                    }
-                    Cmp::Ge | Cmp::Geu => {
-                        if s {
-                            sa >= sb
-                        } else {
-                            ma >= mb
-                        }
-                    }
-                    Cmp::Lo => ma < mb,
-                    Cmp::Ls => ma <= mb,
-                    Cmp::Hi => ma > mb,
-                    Cmp::Hs => ma >= mb,
-                    Cmp::Num => true,
-                    Cmp::Nan => false,
-                }
-            }
+            _ => fast::compare(cmp, bits, inst.ty.signed(), a, b),
         };
         let (p, q) = match o(0) {
             Opnd::List(s, 2) => {

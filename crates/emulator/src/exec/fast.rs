@@ -292,7 +292,9 @@ fn alu(alu: Alu, bits: u8, signed: bool, a: u64, b: u64) -> u64 {
 }
 
 #[inline(always)]
-fn compare(cmp: Cmp, bits: u8, s: bool, a: u64, b: u64) -> bool {
+/// Integer comparison of `bits`-wide operands, signed when `s` (the general interpreter's
+/// `setp` uses it too).
+pub(super) fn compare(cmp: Cmp, bits: u8, s: bool, a: u64, b: u64) -> bool {
     let (sa, sb) = (sx(a, bits), sx(b, bits));
     let (ma, mb) = (mask(a, bits), mask(b, bits));
     match cmp {
