@@ -1,11 +1,12 @@
 //! Emulation throughput on a generated warp-specialized producer/consumer kernel.
 //!
-//! Reports thread-instructions per second and bytes per recorded command (including the
+//! A criterion benchmark whose throughput unit is thread-instructions (criterion prints them
+//! per second as `elem/s`); it also prints bytes per recorded command (including the
 //! per-thread `Vec` overhead). Run with `cargo bench -p emulator --bench emulate`.
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use emulator::{Config, emulate};
 
 /// A 256-thread kernel: warps 0–3 produce into a double buffer, warps 4–7 consume, with
@@ -77,21 +78,12 @@ CLOOP:
     s
 }
 
-fn main() {
+fn bench(c: &mut Criterion) {
     let iters = 2000;
     let text = kernel(iters);
     let module = ptx_parser::parse(&text).expect("generated PTX parses");
     let config = Config::default();
-    // Warm up, then take the best of a few runs.
-    let mut best = f64::INFINITY;
-    let mut last = None;
-    for _ in 0..5 {
-        let start = Instant::now();
-        let e = emulate(&module, "pc", &config).expect("emulates");
-        best = best.min(start.elapsed().as_secs_f64());
-        last = Some(e);
-    }
-    let Some(e) = last else { return };
+    let e = emulate(&module, "pc", &config).expect("emulates");
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
     let commands = e.program.num_commands();
     let bytes: usize = e
@@ -104,14 +96,19 @@ fn main() {
         })
         .sum();
     println!(
-        "emulate/producer_consumer: {} thread-instructions in {:.3} ms = {:.1} M thread-instructions/s (1 core)",
+        "emulate/producer_consumer: {} thread-instructions per run; {commands} commands, {:.2} bytes/command (Command is {} bytes; Vec capacity and headers included)",
         e.stats.instructions,
-        best * 1e3,
-        e.stats.instructions as f64 / best / 1e6
-    );
-    println!(
-        "emulate/producer_consumer: {commands} commands, {:.2} bytes/command (Command is {} bytes; Vec capacity and headers included)",
         bytes as f64 / commands as f64,
         std::mem::size_of::<weft_program::Command>()
     );
+    let mut group = c.benchmark_group("emulate");
+    group.throughput(Throughput::Elements(e.stats.instructions));
+    group.sample_size(10);
+    group.bench_function("producer_consumer", |b| {
+        b.iter(|| emulate(&module, "pc", &config).expect("emulates"))
+    });
+    group.finish();
 }
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
