@@ -9,11 +9,14 @@
 //! iterations give 8,192 dynamic barriers; the kernel is well-synchronized and race-free.
 //!
 //! Run with `cargo bench -p race` (uses 2 rayon threads, like the target machine; set
-//! `RACE_BENCH_THREADS` to change). Prints the time of barrier-graph + race and of race
-//! alone, throughput, and the process's peak resident memory (VmHWM).
+//! `RACE_BENCH_THREADS` to change). A first run prints the statistics, the throughput in
+//! commands and naive race pairs per second, and the process's peak resident memory
+//! (VmHWM); criterion then times barrier-graph + race and race alone, with commands as its
+//! throughput unit.
 
 use std::time::Instant;
 
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use race::{Config, find_races};
 use weft_program::{
     AccessKind, BarrierCount, BarrierOp, Command, CtaShape, InstId, Program, ThreadEnd,
@@ -124,7 +127,7 @@ fn vm_hwm_mb() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-fn main() {
+fn bench(c: &mut Criterion) {
     // `cargo bench` passes `--bench`; a filter argument of `cargo test --benches` is ignored.
     let workers = std::env::var("RACE_BENCH_THREADS")
         .ok()
@@ -137,7 +140,6 @@ fn main() {
     {
         eprintln!("rayon pool already initialized");
     }
-    let quick = std::env::args().any(|a| a == "--test");
     let start = Instant::now();
     let program = pipeline();
     let commands = program.num_commands();
@@ -147,7 +149,8 @@ fn main() {
         start.elapsed().as_secs_f64(),
         vm_hwm_mb()
     );
-    let runs = if quick { 1 } else { 3 };
+    // One reported run first: criterion's own timing follows.
+    let runs = 1;
     let mut best_total = f64::INFINITY;
     let mut best_race = f64::INFINITY;
     let mut last = None;
@@ -199,4 +202,24 @@ fn main() {
         "peak memory (VmHWM): {:.0} MB with {workers} rayon threads",
         vm_hwm_mb()
     );
+
+    let mut group = c.benchmark_group("paper_scale");
+    group.throughput(Throughput::Elements(commands as u64));
+    group.sample_size(10);
+    group.bench_function("barrier_graph_and_race", |b| {
+        b.iter(|| {
+            let analysis = barrier_graph::analyze(&program);
+            let hb = analysis.happens_before.as_ref().expect("well-synchronized");
+            find_races(&program, hb, &Config::default()).races.len()
+        })
+    });
+    let analysis = barrier_graph::analyze(&program);
+    let hb = analysis.happens_before.as_ref().expect("well-synchronized");
+    group.bench_function("race_alone", |b| {
+        b.iter(|| find_races(&program, hb, &Config::default()).races.len())
+    });
+    group.finish();
 }
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
