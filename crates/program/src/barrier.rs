@@ -280,6 +280,15 @@ struct Open {
 }
 
 impl Open {
+    /// Whether an exited thread (warp `warp`, lane `lane`) that did not register counts as
+    /// registered at this generation of `key` (the PTX rules in the module doc).
+    fn counts_exit(&self, key: BarrierKey, warp: u32, lane: u32) -> bool {
+        match key {
+            BarrierKey::Named(_) => self.all || bit(&self.touched, warp),
+            BarrierKey::Warp(w) => w == warp && lane < 32 && self.config & (1 << lane) != 0,
+        }
+    }
+
     fn registered(&self) -> u32 {
         self.participants.len() as u32 + self.exited_counted
     }
@@ -304,6 +313,17 @@ fn set_bit(set: &mut [u64], i: u32) {
 struct Gather {
     key: GatherKey,
     lanes: Vec<Participant>,
+}
+
+/// The barrier stored in slot `index` (the inverse of `BarrierFile::slot_index`).
+fn slot_key(index: usize) -> BarrierKey {
+    // Slots are created from a `u32` count (16 + warps), so the index fits.
+    let index = index as u32;
+    if index < NUM_NAMED_BARRIERS {
+        BarrierKey::Named(index)
+    } else {
+        BarrierKey::Warp(index - NUM_NAMED_BARRIERS)
+    }
 }
 
 /// The state of every named barrier and warp barrier of one CTA.
@@ -586,11 +606,7 @@ impl BarrierFile {
                 bits &= bits - 1;
                 let warp = t / self.warp_size;
                 let lane = t % self.warp_size;
-                let counts = match key {
-                    BarrierKey::Named(_) => open.all || bit(&open.touched, warp),
-                    BarrierKey::Warp(w) => w == warp && lane < 32 && open.config & (1 << lane) != 0,
-                };
-                if counts {
+                if open.counts_exit(key, warp, lane) {
                     out.push(ThreadId(t));
                 }
             }
@@ -616,23 +632,14 @@ impl BarrierFile {
         let lane = thread.0 % self.warp_size;
         let mut events = Vec::new();
         for index in 0..self.slots.len() {
-            let key = if index < NUM_NAMED_BARRIERS as usize {
-                BarrierKey::Named(index as u32)
-            } else {
-                BarrierKey::Warp(index as u32 - NUM_NAMED_BARRIERS)
-            };
+            let key = slot_key(index);
             let Some(open) = self.slots[index].open.as_mut() else {
                 continue;
             };
             if bit(&open.arrived, thread.0) {
                 continue;
             }
-            let counts = match key {
-                BarrierKey::Named(_) if open.all => true,
-                BarrierKey::Named(_) => bit(&open.touched, warp),
-                BarrierKey::Warp(w) => w == warp && lane < 32 && open.config & (1 << lane) != 0,
-            };
-            if !counts {
+            if !open.counts_exit(key, warp, lane) {
                 continue;
             }
             open.exited_counted += 1;
@@ -671,11 +678,7 @@ impl BarrierFile {
             .enumerate()
             .filter_map(|(index, slot)| {
                 let open = slot.open.as_ref()?;
-                let key = if index < NUM_NAMED_BARRIERS as usize {
-                    BarrierKey::Named(index as u32)
-                } else {
-                    BarrierKey::Warp(index as u32 - NUM_NAMED_BARRIERS)
-                };
+                let key = slot_key(index);
                 Some(OpenGeneration {
                     key,
                     generation: slot.completed + 1,
