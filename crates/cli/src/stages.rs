@@ -232,11 +232,11 @@ fn local_name(name: &str) -> &str {
 #[cold]
 fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
     // One violation per (kind, instruction), naming every thread that hit it.
-    let mut groups: BTreeMap<(u8, InstId), (Vec<u32>, &str)> = BTreeMap::new();
+    let mut groups: BTreeMap<(&'static str, InstId), (Vec<u32>, &str)> = BTreeMap::new();
     for f in &emulation.findings {
         let kind = match f.kind {
-            FindingKind::SharedOutOfBounds => 0,
-            FindingKind::TrapReachable => 1,
+            FindingKind::SharedOutOfBounds => "shared-out-of-bounds",
+            FindingKind::TrapReachable => "trap-reachable",
             // barrier-graph replays the same mbarrier operations through the same
             // `MbarrierFile` and reports each error once, with its specific `mbarrier-*` kind.
             FindingKind::MbarrierProtocol => continue,
@@ -250,7 +250,6 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
     groups
         .into_iter()
         .map(|((kind, inst), (threads, message))| {
-            let kind = ["shared-out-of-bounds", "trap-reachable"][usize::from(kind)];
             let threads = report::thread_ranges(threads);
             let who = describe(&threads, program);
             Violation {
