@@ -32,7 +32,7 @@ use weft_program::{BarrierKey, InstId, Participant, Program, ThreadId};
 
 use crate::hb::HappensBefore;
 use crate::replay::Replay;
-use crate::report::{CommandRef, SyncViolation, ViolationKind, group_threads, join};
+use crate::report::{CommandRef, SyncViolation, ViolationKind, group_threads, inst_at, join};
 use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
 
 /// `no-waiter` for each completed named-barrier generation whose participants all arrived
@@ -62,10 +62,7 @@ pub(crate) fn lost_signals(
         }
         let mut commands: Vec<CommandRef> = Vec::new();
         for p in &node.participants {
-            let inst = program.threads[p.thread.index()]
-                .commands
-                .get(p.command as usize)
-                .map_or(InstId(u32::MAX), |c| c.inst());
+            let inst = inst_at(program, p.thread, p.command);
             if !commands.iter().any(|c| c.inst == inst) {
                 commands.push(CommandRef {
                     thread: p.thread,
@@ -218,12 +215,7 @@ pub(crate) fn check_recycling(
         .filter(|(_, n)| !n.gather)
         .filter_map(|(i, n)| Some(((n.key.barrier()?, n.generation), DynamicBarrierId(i as u32))))
         .collect();
-    let inst = |t: ThreadId, i: u32| {
-        program.threads[t.index()]
-            .commands
-            .get(i as usize)
-            .map_or(InstId(u32::MAX), |c| c.inst())
-    };
+    let inst = |t: ThreadId, i: u32| inst_at(program, t, i);
     let gens = Generations::new(&by_gen);
     let waiters: Vec<Option<Participant>> = nodes.iter().map(first_waiter).collect();
     // Each thread's registrations are checked on their own: split the threads in chunks.
@@ -349,10 +341,7 @@ fn report(
         let first_ref = first.map(|p| CommandRef {
             thread: p.thread,
             index: p.command,
-            inst: program.threads[p.thread.index()]
-                .commands
-                .get(p.command as usize)
-                .map_or(InstId(u32::MAX), |c| c.inst()),
+            inst: inst_at(program, p.thread, p.command),
         });
         let mut threads: Vec<ThreadId> = group.iter().map(|f| f.command.thread).collect();
         threads.dedup();

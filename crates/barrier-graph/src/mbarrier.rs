@@ -69,7 +69,9 @@ use weft_program::{
 
 use crate::hb::HappensBefore;
 use crate::replay::Replay;
-use crate::report::{CommandRef, SyncViolation, ThreadRange, ViolationKind, group_threads, join};
+use crate::report::{
+    CommandRef, SyncViolation, ThreadRange, ViolationKind, group_threads, inst_at, join,
+};
 use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
 
 /// A command of a thread: `(thread, index)`.
@@ -127,11 +129,7 @@ impl MbarrierReplay {
 }
 
 fn inst(program: &Program, (t, i): Cmd) -> InstId {
-    program
-        .threads
-        .get(t.index())
-        .and_then(|p| p.commands.get(i as usize))
-        .map_or(InstId(u32::MAX), |c| c.inst())
+    inst_at(program, t, i)
 }
 
 fn cref(program: &Program, c: Cmd) -> CommandRef {

@@ -18,7 +18,7 @@ use weft_program::{
 
 use crate::report::{
     BlockedGeneration, CommandRef, SyncViolation, ThreadRange, ThreadState, ViolationKind,
-    group_threads, join,
+    group_threads, inst_at, join,
 };
 use crate::{DynamicBarrier, DynamicBarrierId, Registration};
 
@@ -137,10 +137,7 @@ pub(crate) fn replay(program: &Program) -> Replay {
 
 impl Replayer<'_> {
     fn inst(&self, thread: ThreadId, command: u32) -> InstId {
-        self.program.threads[thread.index()]
-            .commands
-            .get(command as usize)
-            .map_or(InstId(u32::MAX), |c| c.inst())
+        inst_at(self.program, thread, command)
     }
 
     fn cref(&self, p: Participant) -> CommandRef {

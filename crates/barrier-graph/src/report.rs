@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use weft_program::{BarrierKey, InstId, ThreadId};
+use weft_program::{BarrierKey, InstId, Program, ThreadId};
 
 /// The stable violation kinds of this stage (DESIGN.md, "Reports").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,6 +131,16 @@ impl fmt::Display for ThreadRange {
             write!(f, "threads {a}-{b} (warps {wa}-{wb})")
         }
     }
+}
+
+/// The instruction of command `index` of `thread`, or `InstId(u32::MAX)` when the program
+/// has no such command (a hand-built program may be shorter than its registrations claim).
+pub(crate) fn inst_at(program: &Program, thread: ThreadId, index: u32) -> InstId {
+    program
+        .threads
+        .get(thread.index())
+        .and_then(|p| p.commands.get(index as usize))
+        .map_or(InstId(u32::MAX), |c| c.inst())
 }
 
 /// Groups `(thread, key)` pairs, sorted by thread, into maximal ranges of consecutive
