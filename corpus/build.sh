@@ -40,22 +40,34 @@ built=()   # lines: name|ptx|source|kernel-regex|threads|params...
 # Rewrite absolute paths in .file lines to repository-relative ones.
 relativize() { sed -i -e "s|\"$root/|\"|g" "$1"; }
 
-compile_cutlass() { # name schedule
-    local name="$1" sched="$2" ptx="$out/$1.ptx"
-    echo "corpus: nvcc $name (schedule $sched)" >&2
+# Runs one compile command under `timeout` (its output in $out/NAME.log), which must write
+# $out/NAME.ptx, and records the kernel as built (from SOURCE) or failed.
+compile() { # name source command...
+    local name="$1" source="$2" ptx="$out/$1.ptx"
+    shift 2
+    echo "corpus: compiling $name" >&2
     local t0=$(date +%s)
-    if [ -z "$cutlass_inc" ] || ! timeout "$per_compile_timeout" "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 \
-            -I"$cutlass_inc" -DNDEBUG --expt-relaxed-constexpr -DWEFT_SCHEDULE="$sched" \
-            corpus/src/cutlass_sm90_gemm.cu -o "$ptx" 2>"$out/$name.log"; then
+    if timeout "$per_compile_timeout" "$@" >"$out/$name.log" 2>&1; then
+        relativize "$ptx"
+        echo "corpus: built $name in $(( $(date +%s) - t0 ))s, $(wc -c <"$ptx") bytes" >&2
+        built+=("$name|$ptx|$source")
+    else
         echo "corpus: FAILED $name (see $out/$name.log)" >&2
         tail -n 5 "$out/$name.log" >&2
         rm -f "$ptx"
         failed+=("$name")
+    fi
+}
+
+compile_cutlass() { # name schedule
+    if [ -z "$cutlass_inc" ]; then
+        echo "corpus: FAILED $1 (no CUTLASS headers)" >&2
+        failed+=("$1")
         return
     fi
-    relativize "$ptx"
-    echo "corpus: built $name in $(( $(date +%s) - t0 ))s, $(wc -c <"$ptx") bytes" >&2
-    built+=("$name|$ptx|corpus/src/cutlass_sm90_gemm.cu")
+    compile "$1" corpus/src/cutlass_sm90_gemm.cu \
+        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" -DNDEBUG \
+        --expt-relaxed-constexpr -DWEFT_SCHEDULE="$2" corpus/src/cutlass_sm90_gemm.cu -o "$out/$1.ptx"
 }
 
 compile_cutlass cutlass-sm90-tma-warpspecialized 1
@@ -68,19 +80,7 @@ if ! $py -c 'import triton' >/dev/null 2>&1; then
     timeout "$per_compile_timeout" $py -m pip install -q triton >&2 || echo "corpus: triton install FAILED" >&2
 fi
 compile_triton() { # name which
-    local name="$1" which="$2" ptx="$out/$1.ptx"
-    echo "corpus: triton $name" >&2
-    local t0=$(date +%s)
-    if timeout "$per_compile_timeout" $py corpus/src/triton_kernels.py "$which" "$ptx" >"$out/$name.log" 2>&1; then
-        relativize "$ptx"
-        echo "corpus: built $name in $(( $(date +%s) - t0 ))s, $(wc -c <"$ptx") bytes" >&2
-        built+=("$name|$ptx|corpus/src/triton_kernels.py")
-    else
-        echo "corpus: FAILED $name (see $out/$name.log)" >&2
-        tail -n 5 "$out/$name.log" >&2
-        rm -f "$ptx"
-        failed+=("$name")
-    fi
+    compile "$1" corpus/src/triton_kernels.py $py corpus/src/triton_kernels.py "$2" "$out/$1.ptx"
 }
 compile_triton triton-softmax softmax
 compile_triton triton-matmul matmul
@@ -93,19 +93,7 @@ if ! $py -m pip show -q nvidia-cutlass-dsl >/dev/null 2>&1; then
     timeout "$per_compile_timeout" $py -m pip install -q nvidia-cutlass-dsl >&2 || echo "corpus: nvidia-cutlass-dsl install FAILED" >&2
 fi
 compile_cute_dsl() { # name which
-    local name="$1" which="$2" ptx="$out/$1.ptx"
-    echo "corpus: cute-dsl $name" >&2
-    local t0=$(date +%s)
-    if timeout "$per_compile_timeout" $py corpus/src/cute_dsl_kernels.py "$which" "$ptx" >"$out/$name.log" 2>&1; then
-        relativize "$ptx"
-        echo "corpus: built $name in $(( $(date +%s) - t0 ))s, $(wc -c <"$ptx") bytes" >&2
-        built+=("$name|$ptx|corpus/src/cute_dsl_kernels.py")
-    else
-        echo "corpus: FAILED $name (see $out/$name.log)" >&2
-        tail -n 5 "$out/$name.log" >&2
-        rm -f "$ptx"
-        failed+=("$name")
-    fi
+    compile "$1" corpus/src/cute_dsl_kernels.py $py corpus/src/cute_dsl_kernels.py "$2" "$out/$1.ptx"
 }
 compile_cute_dsl cute-dsl-elementwise-add elementwise-add
 compile_cute_dsl cute-dsl-pipeline-ws pipeline-ws
