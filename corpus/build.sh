@@ -59,20 +59,27 @@ compile() { # name source command...
     fi
 }
 
-compile_cutlass() { # name schedule
+compile_cutlass() { # name schedule [extra nvcc flags...]
+    local name="$1" schedule="$2"
+    shift 2
     if [ -z "$cutlass_inc" ]; then
-        echo "corpus: FAILED $1 (no CUTLASS headers)" >&2
-        failed+=("$1")
+        echo "corpus: FAILED $name (no CUTLASS headers)" >&2
+        failed+=("$name")
         return
     fi
-    compile "$1" corpus/src/cutlass_sm90_gemm.cu \
-        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" -DNDEBUG \
-        --expt-relaxed-constexpr -DWEFT_SCHEDULE="$2" corpus/src/cutlass_sm90_gemm.cu -o "$out/$1.ptx"
+    compile "$name" corpus/src/cutlass_sm90_gemm.cu \
+        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" "$@" \
+        --expt-relaxed-constexpr -DWEFT_SCHEDULE="$schedule" corpus/src/cutlass_sm90_gemm.cu -o "$out/$name.ptx"
 }
 
-compile_cutlass cutlass-sm90-tma-warpspecialized 1
-compile_cutlass cutlass-sm90-tma-warpspecialized-pingpong 2
-compile_cutlass cutlass-sm90-tma-warpspecialized-cooperative 3
+compile_cutlass cutlass-sm90-tma-warpspecialized 1 -DNDEBUG
+compile_cutlass cutlass-sm90-tma-warpspecialized-pingpong 2 -DNDEBUG
+compile_cutlass cutlass-sm90-tma-warpspecialized-cooperative 3 -DNDEBUG
+# The same kernels as CUTLASS ships them: no -DNDEBUG, so every CUTLASS/CuTe `assert` stays
+# (calls to __assertfail, and the message strings as initialized .global data).
+compile_cutlass cutlass-sm90-tma-warpspecialized-asserts 1
+compile_cutlass cutlass-sm90-tma-warpspecialized-pingpong-asserts 2
+compile_cutlass cutlass-sm90-tma-warpspecialized-cooperative-asserts 3
 
 # Triton: optional (large wheel); skipped with a note if it cannot be installed or fails.
 if ! $py -c 'import triton' >/dev/null 2>&1; then
@@ -127,12 +134,15 @@ for line in sys.argv[2:]:
         # pingpong/cooperative tile schedulers, the field at byte 1656 = 1.
         args += ["--param", "0+640:u32=32768", "--param", "0+768:f32=0",
                  "--param", "0+776:u64=0", "--param", "0+784:u64=0"]
-        if not name.endswith("-warpspecialized"):
+        if not name.removesuffix("-asserts").endswith("-warpspecialized"):
             args += ["--param", "0+1656:u64=1"]
         why = ("CUTLASS Hopper warp-specialized GEMM (TMA + mbarrier pipeline, named barriers "
                "between warpgroups); problem fixed to M=N=128, K=256, L=1 through the Params "
                "struct, plus the TMA transaction bytes, beta = 0, no source C, and the tile "
                "scheduler field weft asked for. TMA descriptors stay unknown.")
+        if name.endswith("-asserts"):
+            why += (" Compiled as CUTLASS ships it (no -DNDEBUG): its asserts call "
+                    "__assertfail.")
     elif name == "triton-softmax":
         why = ("Triton fused softmax (num_warps=4, BLOCK_SIZE=1024) from the LLVM NVPTX back end; "
                "n_cols (param 4) only masks global memory.")

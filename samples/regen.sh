@@ -9,7 +9,8 @@
 # lines name e.g. "samples/classic/transpose.cu"; any absolute path nvcc still writes
 # (CUDA headers inside .venv) is rewritten relative to the repository root or, outside
 # it, to "<external>/NAME".  Arch: compute_80, or compute_90 for a source containing the
-# line "Compile: compute_90".  Runs one nvcc at a time.
+# line "Compile: compute_90"; a line "Compile-flags: ..." adds nvcc flags.  Runs one nvcc
+# at a time.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,8 +29,10 @@ for cu in "${sources[@]}"; do
     ptx="${cu%.cu}.ptx"
     arch=compute_80
     grep -q 'Compile: compute_90' "$cu" && arch=compute_90
-    echo "nvcc -ptx -lineinfo -arch=$arch $cu -o $ptx" >&2
-    if ! timeout 120 "$nvcc" -ptx -lineinfo -arch="$arch" "$cu" -o "$ptx"; then
+    # Extra flags from a "Compile-flags: ..." line (e.g. -rdc=true for extern functions).
+    read -r -a extra <<<"$(sed -n 's|^.*Compile-flags: *||p' "$cu" | head -n1)"
+    echo "nvcc -ptx -lineinfo -arch=$arch ${extra[*]} $cu -o $ptx" >&2
+    if ! timeout 120 "$nvcc" -ptx -lineinfo -arch="$arch" "${extra[@]}" "$cu" -o "$ptx"; then
         echo "regen: FAILED $cu" >&2
         status=1
         continue

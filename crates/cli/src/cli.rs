@@ -61,6 +61,11 @@ pub struct Cli {
     #[arg(short = 's', long = "warp-sync")]
     pub warp_sync: bool,
 
+    /// Treat initialized `.global`/`.const` module variables (`__device__` tables) as unknown
+    /// inputs instead of reading their initializers.
+    #[arg(long = "no-initializers")]
+    pub no_initializers: bool,
+
     /// Fix a kernel parameter: `INDEX_OR_NAME=VALUE`, or `INDEX_OR_NAME+OFFSET:TYPE=VALUE` for a
     /// scalar inside a by-value struct parameter. Repeatable.
     #[arg(short = 'p', long = "param", value_name = "SPEC")]

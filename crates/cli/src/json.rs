@@ -24,8 +24,17 @@ struct Kernel<'a> {
     params: &'a [String],
     violations: Vec<Violation<'a>>,
     unverifiable: Vec<Unverifiable<'a>>,
+    assumptions: Vec<Assumption<'a>>,
     notes: &'a [String],
     stats: &'a Stats,
+}
+
+#[derive(Debug, Serialize)]
+struct Assumption<'a> {
+    kind: &'static str,
+    message: Option<&'a str>,
+    location: Location<'a>,
+    branch: Location<'a>,
 }
 
 #[derive(Debug, Serialize)]
@@ -115,6 +124,16 @@ fn kernel(k: &KernelReport) -> Kernel<'_> {
                 register: u.register.as_deref(),
                 inputs: &u.inputs,
                 hint: u.hint.as_deref(),
+            })
+            .collect(),
+        assumptions: k
+            .assumptions
+            .iter()
+            .map(|a| Assumption {
+                kind: a.kind,
+                message: a.message.as_deref(),
+                location: Location::from(&a.location),
+                branch: Location::from(&a.branch),
             })
             .collect(),
         notes: &k.notes,

@@ -71,6 +71,7 @@ fn try_main() -> anyhow::Result<u8> {
         cta: cli.cta.0,
         grid: cli.grid.0,
         warp_sync: cli.warp_sync,
+        initializers: !cli.no_initializers,
         params: cli.params.clone(),
         kernels: cli.kernels.clone(),
         detail: cli.detail,

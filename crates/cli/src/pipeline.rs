@@ -36,6 +36,8 @@ pub struct Options {
     pub grid: [u32; 3],
     /// `-s`.
     pub warp_sync: bool,
+    /// Read initialized module variables (`--no-initializers` clears it).
+    pub initializers: bool,
     /// `-p`.
     pub params: Vec<ParamSpec>,
     /// `-k` (empty: every kernel).
@@ -395,6 +397,7 @@ fn verify_kernel(
         params: job.params.iter().map(|p| p.text.clone()).collect(),
         violations: Vec::new(),
         unverifiable: Vec::new(),
+        assumptions: Vec::new(),
         notes: Vec::new(),
         stats: Stats::default(),
         peak_memory_kib: None,

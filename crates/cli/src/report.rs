@@ -134,6 +134,33 @@ pub struct Unverifiable {
     pub hint: Option<String>,
 }
 
+/// A trap behind an input-dependent branch that the verdict assumes is not reached: the
+/// kernel is verified for the executions in which the assertion holds.
+#[derive(Debug, Clone)]
+pub struct Assumption {
+    /// `assertion` (a `__assertfail` call) or `trap`.
+    pub kind: &'static str,
+    /// The asserted expression, when known.
+    pub message: Option<String>,
+    /// The `__assertfail` call or `trap`; for an assertion whose file and line are known,
+    /// that CUDA position.
+    pub location: Location,
+    /// The branch on an input-dependent value that leads to it.
+    pub branch: Location,
+}
+
+impl Assumption {
+    /// `the assertion `v >= 0` (k.cu:11)` or `the trap at k.cu:20:3 (PTX line 57)`.
+    pub fn describe(&self) -> String {
+        match (self.kind, &self.message) {
+            ("assertion", Some(m)) => {
+                format!("the assertion `{m}` at {}", self.location.describe())
+            }
+            (kind, _) => format!("the {kind} at {}", self.location.describe()),
+        }
+    }
+}
+
 /// The paper's measurements for one kernel; zero when a stage did not run.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Stats {
@@ -210,6 +237,8 @@ pub struct KernelReport {
     pub violations: Vec<Violation>,
     /// Reasons the kernel could not be verified.
     pub unverifiable: Vec<Unverifiable>,
+    /// Traps the verdict assumes are not reached (assertions assumed to hold).
+    pub assumptions: Vec<Assumption>,
     /// Approximations the emulator applied to this kernel (full sentences).
     pub notes: Vec<String>,
     /// Measurements.

@@ -97,6 +97,7 @@ pub fn verify(
         grid: options.grid,
         warp_sync: options.warp_sync,
         params: params.iter().map(binding).collect(),
+        initializers: options.initializers,
         ..emulator::Config::default()
     };
     let emulated = emulator::emulate(module, &kernel, &config);
@@ -138,6 +139,7 @@ pub fn verify(
     report.stats.instructions = emulation.stats.instructions;
 
     report.violations.extend(findings(&file, &emulation));
+    report.assumptions = assumptions(&file, &emulation);
     if !emulation.unverifiable.is_empty() {
         for u in &emulation.unverifiable {
             report.unverifiable.push(unverifiable(&file, &emulation, u));
@@ -227,6 +229,31 @@ fn local_name(name: &str) -> &str {
         Ok(len) if digits + len == rest.len() && len > 0 => &rest[digits..],
         _ => name,
     }
+}
+
+/// The traps the verdict assumes are not reached, with their locations.
+fn assumptions(file: &PtxFile, emulation: &Emulation) -> Vec<report::Assumption> {
+    emulation
+        .assumptions
+        .iter()
+        .map(|a| {
+            let (kind, message) = match &a.assertion {
+                Some(assertion) => ("assertion", assertion.message.clone()),
+                None => ("trap", None),
+            };
+            report::Assumption {
+                kind,
+                message,
+                location: location(file, &emulation.sources, a.inst, "assumed not reached"),
+                branch: location(
+                    file,
+                    &emulation.sources,
+                    a.branch,
+                    "the branch on an input-dependent value",
+                ),
+            }
+        })
+        .collect()
 }
 
 #[cold]

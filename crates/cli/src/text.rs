@@ -30,7 +30,55 @@ pub fn write_run(
     for kernel in &run.kernels {
         write_kernel(out, kernel, options)?;
     }
+    if run.kernels.len() > 1 && run.kernels.iter().any(|k| k.verdict != Verdict::Parsed) {
+        for line in file_summaries(run) {
+            writeln!(out, "{line}")?;
+        }
+    }
     Ok(())
+}
+
+/// One line per file, in input order: `FILE: 3 kernels: 1 verified, 1 with violations, 1
+/// unverifiable`.
+fn file_summaries(run: &RunReport) -> Vec<String> {
+    let mut files: Vec<(&std::path::Path, [usize; 4])> = Vec::new();
+    for k in &run.kernels {
+        let path = k.file.path.as_path();
+        let at = match files.iter().position(|(p, _)| *p == path) {
+            Some(i) => i,
+            None => {
+                files.push((path, [0; 4]));
+                files.len() - 1
+            }
+        };
+        let slot = match k.verdict {
+            Verdict::Verified => 0,
+            Verdict::Violation => 1,
+            Verdict::Unverifiable => 2,
+            Verdict::Parsed => 3,
+        };
+        files[at].1[slot] += 1;
+    }
+    files
+        .into_iter()
+        .map(|(path, [verified, violation, unverifiable, parsed])| {
+            let total = verified + violation + unverifiable + parsed;
+            let mut parts = Vec::new();
+            if parsed > 0 {
+                parts.push(format!("{parsed} parsed"));
+            } else {
+                parts.push(format!("{verified} verified"));
+                parts.push(format!("{violation} with violations"));
+                parts.push(format!("{unverifiable} unverifiable"));
+            }
+            format!(
+                "{}: {total} kernel{}: {}",
+                path.display(),
+                if total == 1 { "" } else { "s" },
+                parts.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Writes `error: MESSAGE`; input errors read `error: file:line:col: message`.
@@ -262,6 +310,14 @@ fn write_kernel(
     write!(out, "{}", summary(kernel))?;
     out.reset()?;
     writeln!(out)?;
+    for a in &kernel.assumptions {
+        writeln!(
+            out,
+            "  note: assumes {} holds: the branch at PTX line {} that fails it depends on an input, and failing only aborts the kernel",
+            a.describe(),
+            a.branch.ptx_line
+        )?;
+    }
     for note in &kernel.notes {
         writeln!(out, "  note: {note}")?;
     }

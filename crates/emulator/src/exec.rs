@@ -11,8 +11,11 @@ use crate::ir::{
     BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, NONE, Op, Opnd, RedKind, ReduxOp, ShflMode,
     Space, Sreg, Ty, VoteMode,
 };
-use crate::{Config, Emulation, Error, Finding, FindingKind, Stats, Unverifiable, ValueSource};
+use crate::{
+    Assumption, Config, Emulation, Error, Finding, FindingKind, Stats, Unverifiable, ValueSource,
+};
 
+mod calls;
 mod fast;
 
 /// Source sets larger than this are truncated (the report names the first few inputs).
@@ -127,6 +130,8 @@ enum Addr {
     Param(u32),
     /// Offset in the kernel-parameter window.
     KParam(u32),
+    /// Offset in the data window (initialized module variables).
+    Data(u64),
     Global,
     Unknown(u32, u32),
 }
@@ -202,6 +207,16 @@ struct Machine<'a> {
     win: crate::ir::Windows,
     region_cache: FxHashMap<u32, Result<u32, String>>,
     uninit_shared: u32,
+    /// A thread trapped: threads still blocked at the end are stopped, not deadlocked (the
+    /// trap aborts the launch).
+    trapped: bool,
+    /// Traps assumed not to be reached (the `calls` module).
+    assumptions: Vec<Assumption>,
+    /// Per initialized module variable ([`crate::ir::DataLayout`]): whether loads return its
+    /// initializer in this run, whether one did, and whether the kernel wrote it.
+    data_trusted: Vec<bool>,
+    data_read: Vec<bool>,
+    data_written: Vec<bool>,
 }
 
 #[inline]
@@ -224,7 +239,32 @@ fn sx(v: u64, bits: u8) -> i64 {
 }
 
 /// Runs the CTA.
+/// Runs the CTA. A run in which the kernel writes an initialized module variable whose
+/// initializer a load returned is repeated with that variable unknown (another thread or
+/// CTA may write it before the load), until no such variable is left.
 pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, Error> {
+    let mut trusted = vec![cfg.initializers; ir.data.vars.len()];
+    loop {
+        let m = run_once(ir, shape, cfg, trusted.clone())?;
+        let mut again = false;
+        for (k, trust) in trusted.iter_mut().enumerate() {
+            if *trust && m.data_read[k] && m.data_written[k] {
+                *trust = false;
+                again = true;
+            }
+        }
+        if !again {
+            return Ok(m.finish());
+        }
+    }
+}
+
+fn run_once<'a>(
+    ir: &'a Ir,
+    shape: CtaShape,
+    cfg: &'a Config,
+    data_trusted: Vec<bool>,
+) -> Result<Machine<'a>, Error> {
     let n = shape.threads() as usize;
     let nregs = ir.reg_names.len();
     let smem_size = match (ir.extern_start, cfg.dynamic_shared) {
@@ -291,6 +331,11 @@ pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, E
         win,
         region_cache: FxHashMap::default(),
         uninit_shared: 0,
+        trapped: false,
+        assumptions: Vec::new(),
+        data_read: vec![false; data_trusted.len()],
+        data_written: vec![false; data_trusted.len()],
+        data_trusted,
     };
     // Registers start undefined: unknown.
     let undef = m
@@ -331,7 +376,7 @@ pub(crate) fn run(ir: &Ir, shape: CtaShape, cfg: &Config) -> Result<Emulation, E
     } else {
         m.run_threads();
     }
-    Ok(m.finish())
+    Ok(m)
 }
 
 impl Machine<'_> {
@@ -390,6 +435,7 @@ impl Machine<'_> {
         for t in 0..self.n {
             if let State::Coll(pc) = self.th[t].state
                 && !self.stop
+                && !self.trapped
             {
                 stuck_collective.push((t, pc));
             }
@@ -407,7 +453,8 @@ impl Machine<'_> {
                 sources: Vec::new(),
             });
         }
-        let stopped = self.stop;
+        let stopped = self.stop || self.trapped;
+        self.data_notes();
         let threads: Vec<ThreadProgram> = (0..self.n)
             .map(|t| {
                 let end = match self.th[t].state {
@@ -437,6 +484,7 @@ impl Machine<'_> {
             shared: self.ir.shared.clone(),
             unverifiable: self.unverifiable,
             findings: self.findings,
+            assumptions: self.assumptions,
             notes: self.notes,
             stats: Stats {
                 instructions: self.instructions,
@@ -529,11 +577,15 @@ impl Machine<'_> {
 
     #[cold]
     fn finding(&mut self, t: usize, pc: u32, kind: FindingKind, message: String) {
+        let assertion = (kind == FindingKind::TrapReachable)
+            .then(|| self.ir.asserts.get(&pc).cloned())
+            .flatten();
         self.findings.push(Finding {
             kind,
             thread: ThreadId(t as u32),
             inst: InstId(pc),
             message,
+            assertion,
         });
     }
 
@@ -1019,27 +1071,10 @@ impl Machine<'_> {
             }
             Op::BraIdx => self.branch_indexed(t, pc, o(0), o(1)),
             Op::Call => self.call(t, pc, ops),
+            Op::CallExtern(e) => self.call_extern(t, pc, ops, e),
             Op::Ret => self.do_ret(t, pc),
             Op::Exit => self.do_exit(t, pc),
-            Op::Trap => {
-                if self.th[t].may > 0 {
-                    self.notes.push(format!(
-                        "`{}` at PTX line {} is reachable under an input-dependent condition",
-                        self.opcode(pc),
-                        self.line(pc)
-                    ));
-                    self.th[t].path_exit = true;
-                    return;
-                }
-                self.th[t].state = State::Trapped(pc);
-                let msg = format!(
-                    "thread {t} reaches `{}` at PTX line {}",
-                    self.opcode(pc),
-                    self.line(pc)
-                );
-                self.finding(t, pc, FindingKind::TrapReachable, msg);
-                self.stop = true;
-            }
+            Op::Trap => self.trap(t, pc),
             Op::Bar(op) => self.barrier(t, pc, inst, op, None),
             Op::BarRed(kind) => self.barrier(t, pc, inst, BarrierOp::Red, Some(kind)),
             Op::WarpSync => self.warp_sync(t, pc, o(0)),
@@ -1323,6 +1358,10 @@ impl Machine<'_> {
         match space {
             Space::Shared => Addr::Shared(v as u32),
             Space::Local => Addr::Local(v as u32),
+            Space::Global | Space::Const => match self.win.offset(v, self.win.data) {
+                Some(off) => Addr::Data(off),
+                None => Addr::Global,
+            },
             Space::Param => match self.win.offset(v, self.win.param_space) {
                 Some(off) => Addr::KParam(off as u32),
                 None => Addr::Unknown(
@@ -1339,6 +1378,8 @@ impl Machine<'_> {
                     Addr::Local(off as u32)
                 } else if let Some(off) = self.win.offset(v, self.win.param_generic) {
                     Addr::KParam(off as u32)
+                } else if let Some(off) = self.win.offset(v, self.win.data) {
+                    Addr::Data(off)
                 } else {
                     Addr::Global
                 }
@@ -1538,6 +1579,19 @@ impl Machine<'_> {
                 }
                 return;
             }
+            Addr::Data(off) => {
+                for (k, &dst) in dests.iter().enumerate() {
+                    let o = off.saturating_add(u64::from(k as u32 * esize));
+                    let (v, u) = self.data_load(pc, inst.space, o, esize);
+                    let v = if signed {
+                        mask(sx(v, bits) as u64, 64)
+                    } else {
+                        v
+                    };
+                    self.wr(t, dst, v, u);
+                }
+                return;
+            }
             Addr::Global => {
                 let src = if inst.space == Space::Const {
                     ValueSource::ConstLoad(InstId(pc))
@@ -1711,6 +1765,10 @@ impl Machine<'_> {
                 }
                 return;
             }
+            Addr::Data(off) => {
+                self.data_write(off, total);
+                return;
+            }
             Addr::Global => return,
             Addr::Unknown(u, _) => {
                 match inst.space {
@@ -1773,6 +1831,7 @@ impl Machine<'_> {
                     false,
                 );
             }
+            Addr::Data(off) => self.data_write(off, size),
             _ => {}
         }
         if !is_red {
@@ -1879,7 +1938,13 @@ impl Machine<'_> {
                     Some(Opnd::Label(x)) => *x,
                     _ => NONE,
                 };
-                self.fork(t, pc, target, pc + 1, gu, guard);
+                if !self.assume_not_doomed(t, pc, target, pc + 1) {
+                    self.fork(t, pc, target, pc + 1, gu, guard);
+                }
+            }
+            op if op.traps() => self.assume_not_taken(t, pc, pc),
+            Op::CallExtern(crate::ir::Extern::Unknown) => {
+                self.call_extern_unknown(t, pc, Some(guard), gu)
             }
             Op::Exit => self.fork(t, pc, EXIT_PATH, pc + 1, gu, guard),
             Op::Ret if self.th[t].stack.is_empty() => {

@@ -13,6 +13,12 @@ use weft_program::{BarrierOp, CudaLoc, InstSite, SourceTable};
 
 use crate::{Config, Error, ParamRef, SharedSymbol};
 
+mod data;
+mod doomed;
+
+pub(crate) use data::DataLayout;
+pub(crate) use doomed::traps_from;
+
 /// Sentinel for "no register" / "no instruction" / the virtual exit node.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -304,6 +310,27 @@ pub(crate) enum ReduxOp {
     Xor,
 }
 
+/// A function the module declares without a body (`.extern .func`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extern {
+    /// `__assertfail` (CUDA `assert`): prints the message and traps; never returns.
+    AssertFail,
+    /// `vprintf` (CUDA `printf`): no shared-memory or synchronization effect.
+    Printf,
+    /// Anything else: weft cannot know what it does.
+    Unknown,
+}
+
+impl Extern {
+    fn of(name: &str) -> Extern {
+        match name {
+            "__assertfail" => Extern::AssertFail,
+            "vprintf" => Extern::Printf,
+            _ => Extern::Unknown,
+        }
+    }
+}
+
 /// Opcodes with their semantic modifiers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
@@ -354,6 +381,8 @@ pub(crate) enum Op {
     /// table's [`Opnd::Label`]s.
     BraIdx,
     Call,
+    /// A call to a function declared without a body.
+    CallExtern(Extern),
     Ret,
     Exit,
     Trap,
@@ -429,7 +458,14 @@ impl Op {
                 | Op::TmaLoad
                 | Op::CpAsyncMbarArrive { .. }
                 | Op::UnsupportedControl
+                // What a function without a body does is unknown: it may synchronize.
+                | Op::CallExtern(Extern::Unknown)
         )
+    }
+
+    /// Whether the instruction ends the thread by trapping (`trap`, `__assertfail`).
+    pub fn traps(self) -> bool {
+        matches!(self, Op::Trap | Op::CallExtern(Extern::AssertFail))
     }
 }
 
@@ -467,6 +503,9 @@ pub(crate) struct Func {
     pub rets: Vec<(u32, u32)>,
     /// Whether the function (transitively) synchronizes.
     pub has_sync: bool,
+    /// Whether the module defines the function (`false` for `.extern .func` declarations,
+    /// whose calls lower to [`Op::CallExtern`]).
+    pub body: bool,
 }
 
 /// A kernel parameter.
@@ -489,6 +528,9 @@ pub(crate) struct Windows {
     pub shared: u64,
     /// Generic address of local offset 0.
     pub local: u64,
+    /// Generic (and `.global`/`.const`) address of data-window offset 0: initialized
+    /// module-scope variables ([`DataLayout`]).
+    pub data: u64,
     /// Generic address of kernel-parameter window offset 0 (`cvta.param`).
     pub param_generic: u64,
     /// `.param`-space address of kernel-parameter window offset 0 (`mov %r, param`).
@@ -501,6 +543,7 @@ impl Windows {
     pub fn new(address_bits: u32) -> Windows {
         if address_bits == 32 {
             Windows {
+                data: 0x3000_0000,
                 shared: 0x4000_0000,
                 param_generic: 0x5000_0000,
                 local: 0x6000_0000,
@@ -509,6 +552,7 @@ impl Windows {
             }
         } else {
             Windows {
+                data: 0x0000_7b00_0000_0000,
                 param_space: 0x0000_7c00_0000_0000,
                 param_generic: 0x0000_7d00_0000_0000,
                 shared: 0x0000_7e00_0000_0000,
@@ -551,6 +595,13 @@ pub(crate) struct Ir {
     pub reaches_exit: Vec<bool>,
     pub explicit_cluster: bool,
     pub notes: Vec<String>,
+    /// Initialized `.global`/`.const` module variables.
+    pub data: DataLayout,
+    /// What each `__assertfail` call site says, decoded from its arguments.
+    pub asserts: FxHashMap<u32, crate::Assertion>,
+    /// Instructions from which every path traps (`trap`, `__assertfail`) without
+    /// synchronizing or exiting: the failing side of an assertion.
+    pub doomed: Vec<bool>,
 }
 
 impl Ir {
@@ -587,7 +638,11 @@ impl Ir {
                     .collect(),
                 _ => Vec::new(),
             },
-            Op::Ret | Op::Exit | Op::Trap | Op::UnsupportedControl => vec![NONE],
+            Op::Ret
+            | Op::Exit
+            | Op::Trap
+            | Op::CallExtern(Extern::AssertFail)
+            | Op::UnsupportedControl => vec![NONE],
             _ => return vec![next],
         };
         if inst.guard != NONE {
@@ -617,6 +672,8 @@ enum VarLoc {
     Local(u32),
     Param(u32),
     KernelParam(u32),
+    /// An initialized module variable at this data-window offset.
+    Data(u32),
     Global,
     Const,
 }
@@ -694,6 +751,9 @@ pub(crate) fn lower(
             explicit_cluster: kernel.perf.explicitcluster
                 || kernel.perf.reqnctapercluster.is_some(),
             notes: Vec::new(),
+            data: DataLayout::default(),
+            asserts: FxHashMap::default(),
+            doomed: Vec::new(),
         },
         scopes: Vec::new(),
         func_index: FxHashMap::default(),
@@ -717,6 +777,7 @@ pub(crate) fn lower(
         params: Vec::new(),
         rets: Vec::new(),
         has_sync: false,
+        body: true,
     });
     l.worklist.push(kernel);
     let mut next = 0;
@@ -726,6 +787,8 @@ pub(crate) fn lower(
         next += 1;
     }
     l.finish_sync_flags();
+    l.ir.doomed = doomed::doomed(&l.ir);
+    l.ir.asserts = doomed::assert_sites(&l.ir);
     l.compute_ipdoms();
     Ok(l.ir)
 }
@@ -811,10 +874,18 @@ impl<'m, 'a> Lowerer<'m, 'a> {
 
     fn module_scope(&mut self, kernel: &'m Function<'a>, config: &Config) -> Result<(), Error> {
         let mut scope = Scope::default();
+        let (data, placed) = DataLayout::new(self.module, self.ir.windows.data);
+        self.ir.data = data;
         for v in &self.module.globals {
+            let placed = placed
+                .get(v.name)
+                .and_then(|&i| self.ir.data.vars.get(i as usize));
             let loc = match v.space {
                 StateSpace::Shared => VarLoc::Shared(self.shared_offset(v).unwrap_or(0)),
                 StateSpace::Local => VarLoc::Local(self.alloc_local(v)),
+                StateSpace::Global | StateSpace::Const if placed.is_some() => {
+                    VarLoc::Data(placed.map_or(0, |d| d.offset))
+                }
                 StateSpace::Const => VarLoc::Const,
                 _ => VarLoc::Global,
             };
@@ -904,12 +975,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         if let Some(&id) = self.func_index.get(name) {
             return Ok(id);
         }
-        let f = self.module.function(name).ok_or_else(|| {
-            err(
+        let f = self.module.function(name);
+        if f.is_none() && !self.module.functions.iter().any(|f| f.name == name) {
+            return Err(err(
                 line,
-                format!("call to `{name}`, which has no body in this module"),
-            )
-        })?;
+                format!("call to `{name}`, which is not declared"),
+            ));
+        }
         let id = self.ir.funcs.len() as u32;
         self.func_index.insert(name, id);
         self.ir.funcs.push(Func {
@@ -919,8 +991,11 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             params: Vec::new(),
             rets: Vec::new(),
             has_sync: false,
+            body: f.is_some(),
         });
-        self.worklist.push(f);
+        if let Some(f) = f {
+            self.worklist.push(f);
+        }
         Ok(id)
     }
 
@@ -952,6 +1027,15 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         let fscope = self.scopes.len() - 1;
         if let Some(body) = &f.body {
             self.lower_block(id, body, fscope)?;
+        }
+        // A label just before the closing brace names the function's end: falling through
+        // (or branching) there returns, so give it an instruction to name.
+        let at_end = self.ir.insts.len() as u32;
+        if self.scopes[fscope..]
+            .iter()
+            .any(|sc| sc.labels.values().any(|&l| l == at_end))
+        {
+            self.push_implicit_ret(id, f);
         }
         let end = self.ir.insts.len() as u32;
         if let Some(func) = self.ir.funcs.get_mut(id as usize) {
@@ -986,6 +1070,34 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             self.ir.opnds[fix.slot] = Opnd::Label(t);
         }
         Ok(())
+    }
+
+    /// Appends a `ret` that no PTX line spells (the end of function `id`).
+    fn push_implicit_ret(&mut self, id: u32, f: &Function<'_>) {
+        let last = self.ir.sources.sites.last().cloned();
+        let ops = self.ir.opnds.len() as u32;
+        self.ir.insts.push(Inst {
+            op: Op::Ret,
+            ty: Ty::NONE,
+            ty2: Ty::NONE,
+            vec: 0,
+            space: Space::Generic,
+            guard: NONE,
+            guard_neg: false,
+            aligned: false,
+            sat: false,
+            round: 0,
+            ops,
+            nops: 0,
+            func: id,
+        });
+        self.ir.sources.sites.push(InstSite {
+            ptx_line: last.as_ref().map_or(f.line, |s| s.ptx_line),
+            ptx_column: 0,
+            cuda: None,
+            inlined_at: None,
+            opcode: "ret".into(),
+        });
     }
 
     fn lower_block(&mut self, func: u32, block: &'m Block<'a>, parent: usize) -> Result<(), Error> {
@@ -1163,6 +1275,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                                     .wrapping_add(*offset as u64),
                             )
                         }
+                        Some(VarLoc::Data(o)) => Opnd::Imm(
+                            self.ir
+                                .windows
+                                .data
+                                .wrapping_add(u64::from(o))
+                                .wrapping_add(*offset as u64),
+                        ),
                         Some(VarLoc::Global) => {
                             Opnd::UnknownAddr("the address of a global variable")
                         }
@@ -1202,6 +1321,11 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                             Some(VarLoc::KernelParam(i)) => {
                                 Opnd::Mem(MemBase::KernelParam(i), *offset)
                             }
+                            Some(VarLoc::Data(o)) => Opnd::Mem(
+                                MemBase::Abs,
+                                (self.ir.windows.data.wrapping_add(u64::from(o)) as i64)
+                                    .wrapping_add(*offset),
+                            ),
                             Some(VarLoc::Global) | Some(VarLoc::Const) => {
                                 Opnd::Mem(MemBase::Global, *offset)
                             }
@@ -1230,7 +1354,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         inst: &'m Instruction<'a>,
     ) -> Result<(), Error> {
         let line = inst.line;
-        let d = decode(inst);
+        let mut d = decode(inst);
         let mut ops = Vec::with_capacity(inst.operands.len());
         let mut label_slots = Vec::new();
         let first_symbol = inst
@@ -1264,7 +1388,11 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             } else {
                 let id = self.func_id(name, line)?;
                 self.ir.opnds[base + k] = Opnd::Func(id);
-                self.calls.push((func, id));
+                if self.ir.funcs.get(id as usize).is_some_and(|f| f.body) {
+                    self.calls.push((func, id));
+                } else {
+                    d.op = Op::CallExtern(Extern::of(name));
+                }
             }
         }
         let guard = match inst.guard {
@@ -1398,9 +1526,15 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             let local = |pc: u32| if pc == NONE { exit } else { (pc - s) as usize };
             let mut preds: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
             let mut succs: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
+            let doomed = |pc: u32| self.ir.doomed.get(pc as usize).copied().unwrap_or(false);
             for pc in s..e {
                 for t in self.ir.successors(pc) {
                     if t != NONE && (t < s || t >= e) {
+                        continue;
+                    }
+                    // The failing side of an assertion only traps: post-dominance is taken
+                    // over the executions in which assertions hold.
+                    if t != NONE && doomed(t) && !doomed(pc) {
                         continue;
                     }
                     let (u, v) = (local(pc), local(t));

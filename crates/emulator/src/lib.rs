@@ -54,6 +54,21 @@
 //!   `.param` address, `cvta.param` a generic one); bytes `--param` did not fix are unknown
 //!   and name the parameter and byte range.
 //! - A generic load/store whose address is unknown is assumed not to touch shared memory.
+//! - Initialized `.global`/`.const` module variables (`__device__` tables, assertion
+//!   strings) are placed at addresses of the emulator's choosing (the data window) and loads
+//!   from them return the initializer (unless [`Config::initializers`] is off); the verdict
+//!   assumes the host does not overwrite them before the launch (a note names the variables
+//!   read). A variable the kernel writes through an address the emulator knows is unknown
+//!   (the CTA is emulated again without it); writes through pointers it cannot resolve are
+//!   assumed not to alias these variables.
+//! - A branch on an unknown predicate whose one side is *doomed* (every path from it traps —
+//!   `trap`, `__assertfail` — without synchronizing or exiting) is taken as an assumption
+//!   that the trap is not reached: the emulation follows the other side and records an
+//!   [`Assumption`]. The verdict covers the executions in which the assertion holds.
+//! - `vprintf` has no shared-memory or synchronization effect and an unknown result; a `%s`
+//!   argument pointing into shared memory is not recorded as a read (a note says when the
+//!   format has `%s` or cannot be read). Any other function without a body makes the kernel
+//!   unverifiable when a call to it is reached.
 //! - Atomic results and the bytes they modify are unknown.
 //! - Tensor-core instructions (`mma`, `wgmma`, `tcgen05`) are skipped: destinations
 //!   unknown, the shared reads of `wgmma` descriptors are not recorded.
@@ -92,6 +107,9 @@ pub struct Config {
     pub step_limit: u64,
     /// Bytes of dynamic shared memory (`%dynamic_smem_size`); `None` means unknown.
     pub dynamic_shared: Option<u32>,
+    /// Loads from initialized `.global`/`.const` module variables return their
+    /// initializers (`false`: `--no-initializers`, they are unknown inputs).
+    pub initializers: bool,
 }
 
 impl Default for Config {
@@ -104,6 +122,7 @@ impl Default for Config {
             params: Vec::new(),
             step_limit: 10_000_000,
             dynamic_shared: None,
+            initializers: true,
         }
     }
 }
@@ -463,6 +482,36 @@ pub struct Finding {
     pub inst: InstId,
     /// A full sentence.
     pub message: String,
+    /// For a failing `assert`: what the assertion says.
+    pub assertion: Option<Assertion>,
+}
+
+/// What a CUDA `assert` says, decoded from the string data the arguments of its
+/// `__assertfail` call point to; each part is `None` when its argument is not a known
+/// address of initialized data.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Hash)]
+pub struct Assertion {
+    /// The asserted expression as written in the source (`t < 64`).
+    pub message: Option<String>,
+    /// The source file the assertion is in, as the compiler wrote it.
+    pub file: Option<String>,
+    /// The source line.
+    pub line: Option<u32>,
+    /// The function it is in (`void k(const int *, int *)`).
+    pub function: Option<String>,
+}
+
+/// A trap (a failing `assert`, or `trap`) that an input-dependent branch can reach. The
+/// trapping side only aborts the launch and decides no synchronization, so the emulation
+/// follows the other side: the verdict covers the executions in which the assertion holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assumption {
+    /// The `__assertfail` call or `trap` assumed not to be reached.
+    pub inst: InstId,
+    /// The branch on an unknown predicate that leads to it.
+    pub branch: InstId,
+    /// What the assertion says, for `__assertfail`.
+    pub assertion: Option<Assertion>,
 }
 
 /// Emulation statistics.
@@ -489,6 +538,9 @@ pub struct Emulation {
     pub unverifiable: Vec<Unverifiable>,
     /// Violations the emulator detected.
     pub findings: Vec<Finding>,
+    /// Traps the verdict assumes are not reached (assertions assumed to hold), in the order
+    /// first met.
+    pub assumptions: Vec<Assumption>,
     /// Approximations that applied to this kernel (full sentences), e.g. skipped tensor-core
     /// instructions or unchecked accesses into a dynamic shared array of unknown size.
     pub notes: Vec<String>,

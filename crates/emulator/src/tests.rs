@@ -1027,3 +1027,5 @@ fn brx_idx_undeclared_table_is_an_input_error() {
     let msg = e.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(msg.contains("not a `.branchtargets` table"), "{msg}");
 }
+
+mod calls;

@@ -76,6 +76,15 @@ pub fn check_schema(doc: &Value) {
         let unverifiable = field(kernel, "unverifiable")
             .as_array()
             .expect("unverifiable is an array");
+        for a in field(kernel, "assumptions")
+            .as_array()
+            .expect("assumptions is an array")
+        {
+            assert!(["assertion", "trap"].contains(&field(a, "kind").as_str().expect("kind")));
+            assert!(field(a, "message").is_string() || field(a, "message").is_null());
+            check_location(field(a, "location"));
+            check_location(field(a, "branch"));
+        }
         match verdict {
             "violation" => assert!(!violations.is_empty()),
             "unverifiable" => assert!(violations.is_empty() && !unverifiable.is_empty()),

@@ -77,6 +77,11 @@ fn manifest_verdicts() {
                     kernel["kernel"]
                 ));
             }
+            failures.extend(
+                check_details(&sample["expect"], kernel)
+                    .into_iter()
+                    .map(|f| format!("{name}: {f}")),
+            );
         }
         let expected_code = match verdict {
             "violation" => 1,
@@ -91,4 +96,78 @@ fn manifest_verdicts() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The optional expectations of a manifest entry beyond verdict and kinds:
+/// - `assumptions`: how many traps the verdict assumes are not reached;
+/// - `notes_contain`: texts each of which some note or assumed assertion contains;
+/// - `messages_contain`: texts each of which some violation message or unverifiable reason
+///   contains;
+/// - `threads`: the inclusive thread ranges of the (one) violation.
+fn check_details(expect: &Value, kernel: &Value) -> Vec<String> {
+    let mut failures = Vec::new();
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let assumptions = kernel["assumptions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if let Some(n) = expect["assumptions"].as_u64()
+        && assumptions.len() as u64 != n
+    {
+        failures.push(format!("expected {n} assumptions, got {assumptions:?}"));
+    }
+    let mut notes = strings(&kernel["notes"]);
+    notes.extend(
+        assumptions
+            .iter()
+            .filter_map(|a| a["message"].as_str().map(str::to_owned)),
+    );
+    for want in strings(&expect["notes_contain"]) {
+        if !notes.iter().any(|n| n.contains(&want)) {
+            failures.push(format!("no note contains `{want}`: {notes:?}"));
+        }
+    }
+    let mut messages: Vec<String> = kernel["violations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["message"].as_str().map(str::to_owned))
+        .collect();
+    messages.extend(
+        kernel["unverifiable"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|u| u["reason"].as_str().map(str::to_owned)),
+    );
+    for want in strings(&expect["messages_contain"]) {
+        if !messages.iter().any(|m| m.contains(&want)) {
+            failures.push(format!("no message contains `{want}`: {messages:?}"));
+        }
+    }
+    if let Some(ranges) = expect["threads"].as_array() {
+        let want: Vec<(u64, u64)> = ranges
+            .iter()
+            .filter_map(|r| Some((r[0].as_u64()?, r[1].as_u64()?)))
+            .collect();
+        let got: Vec<(u64, u64)> = kernel["violations"][0]["threads"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| Some((r["first"].as_u64()?, r["last"].as_u64()?)))
+            .collect();
+        if got != want {
+            failures.push(format!("expected threads {want:?}, got {got:?}"));
+        }
+    }
+    failures
 }
