@@ -264,6 +264,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
         let kind = match f.kind {
             FindingKind::SharedOutOfBounds => "shared-out-of-bounds",
             FindingKind::TrapReachable => "trap-reachable",
+            FindingKind::CollectiveDeadlock => "deadlock",
             // barrier-graph replays the same mbarrier operations through the same
             // `MbarrierFile` and reports each error once, with its specific `mbarrier-*` kind.
             FindingKind::MbarrierProtocol => continue,

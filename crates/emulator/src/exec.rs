@@ -16,6 +16,7 @@ use crate::{
 };
 
 mod calls;
+mod collectives;
 mod fast;
 
 /// Source sets larger than this are truncated (the report names the first few inputs).
@@ -384,12 +385,16 @@ impl Machine<'_> {
         loop {
             let mut progress = false;
             for t in 0..self.n {
+                let ran = self.th[t].state == State::Run;
                 while self.th[t].state == State::Run && !self.stop {
                     self.run_fast(t);
                     progress = true;
                 }
                 if self.stop {
                     return;
+                }
+                if ran {
+                    self.retry_activemask(t / WARP_SIZE as usize);
                 }
             }
             if !progress {
@@ -421,6 +426,7 @@ impl Machine<'_> {
                             return;
                         }
                     }
+                    self.retry_activemask(w);
                 }
             }
             if !progress {
@@ -440,18 +446,8 @@ impl Machine<'_> {
                 stuck_collective.push((t, pc));
             }
         }
-        if let Some(&(t, pc)) = stuck_collective.first() {
-            let site = self.line(pc);
-            self.unverifiable.push(Unverifiable {
-                reason: format!(
-                    "warp-collective `{}` at PTX line {site} never completed: lanes of the warp named in its member mask did not reach it",
-                    self.opcode(pc)
-                ),
-                inst: Some(InstId(pc)),
-                thread: Some(ThreadId(t as u32)),
-                register: None,
-                sources: Vec::new(),
-            });
+        for &(t, pc) in &stuck_collective {
+            self.stuck_collective(t, pc);
         }
         let stopped = self.stop || self.trapped;
         self.data_notes();
@@ -2914,6 +2910,17 @@ impl Machine<'_> {
         }
     }
 
+    /// Completes the `activemask`s of warp `w` whose lanes no running lane can still join.
+    fn retry_activemask(&mut self, w: usize) {
+        let waiting = self.warp_lanes(w).any(|t| {
+            matches!(self.th[t].state, State::Coll(pc)
+                if self.ir.insts.get(pc as usize).is_some_and(|i| i.op == Op::Activemask))
+        });
+        if waiting {
+            self.retry_collectives(w);
+        }
+    }
+
     fn warp_lanes(&self, w: usize) -> std::ops::Range<usize> {
         let s = w * WARP_SIZE as usize;
         s..(s + WARP_SIZE as usize).min(self.n)
@@ -2925,6 +2932,9 @@ impl Machine<'_> {
         };
         let mmask = self.member_mask(t, pc, &inst);
         let base = w * WARP_SIZE as usize;
+        // `activemask` waits for no one: its result is the lanes that execute it together,
+        // so it completes once every other lane of the warp has exited or stopped elsewhere.
+        let waits_for_members = inst.op != Op::Activemask;
         let mut present = 0u32;
         for lt in self.warp_lanes(w) {
             let lane = (lt - base) as u32;
@@ -2934,7 +2944,9 @@ impl Machine<'_> {
             match self.th[lt].state {
                 State::Coll(p) if p == pc => present |= 1 << lane,
                 State::Exited | State::Trapped(_) | State::Error => {}
-                _ => return,
+                State::Run => return,
+                _ if waits_for_members => return,
+                _ => {}
             }
         }
         if present == 0 {

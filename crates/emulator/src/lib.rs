@@ -73,7 +73,9 @@
 //! - Tensor-core instructions (`mma`, `wgmma`, `tcgen05`) are skipped: destinations
 //!   unknown, the shared reads of `wgmma` descriptors are not recorded.
 //! - Warp collectives (`shfl.sync`, `vote`, …) under an input-dependent branch return
-//!   unknown values; `activemask` outside `--warp-sync` returns the lanes that rendezvous.
+//!   unknown values. `activemask` waits for no lane: it returns the lanes of the warp that
+//!   reach the same instruction before every other lane has exited or stopped elsewhere
+//!   (lanes run one at a time outside `--warp-sync`, so this is the largest such group).
 //! - In `--warp-sync` mode an input-dependent branch region runs for one lane at a time
 //!   inside one warp step: all its commands carry the same step.
 
@@ -469,6 +471,9 @@ pub enum FindingKind {
     TrapReachable,
     /// An mbarrier protocol error (use before init, too many arrivals, …).
     MbarrierProtocol,
+    /// A `.sync` warp collective whose member mask names lanes that never execute it: it
+    /// waits forever (a deadlock).
+    CollectiveDeadlock,
 }
 
 /// A violation found while emulating.

@@ -1029,3 +1029,4 @@ fn brx_idx_undeclared_table_is_an_input_error() {
 }
 
 mod calls;
+mod collectives;
