@@ -33,7 +33,7 @@ impl SourceCache {
             return found;
         }
         let found = candidates(&ptx_dir, cuda).into_iter().find_map(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
+            let text = read_source(&path)?;
             Some(Found {
                 path,
                 text: Arc::from(text),
@@ -44,6 +44,27 @@ impl SourceCache {
         }
         found
     }
+}
+
+/// The largest CUDA source file weft reads to show source lines.
+const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// The text of `path` when it is a regular file of at most [`MAX_SOURCE_BYTES`] bytes: a
+/// `.file` may name a device (`/dev/zero`), a FIFO or a huge file, none of which may hang
+/// or exhaust the report. Invalid UTF-8 is replaced, not rejected.
+fn read_source(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SOURCE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_SOURCE_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn candidates(ptx_dir: &Path, cuda: &str) -> Vec<PathBuf> {
@@ -60,6 +81,10 @@ fn candidates(ptx_dir: &Path, cuda: &str) -> Vec<PathBuf> {
 
 /// The byte range to underline for a 1-based `line` and `column` (0 = the whole line) of
 /// `text`: from the column to the end of the token or statement, or the trimmed line.
+///
+/// The column counts characters, not bytes, so a line with non-ASCII text before the column
+/// (or a source edited since it was compiled) never splits a character; a column past the
+/// end of the line underlines the whole line.
 pub fn span_of(text: &str, line: u32, column: u32) -> Option<std::ops::Range<usize>> {
     let start_of_line = line_start(text, line)?;
     let rest = &text[start_of_line..];
@@ -67,17 +92,26 @@ pub fn span_of(text: &str, line: u32, column: u32) -> Option<std::ops::Range<usi
     let line_text = rest[..line_len].trim_end_matches('\r');
     let trimmed_start = line_text.len() - line_text.trim_start().len();
     let line_end = start_of_line + line_text.trim_end().len();
-    if column == 0 || (column as usize) > line_text.len() {
+    let whole_line = || {
         let start = start_of_line + trimmed_start;
-        return Some(start..line_end.max(start));
-    }
-    let start = start_of_line + column as usize - 1;
+        Some(start..line_end.max(start))
+    };
+    let column_byte = match (column as usize).checked_sub(1) {
+        None => return whole_line(),
+        Some(skip) => match line_text.char_indices().nth(skip) {
+            Some((byte, _)) => byte,
+            None => return whole_line(),
+        },
+    };
+    let start = start_of_line + column_byte;
     let from = &text[start..line_end.max(start)];
     // PTX: underline the whole instruction up to its `;`. CUDA: the expression up to the next
     // `;` or the end of the line, which is what a `.loc` column points into.
     let len = from.find(';').map(|i| i + 1).unwrap_or(from.len());
     let end = start + from[..len].trim_end().len();
-    Some(start..end.max(start + 1).min(text.len()))
+    // At least one character, even when the column points at the end of the code.
+    let one_char = text[start..].chars().next().map_or(0, char::len_utf8);
+    Some(start..end.max(start + one_char))
 }
 
 fn line_start(text: &str, line: u32) -> Option<usize> {
@@ -109,5 +143,30 @@ mod tests {
         assert_eq!(&text[span_of(text, 3, 10).unwrap()], "v;");
         assert_eq!(&text[span_of(text, 1, 0).unwrap()], "a");
         assert!(span_of(text, 9, 0).is_none());
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        // `é` is two bytes: column 5 is the `x`, a byte index of 5 would split it.
+        let text = "// é\n  é x = y;\n";
+        assert_eq!(&text[span_of(text, 2, 5).unwrap()], "x = y;");
+        assert_eq!(&text[span_of(text, 2, 3).unwrap()], "é x = y;");
+        // Past the end of the line (a source edited after compiling): the whole line.
+        assert_eq!(&text[span_of(text, 2, 40).unwrap()], "é x = y;");
+        // A column on a multi-byte character with nothing after it.
+        let text = "ab é";
+        assert_eq!(&text[span_of(text, 1, 4).unwrap()], "é");
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        assert!(read_source(Path::new("/dev/zero")).is_none());
+        assert!(read_source(Path::new("/")).is_none());
+        let dir = std::env::temp_dir().join(format!("weft-sources-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("k.cu");
+        std::fs::write(&file, b"int x;\xff\n").unwrap();
+        assert_eq!(read_source(&file).as_deref(), Some("int x;\u{fffd}\n"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
