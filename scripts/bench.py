@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Runs the release `weft --stats` over generated kernels of growing size (scripts/gen_ptx.py)
+and prints a Markdown table for BENCHMARKS.md; with --svg FILE also a plot of total time and
+peak memory against commands (hand-written SVG, no plotting library needed).
+
+    cargo build --release -p weft
+    python3 scripts/bench.py [--weft target/release/weft] [--quick] [--svg docs/bench.svg]
+
+Per kernel: commands, thread-instructions, the stage times weft reports (parse, emulate,
+graph, race), thread-instructions per second of emulation, race tests per second, the peak
+memory weft reports and the process's maximum resident set (GNU time). Best of --repeat runs
+(by total time). Times are wall-clock on whatever machine runs it: record the machine and
+date with the table.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GEN = ROOT / "scripts" / "gen_ptx.py"
+
+# (label, generator arguments, weft arguments)
+SIZES = [
+    ("cudadma 2+4 warps, depth 2, 64 trips", ["cudadma", "--trips", "64"], []),
+    ("cudadma 2+4 warps, depth 2, 1024 trips", ["cudadma", "--trips", "1024"], []),
+    ("cudadma 2+8 warps, depth 4, 4096 trips (saxpy_single scale)",
+     ["cudadma", "--compute-warps", "8", "--depth", "4", "--trips", "4096", "--elems", "2"], []),
+    ("cudadma 4+28 warps, depth 2, 4096 trips",
+     ["cudadma", "--dma-warps", "4", "--compute-warps", "28", "--trips", "4096", "--elems", "1", "--work", "2"], []),
+    ("singe 8 warps, 100 phases", ["singe", "--phases", "100"], []),
+    ("singe 8 warps, 2000 phases", ["singe", "--phases", "2000"], []),
+    ("singe 16 warps, 2000 phases, warp-synchronous (--warp-sync)",
+     ["singe", "--warps", "16", "--phases", "2000", "--no-warp-barrier"], ["--warp-sync"]),
+    ("singe 32 warps, 4000 phases, shuffle-heavy",
+     ["singe", "--warps", "32", "--phases", "4000", "--shuffles", "20", "--straight", "4"], []),
+]
+QUICK = SIZES[:1] + SIZES[4:5]
+
+STATS = re.compile(
+    r"commands (\d+), dynamic barriers (\d+).*race tests (\d+) \(naive pairs (\d+)\), instructions (\d+)\s+"
+    r"time: parse ([\d.]+) ms, emulate ([\d.]+) ms, graph ([\d.]+) ms, race ([\d.]+) ms, total ([\d.]+) ms; "
+    r"peak memory ([\d.]+) MiB", re.S)
+
+
+def run(weft, ptx, extra):
+    cmd = ["/usr/bin/time", "-f", "MAXRSS %M", weft, str(ptx), "--stats", *extra]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    m = STATS.search(p.stdout)
+    rss = re.search(r"MAXRSS (\d+)", p.stderr)
+    if not m or "verified" not in p.stdout:
+        sys.exit(f"unexpected weft output for {ptx}:\n{p.stdout}\n{p.stderr}")
+    g = m.groups()
+    return {"commands": int(g[0]), "barriers": int(g[1]), "tests": int(g[2]), "pairs": int(g[3]),
+            "insts": int(g[4]), "parse": float(g[5]), "emulate": float(g[6]), "graph": float(g[7]),
+            "race": float(g[8]), "total": float(g[9]), "peak": float(g[10]),
+            "rss": int(rss.group(1)) / 1024 if rss else float("nan")}
+
+
+def svg(rows, path):
+    w, h, pad = 640, 360, 60
+    xs = [r["commands"] for r in rows]
+    import math
+    lx = [math.log10(x) for x in xs]
+    x0, x1 = min(lx), max(lx) + 1e-9
+
+    def px(x):
+        return pad + (math.log10(x) - x0) / (x1 - x0) * (w - 2 * pad)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{w/2}" y="16" text-anchor="middle">weft: total time (s, blue) and peak RSS (MiB, red) against commands (log-log)</text>']
+    for key, colour, scale in (("total", "#1f77b4", 1e-3), ("rss", "#d62728", 1.0)):
+        ys = [max(r[key] * scale, 1e-4) for r in rows]
+        ly = [math.log10(y) for y in ys]
+        y0, y1 = min(ly), max(ly) + 1e-9
+        pts = sorted(zip(xs, ys))
+        coords = [(px(x), h - pad - (math.log10(y) - y0) / (y1 - y0) * (h - 2 * pad)) for x, y in pts]
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="' +
+                   " ".join(f"{a:.1f},{b:.1f}" for a, b in coords) + '"/>')
+        for (a, b), (x, y) in zip(coords, pts):
+            out.append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3" fill="{colour}"/>')
+            out.append(f'<text x="{a + 4:.1f}" y="{b - 4:.1f}" fill="{colour}">{y:.3g}</text>')
+    for x in xs:
+        out.append(f'<text x="{px(x):.1f}" y="{h - pad + 16}" text-anchor="middle">{x:.2g}</text>')
+    out.append(f'<text x="{w/2}" y="{h - 12}" text-anchor="middle">commands</text></svg>')
+    Path(path).write_text("\n".join(out) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--weft", default=str(ROOT / "target/release/weft"))
+    ap.add_argument("--quick", action="store_true", help="two small kernels only")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--svg")
+    a = ap.parse_args()
+    rows = []
+    print("| kernel | commands | thread-insts | parse ms | emulate ms | graph ms | race ms | total ms "
+          "| M insts/s | M race tests/s | peak MiB (weft) | max RSS MiB |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, gen, extra in (QUICK if a.quick else SIZES):
+            ptx = Path(tmp) / "k.ptx"
+            ptx.write_text(subprocess.run([sys.executable, str(GEN), *gen], capture_output=True,
+                                          text=True, check=True).stdout)
+            best = min((run(a.weft, ptx, extra) for _ in range(a.repeat)), key=lambda r: r["total"])
+            best["label"] = label
+            rows.append(best)
+            r = best
+            print(f"| {label} | {r['commands']:,} | {r['insts']:,} | {r['parse']:.1f} | {r['emulate']:.1f} "
+                  f"| {r['graph']:.1f} | {r['race']:.1f} | {r['total']:.1f} "
+                  f"| {r['insts'] / max(r['emulate'], 1e-6) / 1e3:.1f} "
+                  f"| {r['tests'] / max(r['race'], 1e-6) / 1e3:.1f} | {r['peak']:.1f} | {r['rss']:.1f} |",
+                  flush=True)
+    if a.svg:
+        svg(rows, a.svg)
+
+
+if __name__ == "__main__":
+    main()
