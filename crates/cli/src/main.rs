@@ -1,27 +1,16 @@
 //! `weft`: verifies deadlock freedom, safe barrier recycling and shared-memory race freedom of
 //! PTX kernels.
 //!
-//! A thin binary over the library crates, in the style of ripgrep: `main` only turns the
-//! result of [`try_main`] into the documented exit status. The pipeline
-//! ([`pipeline`]) runs parse → emulate → barrier graph → race per kernel, in parallel, and
-//! produces plain [`report`] records; the writers ([`text`], [`json`], [`sarif`], [`dot`])
-//! only format them. Only this crate knows terminals, files and JSON.
+//! A thin binary over the `weft` library, in the style of ripgrep: `main` only turns the
+//! result of [`try_main`] into the documented exit status; [`try_main`] parses the command
+//! line, reads the files and hands them to `weft::verify`, the entry point the Python
+//! package calls too, then writes the report. Only this crate knows terminals, files and
+//! JSON.
 //!
 //! Exit status: 1 if any kernel has a violation; else 2 on a usage or input error; else 3 if
 //! any kernel could not be verified; else 0.
 
 #![deny(missing_docs)]
-
-mod cli;
-mod dot;
-mod json;
-mod pipeline;
-mod progress;
-mod report;
-mod sarif;
-mod sources;
-mod stages;
-mod text;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -30,7 +19,8 @@ use anyhow::Context;
 use clap::Parser;
 use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
-use crate::cli::{Cli, ColorWhen, Format};
+use weft::cli::{Cli, ColorWhen, Format};
+use weft::{dot, json, pipeline, progress, sarif, text};
 
 /// Exit status for a usage or input error.
 const EXIT_INPUT_ERROR: u8 = 2;
@@ -86,9 +76,11 @@ fn try_main() -> anyhow::Result<u8> {
     let pool = pool.build().context("cannot start the worker threads")?;
 
     let progress = progress::Progress::new(!cli.quiet);
-    let run = match pool.install(|| pipeline::run(&cli.files, &options, &progress)) {
+    let run = match pool
+        .install(|| weft::verify(weft::read_inputs(&cli.files), &options, &progress))
+    {
         Ok(run) => run,
-        Err(pipeline::UsageError(message)) => {
+        Err(weft::UsageError(message)) => {
             progress.finish();
             let mut stderr =
                 StandardStream::stderr(color_choice(cli.color, std::io::stderr().is_terminal()));

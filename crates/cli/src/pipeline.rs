@@ -185,15 +185,25 @@ struct Job<'m> {
     params: Vec<ResolvedParam>,
 }
 
-/// Runs the whole pipeline over `files`.
-pub fn run(
-    files: &[PathBuf],
+/// One input of [`verify`]: a PTX text with the name reports give it, or why it could not
+/// be read (reported as an input error, in input order).
+pub type Input = Result<Arc<PtxFile>, InputError>;
+
+/// Reads `files` (in parallel) for [`verify`].
+pub fn read_inputs(files: &[PathBuf]) -> Vec<Input> {
+    files.par_iter().map(|p| read_file(p)).collect()
+}
+
+/// The one entry point of weft, shared by the binary and the Python package: parses every
+/// input, selects kernels, and verifies each selected kernel in parallel (on the current
+/// rayon pool). A `-k` or `--param` that names nothing is a [`UsageError`]; a file that
+/// cannot be read or parsed is an input error in the report.
+pub fn verify(
+    read: Vec<Input>,
     options: &Options,
     progress: &Progress,
 ) -> Result<RunReport, UsageError> {
-    progress.stage("reading and parsing");
-    let read: Vec<Result<Arc<PtxFile>, InputError>> =
-        files.par_iter().map(|p| read_file(p)).collect();
+    progress.stage("parsing");
     let parsed: Vec<Option<(Result<Module<'_>, InputError>, f64)>> = read
         .par_iter()
         .map(|file| {
@@ -434,5 +444,56 @@ mod tests {
         assert_eq!(simple_name("_ZL3fooi"), "foo");
         assert_eq!(simple_name("triton_kernel"), "triton_kernel");
         assert_eq!(simple_name("_Z99x"), "_Z99x");
+    }
+
+    fn options() -> Options {
+        Options {
+            threads: None,
+            cta: [0; 3],
+            grid: [1; 3],
+            warp_sync: false,
+            initializers: true,
+            params: Vec::new(),
+            kernels: Vec::new(),
+            detail: false,
+            parse_only: false,
+            dot: false,
+        }
+    }
+
+    fn text(name: &str, text: &str) -> Input {
+        Ok(Arc::new(PtxFile {
+            path: PathBuf::from(name),
+            text: Arc::from(text),
+        }))
+    }
+
+    /// In-memory texts (as the Python package passes them) and read errors are reported in
+    /// input order, each kernel with its own verdict.
+    #[test]
+    fn verifies_texts_in_memory() {
+        let racy = include_str!("../../../samples/classic/missing_barrier.ptx");
+        let unreadable = Err(InputError {
+            file: "gone.ptx".into(),
+            line: 0,
+            column: 0,
+            message: "cannot read".into(),
+        });
+        let inputs = vec![
+            text("racy.ptx", racy),
+            unreadable,
+            text("bad.ptx", ".version 8.0\n.entry k( {"),
+        ];
+        let run = verify(inputs, &options(), &Progress::new(false)).expect("no usage error");
+        assert_eq!(run.kernels.len(), 1);
+        assert_eq!(run.kernels[0].verdict, Verdict::Violation);
+        assert_eq!(run.kernels[0].violations[0].kind, "race");
+        let files: Vec<&str> = run.errors.iter().map(|e| e.file.as_str()).collect();
+        assert_eq!(files, ["gone.ptx", "bad.ptx"]);
+
+        let mut selective = options();
+        selective.kernels = vec!["nothing".into()];
+        let inputs = vec![text("racy.ptx", racy)];
+        assert!(verify(inputs, &selective, &Progress::new(false)).is_err());
     }
 }

@@ -287,7 +287,8 @@ pub fn summary(kernel: &KernelReport) -> String {
     )
 }
 
-fn write_kernel(
+/// Writes one kernel's diagnostics, summary line and notes (and statistics if asked).
+pub fn write_kernel(
     out: &mut dyn WriteColor,
     kernel: &KernelReport,
     options: TextOptions,
