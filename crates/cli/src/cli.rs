@@ -31,7 +31,7 @@ Exit status:
 #[derive(Debug, Parser)]
 #[command(name = "weft", version, about, after_help = AFTER_HELP)]
 pub struct Cli {
-    /// PTX files to verify.
+    /// PTX files to verify (`-` reads standard input).
     #[arg(required = true, value_name = "PTX")]
     pub files: Vec<PathBuf>,
 
@@ -39,23 +39,19 @@ pub struct Cli {
     #[arg(short = 'n', long = "threads", value_name = "XxYxZ")]
     pub threads: Option<Dim3>,
 
-    /// Index of the emulated CTA in the grid (%ctaid).
+    /// Index of the emulated CTA in the grid (%ctaid); missing dimensions are 0.
     #[arg(
         short = 'b',
         long = "cta",
         value_name = "X,Y,Z",
         default_value = "0,0,0"
     )]
-    pub cta: Dim3,
+    pub cta: CtaIndex,
 
-    /// Grid shape in CTAs (%nctaid).
-    #[arg(
-        short = 'g',
-        long = "grid",
-        value_name = "XxYxZ",
-        default_value = "1x1x1"
-    )]
-    pub grid: Dim3,
+    /// Grid shape in CTAs (%nctaid); the CTA given by --cta must lie inside it (default: the
+    /// smallest grid that holds that CTA, 1x1x1 for CTA 0,0,0).
+    #[arg(short = 'g', long = "grid", value_name = "XxYxZ")]
+    pub grid: Option<Dim3>,
 
     /// Threads of a warp run in lock-step (code written for pre-Volta warp-synchronous execution).
     #[arg(short = 's', long = "warp-sync")]
@@ -76,9 +72,13 @@ pub struct Cli {
     #[arg(short = 'k', long = "kernel", value_name = "NAME")]
     pub kernels: Vec<String>,
 
-    /// Number of kernels verified in parallel (default: all cores).
+    /// Number of worker threads (default and maximum: the number of cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
+
+    /// Instructions one thread may execute before the kernel is reported unverifiable.
+    #[arg(long = "max-steps", value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -109,6 +109,86 @@ pub struct Cli {
     pub parse_only: bool,
 }
 
+/// The default `--max-steps`.
+pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
+
+/// CUDA's limits on a CTA shape: threads per dimension and in all.
+pub const MAX_CTA_DIMS: [u32; 3] = [1024, 1024, 64];
+/// CUDA's limit on the threads of one CTA.
+pub const MAX_CTA_THREADS: u64 = 1024;
+/// CUDA's limits on a grid shape, in CTAs per dimension.
+pub const MAX_GRID_DIMS: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+
+impl Cli {
+    /// The shape checks clap cannot express: a CTA shape within CUDA's limits, a grid with no
+    /// empty dimension and within CUDA's limits, and a `--cta` inside the grid. Returns the
+    /// grid to emulate.
+    pub fn check_shapes(&self) -> Result<[u32; 3], String> {
+        const AXES: [char; 3] = ['x', 'y', 'z'];
+        if let Some(threads) = self.threads {
+            let [x, y, z] = threads.0;
+            let total = u64::from(x) * u64::from(y) * u64::from(z);
+            if total == 0 {
+                return Err(format!(
+                    "`--threads {threads}`: every dimension must be at least 1"
+                ));
+            }
+            for ((&n, max), axis) in threads.0.iter().zip(MAX_CTA_DIMS).zip(AXES) {
+                if n > max {
+                    return Err(format!(
+                        "`--threads {threads}`: a CTA has at most {max} threads in {axis} \
+                         (CUDA limits a CTA to 1024x1024x64 and 1024 threads in all)"
+                    ));
+                }
+            }
+            if total > MAX_CTA_THREADS {
+                return Err(format!(
+                    "`--threads {threads}`: {total} threads; a CTA has at most \
+                     {MAX_CTA_THREADS}"
+                ));
+            }
+        }
+        let grid = match self.grid {
+            Some(grid) => {
+                if grid.0.contains(&0) {
+                    return Err(format!(
+                        "`--grid {grid}`: every dimension must be at least 1"
+                    ));
+                }
+                grid
+            }
+            None => Dim3([
+                self.cta.0[0].saturating_add(1),
+                self.cta.0[1].saturating_add(1),
+                self.cta.0[2].saturating_add(1),
+            ]),
+        };
+        for ((&n, max), axis) in grid.0.iter().zip(MAX_GRID_DIMS).zip(AXES) {
+            if n > max {
+                let what = if self.grid.is_some() {
+                    format!("`--grid {grid}`")
+                } else {
+                    format!("`--cta {}`", self.cta)
+                };
+                return Err(format!(
+                    "{what}: a grid has at most {max} CTAs in {axis} \
+                     (CUDA limits a grid to 2147483647x65535x65535)"
+                ));
+            }
+        }
+        for ((&cta, &n), axis) in self.cta.0.iter().zip(&grid.0).zip(AXES) {
+            if cta >= n {
+                return Err(format!(
+                    "`--cta {}` lies outside `--grid {grid}`: CTA indices in {axis} run from 0 to {}",
+                    self.cta,
+                    n - 1
+                ));
+            }
+        }
+        Ok(grid.0)
+    }
+}
+
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -135,21 +215,45 @@ pub enum ColorWhen {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dim3(pub [u32; 3]);
 
+/// Up to three integers separated by `x` or `,`; missing ones are `fill`.
+fn three(s: &str, fill: u32) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(['x', 'X', ',']).map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("expected X, XxY or XxYxZ, found `{s}`"));
+    }
+    let mut dims = [fill; 3];
+    for (dim, part) in dims.iter_mut().zip(&parts) {
+        *dim = part
+            .parse()
+            .map_err(|_| format!("`{part}` is not a non-negative integer (in `{s}`)"))?;
+    }
+    Ok(dims)
+}
+
 impl FromStr for Dim3 {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let parts: Vec<&str> = s.split(['x', 'X', ',']).map(str::trim).collect();
-        if parts.is_empty() || parts.len() > 3 {
-            return Err(format!("expected X, XxY or XxYxZ, found `{s}`"));
-        }
-        let mut dims = [1u32; 3];
-        for (dim, part) in dims.iter_mut().zip(&parts) {
-            *dim = part
-                .parse()
-                .map_err(|_| format!("`{part}` is not a non-negative integer (in `{s}`)"))?;
-        }
-        Ok(Dim3(dims))
+        three(s, 1).map(Dim3)
+    }
+}
+
+/// A CTA index, written `3`, `3,1` or `3,1,0` (missing dimensions are 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CtaIndex(pub [u32; 3]);
+
+impl FromStr for CtaIndex {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        three(s, 0).map(CtaIndex)
+    }
+}
+
+impl fmt::Display for CtaIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.0;
+        write!(f, "{x},{y},{z}")
     }
 }
 
@@ -349,6 +453,8 @@ mod tests {
         assert!("32x".parse::<Dim3>().is_err());
         assert!("1x2x3x4".parse::<Dim3>().is_err());
         assert!("-1".parse::<Dim3>().is_err());
+        assert_eq!("5".parse::<CtaIndex>(), Ok(CtaIndex([5, 0, 0])));
+        assert_eq!("5,2".parse::<CtaIndex>(), Ok(CtaIndex([5, 2, 0])));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub struct Document<'a> {
     version: &'static str,
     kernels: Vec<Kernel<'a>>,
     errors: &'a [InputError],
+    warnings: &'a [InputError],
 }
 
 #[derive(Debug, Serialize)]
@@ -148,5 +149,6 @@ pub fn document(run: &RunReport) -> Document<'_> {
         version: env!("CARGO_PKG_VERSION"),
         kernels: run.kernels.iter().map(kernel).collect(),
         errors: &run.errors,
+        warnings: &run.warnings,
     }
 }

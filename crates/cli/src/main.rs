@@ -29,13 +29,6 @@ fn main() -> ExitCode {
     match try_main() {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            // A closed stdout (`weft … | head`) is not an error worth reporting.
-            if err
-                .downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            {
-                return ExitCode::from(0);
-            }
             eprintln!("weft: error: {err:#}");
             ExitCode::from(EXIT_INPUT_ERROR)
         }
@@ -51,15 +44,39 @@ fn color_choice(when: ColorWhen, is_terminal: bool) -> ColorChoice {
     }
 }
 
+/// Whether `err` is a write to a closed pipe (`weft … | head`).
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// Runs weft and returns the exit status.
 fn try_main() -> anyhow::Result<u8> {
     // clap exits with status 2 on a usage error and 0 for --help/--version.
     let cli = Cli::parse();
+    let usage_error = |message: &str| -> anyhow::Result<u8> {
+        let mut stderr =
+            StandardStream::stderr(color_choice(cli.color, std::io::stderr().is_terminal()));
+        for line in message.lines() {
+            text::write_error(&mut stderr, line)?;
+        }
+        Ok(EXIT_INPUT_ERROR)
+    };
 
+    let grid = match cli.check_shapes() {
+        Ok(grid) => grid,
+        Err(message) => return usage_error(&message),
+    };
+    if cli.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return usage_error("`-` (standard input) can be given only once");
+    }
     let options = pipeline::Options {
         threads: cli.threads.map(|d| d.0),
         cta: cli.cta.0,
-        grid: cli.grid.0,
+        grid,
         warp_sync: cli.warp_sync,
         initializers: !cli.no_initializers,
         params: cli.params.clone(),
@@ -67,35 +84,47 @@ fn try_main() -> anyhow::Result<u8> {
         detail: cli.detail,
         parse_only: cli.parse_only,
         dot: cli.dot.is_some(),
+        max_steps: cli.max_steps,
     };
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(jobs) = cli.jobs {
-        anyhow::ensure!(jobs > 0, "--jobs must be at least 1");
-        pool = pool.num_threads(jobs);
-    }
-    let pool = pool.build().context("cannot start the worker threads")?;
+    // Kernels run in parallel and the race stage splits one kernel's work across the same
+    // threads, so more threads than cores only costs memory and start-up time.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match cli.jobs {
+        Some(0) => return usage_error("--jobs must be at least 1"),
+        Some(jobs) => jobs.min(cores),
+        None => cores,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start the worker threads")?;
 
     let progress = progress::Progress::new(!cli.quiet);
-    let run = match pool
-        .install(|| weft::verify(weft::read_inputs(&cli.files), &options, &progress))
-    {
-        Ok(run) => run,
-        Err(weft::UsageError(message)) => {
-            progress.finish();
-            let mut stderr =
-                StandardStream::stderr(color_choice(cli.color, std::io::stderr().is_terminal()));
-            for line in message.lines() {
-                text::write_error(&mut stderr, line)?;
+    let run =
+        match pool.install(|| weft::verify(weft::read_inputs(&cli.files), &options, &progress)) {
+            Ok(run) => run,
+            Err(weft::UsageError(message)) => {
+                progress.finish();
+                return usage_error(&message);
             }
-            return Ok(EXIT_INPUT_ERROR);
-        }
-    };
+        };
 
     if let Some(path) = &cli.dot {
         std::fs::write(path, dot::render(&run))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
 
+    match write_reports(&cli, &run) {
+        Ok(()) => Ok(run.exit_code()),
+        // A reader that stops early (`weft … | head`) does not change the verdicts.
+        Err(err) if is_broken_pipe(&err) => Ok(run.exit_code()),
+        Err(err) => Err(err),
+    }
+}
+
+/// Writes the run's reports in the chosen format: diagnostics on stdout, input errors and
+/// warnings on stderr (text) or in the document (JSON, SARIF).
+fn write_reports(cli: &Cli, run: &weft::report::RunReport) -> anyhow::Result<()> {
     match cli.format {
         Format::Text => {
             let mut stderr =
@@ -103,26 +132,33 @@ fn try_main() -> anyhow::Result<u8> {
             for error in &run.errors {
                 text::write_error(&mut stderr, &error.to_string())?;
             }
+            for warning in &run.warnings {
+                text::write_warning(&mut stderr, &warning.to_string())?;
+            }
             if !cli.quiet {
                 let mut stdout = StandardStream::stdout(color_choice(
                     cli.color,
                     std::io::stdout().is_terminal(),
                 ));
                 let options = text::TextOptions { stats: cli.stats };
-                text::write_run(&mut stdout, &run, options)?;
+                text::write_run(&mut stdout, run, options)?;
                 stdout.flush()?;
             }
         }
         Format::Json => {
             let mut stdout = std::io::stdout().lock();
-            serde_json::to_writer_pretty(&mut stdout, &json::document(&run))?;
+            serde_json::to_writer_pretty(&mut stdout, &json::document(run))
+                .map_err(std::io::Error::from)?;
             writeln!(stdout)?;
+            stdout.flush()?;
         }
         Format::Sarif => {
             let mut stdout = std::io::stdout().lock();
-            serde_json::to_writer_pretty(&mut stdout, &sarif::document(&run))?;
+            serde_json::to_writer_pretty(&mut stdout, &sarif::document(run))
+                .map_err(std::io::Error::from)?;
             writeln!(stdout)?;
+            stdout.flush()?;
         }
     }
-    Ok(run.exit_code())
+    Ok(())
 }

@@ -48,6 +48,8 @@ pub struct Options {
     pub parse_only: bool,
     /// `--dot`: keep the barrier graph.
     pub dot: bool,
+    /// `--max-steps`: instructions per thread before the kernel is unverifiable.
+    pub max_steps: u64,
 }
 
 /// A usage error found once the input is parsed (a `-k` or `--param` that names nothing).
@@ -71,28 +73,124 @@ pub struct ResolvedParam {
     pub text: String,
 }
 
-/// The unmangled identifier of an Itanium-mangled name (`_Z6kernelPf` → `kernel`).
+/// The unqualified identifier of an Itanium-mangled name: `_Z6kernelPf` → `kernel`,
+/// `_ZN7cutlass13device_kernelI…EEvT_` → `device_kernel` (the last name of a nested name
+/// before its template arguments). Other names are returned unchanged.
 pub fn simple_name(mangled: &str) -> &str {
     let Some(rest) = mangled.strip_prefix("_Z") else {
         return mangled;
     };
     let rest = rest.strip_prefix('L').unwrap_or(rest);
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let Ok(len) = rest[..digits].parse::<usize>() else {
-        return mangled;
+    let name = match rest.strip_prefix('N') {
+        Some(nested) => nested_name(nested),
+        None => source_name(rest).map(|(name, _)| name),
     };
-    rest.get(digits..digits + len).unwrap_or(mangled)
+    name.unwrap_or(mangled)
+}
+
+/// `<length><identifier>` at the start of `s`: the identifier and what follows it.
+fn source_name(s: &str) -> Option<(&str, &str)> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = s[..digits].parse().ok()?;
+    let end = digits.checked_add(len)?;
+    let name = s.get(digits..end)?;
+    Some((name, &s[end..]))
+}
+
+/// The last `<source-name>` of a nested name (after `_ZN`), before template arguments or the
+/// closing `E`. Substitutions (`S_`, `S0_`, `St`, `Sa`, …) in the prefix are skipped.
+fn nested_name(s: &str) -> Option<&str> {
+    let mut s = s.trim_start_matches(['r', 'V', 'K']);
+    s = s.strip_prefix(['R', 'O']).unwrap_or(s);
+    let mut last = None;
+    loop {
+        let bytes = s.as_bytes();
+        match bytes {
+            [b'0'..=b'9', ..] => {
+                let (name, rest) = source_name(s)?;
+                last = Some(name);
+                s = rest;
+            }
+            [b'S', b'a' | b'b' | b'd' | b'i' | b'o' | b's' | b't', ..] => s = &s[2..],
+            [b'S', ..] => s = &s[s.find('_')? + 1..],
+            _ => return last,
+        }
+    }
 }
 
 fn name_matches(selector: &str, kernel: &str) -> bool {
     selector == kernel || selector == simple_name(kernel)
 }
 
+/// The largest PTX input weft reads (1 GiB): a larger input is an error, not an unbounded read.
+const MAX_PTX_BYTES: u64 = 1 << 30;
+
+/// The name standard input is reported under.
+const STDIN_NAME: &str = "<stdin>";
+
+/// Reads a PTX input: `-` is standard input; devices, directories and sockets are refused
+/// (`/dev/zero` would never end); at most [`MAX_PTX_BYTES`] are read.
+fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let too_large = || {
+        std::io::Error::other(format!(
+            "the input is larger than {} MiB",
+            MAX_PTX_BYTES >> 20
+        ))
+    };
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(MAX_PTX_BYTES + 1)
+            .read_to_end(&mut bytes)?;
+    } else {
+        let kind = std::fs::metadata(path)?.file_type();
+        if kind.is_dir() {
+            return Err(std::io::Error::other("it is a directory"));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_char_device() || kind.is_block_device() || kind.is_socket() {
+                return Err(std::io::Error::other(
+                    "it is a device or socket, not a file (use `-` to read standard input)",
+                ));
+            }
+        }
+        let file = std::fs::File::open(path)?;
+        if file.metadata()?.len() > MAX_PTX_BYTES {
+            return Err(too_large());
+        }
+        file.take(MAX_PTX_BYTES + 1).read_to_end(&mut bytes)?;
+    }
+    if bytes.len() as u64 > MAX_PTX_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// Whether an input that is not valid PTX is probably CUDA C++ source given by mistake.
+fn looks_like_cuda(path: &Path, text: &str) -> bool {
+    let extension = path.extension().and_then(|e| e.to_str());
+    matches!(extension, Some("cu" | "cuh"))
+        || text.contains("__global__")
+        || text.lines().any(|l| l.trim_start().starts_with("#include"))
+}
+
+/// The hint for a CUDA source given as PTX.
+const CUDA_HINT: &str = "this looks like CUDA source: compile it with `nvcc -ptx` first";
+
 fn read_file(path: &Path) -> Result<Arc<PtxFile>, InputError> {
-    match std::fs::read(path) {
+    let shown = if path.as_os_str() == "-" {
+        Path::new(STDIN_NAME)
+    } else {
+        path
+    };
+    match read_input(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Ok(Arc::new(PtxFile {
-                path: path.to_path_buf(),
+                path: shown.to_path_buf(),
                 text: Arc::from(text),
             })),
             Err(e) => {
@@ -100,7 +198,7 @@ fn read_file(path: &Path) -> Result<Arc<PtxFile>, InputError> {
                 let line = valid.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
                 let column = valid.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
                 Err(InputError {
-                    file: path.display().to_string(),
+                    file: shown.display().to_string(),
                     line,
                     column,
                     message: "the file is not UTF-8 text".to_owned(),
@@ -108,7 +206,7 @@ fn read_file(path: &Path) -> Result<Arc<PtxFile>, InputError> {
             }
         },
         Err(e) => Err(InputError {
-            file: path.display().to_string(),
+            file: shown.display().to_string(),
             line: 0,
             column: 0,
             message: format!("cannot read: {e}"),
@@ -157,7 +255,7 @@ fn resolve_params(
                 }
             }
         };
-        let end = offset + u64::from(size);
+        let end = offset.saturating_add(u64::from(size));
         if let Some(total) = total.filter(|&total| end > total) {
             return Err(format!(
                 "`--param {}`: bytes {offset}..{end} lie outside parameter {index} (`{}`, {total} bytes) of `{}`",
@@ -166,6 +264,20 @@ fn resolve_params(
         }
         debug_assert_eq!(decl.space, StateSpace::Param);
         let bytes = spec.bytes(size, float)?;
+        if let Some(earlier) = out
+            .iter()
+            .find(|p: &&ResolvedParam| p.index == index && p.offset < end && offset < p.end())
+        {
+            return Err(format!(
+                "`--param {}` and `--param {}` both set bytes {}..{} of parameter {index} (`{}`) of `{}`",
+                earlier.text,
+                spec.text,
+                offset.max(earlier.offset),
+                end.min(earlier.end()),
+                decl.name,
+                function.name
+            ));
+        }
         out.push(ResolvedParam {
             index,
             offset,
@@ -176,6 +288,13 @@ fn resolve_params(
         });
     }
     Ok(out)
+}
+
+impl ResolvedParam {
+    /// One past the last byte set.
+    fn end(&self) -> u64 {
+        self.offset.saturating_add(self.bytes.len() as u64)
+    }
 }
 
 /// One kernel to verify.
@@ -213,7 +332,11 @@ pub fn verify(
                 file: file.path.display().to_string(),
                 line: e.line,
                 column: e.column,
-                message: e.message,
+                message: if looks_like_cuda(&file.path, &file.text) {
+                    format!("{CUDA_HINT} (not PTX: {})", e.message)
+                } else {
+                    e.message
+                },
             });
             Some((module, start.elapsed().as_secs_f64()))
         })
@@ -237,6 +360,20 @@ pub fn verify(
             (Ok(_), Some((Ok(module), _))) => module,
             (Ok(_), None) => continue,
         };
+        if module.entries().next().is_none() && !options.parse_only {
+            let Ok(file) = file else { continue };
+            let mut message = "no kernel (.entry) in this file: nothing was verified".to_owned();
+            if looks_like_cuda(&file.path, &file.text) {
+                message = format!("{message}; {CUDA_HINT}");
+            }
+            run.warnings.push(InputError {
+                file: file.path.display().to_string(),
+                line: 0,
+                column: 0,
+                message,
+            });
+            continue;
+        }
         for function in module.entries() {
             if !options.kernels.is_empty() {
                 let mut selected = false;
@@ -444,6 +581,27 @@ mod tests {
         assert_eq!(simple_name("_ZL3fooi"), "foo");
         assert_eq!(simple_name("triton_kernel"), "triton_kernel");
         assert_eq!(simple_name("_Z99x"), "_Z99x");
+        // A length that overflows `usize` is not a name (and no panic in debug builds).
+        assert_eq!(
+            simple_name("_Z18446744073709551615x"),
+            "_Z18446744073709551615x"
+        );
+        assert_eq!(
+            simple_name("_Z99999999999999999999999x"),
+            "_Z99999999999999999999999x"
+        );
+        assert_eq!(
+            simple_name("_ZN7cutlass13device_kernelINS_4gemm6kernel7GemmI_EEEEvT_"),
+            "device_kernel"
+        );
+        assert_eq!(simple_name("_ZN4cute6detail3fooEv"), "foo");
+        assert_eq!(simple_name("_ZNSt3vecE"), "vec");
+        assert_eq!(simple_name("_ZN12_GLOBAL__N_16kernelEPf"), "kernel");
+        assert_eq!(simple_name("_ZN"), "_ZN");
+        assert_eq!(
+            simple_name("_ZN18446744073709551616x"),
+            "_ZN18446744073709551616x"
+        );
     }
 
     fn options() -> Options {
@@ -458,6 +616,7 @@ mod tests {
             detail: false,
             parse_only: false,
             dot: false,
+            max_steps: crate::cli::DEFAULT_MAX_STEPS,
         }
     }
 

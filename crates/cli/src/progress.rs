@@ -46,7 +46,7 @@ impl Progress {
     /// A kernel enters a stage.
     pub fn kernel_stage(&self, stage: &str, kernel: &str) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("{stage} {kernel}"));
+            bar.set_message(format!("{stage} {}", crate::report::shown_name(kernel)));
         }
     }
 

@@ -301,6 +301,9 @@ pub struct RunReport {
     pub kernels: Vec<KernelReport>,
     /// Input errors in input order.
     pub errors: Vec<InputError>,
+    /// Inputs that parsed but gave nothing to verify (a file without kernels), in input
+    /// order. They count as input errors for the exit status: nothing was verified.
+    pub warnings: Vec<InputError>,
 }
 
 impl RunReport {
@@ -308,7 +311,7 @@ impl RunReport {
     pub fn exit_code(&self) -> u8 {
         if self.kernels.iter().any(|k| k.verdict == Verdict::Violation) {
             1
-        } else if !self.errors.is_empty() {
+        } else if !self.errors.is_empty() || !self.warnings.is_empty() {
             2
         } else if self
             .kernels
@@ -319,6 +322,27 @@ impl RunReport {
         } else {
             0
         }
+    }
+}
+
+/// Kernel names longer than this many characters are elided in text output.
+pub const MAX_SHOWN_NAME: usize = 80;
+
+/// A kernel name as text output shows it: unchanged up to [`MAX_SHOWN_NAME`] characters;
+/// longer (mangled template instances run to thousands) its first characters, `…`, and the
+/// unqualified name that `--kernel` accepts.
+pub fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let count = name.chars().count();
+    if count <= MAX_SHOWN_NAME {
+        return name.into();
+    }
+    let head: String = name.chars().take(MAX_SHOWN_NAME / 2).collect();
+    let simple = crate::pipeline::simple_name(name);
+    if simple == name {
+        format!("{head}… ({count} characters)").into()
+    } else {
+        let simple: String = simple.chars().take(MAX_SHOWN_NAME / 2).collect();
+        format!("{head}… (`{simple}`, {count} characters)").into()
     }
 }
 
@@ -412,6 +436,23 @@ mod tests {
         assert_eq!(d(16..48), "warp 0 lanes 16-31, warp 1 lanes 0-15");
         assert_eq!(d((0..32).chain(64..96)), "warp 0, warp 2");
         assert_eq!(d([]), "no threads");
+    }
+
+    #[test]
+    fn long_names_are_elided() {
+        assert_eq!(shown_name("_Z6kernelPf"), "_Z6kernelPf");
+        let long = format!("_ZN7cutlass13device_kernelI{}EEvT_", "x".repeat(200));
+        let shown = shown_name(&long);
+        assert!(shown.starts_with("_ZN7cutlass13device_kernelI"), "{shown}");
+        assert!(
+            shown.ends_with("… (`device_kernel`, 232 characters)"),
+            "{shown}"
+        );
+        let plain = "é".repeat(100);
+        assert_eq!(
+            shown_name(&plain),
+            format!("{}… (100 characters)", "é".repeat(40))
+        );
     }
 
     #[test]

@@ -178,11 +178,22 @@ pub fn document(run: &RunReport) -> Value {
         }));
         kinds.insert("input-error".to_owned());
     }
+    for warning in &run.warnings {
+        results.push(json!({
+            "ruleId": "no-kernel",
+            "level": "warning",
+            "message": { "text": warning.message },
+            "locations": [physical(&warning.file, warning.line, warning.column)],
+        }));
+        kinds.insert("no-kernel".to_owned());
+    }
     let rules: Vec<Value> = kinds
         .iter()
         .map(|kind| {
             let description = if kind == "input-error" {
                 "A PTX file could not be read or parsed."
+            } else if kind == "no-kernel" {
+                "A PTX file has no kernel (.entry) to verify."
             } else {
                 rule_description(kind)
             };

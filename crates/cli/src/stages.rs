@@ -98,6 +98,7 @@ pub fn verify(
         warp_sync: options.warp_sync,
         params: params.iter().map(binding).collect(),
         initializers: options.initializers,
+        step_limit: options.max_steps,
         ..emulator::Config::default()
     };
     let emulated = emulator::emulate(module, &kernel, &config);
@@ -226,7 +227,7 @@ fn local_name(name: &str) -> &str {
     let rest = &name[e + 1..];
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     match rest[..digits].parse::<usize>() {
-        Ok(len) if digits + len == rest.len() && len > 0 => &rest[digits..],
+        Ok(len) if digits.checked_add(len) == Some(rest.len()) && len > 0 => &rest[digits..],
         _ => name,
     }
 }
@@ -719,6 +720,10 @@ mod tests {
         assert_eq!(local_name("_ZZ15missing_barrierPKfPfE1s"), "s");
         assert_eq!(local_name("_ZZ4skewPfE5tileA"), "tileA");
         assert_eq!(local_name("buf"), "buf");
+        assert_eq!(
+            local_name("_ZZ1kE18446744073709551615x"),
+            "_ZZ1kE18446744073709551615x"
+        );
         assert_eq!(local_name("_ZZ4fooE"), "_ZZ4fooE");
     }
 

@@ -90,6 +90,15 @@ pub fn write_error(out: &mut dyn WriteColor, message: &str) -> io::Result<()> {
     writeln!(out, ": {message}")
 }
 
+/// Writes `warning: MESSAGE`.
+pub fn write_warning(out: &mut dyn WriteColor, message: &str) -> io::Result<()> {
+    use codespan_reporting::term::termcolor::{Color, ColorSpec};
+    out.set_color(ColorSpec::new().set_fg(Some(Color::Yellow)).set_bold(true))?;
+    write!(out, "warning")?;
+    out.reset()?;
+    writeln!(out, ": {message}")
+}
+
 /// A set of files for one diagnostic, each added once.
 struct Files {
     files: SimpleFiles<String, std::sync::Arc<str>>,
@@ -282,7 +291,7 @@ pub fn summary(kernel: &KernelReport) -> String {
     };
     format!(
         "kernel {} in {}: {what}",
-        kernel.kernel,
+        crate::report::shown_name(&kernel.kernel),
         kernel.file.path.display()
     )
 }
