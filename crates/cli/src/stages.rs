@@ -193,7 +193,12 @@ pub fn verify(
     }
     if races.stats.same_instruction_writes > 0 {
         report.notes.push(format!(
-            "{} write pair(s) by lanes of one warp in one instruction were not reported: {}",
+            "{}{} write pair(s) by lanes of one warp in one instruction were not reported: {}",
+            if races.stats.same_instruction_writes_at_least {
+                "at least "
+            } else {
+                ""
+            },
             races.stats.same_instruction_writes,
             race::SAME_INSTRUCTION_WRITES_NOTE
         ));
@@ -558,7 +563,12 @@ fn possible_race(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Unver
         possible_race_side(&r.second, &second, program),
         if r.thread_pairs > 1 {
             format!(
-                ", not ordered by any barrier ({} thread pairs)",
+                ", not ordered by any barrier ({}{} thread pairs)",
+                if r.thread_pairs_at_least {
+                    "at least "
+                } else {
+                    ""
+                },
                 r.thread_pairs
             )
         } else {
@@ -631,7 +641,12 @@ fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Viol
         one_thread(r.second.thread, program),
         if r.thread_pairs > 1 {
             format!(
-                "; {} thread pairs race on these two instructions",
+                "; {}{} thread pairs race on these two instructions",
+                if r.thread_pairs_at_least {
+                    "at least "
+                } else {
+                    ""
+                },
                 r.thread_pairs
             )
         } else {

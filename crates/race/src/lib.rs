@@ -74,7 +74,24 @@
 //! computed arithmetically per chunk.
 //!
 //! Races are grouped by their (unordered) pair of static instructions, with the
-//! representative of the lowest thread pair and the number of racing thread pairs.
+//! representative of the lowest thread pair tested and the number of racing thread pairs.
+//!
+//! # Racy programs
+//!
+//! The merges make the cost of a race-free program linear in its accesses per thread pair,
+//! but a racy one would still pay for every pair of threads: 1024 threads each accessing one
+//! word 10⁴ times are half a million thread pairs of 2·10⁴ tests each. Once a pair of static
+//! instructions has been found racing in [`SATURATION`] thread pairs of a chunk
+//! ([`DETAILS_CAP`] with [`Config::detail`]), it is *saturated* there: a later thread pair
+//! whose every candidate instruction pair in the chunk (one access of each thread, at least
+//! one writing, not both atomic) is saturated is not tested at all, and the races it would
+//! add are only counted as "at least" ([`Race::thread_pairs_at_least`]). No instruction pair
+//! that races is lost: a thread pair is skipped only when each instruction pair it could
+//! report already is reported. Threads with over-approximated accesses or more than
+//! [`MAX_SKIP_SITES`] distinct instructions in a chunk are always tested. The cost of a
+//! racy chunk is then its accesses plus one set lookup per thread pair, not the product of
+//! the threads' accesses. Likewise the exempt same-instruction write pairs of a chunk are
+//! counted up to [`SAME_INSTRUCTION_CAP`], then reported as "at least" that many.
 //!
 //! Architecture invariant: this crate does no IO and knows nothing of PTX text; it sees
 //! commands, thread ids and instruction ids.
@@ -98,6 +115,20 @@ lane's value is stored";
 
 /// How many `(address, thread, thread)` entries [`Race::details`] keeps at most.
 pub const DETAILS_CAP: usize = 10_000;
+
+/// Thread pairs of one chunk in which a pair of static instructions must be found racing
+/// before later thread pairs that can only add to it are skipped (outside
+/// [`Config::detail`]).
+pub const SATURATION: u32 = 64;
+
+/// Exempt same-instruction write pairs counted per chunk at most; beyond it the count is a
+/// lower bound ([`RaceStats::same_instruction_writes_at_least`]). They are never races, so
+/// this changes no verdict, only the number a note reports.
+pub const SAME_INSTRUCTION_CAP: u64 = 1 << 16;
+
+/// Threads with more distinct instructions than this in a chunk are never skipped (the
+/// saturation check would cost as much as the merge).
+pub const MAX_SKIP_SITES: usize = 8;
 
 /// Bytes per chunk of the address grouping.
 const CHUNK: u64 = 4;
@@ -207,12 +238,18 @@ pub struct Race {
     pub hazard: Hazard,
     /// The first byte `first` and `second` both access.
     pub addr: u32,
-    /// How many distinct thread pairs race on this pair of instructions.
+    /// How many distinct thread pairs race on this pair of instructions; a lower bound when
+    /// [`Race::thread_pairs_at_least`] is set.
     pub thread_pairs: u64,
+    /// Whether thread pairs were left untested once this pair of instructions was known to
+    /// race often enough (see the crate documentation, *Racy programs*): more thread pairs
+    /// may race than [`Race::thread_pairs`] says.
+    pub thread_pairs_at_least: bool,
     /// With [`Config::detail`]: every racing `(first common byte, lower thread, higher
     /// thread)`, sorted, at most [`DETAILS_CAP`] of them.
     pub details: Vec<(u32, ThreadId, ThreadId)>,
-    /// Whether `details` was cut at [`DETAILS_CAP`].
+    /// Whether `details` was cut at [`DETAILS_CAP`], or thread pairs were left untested
+    /// ([`Race::thread_pairs_at_least`]): more pairs race than `details` lists.
     pub details_truncated: bool,
 }
 
@@ -234,6 +271,9 @@ pub struct RaceStats {
     /// [`SAME_INSTRUCTION_WRITES_NOTE`]), so not reported, but counted here. Dynamic access
     /// pairs, each counted once.
     pub same_instruction_writes: u64,
+    /// Whether a chunk stopped counting [`RaceStats::same_instruction_writes`] at
+    /// [`SAME_INSTRUCTION_CAP`]: the count is a lower bound.
+    pub same_instruction_writes_at_least: bool,
     /// Shared-memory access commands whose extent is over-approximated.
     pub approx_accesses: u64,
     /// Distinct racing thread pairs summed over [`RaceReport::possible`].
@@ -595,6 +635,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         acc.naive_pairs += naive_pairs(self.program, &lists);
         self.count_same_instruction_writes(chunk, &lists, acc);
         let warp_size = self.program.warp_size.max(1);
+        let sites: Vec<Option<Vec<(InstId, AccessKind)>>> =
+            lists.iter().map(|l| self.sites(l)).collect();
+        let threshold = if self.config.detail {
+            u32::try_from(DETAILS_CAP).unwrap_or(u32::MAX)
+        } else {
+            SATURATION
+        };
+        // Thread pairs of this chunk found racing, per (lower, higher) instruction pair.
+        let mut found: FxHashMap<(InstId, InstId), u32> = FxHashMap::default();
+        let mut skipped: FxHashSet<(InstId, InstId)> = FxHashSet::default();
         for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
@@ -607,12 +657,55 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 if self.config.warp_sync && t.thread / warp_size == u.thread / warp_size {
                     continue;
                 }
+                if !found.is_empty()
+                    && saturated(&sites[x], &sites[y], &found, threshold, &mut skipped)
+                {
+                    continue;
+                }
+                acc.recent.clear();
                 let (lo, hi) = if t.thread < u.thread { (t, u) } else { (u, t) };
                 self.merge(chunk, lo.thread, lo.writes, hi.thread, hi.reads, acc);
                 self.merge(chunk, lo.thread, lo.writes, hi.thread, hi.writes, acc);
                 self.merge(chunk, lo.thread, lo.reads, hi.thread, hi.writes, acc);
+                if !acc.recent.is_empty() {
+                    acc.recent.sort_unstable();
+                    acc.recent.dedup();
+                    for &key in &acc.recent {
+                        *found.entry(key).or_default() += 1;
+                    }
+                }
             }
         }
+        for (lo, hi) in skipped {
+            if let Some(group) = acc.groups.get_mut(&(false, lo, hi)) {
+                group.at_least = true;
+            }
+        }
+    }
+
+    /// The distinct (instruction, kind) pairs of a thread's accesses in a chunk, or `None`
+    /// when the thread is never to be skipped: it has an over-approximated access or more
+    /// than [`MAX_SKIP_SITES`] distinct instructions there.
+    fn sites(&self, list: &ThreadLists<'_>) -> Option<Vec<(InstId, AccessKind)>> {
+        let thread = self.program.threads.get(list.thread as usize)?;
+        let mut sites: Vec<(InstId, AccessKind)> = Vec::new();
+        for entry in list.reads.iter().chain(list.writes) {
+            let command = thread.commands.get(entry.index as usize)?;
+            let CommandView::Access { kind, approx, .. } = command.view() else {
+                return None;
+            };
+            if approx {
+                return None;
+            }
+            let site = (command.inst(), kind);
+            if sites.last() != Some(&site) && !sites.contains(&site) {
+                if sites.len() == MAX_SKIP_SITES {
+                    return None;
+                }
+                sites.push(site);
+            }
+        }
+        Some(sites)
     }
 
     /// Counts the pairs the same-instruction rule exempts in this chunk: plain writes of one
@@ -631,6 +724,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             return;
         }
         let has_plain_write = |l: &ThreadLists<'_>| l.writes.iter().any(|e| e.occ() != OCC_NONE);
+        let mut counted = 0u64;
         let mut start = 0;
         while start < lists.len() {
             // `lists` is sorted by thread, so the lanes of a warp are contiguous.
@@ -689,6 +783,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                                 acc,
                             ) {
                                 acc.same_instruction_writes += 1;
+                                counted += 1;
+                                if counted >= SAME_INSTRUCTION_CAP {
+                                    acc.same_instruction_writes_at_least = true;
+                                    return;
+                                }
                             }
                             i += 1;
                             j += 1;
@@ -869,6 +968,34 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
     }
 }
 
+/// Whether every instruction pair two threads could race on in a chunk has been found in
+/// `threshold` thread pairs there; if so, those pairs are added to `skipped`.
+fn saturated(
+    a: &Option<Vec<(InstId, AccessKind)>>,
+    b: &Option<Vec<(InstId, AccessKind)>>,
+    found: &FxHashMap<(InstId, InstId), u32>,
+    threshold: u32,
+    skipped: &mut FxHashSet<(InstId, InstId)>,
+) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
+    let candidates = || {
+        a.iter().flat_map(|&(i, ki)| {
+            b.iter().filter_map(move |&(j, kj)| {
+                let races = (ki.writes() || kj.writes())
+                    && !(ki == AccessKind::Atomic && kj == AccessKind::Atomic);
+                races.then_some((i.min(j), i.max(j)))
+            })
+        })
+    };
+    if !candidates().all(|key| found.get(&key).is_some_and(|&n| n >= threshold)) {
+        return false;
+    }
+    skipped.extend(candidates());
+    true
+}
+
 /// Naive pairs of one chunk: unordered pairs of accesses from different threads, minus
 /// read/read and atomic/atomic pairs.
 fn naive_pairs(program: &Program, lists: &[ThreadLists<'_>]) -> u64 {
@@ -912,6 +1039,8 @@ type RepKey = (ThreadId, ThreadId, u32, u32, u32);
 
 struct Group {
     pairs: FxHashSet<(u32, u32)>,
+    /// Some thread pair that could race on these instructions was skipped.
+    at_least: bool,
     rep: (RepKey, AccessSite, AccessSite),
     details: BTreeSet<(u32, ThreadId, ThreadId)>,
     truncated: bool,
@@ -924,6 +1053,10 @@ struct Accumulator {
     race_tests: u64,
     naive_pairs: u64,
     same_instruction_writes: u64,
+    same_instruction_writes_at_least: bool,
+    /// The (lower, higher) instruction pairs recorded since the last [`Vec::clear`], with
+    /// repeats: which pairs one thread pair's merges found.
+    recent: Vec<(InstId, InstId)>,
 }
 
 impl Group {
@@ -944,8 +1077,12 @@ impl Accumulator {
             first.inst.max(second.inst),
         );
         let rep_key = (first.thread, second.thread, addr, first.index, second.index);
+        if !key.0 && self.recent.last() != Some(&(key.1, key.2)) {
+            self.recent.push((key.1, key.2));
+        }
         let group = self.groups.entry(key).or_insert_with(|| Group {
             pairs: FxHashSet::default(),
+            at_least: false,
             rep: (rep_key, first, second),
             details: BTreeSet::new(),
             truncated: false,
@@ -963,6 +1100,7 @@ impl Accumulator {
         self.race_tests += other.race_tests;
         self.naive_pairs += other.naive_pairs;
         self.same_instruction_writes += other.same_instruction_writes;
+        self.same_instruction_writes_at_least |= other.same_instruction_writes_at_least;
         for (key, theirs) in other.groups {
             match self.groups.get_mut(&key) {
                 None => {
@@ -970,6 +1108,7 @@ impl Accumulator {
                 }
                 Some(ours) => {
                     ours.pairs.extend(theirs.pairs);
+                    ours.at_least |= theirs.at_least;
                     if theirs.rep.0 < ours.rep.0 {
                         ours.rep = theirs.rep;
                     }
@@ -995,12 +1134,13 @@ impl Accumulator {
                 hazard: Hazard::of(first.kind, second.kind),
                 addr,
                 thread_pairs: g.pairs.len() as u64,
+                thread_pairs_at_least: g.at_least,
                 details: if config.detail {
                     g.details.into_iter().collect()
                 } else {
                     Vec::new()
                 },
-                details_truncated: g.truncated,
+                details_truncated: g.truncated || (config.detail && g.at_least),
             };
             if approx {
                 possible.push(race);
@@ -1027,6 +1167,7 @@ impl Accumulator {
                 race_tests: self.race_tests,
                 naive_pairs: self.naive_pairs,
                 same_instruction_writes: self.same_instruction_writes,
+                same_instruction_writes_at_least: self.same_instruction_writes_at_least,
                 ..RaceStats::default()
             },
         }

@@ -431,7 +431,9 @@ fn details_are_capped() {
     };
     let report = find_races(&program, &Unordered, &config);
     let race = &report.races[0];
-    assert_eq!(race.thread_pairs, 11_175);
+    // Once DETAILS_CAP thread pairs race on the instruction, the rest are not tested.
+    assert_eq!(race.thread_pairs, DETAILS_CAP as u64);
+    assert!(race.thread_pairs_at_least);
     assert_eq!(race.details.len(), DETAILS_CAP);
     assert!(race.details_truncated);
     assert_eq!(race.details[0], (0, ThreadId(0), ThreadId(1)));
@@ -570,4 +572,93 @@ fn exact_extents_give_no_possible_races() {
     assert!(report.possible.is_empty());
     assert_eq!(report.stats.approx_accesses, 0);
     assert_eq!(report.stats.possible_thread_pairs, 0);
+}
+
+#[test]
+fn racy_programs_cost_accesses_not_thread_pairs() {
+    // 1024 threads x 100 read-modify-writes of one word: every thread pair races on all four
+    // instruction pairs (ld/st, st/st, st/ld): 523,776 thread pairs of 400 accesses.
+    let r = Command::access(AccessKind::Read, 0, 4, false, InstId(0));
+    let w = Command::access(AccessKind::Write, 0, 4, false, InstId(1));
+    let program = uniform(1024, 1, [r, w].repeat(100));
+    let report = find_races(&program, &Unordered, &Config::default());
+    let accesses = report.stats.accesses;
+    assert_eq!(accesses, 1024 * 200);
+    let pairs: Vec<(InstId, InstId, bool)> = report
+        .races
+        .iter()
+        .map(|r| {
+            (
+                r.first.inst.min(r.second.inst),
+                r.first.inst.max(r.second.inst),
+                r.thread_pairs_at_least,
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![(InstId(0), InstId(1), true), (InstId(1), InstId(1), true)],
+        "{report:?}"
+    );
+    for race in &report.races {
+        assert!(race.thread_pairs >= u64::from(SATURATION), "{race:?}");
+        assert!(race.thread_pairs < 1024 * 1023 / 2, "{race:?}");
+    }
+    // The first thread pair is still the representative.
+    assert_eq!(
+        (report.races[0].first.thread, report.races[0].second.thread),
+        (ThreadId(0), ThreadId(1))
+    );
+    // Linear in the accesses (plus the saturated pairs): without saturation this is
+    // 523,776 thread pairs x ~400 tests.
+    assert!(
+        report.stats.race_tests < 20 * accesses,
+        "{} tests for {accesses} accesses",
+        report.stats.race_tests
+    );
+}
+
+#[test]
+fn saturation_never_hides_an_instruction_pair() {
+    // Threads 0..60 race on instruction 0 (one word: 1,770 thread pairs, saturated after
+    // 64); thread 50 also writes with instruction 7 at the same word, which only it uses:
+    // that pair must still be found, with each of its 59 thread pairs.
+    let w = Command::access(AccessKind::Write, 0, 4, false, InstId(0));
+    let mut program = uniform(60, 1, vec![w]);
+    program.threads[50]
+        .commands
+        .push(Command::access(AccessKind::Write, 0, 4, false, InstId(7)));
+    let report = find_races(&program, &Unordered, &Config::default());
+    let with_7: Vec<&Race> = report
+        .races
+        .iter()
+        .filter(|r| r.first.inst == InstId(7) || r.second.inst == InstId(7))
+        .collect();
+    assert_eq!(with_7.len(), 1, "{report:?}");
+    assert_eq!(with_7[0].thread_pairs, 59);
+    assert!(!with_7[0].thread_pairs_at_least);
+    let only_0 = report
+        .races
+        .iter()
+        .find(|r| r.first.inst == InstId(0) && r.second.inst == InstId(0))
+        .expect("instruction 0 races with itself");
+    assert!(only_0.thread_pairs_at_least);
+}
+
+#[test]
+fn same_instruction_write_counts_stop_at_a_cap() {
+    // One warp, 200 executions of one store to one word: 496 lane pairs x 200 dynamic
+    // instructions = 99,200 exempt pairs, more than the per-word cap.
+    let w = Command::access(AccessKind::Write, 0, 4, false, InstId(0));
+    let program = uniform(32, 32, vec![w; 200]);
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.stats.same_instruction_writes, SAME_INSTRUCTION_CAP);
+    assert!(report.stats.same_instruction_writes_at_least);
+    // Different executions still race.
+    assert_eq!(report.races.len(), 1, "{report:?}");
+    // Below the cap the count is exact.
+    let program = uniform(32, 32, vec![w; 100]);
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.stats.same_instruction_writes, 49_600);
+    assert!(!report.stats.same_instruction_writes_at_least);
 }
