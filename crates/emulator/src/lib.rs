@@ -580,6 +580,16 @@ pub enum Error {
 
 /// Emulates CTA `config.cta` of `kernel` in `module`.
 pub fn emulate(module: &Module<'_>, kernel: &str, config: &Config) -> Result<Emulation, Error> {
+    emulate_on(module, kernel, config, exec::Paths::Fast)
+}
+
+/// [`emulate`] on the chosen interpreter paths.
+fn emulate_on(
+    module: &Module<'_>,
+    kernel: &str,
+    config: &Config,
+    paths: exec::Paths,
+) -> Result<Emulation, Error> {
     let start = std::time::Instant::now();
     let function = module
         .entries()
@@ -610,7 +620,7 @@ pub fn emulate(module: &Module<'_>, kernel: &str, config: &Config) -> Result<Emu
         )));
     }
     let ir = ir::lower(module, function, config)?;
-    let mut emulation = exec::run(&ir, shape, config)?;
+    let mut emulation = exec::run(&ir, shape, config, paths)?;
     emulation.stats.seconds = start.elapsed().as_secs_f64();
     Ok(emulation)
 }

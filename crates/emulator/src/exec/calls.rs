@@ -90,7 +90,7 @@ impl Machine<'_> {
                 if let Opnd::Mem(MemBase::Param, off) = r
                     && let Ok(off) = usize::try_from(off)
                 {
-                    self.write_bytes(super::Mem::Param, pbase, off, 4, 0, result);
+                    self.write_bytes(super::memory::Mem::Param, pbase, off, 4, 0, result);
                 }
             }
         }
@@ -101,7 +101,7 @@ impl Machine<'_> {
         let format = match format {
             Some(Opnd::Mem(MemBase::Param, off)) => usize::try_from(off).ok().and_then(|off| {
                 let pbase = t * self.ir.param_size as usize;
-                let (v, u) = self.read_bytes(super::Mem::Param, pbase, off, 8);
+                let (v, u) = self.read_bytes(super::memory::Mem::Param, pbase, off, 8);
                 let off = self.win.offset(v, self.win.data).filter(|_| u == 0)?;
                 self.ir.data.string(off)
             }),

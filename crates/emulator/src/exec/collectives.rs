@@ -1,10 +1,269 @@
-//! Warp collectives that can never complete.
+//! Warp collectives (`shfl`, `vote`, `match`, `redux`, `activemask`, `elect`): a warp's
+//! lanes meet at one, and the collectives that can never complete.
 
+use super::alu::mask;
 use super::{Machine, State};
-use crate::FindingKind;
+use crate::ir::{Inst, Op, Opnd, ReduxOp, ShflMode, VoteMode};
+use crate::{FindingKind, ValueSource};
 use weft_program::WARP_SIZE;
 
 impl Machine<'_> {
+    pub(super) fn member_mask(&mut self, t: usize, pc: u32, inst: &Inst) -> u32 {
+        let ops = self.ir.operands(inst);
+        let has_mask = match inst.op {
+            Op::Activemask => false,
+            Op::Vote(_) => ops.len() >= 3,
+            Op::Shfl(_) => ops.len() >= 5,
+            _ => true,
+        };
+        if !has_mask {
+            return u32::MAX;
+        }
+        let m = ops.last().copied().unwrap_or(Opnd::Sink);
+        let (v, u) = self.rd(t, m, pc);
+        if u != 0 {
+            self.unverifiable(
+                t,
+                pc,
+                "the member mask of a warp-collective depends on an unknown value",
+                Some(m),
+                u,
+                false,
+            );
+            return u32::MAX;
+        }
+        v as u32
+    }
+
+    pub(super) fn collective(&mut self, t: usize, pc: u32, inst: &Inst) {
+        if self.th[t].may > 0 {
+            let o = self.src.single(ValueSource::Other(
+                "a warp collective under an input-dependent branch",
+            ));
+            let u = self.src.union(o, self.th[t].may_src);
+            self.clobber(t, inst, u);
+            return;
+        }
+        self.th[t].state = State::Coll(pc);
+        self.th[t].pc = pc;
+        self.try_collective(t / WARP_SIZE as usize, pc, t);
+    }
+
+    pub(super) fn retry_collectives(&mut self, w: usize) {
+        let lanes = self.warp_lanes(w);
+        let mut pcs: Vec<(u32, usize)> = Vec::new();
+        for t in lanes {
+            if let State::Coll(pc) = self.th[t].state
+                && !pcs.iter().any(|&(p, _)| p == pc)
+            {
+                pcs.push((pc, t));
+            }
+        }
+        for (pc, t) in pcs {
+            self.try_collective(w, pc, t);
+        }
+    }
+
+    /// Completes the `activemask`s of warp `w` whose lanes no running lane can still join.
+    pub(super) fn retry_activemask(&mut self, w: usize) {
+        let waiting = self.warp_lanes(w).any(|t| {
+            matches!(self.th[t].state, State::Coll(pc)
+                if self.ir.insts.get(pc as usize).is_some_and(|i| i.op == Op::Activemask))
+        });
+        if waiting {
+            self.retry_collectives(w);
+        }
+    }
+
+    pub(super) fn warp_lanes(&self, w: usize) -> std::ops::Range<usize> {
+        let s = w * WARP_SIZE as usize;
+        s..(s + WARP_SIZE as usize).min(self.n)
+    }
+
+    pub(super) fn try_collective(&mut self, w: usize, pc: u32, t: usize) {
+        let Some(&inst) = self.ir.insts.get(pc as usize) else {
+            return;
+        };
+        let mmask = self.member_mask(t, pc, &inst);
+        let base = w * WARP_SIZE as usize;
+        // `activemask` waits for no one: its result is the lanes that execute it together,
+        // so it completes once every other lane of the warp has exited or stopped elsewhere.
+        let waits_for_members = inst.op != Op::Activemask;
+        let mut present = 0u32;
+        for lt in self.warp_lanes(w) {
+            let lane = (lt - base) as u32;
+            if mmask & (1 << lane) == 0 {
+                continue;
+            }
+            match self.th[lt].state {
+                State::Coll(p) if p == pc => present |= 1 << lane,
+                State::Exited | State::Trapped(_) | State::Error => {}
+                State::Run => return,
+                _ if waits_for_members => return,
+                _ => {}
+            }
+        }
+        if present == 0 {
+            return;
+        }
+        self.exec_collective(w, pc, &inst, present);
+        for lt in self.warp_lanes(w) {
+            if present & (1 << (lt - base)) != 0 {
+                self.th[lt].state = State::Run;
+                self.th[lt].pc = pc + 1;
+            }
+        }
+    }
+
+    pub(super) fn exec_collective(&mut self, w: usize, pc: u32, inst: &Inst, present: u32) {
+        let base = w * WARP_SIZE as usize;
+        let ops: Vec<Opnd> = self.ir.operands(inst).to_vec();
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let lanes: Vec<u32> = (0..32).filter(|l| present & (1 << l) != 0).collect();
+        let (d, p) = match o(0) {
+            Opnd::List(s, 2) => {
+                let l = self.ir.list(s, 2);
+                (l[0], l[1])
+            }
+            x => (x, Opnd::Sink),
+        };
+        // Inputs of every lane first (all reads happen before any write).
+        let mut a = [(0u64, 0u32); 32];
+        for &l in &lanes {
+            a[l as usize] = self.rd(base + l as usize, o(1), pc);
+        }
+        let mut out: Vec<(u32, u64, u32, u64, u32)> = Vec::with_capacity(lanes.len());
+        let all_known = lanes.iter().all(|&l| a[l as usize].1 == 0);
+        let all_u = lanes
+            .iter()
+            .fold(0, |acc, &l| self.src.union(acc, a[l as usize].1));
+        match inst.op {
+            Op::Shfl(mode) => {
+                for &l in &lanes {
+                    let t = base + l as usize;
+                    let (b, ub) = self.rd(t, o(2), pc);
+                    let (c, uc) = self.rd(t, o(3), pc);
+                    if ub | uc != 0 {
+                        let u = self.src.union(ub, uc);
+                        out.push((l, 0, u, 0, u));
+                        continue;
+                    }
+                    let bval = (b & 0x1f) as i64;
+                    let cval = (c & 0x1f) as i64;
+                    let seg = ((c >> 8) & 0x1f) as i64;
+                    let lane = i64::from(l);
+                    let max_lane = (lane & seg) | (cval & !seg);
+                    let min_lane = lane & seg;
+                    let (j, pval) = match mode {
+                        ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+                        ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+                        ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                        ShflMode::Idx => {
+                            let j = min_lane | (bval & !seg);
+                            (j, j <= max_lane)
+                        }
+                    };
+                    let j = if pval { j } else { lane };
+                    let (v, u) = if (0..32).contains(&j) && present & (1 << j) != 0 {
+                        a[j as usize]
+                    } else {
+                        (
+                            0,
+                            self.src
+                                .single(ValueSource::Other("a shuffle from an inactive lane")),
+                        )
+                    };
+                    out.push((l, v, u, u64::from(pval), 0));
+                }
+            }
+            Op::Vote(mode) => {
+                let ballot = lanes
+                    .iter()
+                    .filter(|&&l| a[l as usize].0 & 1 != 0)
+                    .fold(0u64, |m, &l| m | (1 << l));
+                let v = match mode {
+                    VoteMode::Ballot => ballot,
+                    VoteMode::All => u64::from(ballot == u64::from(present)),
+                    VoteMode::Any => u64::from(ballot != 0),
+                    VoteMode::Uni => u64::from(ballot == 0 || ballot == u64::from(present)),
+                };
+                for &l in &lanes {
+                    out.push((l, if all_known { v } else { 0 }, all_u, 0, 0));
+                }
+            }
+            Op::MatchAny | Op::MatchAll => {
+                let all_same = lanes
+                    .iter()
+                    .all(|&l| a[l as usize].0 == a[lanes[0] as usize].0);
+                for &l in &lanes {
+                    let v = if inst.op == Op::MatchAny {
+                        lanes
+                            .iter()
+                            .filter(|&&k| a[k as usize].0 == a[l as usize].0)
+                            .fold(0u64, |m, &k| m | (1 << k))
+                    } else if all_same {
+                        u64::from(present)
+                    } else {
+                        0
+                    };
+                    out.push((
+                        l,
+                        if all_known { v } else { 0 },
+                        all_u,
+                        u64::from(all_same),
+                        all_u,
+                    ));
+                }
+            }
+            Op::Activemask => {
+                for &l in &lanes {
+                    out.push((l, u64::from(present), 0, 0, 0));
+                }
+            }
+            Op::Elect => {
+                let leader = lanes[0];
+                for &l in &lanes {
+                    out.push((l, u64::from(leader), 0, u64::from(l == leader), 0));
+                }
+            }
+            Op::Redux(op) => {
+                let signed = inst.ty.signed();
+                let vals: Vec<u64> = lanes.iter().map(|&l| mask(a[l as usize].0, 32)).collect();
+                let v = match op {
+                    ReduxOp::Add => vals.iter().fold(0u64, |x, y| x.wrapping_add(*y)),
+                    ReduxOp::And => vals.iter().fold(u64::from(u32::MAX), |x, y| x & y),
+                    ReduxOp::Or => vals.iter().fold(0, |x, y| x | y),
+                    ReduxOp::Xor => vals.iter().fold(0, |x, y| x ^ y),
+                    ReduxOp::Min | ReduxOp::Max => {
+                        let key = |x: &u64| {
+                            if signed {
+                                i64::from(*x as u32 as i32)
+                            } else {
+                                *x as i64
+                            }
+                        };
+                        let it = vals.iter();
+                        let r = if op == ReduxOp::Min {
+                            it.min_by_key(|x| key(x))
+                        } else {
+                            it.max_by_key(|x| key(x))
+                        };
+                        r.copied().unwrap_or(0)
+                    }
+                };
+                for &l in &lanes {
+                    out.push((l, if all_known { mask(v, 32) } else { 0 }, all_u, 0, 0));
+                }
+            }
+            _ => {}
+        }
+        for (l, v, u, pv, pu) in out {
+            let t = base + l as usize;
+            self.wr(t, d, v, u);
+            self.wr(t, p, pv, pu);
+        }
+    }
+
     /// Lane `t` waits at the `.sync` collective at `pc` when nothing can run any more: lanes
     /// its member mask names have not exited and never execute it. On Volta and later the
     /// collective waits for them forever: a deadlock.

@@ -1,13 +1,16 @@
 //! The interpreter's fast path: the common scalar instructions (integer ALU on registers
 //! and immediates, `mov`, integer `setp`, `selp`, `bra`) pre-decoded once per emulation
 //! into a flat table of fixed-size entries, executed without the generic operand and
-//! closure machinery of `Machine::exec`. Every other instruction, an unknown guard and
+//! closure machinery of `Machine::exec`. The semantics are the ALU functions of `alu.rs`,
+//! shared with the general interpreter. Every other instruction, an unknown guard and
 //! the step-budget overrun take the general path (`Machine::step_slow`), which performs
 //! the whole step itself, so the fast path never changes what an emulation computes.
 
 use weft_program::{AccessKind, Command, InstId};
 
-use super::{Machine, Mem, mask, mul, sx};
+use super::Machine;
+use super::alu::{Alu, alu, compare, mad, mask, mov_bits, sx};
+use super::memory::Mem;
 use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, NONE, Op, Opnd, Space};
 
 /// A register or immediate source.
@@ -15,21 +18,6 @@ use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, NONE, Op, Opnd, S
 pub(super) enum Src {
     Reg(u32),
     Imm(u64),
-}
-
-/// Two-operand integer operations (semantics of the matching arms of `Machine::exec`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Alu {
-    Add,
-    Sub,
-    And,
-    Or,
-    Xor,
-    Shl,
-    Shr,
-    Min,
-    Max,
-    MulLo,
 }
 
 /// A pre-decoded instruction.
@@ -138,16 +126,7 @@ fn decode(ir: &Ir, pc: u32, inst: &Inst) -> FastOp {
         })
     };
     let op = match inst.op {
-        Op::Add => bin(Alu::Add),
-        Op::Sub => bin(Alu::Sub),
-        Op::And => bin(Alu::And),
-        Op::Or => bin(Alu::Or),
-        Op::Xor => bin(Alu::Xor),
-        Op::Shl => bin(Alu::Shl),
-        Op::Shr => bin(Alu::Shr),
-        Op::Min => bin(Alu::Min),
-        Op::Max => bin(Alu::Max),
-        Op::Mul(MulMode::Lo) => bin(Alu::MulLo),
+        op if let Some(k) = Alu::of(op) => bin(k),
         Op::Mad(MulMode::Lo) => (|| {
             Some(FastOp::Mad {
                 bits,
@@ -159,13 +138,8 @@ fn decode(ir: &Ir, pc: u32, inst: &Inst) -> FastOp {
             })
         })(),
         Op::Mov => (|| {
-            let mbits = if inst.ty.kind == Kind::Pred {
-                1
-            } else {
-                bits.max(1)
-            };
             Some(FastOp::Mov {
-                bits: mbits,
+                bits: mov_bits(inst.ty),
                 d: dst(ops.first())?,
                 s: src(ops.get(1))?,
             })
@@ -251,90 +225,17 @@ pub(super) fn table(ir: &Ir) -> Vec<FastInst> {
         .collect()
 }
 
-#[inline(always)]
-fn alu(alu: Alu, bits: u8, signed: bool, a: u64, b: u64) -> u64 {
-    match alu {
-        Alu::Add => a.wrapping_add(b),
-        Alu::Sub => a.wrapping_sub(b),
-        Alu::And => a & b,
-        Alu::Or => a | b,
-        Alu::Xor => a ^ b,
-        Alu::Shl => {
-            let b = b & 0xffff_ffff;
-            if b >= u64::from(bits) { 0 } else { a << b }
-        }
-        Alu::Shr => {
-            let b = b & 0xffff_ffff;
-            if signed {
-                let s = sx(a, bits);
-                (if b >= u64::from(bits) {
-                    s >> 63
-                } else {
-                    s >> b
-                }) as u64
-            } else if b >= u64::from(bits) {
-                0
-            } else {
-                mask(a, bits) >> b
-            }
-        }
-        Alu::Min | Alu::Max => {
-            let max = alu == Alu::Max;
-            let lt = if signed {
-                sx(a, bits) < sx(b, bits)
-            } else {
-                mask(a, bits) < mask(b, bits)
-            };
-            if lt != max { a } else { b }
-        }
-        Alu::MulLo => mul(a, b, bits, signed, MulMode::Lo),
-    }
-}
-
-#[inline(always)]
-/// Integer comparison of `bits`-wide operands, signed when `s` (the general interpreter's
-/// `setp` uses it too).
-pub(super) fn compare(cmp: Cmp, bits: u8, s: bool, a: u64, b: u64) -> bool {
-    let (sa, sb) = (sx(a, bits), sx(b, bits));
-    let (ma, mb) = (mask(a, bits), mask(b, bits));
-    match cmp {
-        Cmp::Eq | Cmp::Equ => ma == mb,
-        Cmp::Ne | Cmp::Neu => ma != mb,
-        Cmp::Lt | Cmp::Ltu => {
-            if s {
-                sa < sb
-            } else {
-                ma < mb
-            }
-        }
-        Cmp::Le | Cmp::Leu => {
-            if s {
-                sa <= sb
-            } else {
-                ma <= mb
-            }
-        }
-        Cmp::Gt | Cmp::Gtu => {
-            if s {
-                sa > sb
-            } else {
-                ma > mb
-            }
-        }
-        Cmp::Ge | Cmp::Geu => {
-            if s {
-                sa >= sb
-            } else {
-                ma >= mb
-            }
-        }
-        Cmp::Lo => ma < mb,
-        Cmp::Ls => ma <= mb,
-        Cmp::Hi => ma > mb,
-        Cmp::Hs => ma >= mb,
-        Cmp::Num => true,
-        Cmp::Nan => false,
-    }
+/// A table that sends every instruction to the general interpreter.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) fn general_only(ir: &Ir) -> Vec<FastInst> {
+    ir.insts
+        .iter()
+        .map(|inst| FastInst {
+            guard: inst.guard,
+            guard_neg: inst.guard_neg,
+            op: FastOp::Slow,
+        })
+        .collect()
 }
 
 impl Machine<'_> {
@@ -491,7 +392,7 @@ impl Machine<'_> {
                 let u = self.src.union(ua, ub);
                 let u = self.src.union(u, uc);
                 let v = if u == 0 {
-                    mul(a, b, bits, signed, MulMode::Lo).wrapping_add(c)
+                    mad(a, b, c, bits, signed, MulMode::Lo)
                 } else {
                     0
                 };
@@ -525,17 +426,8 @@ impl Machine<'_> {
                 }
             }
             FastOp::Selp { d, a, b, c } => {
-                let (a, ua) = self.get(base, a);
-                let (b, ub) = self.get(base, b);
-                let (c, uc) = self.get(base, c);
-                let (v, u) = if uc == 0 {
-                    if c & 1 != 0 { (a, ua) } else { (b, ub) }
-                } else if ua == 0 && ub == 0 && a == b {
-                    (a, 0)
-                } else {
-                    let u = self.src.union(ua, ub);
-                    (0, self.src.union(u, uc))
-                };
+                let (a, b, c) = (self.get(base, a), self.get(base, b), self.get(base, c));
+                let (v, u) = self.selp(a, b, c);
                 self.put(base, d, v, u);
             }
             FastOp::Bra { target } => return target,

@@ -1,0 +1,643 @@
+//! The ALU: integer and bit arithmetic, comparisons, selects and conversions.
+//!
+//! The pure functions here are the only statement of these semantics: the general
+//! interpreter (`Machine::exec_alu` and friends, below) and the fast path (`fast.rs`) both
+//! call them, and `tests::fast_path` runs every sample through both paths and compares.
+
+use super::Machine;
+use weft_program::InstId;
+
+use crate::ValueSource;
+use crate::ir::{BoolOp, Cmp, Inst, Kind, MulMode, Op, Opnd, Ty};
+
+/// `v` truncated to its low `bits` bits.
+#[inline]
+pub(super) fn mask(v: u64, bits: u8) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
+}
+
+/// `v` sign-extended from its low `bits` bits.
+#[inline]
+pub(super) fn sx(v: u64, bits: u8) -> i64 {
+    if bits >= 64 || bits == 0 {
+        v as i64
+    } else {
+        let s = 64 - u32::from(bits);
+        ((v << s) as i64) >> s
+    }
+}
+
+/// `mul.{lo,hi,wide}` of `bits`-wide operands (unmasked: the caller masks to the
+/// destination width).
+pub(super) fn mul(a: u64, b: u64, bits: u8, signed: bool, mode: MulMode) -> u64 {
+    if signed {
+        let p = i128::from(sx(a, bits)) * i128::from(sx(b, bits));
+        match mode {
+            MulMode::Lo | MulMode::Wide => p as u64,
+            MulMode::Hi => (p >> bits) as u64,
+        }
+    } else {
+        let p = u128::from(mask(a, bits)) * u128::from(mask(b, bits));
+        match mode {
+            MulMode::Lo | MulMode::Wide => p as u64,
+            MulMode::Hi => (p >> bits) as u64,
+        }
+    }
+}
+
+/// `cvt.dst.src`: `None` when the result is not computed (float rounding the emulator does
+/// not model).
+pub(super) fn cvt(a: u64, dst: Ty, src: Ty, round: u8, sat: bool) -> Option<u64> {
+    let int = |k: Kind| matches!(k, Kind::U | Kind::S | Kind::B);
+    match (int(dst.kind), int(src.kind)) {
+        (true, true) => {
+            let v = if src.signed() {
+                sx(a, src.bits)
+            } else {
+                mask(a, src.bits) as i64
+            };
+            let v = if sat {
+                let (lo, hi): (i128, i128) = if dst.signed() {
+                    (-(1i128 << (dst.bits - 1)), (1i128 << (dst.bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << dst.bits) - 1)
+                };
+                let wide = if src.signed() {
+                    i128::from(v)
+                } else {
+                    i128::from(mask(a, src.bits))
+                };
+                wide.clamp(lo, hi) as i64
+            } else {
+                v
+            };
+            Some(mask(v as u64, dst.bits))
+        }
+        (false, true) => {
+            let v = if src.signed() {
+                sx(a, src.bits) as f64
+            } else {
+                mask(a, src.bits) as f64
+            };
+            match dst.bits {
+                32 => Some(u64::from((v as f32).to_bits())),
+                64 => Some(v.to_bits()),
+                _ => None,
+            }
+        }
+        (true, false) => {
+            let f = match src.bits {
+                32 => f64::from(f32::from_bits(a as u32)),
+                64 => f64::from_bits(a),
+                _ => return None,
+            };
+            let r = match round {
+                1 => f.trunc(),
+                2 => f.floor(),
+                3 => f.ceil(),
+                4 => f.round_ties_even(),
+                _ => return None,
+            };
+            let v = if dst.signed() {
+                let lo = -(2f64.powi(i32::from(dst.bits) - 1));
+                (r.clamp(lo, -lo - 1.0) as i64) as u64
+            } else {
+                r.clamp(0.0, 2f64.powi(i32::from(dst.bits)) - 1.0) as u64
+            };
+            Some(mask(v, dst.bits))
+        }
+        (false, false) => match (dst.bits, src.bits) {
+            (32, 32) | (64, 64) if round == 0 => Some(a),
+            (64, 32) => Some(f64::from(f32::from_bits(a as u32)).to_bits()),
+            _ => None,
+        },
+    }
+}
+
+/// `mad.{lo,hi,wide}`: `a * b + c` (unmasked).
+#[inline(always)]
+pub(super) fn mad(a: u64, b: u64, c: u64, bits: u8, signed: bool, mode: MulMode) -> u64 {
+    mul(a, b, bits, signed, mode).wrapping_add(c)
+}
+
+/// The destination width of a `mul`/`mad` in `mode` on `bits`-wide operands.
+pub(super) fn mul_bits(bits: u8, mode: MulMode) -> u8 {
+    if mode == MulMode::Wide {
+        bits.saturating_mul(2)
+    } else {
+        bits
+    }
+}
+
+/// The width `mov` masks a scalar value of type `ty` to (1 for predicates).
+pub(super) fn mov_bits(ty: Ty) -> u8 {
+    if ty.kind == Kind::Pred {
+        1
+    } else {
+        ty.bits.max(1)
+    }
+}
+
+/// Two-operand integer operations whose result is a function of the operand values alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Alu {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Min,
+    Max,
+    MulLo,
+}
+
+impl Alu {
+    /// The two-operand operation `op` performs, if it is one.
+    pub(super) fn of(op: Op) -> Option<Alu> {
+        Some(match op {
+            Op::Add => Alu::Add,
+            Op::Sub => Alu::Sub,
+            Op::And => Alu::And,
+            Op::Or => Alu::Or,
+            Op::Xor => Alu::Xor,
+            Op::Shl => Alu::Shl,
+            Op::Shr => Alu::Shr,
+            Op::Min => Alu::Min,
+            Op::Max => Alu::Max,
+            Op::Mul(MulMode::Lo) => Alu::MulLo,
+            _ => return None,
+        })
+    }
+}
+
+/// `alu` on `bits`-wide operands, signed when `signed` (unmasked: the caller masks).
+#[inline(always)]
+pub(super) fn alu(alu: Alu, bits: u8, signed: bool, a: u64, b: u64) -> u64 {
+    match alu {
+        Alu::Add => a.wrapping_add(b),
+        Alu::Sub => a.wrapping_sub(b),
+        Alu::And => a & b,
+        Alu::Or => a | b,
+        Alu::Xor => a ^ b,
+        Alu::Shl => {
+            let b = b & 0xffff_ffff;
+            if b >= u64::from(bits) { 0 } else { a << b }
+        }
+        Alu::Shr => {
+            let b = b & 0xffff_ffff;
+            if signed {
+                let s = sx(a, bits);
+                (if b >= u64::from(bits) {
+                    s >> 63
+                } else {
+                    s >> b
+                }) as u64
+            } else if b >= u64::from(bits) {
+                0
+            } else {
+                mask(a, bits) >> b
+            }
+        }
+        Alu::Min | Alu::Max => {
+            let max = alu == Alu::Max;
+            let lt = if signed {
+                sx(a, bits) < sx(b, bits)
+            } else {
+                mask(a, bits) < mask(b, bits)
+            };
+            if lt != max { a } else { b }
+        }
+        Alu::MulLo => mul(a, b, bits, signed, MulMode::Lo),
+    }
+}
+
+/// Integer comparison of `bits`-wide operands, signed when `s`.
+#[inline(always)]
+pub(super) fn compare(cmp: Cmp, bits: u8, s: bool, a: u64, b: u64) -> bool {
+    let (sa, sb) = (sx(a, bits), sx(b, bits));
+    let (ma, mb) = (mask(a, bits), mask(b, bits));
+    match cmp {
+        Cmp::Eq | Cmp::Equ => ma == mb,
+        Cmp::Ne | Cmp::Neu => ma != mb,
+        Cmp::Lt | Cmp::Ltu => {
+            if s {
+                sa < sb
+            } else {
+                ma < mb
+            }
+        }
+        Cmp::Le | Cmp::Leu => {
+            if s {
+                sa <= sb
+            } else {
+                ma <= mb
+            }
+        }
+        Cmp::Gt | Cmp::Gtu => {
+            if s {
+                sa > sb
+            } else {
+                ma > mb
+            }
+        }
+        Cmp::Ge | Cmp::Geu => {
+            if s {
+                sa >= sb
+            } else {
+                ma >= mb
+            }
+        }
+        Cmp::Lo => ma < mb,
+        Cmp::Ls => ma <= mb,
+        Cmp::Hi => ma > mb,
+        Cmp::Hs => ma >= mb,
+        Cmp::Num => true,
+        Cmp::Nan => false,
+    }
+}
+
+/// Floating-point comparison of `bits`-wide (32 or 64) operands.
+pub(super) fn compare_float(cmp: Cmp, bits: u8, a: u64, b: u64) -> bool {
+    let (x, y) = if bits == 64 {
+        (f64::from_bits(a), f64::from_bits(b))
+    } else {
+        (
+            f64::from(f32::from_bits(a as u32)),
+            f64::from(f32::from_bits(b as u32)),
+        )
+    };
+    let nan = x.is_nan() || y.is_nan();
+    match cmp {
+        Cmp::Eq => !nan && x == y,
+        Cmp::Ne => !nan && x != y,
+        Cmp::Lt => !nan && x < y,
+        Cmp::Le => !nan && x <= y,
+        Cmp::Gt => !nan && x > y,
+        Cmp::Ge => !nan && x >= y,
+        Cmp::Equ => nan || x == y,
+        Cmp::Neu => nan || x != y,
+        Cmp::Ltu => nan || x < y,
+        Cmp::Leu => nan || x <= y,
+        Cmp::Gtu => nan || x > y,
+        Cmp::Geu => nan || x >= y,
+        Cmp::Num => !nan,
+        Cmp::Nan => nan,
+        Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs => false,
+    }
+}
+
+/// `bfe`: `len = c` bits of `a` from `pos = b`, sign-extended when `signed` (unmasked).
+pub(super) fn bfe(a: u64, b: u64, c: u64, bits: u8, signed: bool) -> u64 {
+    let msb = u64::from(bits).saturating_sub(1);
+    let (pos, len) = (b & 0xff, c & 0xff);
+    let sbit = if !signed || len == 0 {
+        0
+    } else {
+        (a >> (pos + len - 1).min(msb)) & 1
+    };
+    let mut d = 0u64;
+    for i in 0..=msb {
+        let bit = if i < len && pos + i <= msb {
+            (a >> (pos + i)) & 1
+        } else {
+            sbit
+        };
+        d |= bit << i;
+    }
+    d
+}
+
+/// `bfi`: inserts `len = d` low bits of `a` into `b` at `pos = c` (unmasked).
+pub(super) fn bfi(a: u64, b: u64, c: u64, d: u64, bits: u8) -> u64 {
+    let msb = u64::from(bits).saturating_sub(1);
+    let (pos, len) = (c & 0xff, d & 0xff);
+    let mut f = b;
+    for i in 0..len {
+        if pos + i > msb {
+            break;
+        }
+        f = (f & !(1 << (pos + i))) | (((a >> i) & 1) << (pos + i));
+    }
+    f
+}
+
+/// `prmt` (default mode): bytes of `{b, a}` selected by the nibbles of `c`.
+pub(super) fn prmt(a: u64, b: u64, c: u64) -> u64 {
+    let tmp = (mask(b, 32) << 32) | mask(a, 32);
+    let mut d = 0u64;
+    for i in 0..4 {
+        let sel = (c >> (4 * i)) & 0xf;
+        let mut byte = (tmp >> ((sel & 7) * 8)) & 0xff;
+        if sel & 8 != 0 {
+            byte = if byte & 0x80 != 0 { 0xff } else { 0 };
+        }
+        d |= byte << (8 * i);
+    }
+    d
+}
+
+/// `lop3`: the three-input function of `a`, `b`, `c` whose truth table is `lut` (unmasked).
+pub(super) fn lop3(a: u64, b: u64, c: u64, lut: u64) -> u64 {
+    let mut d = 0u64;
+    for k in 0..8u64 {
+        if (lut >> k) & 1 != 0 {
+            let x = if k & 4 != 0 { a } else { !a };
+            let y = if k & 2 != 0 { b } else { !b };
+            let z = if k & 1 != 0 { c } else { !c };
+            d |= x & y & z;
+        }
+    }
+    d
+}
+
+/// `brev` of a `bits`-wide value.
+pub(super) fn brev(a: u64, bits: u8) -> u64 {
+    if bits >= 64 {
+        a.reverse_bits()
+    } else {
+        a.reverse_bits() >> (64 - u32::from(bits))
+    }
+}
+
+/// `clz` of a `bits`-wide value.
+pub(super) fn clz(a: u64, bits: u8) -> u64 {
+    u64::from(mask(a, bits).leading_zeros()) - (64 - u64::from(bits.max(1)))
+}
+
+/// `div` or `rem` of `bits`-wide operands; `None` when the divisor is zero.
+pub(super) fn div_rem(a: u64, b: u64, bits: u8, signed: bool, rem: bool) -> Option<u64> {
+    if mask(b, bits) == 0 {
+        return None;
+    }
+    Some(if signed {
+        let (x, y) = (sx(a, bits), sx(b, bits));
+        (if rem {
+            x.wrapping_rem(y)
+        } else {
+            x.wrapping_div(y)
+        }) as u64
+    } else {
+        let (x, y) = (mask(a, bits), mask(b, bits));
+        if rem { x % y } else { x / y }
+    })
+}
+
+impl Machine<'_> {
+    /// Executes an ALU instruction (every `Op` [`Machine::exec`] sends here).
+    pub(super) fn exec_alu(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let bits = inst.ty.bits;
+        let signed = inst.ty.signed();
+        if let Some(k) = Alu::of(inst.op) {
+            return self.bin(t, pc, o, bits, |a, b| alu(k, bits, signed, a, b));
+        }
+        match inst.op {
+            Op::Mul(mode) => {
+                let (a, ua) = self.rd(t, o(1), pc);
+                let (b, ub) = self.rd(t, o(2), pc);
+                let u = self.src.union(ua, ub);
+                let v = if u == 0 {
+                    mul(a, b, bits, signed, mode)
+                } else {
+                    0
+                };
+                self.wr(t, o(0), mask(v, mul_bits(bits, mode)), u);
+            }
+            Op::Mad(mode) => {
+                let (a, ua) = self.rd(t, o(1), pc);
+                let (b, ub) = self.rd(t, o(2), pc);
+                let (c, uc) = self.rd(t, o(3), pc);
+                let u = self.src.union(ua, ub);
+                let u = self.src.union(u, uc);
+                let v = if u == 0 {
+                    mad(a, b, c, bits, signed, mode)
+                } else {
+                    0
+                };
+                self.wr(t, o(0), mask(v, mul_bits(bits, mode)), u);
+            }
+            Op::Div | Op::Rem => {
+                let (a, ua) = self.rd(t, o(1), pc);
+                let (b, ub) = self.rd(t, o(2), pc);
+                let mut u = self.src.union(ua, ub);
+                let mut v = 0;
+                if u == 0 {
+                    match div_rem(a, b, bits, signed, inst.op == Op::Rem) {
+                        Some(q) => v = q,
+                        None => u = self.src.single(ValueSource::Other("division by zero")),
+                    }
+                }
+                self.wr(t, o(0), mask(v, bits), u);
+            }
+            Op::Abs => self.un(t, pc, o, bits, |a| sx(a, bits).wrapping_abs() as u64),
+            Op::Neg => self.un(t, pc, o, bits, |a| (sx(a, bits).wrapping_neg()) as u64),
+            Op::Not => self.un(t, pc, o, bits, |a| !a),
+            Op::Cnot => self.un(t, pc, o, bits, |a| u64::from(mask(a, bits) == 0)),
+            Op::Brev => self.un(t, pc, o, bits, |a| brev(a, bits)),
+            Op::Popc => self.un(t, pc, o, 32, |a| u64::from(mask(a, bits).count_ones())),
+            Op::Clz => self.un(t, pc, o, 32, |a| clz(a, bits)),
+            Op::Bfe | Op::Bfi | Op::Prmt | Op::Lop3 => self.exec_bits(t, pc, inst, o),
+            Op::Setp(cmp, bop) => self.setp(t, pc, inst, ops, cmp, bop),
+            Op::Selp => {
+                let a = self.rd(t, o(1), pc);
+                let b = self.rd(t, o(2), pc);
+                let c = self.rd(t, o(3), pc);
+                let (v, u) = self.selp(a, b, c);
+                self.wr(t, o(0), v, u);
+            }
+            Op::Slct => self.slct(t, pc, inst, o),
+            Op::Cvt => {
+                let (a, ua) = self.rd(t, o(1), pc);
+                let (v, u) = if ua != 0 {
+                    (0, ua)
+                } else {
+                    match cvt(a, inst.ty, inst.ty2, inst.round, inst.sat) {
+                        Some(v) => (v, 0),
+                        None => (0, self.src.single(ValueSource::Float(InstId(pc)))),
+                    }
+                };
+                self.wr(t, o(0), v, u);
+            }
+            _ => {}
+        }
+    }
+
+    /// `bfe`, `bfi`, `prmt` and `lop3`: their results carry the union of all operands'
+    /// sources.
+    fn exec_bits(&mut self, t: usize, pc: u32, inst: &Inst, o: impl Fn(usize) -> Opnd) {
+        let bits = inst.ty.bits;
+        let (a, ua) = self.rd(t, o(1), pc);
+        let (b, ub) = self.rd(t, o(2), pc);
+        let (c, uc) = self.rd(t, o(3), pc);
+        let u = self.src.union(ua, ub);
+        let u = self.src.union(u, uc);
+        let (v, u) = match inst.op {
+            Op::Bfe => (mask(bfe(a, b, c, bits, inst.ty.signed()), bits), u),
+            Op::Bfi => {
+                let (d, ud) = self.rd(t, o(4), pc);
+                (mask(bfi(a, b, c, d, bits), bits), self.src.union(u, ud))
+            }
+            Op::Prmt => (prmt(a, b, c), u),
+            _ => {
+                let (lut, ul) = self.rd(t, o(4), pc);
+                (mask(lop3(a, b, c, lut), bits), self.src.union(u, ul))
+            }
+        };
+        self.wr(t, o(0), v, u);
+    }
+
+    /// `selp`: `c` picks `a` or `b`; with `c` unknown the result is known only when `a` and
+    /// `b` are known and equal.
+    #[inline(always)]
+    pub(super) fn selp(&mut self, a: (u64, u32), b: (u64, u32), c: (u64, u32)) -> (u64, u32) {
+        let ((a, ua), (b, ub), (c, uc)) = (a, b, c);
+        if uc == 0 {
+            if c & 1 != 0 { (a, ua) } else { (b, ub) }
+        } else if ua == 0 && ub == 0 && a == b {
+            (a, 0)
+        } else {
+            let u = self.src.union(ua, ub);
+            (0, self.src.union(u, uc))
+        }
+    }
+
+    /// `slct`: `a` when `c` is not negative, else `b`.
+    fn slct(&mut self, t: usize, pc: u32, inst: &Inst, o: impl Fn(usize) -> Opnd) {
+        let (a, ua) = self.rd(t, o(1), pc);
+        let (b, ub) = self.rd(t, o(2), pc);
+        let (c, uc) = self.rd(t, o(3), pc);
+        let neg = if inst.ty2.kind == Kind::F {
+            f32::from_bits(c as u32) < 0.0
+        } else {
+            sx(c, 32) < 0
+        };
+        let (v, u) = if uc == 0 {
+            if neg { (b, ub) } else { (a, ua) }
+        } else {
+            let u = self.src.union(ua, ub);
+            (0, self.src.union(u, uc))
+        };
+        self.wr(t, o(0), v, u);
+    }
+
+    #[inline]
+    pub(super) fn bin(
+        &mut self,
+        t: usize,
+        pc: u32,
+        o: impl Fn(usize) -> Opnd,
+        bits: u8,
+        f: impl Fn(u64, u64) -> u64,
+    ) {
+        let (a, ua) = self.rd(t, o(1), pc);
+        let (b, ub) = self.rd(t, o(2), pc);
+        if ua | ub == 0 {
+            self.wr(t, o(0), mask(f(a, b), bits), 0);
+        } else {
+            let u = self.src.union(ua, ub);
+            self.wr(t, o(0), 0, u);
+        }
+    }
+
+    #[inline]
+    pub(super) fn un(
+        &mut self,
+        t: usize,
+        pc: u32,
+        o: impl Fn(usize) -> Opnd,
+        bits: u8,
+        f: impl Fn(u64) -> u64,
+    ) {
+        let (a, ua) = self.rd(t, o(1), pc);
+        if ua == 0 {
+            self.wr(t, o(0), mask(f(a), bits), 0);
+        } else {
+            self.wr(t, o(0), 0, ua);
+        }
+    }
+
+    pub(super) fn mov(&mut self, t: usize, pc: u32, inst: &Inst, d: Opnd, s: Opnd) {
+        let bits = inst.ty.bits;
+        match (d, s) {
+            (_, Opnd::List(start, len)) if len > 0 => {
+                let w = bits / len as u8;
+                let mut v = 0u64;
+                let mut u = 0;
+                let items: Vec<Opnd> = self.ir.list(start, len).to_vec();
+                for (i, x) in items.into_iter().enumerate() {
+                    let (xv, xu) = self.rd(t, x, pc);
+                    v |= mask(xv, w) << (u32::from(w) * i as u32);
+                    u = self.src.union(u, xu);
+                }
+                self.wr(t, d, if u == 0 { v } else { 0 }, u);
+            }
+            (Opnd::List(start, len), _) if len > 0 => {
+                let w = bits / len as u8;
+                let (v, u) = self.rd(t, s, pc);
+                let items: Vec<Opnd> = self.ir.list(start, len).to_vec();
+                for (i, x) in items.into_iter().enumerate() {
+                    self.wr(t, x, mask(v >> (u32::from(w) * i as u32), w), u);
+                }
+            }
+            _ => {
+                let (v, u) = self.rd(t, s, pc);
+                let v = mask(v, mov_bits(inst.ty));
+                self.wr(t, d, v, u);
+            }
+        }
+    }
+
+    pub(super) fn setp(
+        &mut self,
+        t: usize,
+        pc: u32,
+        inst: &Inst,
+        ops: &[Opnd],
+        cmp: Cmp,
+        bop: BoolOp,
+    ) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let (a, ua) = self.rd(t, o(1), pc);
+        let (b, ub) = self.rd(t, o(2), pc);
+        let mut u = self.src.union(ua, ub);
+        let bits = inst.ty.bits;
+        let r = match inst.ty.kind {
+            Kind::F => compare_float(cmp, bits, a, b),
+            _ => compare(cmp, bits, inst.ty.signed(), a, b),
+        };
+        let (p, q) = match o(0) {
+            Opnd::List(s, 2) => {
+                let l = self.ir.list(s, 2);
+                (l[0], l[1])
+            }
+            d => (d, Opnd::Sink),
+        };
+        let (rp, rq) = if bop == BoolOp::None {
+            (r, !r)
+        } else {
+            let (c, uc) = self.rd(t, o(3), pc);
+            u = self.src.union(u, uc);
+            let c = c & 1 != 0;
+            let f = |x: bool| match bop {
+                BoolOp::And => x && c,
+                BoolOp::Or => x || c,
+                BoolOp::Xor => x ^ c,
+                BoolOp::None => x,
+            };
+            (f(r), f(!r))
+        };
+        if u != 0 {
+            self.wr(t, p, 0, u);
+            self.wr(t, q, 0, u);
+        } else {
+            self.wr(t, p, u64::from(rp), 0);
+            self.wr(t, q, u64::from(rq), 0);
+        }
+    }
+}

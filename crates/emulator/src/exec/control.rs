@@ -1,0 +1,322 @@
+//! Control flow: calls, returns, exits, branches and paths under unknown guards.
+
+use super::memory::Mem;
+use super::{EXIT_PATH, Frame, Machine, PathEnd, State};
+use crate::ir::{Inst, MemBase, NONE, Op, Opnd};
+use weft_program::{Command, InstId, ThreadId, WARP_SIZE};
+
+impl Machine<'_> {
+    pub(super) fn call(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+        let Some(fpos) = ops.iter().position(|o| matches!(o, Opnd::Func(_))) else {
+            self.unverifiable(t, pc, "indirect calls are not supported", None, 0, true);
+            return;
+        };
+        let Opnd::Func(callee) = ops[fpos] else {
+            return;
+        };
+        let rets = match fpos.checked_sub(1).and_then(|k| ops.get(k)) {
+            Some(Opnd::List(s, l)) => (*s, *l),
+            _ => (0, 0),
+        };
+        let args = match ops.get(fpos + 1) {
+            Some(Opnd::List(s, l)) => self.ir.list(*s, *l).to_vec(),
+            _ => Vec::new(),
+        };
+        let caller = self.ir.insts.get(pc as usize).map_or(0, |i| i.func);
+        if caller == callee || self.th[t].stack.iter().any(|f| f.func == callee) {
+            self.unverifiable(t, pc, "recursive calls are not supported", None, 0, true);
+            return;
+        }
+        let Some(f) = self.ir.funcs.get(callee as usize) else {
+            return;
+        };
+        let pbase = t * self.ir.param_size as usize;
+        for (k, arg) in args.into_iter().enumerate() {
+            let Some(&(off, size)) = f.params.get(k) else {
+                break;
+            };
+            match arg {
+                Opnd::Mem(MemBase::Param, src) => {
+                    for b in 0..size as usize {
+                        let (v, u) = self.read_bytes(Mem::Param, pbase, src as usize + b, 1);
+                        self.write_bytes(Mem::Param, pbase, off as usize + b, 1, v, u);
+                    }
+                }
+                other => {
+                    let (v, u) = self.rd(t, other, pc);
+                    self.write_bytes(Mem::Param, pbase, off as usize, size.min(8) as usize, v, u);
+                }
+            }
+        }
+        let start = f.start;
+        self.th[t].stack.push(Frame {
+            ret_pc: pc + 1,
+            rets,
+            func: callee,
+        });
+        self.th[t].pc = start;
+    }
+
+    pub(super) fn do_ret(&mut self, t: usize, pc: u32) {
+        let Some(frame) = self.th[t].stack.pop() else {
+            self.do_exit(t, pc);
+            return;
+        };
+        let pbase = t * self.ir.param_size as usize;
+        let rets = self.ir.list(frame.rets.0, frame.rets.1).to_vec();
+        if let Some(f) = self.ir.funcs.get(frame.func as usize) {
+            let slots = f.rets.clone();
+            for (k, r) in rets.into_iter().enumerate() {
+                let Some(&(off, size)) = slots.get(k) else {
+                    break;
+                };
+                if let Opnd::Mem(MemBase::Param, dst) = r {
+                    for b in 0..size as usize {
+                        let (v, u) = self.read_bytes(Mem::Param, pbase, off as usize + b, 1);
+                        self.write_bytes(Mem::Param, pbase, dst as usize + b, 1, v, u);
+                    }
+                }
+            }
+        }
+        self.th[t].pc = frame.ret_pc;
+    }
+
+    pub(super) fn do_exit(&mut self, t: usize, pc: u32) {
+        if self.th[t].may > 0 {
+            self.th[t].path_exit = true;
+            return;
+        }
+        self.push(t, Command::exit(InstId(pc)));
+        self.th[t].state = State::Exited;
+        match self.bars.exit(ThreadId(t as u32)) {
+            Ok(events) => self.barrier_events(events),
+            Err(_) => self.barrier_error(t),
+        }
+        self.retry_collectives(t / WARP_SIZE as usize);
+    }
+
+    pub(super) fn unknown_guard(&mut self, t: usize, pc: u32, inst: &Inst, gu: u32) {
+        let guard = Opnd::Reg(inst.guard);
+        match inst.op {
+            Op::Bra => {
+                let target = match self.ir.operands(inst).first() {
+                    Some(Opnd::Label(x)) => *x,
+                    _ => NONE,
+                };
+                if !self.assume_not_doomed(t, pc, target, pc + 1) {
+                    self.fork(t, pc, target, pc + 1, gu, guard);
+                }
+            }
+            op if op.traps() => self.assume_not_taken(t, pc, pc),
+            Op::CallExtern(crate::ir::Extern::Unknown) => {
+                self.call_extern_unknown(t, pc, Some(guard), gu)
+            }
+            Op::Exit => self.fork(t, pc, EXIT_PATH, pc + 1, gu, guard),
+            Op::Ret if self.th[t].stack.is_empty() => {
+                self.fork(t, pc, EXIT_PATH, pc + 1, gu, guard)
+            }
+            Op::BraIdx => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "whether this indexed branch executes depends on an unknown guard predicate",
+                    Some(guard),
+                    gu,
+                    true,
+                );
+            }
+            Op::Ret | Op::Call => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "whether this call or return executes depends on an unknown value",
+                    Some(guard),
+                    gu,
+                    true,
+                );
+            }
+            op if op.is_sync() => {
+                self.unverifiable(t, pc, "whether this synchronization operation executes depends on an unknown guard predicate", Some(guard), gu, true);
+            }
+            _ => {
+                let th = &mut self.th[t];
+                th.may += 1;
+                let saved = th.may_src;
+                let merged = self.src.union(saved, gu);
+                self.th[t].may_src = merged;
+                self.exec(t, pc, inst);
+                let th = &mut self.th[t];
+                th.may -= 1;
+                th.may_src = saved;
+                if th.state == State::Coll(pc) {
+                    th.state = State::Run;
+                    th.pc = pc + 1;
+                }
+                if !matches!(inst.op, Op::Bra) {
+                    let u = self.src.union(gu, merged);
+                    // Destinations keep either their old or their new value: unknown.
+                    self.clobber(t, inst, u);
+                }
+                self.th[t].pc = pc + 1;
+            }
+        }
+    }
+
+    /// `brx.idx index, table`: jumps to the `index`-th label of the table. An unknown index
+    /// or one past the end of the table (undefined behaviour in PTX) is unverifiable.
+    pub(super) fn branch_indexed(&mut self, t: usize, pc: u32, index: Opnd, table: Opnd) {
+        let (v, u) = self.rd(t, index, pc);
+        let Opnd::List(start, len) = table else {
+            return;
+        };
+        if u != 0 {
+            let what = format!(
+                "the index of this `brx.idx` over a {len}-entry jump table depends on an unknown value, so it may decide synchronization"
+            );
+            self.unverifiable(t, pc, &what, Some(index), u, true);
+            return;
+        }
+        let target = usize::try_from(v)
+            .ok()
+            .and_then(|k| self.ir.list(start, len).get(k).copied());
+        match target {
+            Some(Opnd::Label(target)) => self.th[t].pc = target,
+            _ => {
+                let what = format!(
+                    "the index of this `brx.idx` is {v}, outside its {len}-entry jump table (undefined behaviour)"
+                );
+                self.unverifiable(t, pc, &what, Some(index), 0, true);
+            }
+        }
+    }
+
+    /// Checks that the region between an unknown branch and its join point contains no
+    /// synchronization and no loop; returns the join (or [`NONE`] for the function exit).
+    pub(super) fn region(&mut self, pc: u32) -> Result<u32, String> {
+        if let Some(r) = self.region_cache.get(&pc) {
+            return r.clone();
+        }
+        let ir = self.ir;
+        let result = (|| {
+            if !ir.reaches_exit.get(pc as usize).copied().unwrap_or(false) {
+                return Err("the branch is in a loop with no exit".to_string());
+            }
+            let join = ir.ipdom.get(pc as usize).copied().unwrap_or(NONE);
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut work: Vec<u32> = ir
+                .successors(pc)
+                .into_iter()
+                .filter(|&s| s != NONE)
+                .collect();
+            if let Some(i) = ir.insts.get(pc as usize)
+                && matches!(i.op, Op::Exit | Op::Ret)
+            {
+                work = vec![pc + 1];
+            }
+            while let Some(x) = work.pop() {
+                if x == NONE || x == join || !seen.insert(x) {
+                    continue;
+                }
+                if x == pc {
+                    return Err(
+                        "the branch controls a loop whose trip count is unknown".to_string()
+                    );
+                }
+                if ir.syncs(x) {
+                    let site = ir.sources.sites.get(x as usize);
+                    return Err(format!(
+                        "the code it decides contains `{}` at PTX line {}",
+                        site.map_or("?", |s| &s.opcode),
+                        site.map_or(0, |s| s.ptx_line)
+                    ));
+                }
+                work.extend(ir.successors(x).into_iter().filter(|&s| s != NONE));
+            }
+            Ok(join)
+        })();
+        self.region_cache.insert(pc, result.clone());
+        result
+    }
+
+    pub(super) fn fork(&mut self, t: usize, pc: u32, target: u32, fall: u32, gu: u32, guard: Opnd) {
+        let join = match self.region(pc) {
+            Ok(j) => j,
+            Err(why) => {
+                let what =
+                    format!("a branch on an unknown predicate decides synchronization: {why}");
+                self.unverifiable(t, pc, &what, Some(guard), gu, true);
+                return;
+            }
+        };
+        let b = self.base(t);
+        let r = b..b + self.nregs;
+        let snap_v = self.vals[r.clone()].to_vec();
+        let snap_u = self.unk[r.clone()].to_vec();
+        let snap_stack = self.th[t].stack.clone();
+        let depth = snap_stack.len();
+        let saved = self.th[t].may_src;
+        let merged = self.src.union(saved, gu);
+        self.th[t].may += 1;
+        self.th[t].may_src = merged;
+        let end_a = self.run_path(t, target, join, depth);
+        let a_v = self.vals[r.clone()].to_vec();
+        let a_u = self.unk[r.clone()].to_vec();
+        let a_pc = self.th[t].pc;
+        self.vals[r.clone()].copy_from_slice(&snap_v);
+        self.unk[r.clone()].copy_from_slice(&snap_u);
+        self.th[t].stack = snap_stack;
+        let end_b = if self.stop {
+            PathEnd::Stopped
+        } else {
+            self.run_path(t, fall, join, depth)
+        };
+        self.th[t].may -= 1;
+        self.th[t].may_src = saved;
+        if self.stop || end_a == PathEnd::Stopped || end_b == PathEnd::Stopped {
+            self.stop = true;
+            return;
+        }
+        for k in 0..self.nregs {
+            let i = b + k;
+            if a_v[k] != self.vals[i] || a_u[k] != self.unk[i] {
+                let u = self.src.union(a_u[k], self.unk[i]);
+                self.unk[i] = self.src.union(u, merged);
+                self.vals[i] = 0;
+            }
+        }
+        match (end_a, end_b) {
+            (PathEnd::Joined, PathEnd::Joined) => self.th[t].pc = join,
+            (PathEnd::Exited, PathEnd::Exited) => self.do_exit(t, pc),
+            (PathEnd::Returned(x), PathEnd::Returned(y)) if x == y && a_pc == x => self.th[t].pc = x,
+            _ => self.unverifiable(t, pc, "the two sides of a branch on an unknown predicate end differently (exit versus return)", Some(guard), gu, true),
+        }
+    }
+
+    pub(super) fn run_path(&mut self, t: usize, start: u32, join: u32, depth: usize) -> PathEnd {
+        self.th[t].path_exit = false;
+        if start == EXIT_PATH {
+            return PathEnd::Exited;
+        }
+        self.th[t].pc = start;
+        loop {
+            if self.stop {
+                return PathEnd::Stopped;
+            }
+            let th = &self.th[t];
+            if th.path_exit {
+                self.th[t].path_exit = false;
+                return PathEnd::Exited;
+            }
+            if th.stack.len() < depth {
+                return PathEnd::Returned(th.pc);
+            }
+            if th.pc == join && th.stack.len() == depth {
+                return PathEnd::Joined;
+            }
+            if th.state != State::Run {
+                return PathEnd::Stopped;
+            }
+            self.step(t);
+        }
+    }
+}

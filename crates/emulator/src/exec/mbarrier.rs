@@ -1,0 +1,260 @@
+//! mbarrier operations.
+
+use super::{Addr, Machine, State};
+use crate::ir::{Inst, NONE, Op, Opnd, Space};
+use crate::{FindingKind, ValueSource};
+use weft_program::{Command, InstId, MbarrierOp, PhaseStep};
+
+impl Machine<'_> {
+    pub(super) fn mbar_addr(&mut self, t: usize, pc: u32, inst: &Inst, o: Opnd) -> Option<u32> {
+        let space = if inst.space == Space::Generic {
+            Space::Generic
+        } else {
+            Space::Shared
+        };
+        match self.addr(t, pc, space, o) {
+            Addr::Shared(a) => Some(a),
+            Addr::Unknown(u, _) => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "the mbarrier address depends on an unknown value",
+                    Some(o),
+                    u,
+                    true,
+                );
+                None
+            }
+            _ => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "the mbarrier operand is not a shared-memory address",
+                    Some(o),
+                    0,
+                    true,
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn known_operand(&mut self, t: usize, pc: u32, o: Opnd, what: &str) -> Option<u64> {
+        let (v, u) = self.rd(t, o, pc);
+        if u != 0 {
+            let what = format!("the {what} depends on an unknown value");
+            self.unverifiable(t, pc, &what, Some(o), u, true);
+            return None;
+        }
+        Some(v)
+    }
+
+    pub(super) fn mbar_result(
+        &mut self,
+        t: usize,
+        pc: u32,
+        addr: u32,
+        r: Result<PhaseStep, weft_program::MbarrierError>,
+    ) -> Option<u32> {
+        match r {
+            Ok(PhaseStep::Pending(p)) => Some(p),
+            Ok(PhaseStep::Completed { completed }) => {
+                self.wake_mbar(addr);
+                Some(completed)
+            }
+            Err(e) => {
+                let msg = format!(
+                    "thread {t}: {e} (`{}` at PTX line {})",
+                    self.opcode(pc),
+                    self.line(pc)
+                );
+                self.finding(t, pc, FindingKind::MbarrierProtocol, msg);
+                None
+            }
+        }
+    }
+
+    pub(super) fn mbarrier(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        // Pending TMA completions happen before any later operation on their mbarrier.
+        self.flush_tma_all();
+        if self.th[t].may > 0 {
+            self.unverifiable(
+                t,
+                pc,
+                "an mbarrier operation executes under an input-dependent branch",
+                None,
+                self.th[t].may_src,
+                true,
+            );
+            return;
+        }
+        let id = InstId(pc);
+        match inst.op {
+            Op::MbarInit => {
+                let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
+                    return;
+                };
+                let Some(c) = self.known_operand(t, pc, o(1), "mbarrier.init count") else {
+                    return;
+                };
+                self.push(t, Command::mbarrier(MbarrierOp::Init, a, c as u32, id));
+                if let Err(e) = self.mbars.init(a, c as u32) {
+                    let msg = format!("thread {t}: {e} (PTX line {})", self.line(pc));
+                    self.finding(t, pc, FindingKind::MbarrierProtocol, msg);
+                }
+            }
+            Op::MbarArrive { expect_tx, drop } => {
+                let Some(a) = self.mbar_addr(t, pc, inst, o(1)) else {
+                    return;
+                };
+                let extra = if ops.len() >= 3 {
+                    let what = if expect_tx {
+                        "mbarrier transaction count"
+                    } else {
+                        "mbarrier arrival count"
+                    };
+                    let Some(v) = self.known_operand(t, pc, o(2), what) else {
+                        return;
+                    };
+                    Some(v as u32)
+                } else {
+                    None
+                };
+                let (count, tx) = if expect_tx {
+                    (1, extra.unwrap_or(0))
+                } else {
+                    (extra.unwrap_or(1), 0)
+                };
+                let cmd = if expect_tx {
+                    Command::mbarrier(MbarrierOp::ArriveExpectTx, a, tx, id)
+                } else {
+                    Command::mbarrier(MbarrierOp::Arrive, a, count, id)
+                };
+                self.push(t, cmd);
+                let r = self.mbars.arrive(a, count, tx, drop);
+                let token = self.mbar_result(t, pc, a, r);
+                let (v, u) = match token {
+                    Some(p) => (u64::from(p), 0),
+                    None => (
+                        0,
+                        self.src.single(ValueSource::Other(
+                            "an mbarrier state after a protocol error",
+                        )),
+                    ),
+                };
+                self.wr(t, o(0), v, u);
+            }
+            Op::MbarExpectTx | Op::MbarCompleteTx => {
+                let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
+                    return;
+                };
+                let Some(tx) = self.known_operand(t, pc, o(1), "mbarrier transaction count") else {
+                    return;
+                };
+                let complete = inst.op == Op::MbarCompleteTx;
+                let op = if complete {
+                    MbarrierOp::CompleteTx
+                } else {
+                    MbarrierOp::ExpectTx
+                };
+                self.push(t, Command::mbarrier(op, a, tx as u32, id));
+                let r = if complete {
+                    self.mbars.complete_tx(a, tx as u32)
+                } else {
+                    self.mbars.expect_tx(a, tx as u32)
+                };
+                self.mbar_result(t, pc, a, r);
+            }
+            Op::MbarWait { parity } => self.mbar_wait(t, pc, inst, ops, parity),
+            Op::MbarInval => {
+                let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
+                    return;
+                };
+                self.push(t, Command::mbarrier(MbarrierOp::Inval, a, 0, id));
+                if let Err(e) = self.mbars.inval(a) {
+                    let msg = format!("thread {t}: {e} (PTX line {})", self.line(pc));
+                    self.finding(t, pc, FindingKind::MbarrierProtocol, msg);
+                }
+            }
+            // Without `.noinc` the pending count is incremented before the asynchronous
+            // arrive: no net effect on the phase.
+            Op::CpAsyncMbarArrive { noinc: true } => {
+                let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
+                    return;
+                };
+                self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
+                let r = self.mbars.arrive(a, 1, 0, false);
+                self.mbar_result(t, pc, a, r);
+            }
+            _ => {}
+        }
+    }
+
+    /// `mbarrier.test_wait`/`try_wait` (`parity`: the `.parity` form): the thread blocks
+    /// until the phase completes.
+    fn mbar_wait(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd], parity: bool) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let id = InstId(pc);
+        let Some(a) = self.mbar_addr(t, pc, inst, o(1)) else {
+            return;
+        };
+        let what = if parity {
+            "mbarrier wait parity"
+        } else {
+            "mbarrier wait state"
+        };
+        let Some(p) = self.known_operand(t, pc, o(2), what) else {
+            return;
+        };
+        let p = p as u32;
+        self.push(t, Command::mbarrier(MbarrierOp::WaitParity, a, p & 1, id));
+        let ready = if parity {
+            self.mbars.is_ready(a, p)
+        } else {
+            self.mbars.is_token_ready(a, p)
+        };
+        match ready {
+            Ok(true) => self.wr(t, o(0), 1, 0),
+            Ok(false) => {
+                let th = &mut self.th[t];
+                th.state = State::MbarWait { addr: a };
+                th.wait_parity = p;
+                th.wait_token = !parity;
+                th.wait_dest = match o(0) {
+                    Opnd::Reg(r) => r,
+                    _ => NONE,
+                };
+            }
+            Err(e) => {
+                let msg = format!("thread {t}: {e} (PTX line {})", self.line(pc));
+                self.finding(t, pc, FindingKind::MbarrierProtocol, msg);
+                let u = self.src.single(ValueSource::Other(
+                    "an mbarrier wait after a protocol error",
+                ));
+                self.wr(t, o(0), 0, u);
+            }
+        }
+    }
+
+    pub(super) fn wake_mbar(&mut self, addr: u32) {
+        for t in 0..self.n {
+            if self.th[t].state != (State::MbarWait { addr }) {
+                continue;
+            }
+            let p = self.th[t].wait_parity;
+            let ready = if self.th[t].wait_token {
+                self.mbars.is_token_ready(addr, p)
+            } else {
+                self.mbars.is_ready(addr, p)
+            };
+            if ready == Ok(true) {
+                self.th[t].state = State::Run;
+                let d = self.th[t].wait_dest;
+                if d != NONE {
+                    self.wr(t, Opnd::Reg(d), 1, 0);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,672 @@
+//! Addresses and memory: shared, local, parameter and data windows, loads, stores,
+//! atomics and state-space conversions.
+
+use super::alu::{mask, sx};
+use super::{Addr, Machine};
+use crate::ir::{Inst, MemBase, NONE, Op, Opnd, Space};
+use crate::{FindingKind, ValueSource};
+use weft_program::{AccessKind, Command, InstId, WARP_SIZE};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mem {
+    Shared,
+    Local,
+    Param,
+}
+
+impl Machine<'_> {
+    /// `cvta`, `isspacep` and `mapa`: conversions between state-space and generic addresses.
+    pub(super) fn exec_address(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let bits = inst.ty.bits;
+        match inst.op {
+            Op::Cvta { to, space } => {
+                let (a, ua) = self.rd(t, o(1), pc);
+                let (v, u) = if ua != 0 {
+                    (0, ua)
+                } else {
+                    match (space, to) {
+                        (Space::Shared, false) => (self.shared_base.wrapping_add(mask(a, 32)), 0),
+                        (Space::Local, false) => (self.local_base.wrapping_add(mask(a, 32)), 0),
+                        (Space::Shared, true) => self.generic_to_space(a, self.shared_base),
+                        (Space::Local, true) => self.generic_to_space(a, self.local_base),
+                        (Space::Param, false) => match self.win.offset(a, self.win.param_space) {
+                            Some(off) => (self.win.param_generic.wrapping_add(off), 0),
+                            None => (
+                                0,
+                                self.src.single(ValueSource::Other(
+                                    "cvta.param of an address that is not a kernel parameter",
+                                )),
+                            ),
+                        },
+                        (Space::Param, true) => match self.win.offset(a, self.win.param_generic) {
+                            Some(off) => (self.win.param_space.wrapping_add(off), 0),
+                            None => (
+                                0,
+                                self.src.single(ValueSource::Other(
+                                    "cvta.to.param of an address outside the parameter window",
+                                )),
+                            ),
+                        },
+                        _ => (a, 0),
+                    }
+                };
+                self.wr(t, o(0), mask(v, bits), u);
+            }
+            Op::Isspacep(space) => {
+                let (a, ua) = self.rd(t, o(1), pc);
+                let in_shared = self.win.offset(a, self.shared_base).is_some();
+                let in_local = self.win.offset(a, self.local_base).is_some();
+                let in_param = self.win.offset(a, self.win.param_generic).is_some();
+                let v = match space {
+                    Space::Shared => in_shared,
+                    Space::Local => in_local,
+                    Space::Param => in_param,
+                    Space::Global => !in_shared && !in_local && !in_param,
+                    _ => false,
+                };
+                self.wr(t, o(0), u64::from(v), ua);
+            }
+            Op::Mapa => {
+                let (a, ua) = self.rd(t, o(1), pc);
+                let (r, ur) = self.rd(t, o(2), pc);
+                let (v, u) = if ur == 0 && r == 0 {
+                    (a, ua)
+                } else {
+                    (
+                        0,
+                        self.src.union(ua, ur).max(
+                            self.src
+                                .single(ValueSource::Other("mapa to another CTA of the cluster")),
+                        ),
+                    )
+                };
+                self.wr(t, o(0), v, u);
+            }
+            _ => {}
+        }
+    }
+
+    /// `ldmatrix` and `stmatrix`: lanes below `8 * num` access 16 bytes of shared memory each.
+    pub(super) fn matrix(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd], num: u8) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let read = matches!(inst.op, Op::Ldmatrix(_));
+        let (addr_op, _) = if read { (o(1), o(0)) } else { (o(0), o(1)) };
+        let lane = (t as u32) % WARP_SIZE;
+        if lane < 8 * u32::from(num) {
+            let kind = if read {
+                AccessKind::Read
+            } else {
+                AccessKind::Write
+            };
+            if let Some(a) = self.shared_addr(t, pc, inst, addr_op) {
+                self.shared_access(t, pc, kind, a, 16, 0);
+            }
+        }
+        if read {
+            let u = self.src.single(ValueSource::SharedUnknown(InstId(pc)));
+            self.clobber(t, inst, u);
+        }
+    }
+
+    pub(super) fn generic_to_space(&mut self, a: u64, base: u64) -> (u64, u32) {
+        if let Some(off) = self.win.offset(a, base) {
+            (off, 0)
+        } else {
+            (
+                0,
+                self.src.single(ValueSource::Other(
+                    "cvta.to of an address outside that state space",
+                )),
+            )
+        }
+    }
+
+    pub(super) fn addr(&mut self, t: usize, pc: u32, space: Space, o: Opnd) -> Addr {
+        let Opnd::Mem(base, off) = o else {
+            let u = self
+                .src
+                .single(ValueSource::Other("a malformed address operand"));
+            return Addr::Unknown(u, NONE);
+        };
+        let (v, u, reg) = match base {
+            MemBase::Reg(r) => {
+                let (v, u) = self.rd(t, Opnd::Reg(r), pc);
+                (v.wrapping_add(off as u64), u, r)
+            }
+            MemBase::Shared => {
+                return if matches!(space, Space::Shared | Space::Generic) {
+                    Addr::Shared(off as u32)
+                } else {
+                    Addr::Global
+                };
+            }
+            MemBase::Local => return Addr::Local(off as u32),
+            MemBase::Param => return Addr::Param(off as u32),
+            MemBase::KernelParam(i) => {
+                let base = self
+                    .ir
+                    .kernel_params
+                    .get(i as usize)
+                    .map_or(0, |p| i64::from(p.offset));
+                return match u32::try_from(base + off) {
+                    Ok(x) => Addr::KParam(x),
+                    Err(_) => Addr::Unknown(
+                        self.src.single(ValueSource::Other(
+                            "a parameter offset outside the kernel parameters",
+                        )),
+                        NONE,
+                    ),
+                };
+            }
+            MemBase::Global => return Addr::Global,
+            MemBase::Abs => (off as u64, 0, NONE),
+        };
+        if u != 0 {
+            return if matches!(
+                space,
+                Space::Generic | Space::Shared | Space::Local | Space::Param
+            ) {
+                Addr::Unknown(u, reg)
+            } else {
+                Addr::Global
+            };
+        }
+        match space {
+            Space::Shared => Addr::Shared(v as u32),
+            Space::Local => Addr::Local(v as u32),
+            Space::Global | Space::Const => match self.win.offset(v, self.win.data) {
+                Some(off) => Addr::Data(off),
+                None => Addr::Global,
+            },
+            Space::Param => match self.win.offset(v, self.win.param_space) {
+                Some(off) => Addr::KParam(off as u32),
+                None => Addr::Unknown(
+                    self.src.single(ValueSource::Other(
+                        "a parameter read through a register that holds no kernel-parameter address",
+                    )),
+                    NONE,
+                ),
+            },
+            Space::Generic => {
+                if let Some(off) = self.win.offset(v, self.shared_base) {
+                    Addr::Shared(off as u32)
+                } else if let Some(off) = self.win.offset(v, self.local_base) {
+                    Addr::Local(off as u32)
+                } else if let Some(off) = self.win.offset(v, self.win.param_generic) {
+                    Addr::KParam(off as u32)
+                } else if let Some(off) = self.win.offset(v, self.win.data) {
+                    Addr::Data(off)
+                } else {
+                    Addr::Global
+                }
+            }
+            _ => Addr::Global,
+        }
+    }
+
+    /// The shared address of an operand, or `None` after recording why it is unknown.
+    pub(super) fn shared_addr(&mut self, t: usize, pc: u32, inst: &Inst, o: Opnd) -> Option<u32> {
+        let space = if inst.space == Space::Generic {
+            Space::Generic
+        } else {
+            Space::Shared
+        };
+        match self.addr(t, pc, space, o) {
+            Addr::Shared(a) => Some(a),
+            Addr::Unknown(u, _) => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "a shared-memory address depends on an unknown value",
+                    Some(o),
+                    u,
+                    false,
+                );
+                None
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn push(&mut self, t: usize, c: Command) -> u32 {
+        if !self.tma_pending.is_empty() && !self.in_tma {
+            self.flush_tma(t);
+        }
+        let idx = self.cmds[t].len() as u32;
+        self.cmds[t].push(c);
+        if self.cfg.warp_sync {
+            let w = t / WARP_SIZE as usize;
+            self.steps[t].push(self.warp_step[w]);
+        }
+        idx
+    }
+
+    /// Records a shared access and checks its bounds; returns whether it is in bounds.
+    /// Writes with `write_u != 0` (or in a may-region) make the bytes unknown.
+    pub(super) fn shared_access(
+        &mut self,
+        t: usize,
+        pc: u32,
+        kind: AccessKind,
+        addr: u32,
+        len: u32,
+        write_u: u32,
+    ) -> bool {
+        let end = u64::from(addr) + u64::from(len);
+        let ok = match self.smem_size {
+            Some(size) => end <= u64::from(size),
+            None => end <= self.smem.len() as u64,
+        };
+        if !ok {
+            let limit = self.smem_size.map_or_else(
+                || format!("the {} bytes any GPU provides", self.smem.len()),
+                |s| format!("the {s}-byte shared window"),
+            );
+            let msg = format!(
+                "thread {t}: shared {} of {len} bytes at {addr:#x} by `{}` at PTX line {} lies outside {limit}",
+                if kind == AccessKind::Read {
+                    "read"
+                } else {
+                    "write"
+                },
+                self.opcode(pc),
+                self.line(pc)
+            );
+            self.finding(t, pc, FindingKind::SharedOutOfBounds, msg);
+            return false;
+        }
+        let may = self.th[t].may > 0;
+        self.push(t, Command::access(kind, addr, len, may, InstId(pc)));
+        if kind.writes() {
+            let u = self
+                .src
+                .union(write_u, if may { self.th[t].may_src } else { 0 });
+            if u != 0 {
+                let r = addr as usize..end as usize;
+                self.smem_unk[r].iter_mut().for_each(|x| *x = u);
+            }
+        }
+        true
+    }
+
+    pub(super) fn read_bytes(
+        &mut self,
+        which: Mem,
+        base: usize,
+        off: usize,
+        len: usize,
+    ) -> (u64, u32) {
+        let (bytes, unk) = match which {
+            Mem::Shared => (&self.smem, &self.smem_unk),
+            Mem::Local => (&self.local, &self.local_unk),
+            Mem::Param => (&self.pmem, &self.pmem_unk),
+        };
+        let s = base + off;
+        let (Some(b), Some(u)) = (bytes.get(s..s + len), unk.get(s..s + len)) else {
+            return (
+                0,
+                self.src
+                    .single(ValueSource::Other("memory outside its window")),
+            );
+        };
+        let mut v = 0u64;
+        for (i, &x) in b.iter().enumerate().take(8) {
+            v |= u64::from(x) << (8 * i);
+        }
+        let first = u.first().copied().unwrap_or(0);
+        if u.iter().all(|&x| x == first) {
+            return (v, first);
+        }
+        let u: Vec<u32> = u.to_vec();
+        let mut acc = 0;
+        for x in u {
+            acc = self.src.union(acc, x);
+        }
+        (v, acc)
+    }
+
+    pub(super) fn write_bytes(
+        &mut self,
+        which: Mem,
+        base: usize,
+        off: usize,
+        len: usize,
+        v: u64,
+        u: u32,
+    ) {
+        let (bytes, unk) = match which {
+            Mem::Shared => (&mut self.smem, &mut self.smem_unk),
+            Mem::Local => (&mut self.local, &mut self.local_unk),
+            Mem::Param => (&mut self.pmem, &mut self.pmem_unk),
+        };
+        let s = base + off;
+        if let (Some(b), Some(uu)) = (bytes.get_mut(s..s + len), unk.get_mut(s..s + len)) {
+            for (i, x) in b.iter_mut().enumerate() {
+                *x = if i < 8 { (v >> (8 * i)) as u8 } else { 0 };
+            }
+            uu.iter_mut().for_each(|x| *x = u);
+        }
+    }
+
+    /// The registers of a scalar or `{…}` vector operand, without allocating.
+    pub(super) fn elems(&self, d: Opnd) -> ([Opnd; 8], usize) {
+        let mut out = [Opnd::Sink; 8];
+        match d {
+            Opnd::List(s, len) => {
+                let l = self.ir.list(s, len);
+                let n = l.len().min(8);
+                out[..n].copy_from_slice(&l[..n]);
+                (out, n)
+            }
+            other => {
+                out[0] = other;
+                (out, 1)
+            }
+        }
+    }
+
+    pub(super) fn load(&mut self, t: usize, pc: u32, inst: &Inst, d: Opnd, a: Opnd) {
+        let esize = inst.ty.bytes().max(1);
+        let (dests, ndests) = self.elems(d);
+        let dests = &dests[..ndests];
+        let total = esize * ndests as u32;
+        let signed = inst.ty.signed();
+        let bits = inst.ty.bits;
+        let addr = self.addr(t, pc, inst.space, a);
+        let (which, base, off, lim) = match addr {
+            Addr::Shared(x) => {
+                if !self.shared_access(t, pc, AccessKind::Read, x, total, 0) {
+                    let u = self
+                        .src
+                        .single(ValueSource::Other("an out-of-bounds shared load"));
+                    self.clobber(t, inst, u);
+                    return;
+                }
+                (Mem::Shared, 0, x, self.smem.len())
+            }
+            Addr::Local(x) => (
+                Mem::Local,
+                t * self.ir.local_size as usize,
+                x,
+                self.ir.local_size as usize,
+            ),
+            Addr::Param(x) => (
+                Mem::Param,
+                t * self.ir.param_size as usize,
+                x,
+                self.ir.param_size as usize,
+            ),
+            Addr::KParam(off) => {
+                for (k, &dst) in dests.iter().enumerate() {
+                    let o = off.saturating_add(k as u32 * esize);
+                    let (v, u) = self.kparam(o, esize);
+                    let v = if signed {
+                        mask(sx(v, bits) as u64, 64)
+                    } else {
+                        v
+                    };
+                    self.wr(t, dst, v, u);
+                }
+                return;
+            }
+            Addr::Data(off) => {
+                for (k, &dst) in dests.iter().enumerate() {
+                    let o = off.saturating_add(u64::from(k as u32 * esize));
+                    let (v, u) = self.data_load(pc, inst.space, o, esize);
+                    let v = if signed {
+                        mask(sx(v, bits) as u64, 64)
+                    } else {
+                        v
+                    };
+                    self.wr(t, dst, v, u);
+                }
+                return;
+            }
+            Addr::Global => {
+                let src = if inst.space == Space::Const {
+                    ValueSource::ConstLoad(InstId(pc))
+                } else {
+                    ValueSource::GlobalLoad(InstId(pc))
+                };
+                let u = self.src.single(src);
+                self.clobber(t, inst, u);
+                return;
+            }
+            Addr::Unknown(u, _) => {
+                if inst.space == Space::Shared {
+                    self.unverifiable(
+                        t,
+                        pc,
+                        "a shared-memory address depends on an unknown value",
+                        Some(a),
+                        u,
+                        false,
+                    );
+                } else if inst.space == Space::Local {
+                    self.unverifiable(
+                        t,
+                        pc,
+                        "a local-memory address depends on an unknown value",
+                        Some(a),
+                        u,
+                        false,
+                    );
+                }
+                let g = if inst.space == Space::Param {
+                    ValueSource::Other("a parameter read through an unknown address")
+                } else {
+                    ValueSource::GlobalLoad(InstId(pc))
+                };
+                let g = self.src.single(g);
+                let u = self.src.union(g, u);
+                self.clobber(t, inst, u);
+                return;
+            }
+        };
+        if off as usize + total as usize > lim {
+            let u = self.src.single(ValueSource::LocalUnknown(InstId(pc)));
+            self.clobber(t, inst, u);
+            return;
+        }
+        for (k, &dst) in dests.iter().enumerate() {
+            let (v, u) = self.read_bytes(
+                which,
+                base,
+                (off + k as u32 * esize) as usize,
+                esize as usize,
+            );
+            let u = if u == self.uninit_shared && which == Mem::Shared {
+                self.src.single(ValueSource::SharedUnknown(InstId(pc)))
+            } else {
+                u
+            };
+            let v = if signed { sx(v, bits) as u64 } else { v };
+            self.wr(t, dst, v, u);
+        }
+    }
+
+    /// Reads `size` bytes at `off` of the kernel-parameter window. Bytes no `--param` fixed
+    /// are unknown with a source naming the parameter and the byte range.
+    pub(super) fn kparam(&mut self, off: u32, size: u32) -> (u64, u32) {
+        let (s, e) = (off as usize, off as usize + size as usize);
+        let (Some(bytes), Some(unk)) = (self.kp.get(s..e), self.kp_unk.get(s..e)) else {
+            return (
+                0,
+                self.src
+                    .single(ValueSource::Other("bytes outside the kernel parameters")),
+            );
+        };
+        let mut v = 0u64;
+        for (i, &b) in bytes.iter().enumerate().take(8) {
+            v |= u64::from(b) << (8 * i);
+        }
+        if unk.iter().all(|&u| u == 0) {
+            return (v, 0);
+        }
+        let unk: Vec<u32> = unk.to_vec();
+        let mut acc = 0;
+        let mut k = 0;
+        while k < unk.len() {
+            let u = unk[k];
+            if u != self.kp_unset {
+                acc = self.src.union(acc, u);
+                k += 1;
+                continue;
+            }
+            // A run of unset bytes inside one parameter.
+            let at = s + k;
+            let Some((index, p)) = self.ir.kernel_params.iter().enumerate().find(|(_, p)| {
+                (p.offset as usize..p.offset as usize + p.size as usize).contains(&at)
+            }) else {
+                let o = self
+                    .src
+                    .single(ValueSource::Other("padding between kernel parameters"));
+                acc = self.src.union(acc, o);
+                k += 1;
+                continue;
+            };
+            let pend = p.offset as usize + p.size as usize;
+            let mut j = k;
+            while j < unk.len() && unk[j] == self.kp_unset && s + j < pend {
+                j += 1;
+            }
+            let start = (at - p.offset as usize) as u32;
+            let end = (s + j - p.offset as usize) as u32;
+            let source = if !p.aggregate && start == 0 && end == p.size {
+                ValueSource::Param {
+                    index: index as u32,
+                    name: p.name.clone(),
+                    offset: None,
+                }
+            } else {
+                ValueSource::ParamBytes {
+                    index: index as u32,
+                    name: p.name.clone(),
+                    start,
+                    end,
+                }
+            };
+            let one = self.src.single(source);
+            acc = self.src.union(acc, one);
+            k = j;
+        }
+        (0, acc)
+    }
+
+    pub(super) fn store(&mut self, t: usize, pc: u32, inst: &Inst, a: Opnd, s: Opnd) {
+        let esize = inst.ty.bytes().max(1);
+        let (srcs, nsrcs) = self.elems(s);
+        let srcs = &srcs[..nsrcs];
+        let total = esize * nsrcs as u32;
+        let addr = self.addr(t, pc, inst.space, a);
+        let may_u = if self.th[t].may > 0 {
+            self.th[t].may_src
+        } else {
+            0
+        };
+        let (which, base, off, lim) = match addr {
+            Addr::Shared(x) => {
+                if !self.shared_access(t, pc, AccessKind::Write, x, total, 0) {
+                    return;
+                }
+                (Mem::Shared, 0, x, self.smem.len())
+            }
+            Addr::Local(x) => (
+                Mem::Local,
+                t * self.ir.local_size as usize,
+                x,
+                self.ir.local_size as usize,
+            ),
+            Addr::Param(x) => (
+                Mem::Param,
+                t * self.ir.param_size as usize,
+                x,
+                self.ir.param_size as usize,
+            ),
+            Addr::KParam(x) => {
+                // Kernel parameters are read-only; a store there is undefined, so the bytes
+                // it may have changed become unknown.
+                let o = self.src.single(ValueSource::Other(
+                    "a store into the kernel-parameter space",
+                ));
+                let r = x as usize..(x as usize).saturating_add(total as usize);
+                if let Some(slots) = self.kp_unk.get_mut(r) {
+                    slots.iter_mut().for_each(|b| *b = o);
+                }
+                return;
+            }
+            Addr::Data(off) => {
+                self.data_write(off, total);
+                return;
+            }
+            Addr::Global => return,
+            Addr::Unknown(u, _) => {
+                match inst.space {
+                    Space::Shared => self.unverifiable(
+                        t,
+                        pc,
+                        "a shared-memory address depends on an unknown value",
+                        Some(a),
+                        u,
+                        false,
+                    ),
+                    Space::Local => {
+                        // Any local byte may have changed.
+                        let r =
+                            t * self.ir.local_size as usize..(t + 1) * self.ir.local_size as usize;
+                        if let Some(x) = self.local_unk.get_mut(r) {
+                            x.iter_mut().for_each(|b| *b = u);
+                        }
+                    }
+                    _ => {}
+                }
+                return;
+            }
+        };
+        if off as usize + total as usize > lim {
+            return;
+        }
+        for (k, &x) in srcs.iter().enumerate() {
+            let (v, u) = self.rd(t, x, pc);
+            let u = self.src.union(u, may_u);
+            self.write_bytes(
+                which,
+                base,
+                (off + k as u32 * esize) as usize,
+                esize as usize,
+                v,
+                u,
+            );
+        }
+    }
+
+    pub(super) fn atomic(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let is_red = matches!(inst.op, Op::RedMem(_));
+        let a = if is_red { ops.first() } else { ops.get(1) }
+            .copied()
+            .unwrap_or(Opnd::Sink);
+        let size = inst.ty.bytes().max(1) * u32::from(inst.vec.max(1));
+        let u = self.src.single(ValueSource::Atomic(InstId(pc)));
+        match self.addr(t, pc, inst.space, a) {
+            Addr::Shared(x) => {
+                self.shared_access(t, pc, AccessKind::Atomic, x, size, u);
+            }
+            Addr::Unknown(uu, _) if inst.space == Space::Shared => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    "a shared-memory address depends on an unknown value",
+                    Some(a),
+                    uu,
+                    false,
+                );
+            }
+            Addr::Data(off) => self.data_write(off, size),
+            _ => {}
+        }
+        if !is_red {
+            self.clobber(t, inst, u);
+        }
+    }
+}

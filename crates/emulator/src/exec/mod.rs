@@ -1,0 +1,592 @@
+//! The interpreter: runs every thread of one CTA over the lowered IR.
+
+use crate::ir::{Inst, Ir, NONE, Op, Opnd, RedKind};
+use crate::{Assumption, Config, Emulation, Error, Finding, Stats, Unverifiable, ValueSource};
+use rustc_hash::FxHashMap;
+use values::Sources;
+use weft_program::{
+    BarrierFile, BarrierOp, Command, CtaShape, InstId, MbarrierFile, Program, ThreadEnd, ThreadId,
+    ThreadProgram, WARP_SIZE,
+};
+
+mod alu;
+mod async_copy;
+mod barriers;
+mod calls;
+mod collectives;
+mod control;
+mod fast;
+mod mbarrier;
+mod memory;
+mod report;
+mod values;
+
+/// Tracked bytes of an extern dynamic shared array of unknown size.
+const DYNAMIC_CAP: u32 = 256 * 1024;
+/// Start of a path that exits immediately (an unknown-guarded `exit`).
+const EXIT_PATH: u32 = NONE - 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Run,
+    BarWait,
+    MbarWait { addr: u32 },
+    Coll(u32),
+    Exited,
+    Trapped(u32),
+    Error,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    ret_pc: u32,
+    rets: (u32, u32),
+    func: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Thread {
+    pc: u32,
+    state: State,
+    stack: Vec<Frame>,
+    executed: u64,
+    may: u32,
+    may_src: u32,
+    tid: [u32; 3],
+    /// Destination register of a pending `bar.red` or mbarrier wait.
+    wait_dest: u32,
+    /// mbarrier wait condition: parity (or token phase) and whether it is a token.
+    wait_parity: u32,
+    wait_token: bool,
+    red_kind: RedKind,
+    red_in: (u64, u32),
+    path_exit: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Addr {
+    Shared(u32),
+    Local(u32),
+    Param(u32),
+    /// Offset in the kernel-parameter window.
+    KParam(u32),
+    /// Offset in the data window (initialized module variables).
+    Data(u64),
+    Global,
+    Unknown(u32, u32),
+}
+
+/// TMA loads a thread issued in a row towards one mbarrier, awaiting their `complete_tx`.
+#[derive(Debug, Clone, Copy)]
+struct TmaBatch {
+    thread: usize,
+    mbar: u32,
+    /// The last copy's instruction.
+    pc: u32,
+    copies: u32,
+    /// The index of the first copy's write in the thread's commands: flagged as an
+    /// over-approximated extent once a second copy joins the batch.
+    first_write: Option<u32>,
+    /// The first copy's destination and bytes when they overran the shared window (its
+    /// recorded write was clipped): an out-of-bounds finding if it stays the only copy.
+    overrun: Option<(u32, u32)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathEnd {
+    Joined,
+    Exited,
+    Returned(u32),
+    Stopped,
+}
+
+struct Machine<'a> {
+    ir: &'a Ir,
+    /// The fast-path table, one entry per instruction (`fast` module).
+    fast: Vec<fast::FastInst>,
+    cfg: &'a Config,
+    shape: CtaShape,
+    n: usize,
+    nregs: usize,
+    vals: Vec<u64>,
+    unk: Vec<u32>,
+    th: Vec<Thread>,
+    cmds: Vec<Vec<Command>>,
+    steps: Vec<Vec<u32>>,
+    warp_step: Vec<u32>,
+    smem: Vec<u8>,
+    smem_unk: Vec<u32>,
+    /// Bytes of the shared window that may be accessed; `None` when an extern array of
+    /// unknown size makes everything from `extern_start` up to the cap accessible.
+    smem_size: Option<u32>,
+    local: Vec<u8>,
+    local_unk: Vec<u32>,
+    pmem: Vec<u8>,
+    pmem_unk: Vec<u32>,
+    /// The kernel-parameter window: bytes fixed by `--param` are known; the others carry
+    /// `kp_unset` until something overwrites them.
+    kp: Vec<u8>,
+    kp_unk: Vec<u32>,
+    kp_unset: u32,
+    /// TMA loads issued by a thread towards one mbarrier whose `complete_tx` is deferred
+    /// until the thread's next command: (thread, mbarrier, last copy's instruction).
+    tma_pending: Vec<TmaBatch>,
+    /// Set while a TMA instruction records its own commands (no flush).
+    in_tma: bool,
+    bars: BarrierFile,
+    mbars: MbarrierFile,
+    src: Sources,
+    unverifiable: Vec<Unverifiable>,
+    reported: rustc_hash::FxHashSet<u32>,
+    findings: Vec<Finding>,
+    notes: Vec<String>,
+    stop: bool,
+    instructions: u64,
+    shared_base: u64,
+    local_base: u64,
+    win: crate::ir::Windows,
+    region_cache: FxHashMap<u32, Result<u32, String>>,
+    uninit_shared: u32,
+    /// A thread trapped: threads still blocked at the end are stopped, not deadlocked (the
+    /// trap aborts the launch).
+    trapped: bool,
+    /// Traps assumed not to be reached (the `calls` module).
+    assumptions: Vec<Assumption>,
+    /// Per initialized module variable ([`crate::ir::DataLayout`]): whether loads return its
+    /// initializer in this run, whether one did, and whether the kernel wrote it.
+    data_trusted: Vec<bool>,
+    data_read: Vec<bool>,
+    data_written: Vec<bool>,
+}
+
+/// Which interpreter paths a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Paths {
+    /// The fast path for the instructions it covers, the general interpreter for the rest.
+    Fast,
+    /// The general interpreter for every instruction (differential tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    GeneralOnly,
+}
+
+/// Runs the CTA. A run in which the kernel writes an initialized module variable whose
+/// initializer a load returned is repeated with that variable unknown (another thread or
+/// CTA may write it before the load), until no such variable is left.
+///
+/// `paths` chooses the interpreter: [`Paths::Fast`] (the fast path where it applies) in
+/// every real run; [`Paths::GeneralOnly`] only to test that both compute the same.
+pub(crate) fn run(
+    ir: &Ir,
+    shape: CtaShape,
+    cfg: &Config,
+    paths: Paths,
+) -> Result<Emulation, Error> {
+    let mut trusted = vec![cfg.initializers; ir.data.vars.len()];
+    loop {
+        let m = run_once(ir, shape, cfg, trusted.clone(), paths)?;
+        let mut again = false;
+        for (k, trust) in trusted.iter_mut().enumerate() {
+            if *trust && m.data_read[k] && m.data_written[k] {
+                *trust = false;
+                again = true;
+            }
+        }
+        if !again {
+            return Ok(m.finish());
+        }
+    }
+}
+
+fn run_once<'a>(
+    ir: &'a Ir,
+    shape: CtaShape,
+    cfg: &'a Config,
+    data_trusted: Vec<bool>,
+    paths: Paths,
+) -> Result<Machine<'a>, Error> {
+    let n = shape.threads() as usize;
+    let nregs = ir.reg_names.len();
+    let smem_size = match (ir.extern_start, cfg.dynamic_shared) {
+        (None, _) => Some(ir.shared_static),
+        (Some(start), Some(d)) => Some(start.saturating_add(d)),
+        (Some(_), None) => None,
+    };
+    let tracked =
+        smem_size.unwrap_or_else(|| ir.extern_start.unwrap_or(0).saturating_add(DYNAMIC_CAP));
+    let win = ir.windows;
+    let (shared_base, local_base) = (win.shared, win.local);
+    let mut m = Machine {
+        ir,
+        fast: match paths {
+            Paths::Fast => fast::table(ir),
+            Paths::GeneralOnly => fast::general_only(ir),
+        },
+        cfg,
+        shape,
+        n,
+        nregs,
+        vals: vec![0; n * nregs],
+        unk: vec![0; n * nregs],
+        th: (0..n)
+            .map(|t| Thread {
+                pc: 0,
+                state: State::Run,
+                stack: Vec::new(),
+                executed: 0,
+                may: 0,
+                may_src: 0,
+                tid: shape.tid(ThreadId(t as u32)),
+                wait_dest: NONE,
+                wait_parity: 0,
+                wait_token: false,
+                red_kind: RedKind::Popc,
+                red_in: (0, 0),
+                path_exit: false,
+            })
+            .collect(),
+        cmds: vec![Vec::new(); n],
+        steps: vec![Vec::new(); n],
+        warp_step: vec![0; n.div_ceil(WARP_SIZE as usize)],
+        smem: vec![0; tracked as usize],
+        smem_unk: Vec::new(),
+        smem_size,
+        local: vec![0; n * ir.local_size as usize],
+        local_unk: Vec::new(),
+        pmem: vec![0; n * ir.param_size as usize],
+        pmem_unk: Vec::new(),
+        kp: vec![0; ir.kparam_size as usize],
+        kp_unk: Vec::new(),
+        kp_unset: 0,
+        tma_pending: Vec::new(),
+        in_tma: false,
+        bars: BarrierFile::new(n as u32, WARP_SIZE),
+        mbars: MbarrierFile::new(),
+        src: Sources::new(),
+        unverifiable: Vec::new(),
+        reported: Default::default(),
+        findings: Vec::new(),
+        notes: ir.notes.clone(),
+        stop: false,
+        instructions: 0,
+        shared_base,
+        local_base,
+        win,
+        region_cache: FxHashMap::default(),
+        uninit_shared: 0,
+        trapped: false,
+        assumptions: Vec::new(),
+        data_read: vec![false; data_trusted.len()],
+        data_written: vec![false; data_trusted.len()],
+        data_trusted,
+    };
+    // Registers start undefined: unknown.
+    let undef = m
+        .src
+        .single(ValueSource::Other("an uninitialized register"));
+    m.unk.iter_mut().for_each(|u| *u = undef);
+    let uninit_local = m
+        .src
+        .single(ValueSource::Other("uninitialized local memory"));
+    m.local_unk = vec![uninit_local; m.local.len()];
+    let uninit_param = m.src.single(ValueSource::Other("an unset parameter"));
+    m.pmem_unk = vec![uninit_param; m.pmem.len()];
+    m.kp_unset = m
+        .src
+        .single(ValueSource::Other("unset kernel-parameter bytes"));
+    m.kp_unk = vec![m.kp_unset; m.kp.len()];
+    for p in &ir.kernel_params {
+        for (k, b) in p.known.iter().enumerate() {
+            let i = p.offset as usize + k;
+            if let (Some(b), Some(slot), Some(u)) = (b, m.kp.get_mut(i), m.kp_unk.get_mut(i)) {
+                *slot = *b;
+                *u = 0;
+            }
+        }
+    }
+    m.uninit_shared = m
+        .src
+        .single(ValueSource::Other("uninitialized shared memory"));
+    m.smem_unk = vec![m.uninit_shared; m.smem.len()];
+    if smem_size.is_none() {
+        m.notes.push(format!(
+            "the extern dynamic shared array starts at shared offset {:#x} and its size is unknown (%dynamic_smem_size not configured): accesses into it are not checked for out-of-bounds",
+            ir.extern_start.unwrap_or(0)
+        ));
+    }
+    if cfg.warp_sync {
+        m.run_lockstep();
+    } else {
+        m.run_threads();
+    }
+    Ok(m)
+}
+
+impl Machine<'_> {
+    fn run_threads(&mut self) {
+        loop {
+            let mut progress = false;
+            for t in 0..self.n {
+                let ran = self.th[t].state == State::Run;
+                while self.th[t].state == State::Run && !self.stop {
+                    self.run_fast(t);
+                    progress = true;
+                }
+                if self.stop {
+                    return;
+                }
+                if ran {
+                    self.retry_activemask(t / WARP_SIZE as usize);
+                }
+            }
+            if !progress {
+                return;
+            }
+        }
+    }
+
+    fn run_lockstep(&mut self) {
+        let warps = self.n.div_ceil(WARP_SIZE as usize);
+        loop {
+            let mut progress = false;
+            for w in 0..warps {
+                let lanes = (w * WARP_SIZE as usize)..((w + 1) * WARP_SIZE as usize).min(self.n);
+                loop {
+                    let min_pc = lanes
+                        .clone()
+                        .filter(|&t| self.th[t].state == State::Run)
+                        .map(|t| self.th[t].pc)
+                        .min();
+                    let Some(pc) = min_pc else { break };
+                    self.warp_step[w] = self.warp_step[w].wrapping_add(1);
+                    for t in lanes.clone() {
+                        if self.th[t].state == State::Run && self.th[t].pc == pc {
+                            self.step(t);
+                            progress = true;
+                        }
+                        if self.stop {
+                            return;
+                        }
+                    }
+                    self.retry_activemask(w);
+                }
+            }
+            if !progress {
+                return;
+            }
+        }
+    }
+
+    fn finish(mut self) -> Emulation {
+        self.flush_tma_all();
+        let mut stuck_collective = Vec::new();
+        for t in 0..self.n {
+            if let State::Coll(pc) = self.th[t].state
+                && !self.stop
+                && !self.trapped
+            {
+                stuck_collective.push((t, pc));
+            }
+        }
+        for &(t, pc) in &stuck_collective {
+            self.stuck_collective(t, pc);
+        }
+        let stopped = self.stop || self.trapped;
+        self.data_notes();
+        let threads: Vec<ThreadProgram> = (0..self.n)
+            .map(|t| {
+                let end = match self.th[t].state {
+                    State::Exited => ThreadEnd::Exited,
+                    State::Trapped(pc) => ThreadEnd::Trapped(InstId(pc)),
+                    State::Error => ThreadEnd::BarrierError,
+                    State::BarWait | State::MbarWait { .. } if !stopped => ThreadEnd::Blocked,
+                    _ => ThreadEnd::Stopped,
+                };
+                let mut commands = std::mem::take(&mut self.cmds[t]);
+                commands.shrink_to_fit();
+                ThreadProgram {
+                    commands,
+                    end,
+                    steps: std::mem::take(&mut self.steps[t]),
+                }
+            })
+            .collect();
+        let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
+        Emulation {
+            program: Program {
+                shape: self.shape,
+                warp_size: WARP_SIZE,
+                threads,
+            },
+            sources: self.ir.sources.clone(),
+            shared: self.ir.shared.clone(),
+            unverifiable: self.unverifiable,
+            findings: self.findings,
+            assumptions: self.assumptions,
+            notes: self.notes,
+            stats: Stats {
+                instructions: self.instructions,
+                commands,
+                seconds: 0.0,
+            },
+        }
+    }
+
+    /// One step of thread `t` through the general interpreter.
+    #[inline(never)]
+    fn step_slow(&mut self, t: usize) {
+        let pc = self.th[t].pc;
+        let Some(&inst) = self.ir.insts.get(pc as usize) else {
+            // Fell off the end of a function without `ret`: treat as return.
+            self.do_ret(t, pc);
+            return;
+        };
+        self.instructions += 1;
+        let th = &mut self.th[t];
+        th.executed += 1;
+        if th.executed > self.cfg.step_limit {
+            let what = format!(
+                "thread {t} exceeded the step budget of {} instructions (a loop may be unbounded or bounded by an unknown value; bind parameters with --param or raise the budget)",
+                self.cfg.step_limit
+            );
+            self.unverifiable(t, pc, &what, None, 0, true);
+            return;
+        }
+        if inst.guard != NONE {
+            let i = self.base(t) + inst.guard as usize;
+            let (v, u) = (self.vals[i], self.unk[i]);
+            if u != 0 {
+                self.unknown_guard(t, pc, &inst, u);
+                return;
+            }
+            if (v & 1 != 0) == inst.guard_neg {
+                self.th[t].pc = pc + 1;
+                return;
+            }
+        }
+        self.exec(t, pc, &inst);
+    }
+
+    /// Executes `inst` at `pc` for thread `t` (its guard holds), dispatching by concern.
+    fn exec(&mut self, t: usize, pc: u32, inst: &Inst) {
+        let ops = self.ir.operands(inst);
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        self.th[t].pc = pc + 1;
+        match inst.op {
+            Op::Mov => self.mov(t, pc, inst, o(0), o(1)),
+            Op::Add
+            | Op::Sub
+            | Op::Mul(_)
+            | Op::Mad(_)
+            | Op::Div
+            | Op::Rem
+            | Op::Abs
+            | Op::Neg
+            | Op::Min
+            | Op::Max
+            | Op::And
+            | Op::Or
+            | Op::Xor
+            | Op::Not
+            | Op::Cnot
+            | Op::Shl
+            | Op::Shr
+            | Op::Bfe
+            | Op::Bfi
+            | Op::Brev
+            | Op::Popc
+            | Op::Clz
+            | Op::Prmt
+            | Op::Lop3
+            | Op::Setp(..)
+            | Op::Selp
+            | Op::Slct
+            | Op::Cvt => self.exec_alu(t, pc, inst, ops),
+            Op::Cvta { .. } | Op::Isspacep(_) | Op::Mapa => self.exec_address(t, pc, inst, ops),
+            Op::Ld => self.load(t, pc, inst, o(0), o(1)),
+            Op::St => self.store(t, pc, inst, o(0), o(1)),
+            Op::Atom(_) | Op::RedMem(_) => self.atomic(t, pc, inst, ops),
+            Op::Ldmatrix(num) | Op::Stmatrix(num) => self.matrix(t, pc, inst, ops, num),
+            Op::Bra => {
+                if let Opnd::Label(target) = o(0) {
+                    self.th[t].pc = target;
+                }
+            }
+            Op::BraIdx => self.branch_indexed(t, pc, o(0), o(1)),
+            Op::Call => self.call(t, pc, ops),
+            Op::CallExtern(e) => self.call_extern(t, pc, ops, e),
+            Op::Ret => self.do_ret(t, pc),
+            Op::Exit => self.do_exit(t, pc),
+            Op::Trap => self.trap(t, pc),
+            Op::Bar(op) => self.barrier(t, pc, inst, op, None),
+            Op::BarRed(kind) => self.barrier(t, pc, inst, BarrierOp::Red, Some(kind)),
+            Op::WarpSync => self.warp_sync(t, pc, o(0)),
+            Op::Shfl(_)
+            | Op::Vote(_)
+            | Op::MatchAny
+            | Op::MatchAll
+            | Op::Activemask
+            | Op::Elect
+            | Op::Redux(_) => self.collective(t, pc, inst),
+            Op::MbarInit
+            | Op::MbarArrive { .. }
+            | Op::MbarExpectTx
+            | Op::MbarCompleteTx
+            | Op::MbarWait { .. }
+            | Op::MbarInval
+            | Op::CpAsyncMbarArrive { .. } => self.mbarrier(t, pc, inst, ops),
+            Op::CpAsync => self.cp_async(t, pc, inst, ops),
+            Op::TmaLoad => self.tma_load(t, pc, inst, ops),
+            Op::TmaStore => self.tma_store(t, pc, inst, ops),
+            Op::CpAsyncBulk { to_shared, mbar } => {
+                self.bulk_copy(t, pc, inst, ops, to_shared, mbar)
+            }
+            Op::Float | Op::Texture | Op::TensorCore | Op::Skip | Op::Unsupported => {
+                self.exec_opaque(t, pc, inst, ops)
+            }
+            Op::UnsupportedControl => {
+                self.unverifiable(t, pc, "the emulator cannot model this instruction, which may decide control flow or synchronization", None, 0, true);
+            }
+        }
+    }
+
+    /// Instructions whose results the emulator does not compute: their destinations become
+    /// unknown with a source naming why.
+    fn exec_opaque(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        match inst.op {
+            Op::Float => {
+                let mut u = 0;
+                for &x in ops.iter().skip(1) {
+                    let (_, ux) = self.rd(t, x, pc);
+                    u = self.src.union(u, ux);
+                }
+                let f = self.src.single(ValueSource::Float(InstId(pc)));
+                let u = self.src.union(f, u);
+                self.clobber(t, inst, u);
+            }
+            Op::Texture => {
+                let u = self.src.single(ValueSource::TextureLoad(InstId(pc)));
+                self.clobber(t, inst, u);
+            }
+            Op::TensorCore => {
+                let u = self.src.single(ValueSource::Other("a tensor-core result"));
+                self.clobber(t, inst, u);
+            }
+            Op::Skip => {}
+            Op::Unsupported => {
+                let u = self.src.single(ValueSource::Other(
+                    "an instruction without emulator semantics",
+                ));
+                self.clobber(t, inst, u);
+                self.unverifiable(
+                    t,
+                    pc,
+                    "the emulator has no semantics for this instruction; its results are unknown",
+                    None,
+                    0,
+                    false,
+                );
+            }
+            _ => {}
+        }
+    }
+}

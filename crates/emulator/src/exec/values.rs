@@ -1,0 +1,188 @@
+//! Register values: reads, writes, special registers and the interned sets of
+//! [`ValueSource`]s an unknown value carries.
+
+use super::Machine;
+
+/// Source sets larger than this are truncated (the report names the first few inputs).
+const MAX_SOURCES: usize = 8;
+
+use crate::ValueSource;
+use crate::ir::{Inst, Opnd, Sreg};
+use rustc_hash::FxHashMap;
+use weft_program::{InstId, WARP_SIZE};
+
+/// Interned sets of [`ValueSource`]s; id 0 is the empty set (a known value).
+pub(super) struct Sources {
+    sets: Vec<Vec<ValueSource>>,
+    index: FxHashMap<Vec<ValueSource>, u32>,
+    unions: FxHashMap<(u32, u32), u32>,
+}
+
+impl Sources {
+    pub(super) fn new() -> Self {
+        Sources {
+            sets: vec![Vec::new()],
+            index: FxHashMap::default(),
+            unions: FxHashMap::default(),
+        }
+    }
+
+    pub(super) fn intern(&mut self, set: Vec<ValueSource>) -> u32 {
+        if let Some(&id) = self.index.get(&set) {
+            return id;
+        }
+        let id = self.sets.len() as u32;
+        self.sets.push(set.clone());
+        self.index.insert(set, id);
+        id
+    }
+
+    pub(super) fn single(&mut self, s: ValueSource) -> u32 {
+        self.intern(vec![s])
+    }
+
+    #[inline]
+    pub(super) fn union(&mut self, a: u32, b: u32) -> u32 {
+        if a == b || b == 0 {
+            return a;
+        }
+        if a == 0 {
+            return b;
+        }
+        let key = (a.min(b), a.max(b));
+        if let Some(&u) = self.unions.get(&key) {
+            return u;
+        }
+        let mut set = self.sets[a as usize].clone();
+        for s in &self.sets[b as usize] {
+            if set.len() >= MAX_SOURCES {
+                break;
+            }
+            if !set.contains(s) {
+                set.push(s.clone());
+            }
+        }
+        let u = self.intern(set);
+        self.unions.insert(key, u);
+        u
+    }
+
+    pub(super) fn get(&self, id: u32) -> &[ValueSource] {
+        self.sets.get(id as usize).map_or(&[], Vec::as_slice)
+    }
+}
+
+impl Machine<'_> {
+    #[inline]
+    pub(super) fn base(&self, t: usize) -> usize {
+        t * self.nregs
+    }
+
+    #[inline(always)]
+    pub(super) fn rd(&mut self, t: usize, o: Opnd, pc: u32) -> (u64, u32) {
+        match o {
+            Opnd::Reg(r) => {
+                let i = self.base(t) + r as usize;
+                (self.vals[i], self.unk[i])
+            }
+            Opnd::Imm(v) => (v, 0),
+            _ => self.rd_other(t, o, pc),
+        }
+    }
+
+    pub(super) fn rd_other(&mut self, t: usize, o: Opnd, pc: u32) -> (u64, u32) {
+        match o {
+            Opnd::Reg(r) => {
+                let i = self.base(t) + r as usize;
+                (self.vals[i], self.unk[i])
+            }
+            Opnd::NotReg(r) => {
+                let i = self.base(t) + r as usize;
+                (!self.vals[i] & 1, self.unk[i])
+            }
+            Opnd::Imm(v) => (v, 0),
+            Opnd::Sreg(s) => self.sreg(t, s, pc),
+            Opnd::UnknownAddr(what) => (0, self.src.single(ValueSource::Other(what))),
+            _ => (
+                0,
+                self.src
+                    .single(ValueSource::Other("an operand the emulator cannot read")),
+            ),
+        }
+    }
+
+    #[inline]
+    pub(super) fn wr(&mut self, t: usize, o: Opnd, v: u64, u: u32) {
+        match o {
+            Opnd::Reg(r) => {
+                let i = self.base(t) + r as usize;
+                self.vals[i] = v;
+                self.unk[i] = u;
+            }
+            Opnd::List(s, len) if len >= 1 => {
+                if let Some(&first) = self.ir.list(s, len).first() {
+                    self.wr(t, first, v, u);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Makes every destination register of `inst` unknown with sources `u`.
+    pub(super) fn clobber(&mut self, t: usize, inst: &Inst, u: u32) {
+        let Some(&dst) = self.ir.operands(inst).first() else {
+            return;
+        };
+        match dst {
+            Opnd::Reg(_) => self.wr(t, dst, 0, u),
+            Opnd::List(s, len) => {
+                for &o in self.ir.list(s, len) {
+                    if let Opnd::Reg(_) = o {
+                        self.wr(t, o, 0, u);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn sreg(&mut self, t: usize, s: Sreg, pc: u32) -> (u64, u32) {
+        let lane = (t as u32) % WARP_SIZE;
+        let dims = [self.shape.x, self.shape.y, self.shape.z];
+        let k = |v: u32| (u64::from(v), 0u32);
+        match s {
+            Sreg::Tid(d) => k(self.th[t].tid[d as usize]),
+            Sreg::Ntid(d) => k(dims[d as usize]),
+            Sreg::Ctaid(d) => k(self.cfg.cta[d as usize]),
+            Sreg::Nctaid(d) => k(self.cfg.grid[d as usize].max(self.cfg.cta[d as usize] + 1)),
+            Sreg::Laneid => k(lane),
+            Sreg::LanemaskEq => k(1 << lane),
+            Sreg::LanemaskLt => k((1u32 << lane) - 1),
+            Sreg::LanemaskLe => k(((1u64 << (lane + 1)) - 1) as u32),
+            Sreg::LanemaskGt => k(!(((1u64 << (lane + 1)) - 1) as u32)),
+            Sreg::LanemaskGe => k(!((1u32 << lane) - 1)),
+            Sreg::DynSmem => match self.cfg.dynamic_shared {
+                Some(d) => k(d),
+                None => (
+                    0,
+                    self.src
+                        .single(ValueSource::Other("%dynamic_smem_size (not configured)")),
+                ),
+            },
+            Sreg::TotalSmem => match self.smem_size {
+                Some(d) => k(d),
+                None => (
+                    0,
+                    self.src.single(ValueSource::Other(
+                        "%total_smem_size (dynamic size not configured)",
+                    )),
+                ),
+            },
+            Sreg::ClusterCtarank | Sreg::ClusterCtaid(_) => k(0),
+            Sreg::ClusterNctarank | Sreg::ClusterNctaid(_) => k(1),
+            Sreg::IsExplicitCluster => k(u32::from(self.ir.explicit_cluster)),
+            Sreg::Clock => (0, self.src.single(ValueSource::Clock(InstId(pc)))),
+            Sreg::Unknown(name) => (0, self.src.single(ValueSource::SpecialRegister(name))),
+        }
+    }
+}

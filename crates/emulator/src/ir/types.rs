@@ -1,0 +1,448 @@
+//! The IR's types: scalar types, state spaces, operands, operations, instructions.
+
+use weft_program::BarrierOp;
+
+/// Kinds of PTX scalar types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    B,
+    U,
+    S,
+    F,
+    Pred,
+}
+
+/// A scalar type: width in bits and kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ty {
+    pub bits: u8,
+    pub kind: Kind,
+}
+
+impl Ty {
+    pub const NONE: Ty = Ty {
+        bits: 0,
+        kind: Kind::B,
+    };
+    pub fn bytes(self) -> u32 {
+        u32::from(self.bits).div_ceil(8)
+    }
+    pub fn signed(self) -> bool {
+        self.kind == Kind::S
+    }
+}
+
+/// State spaces as instructions name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Space {
+    Generic,
+    Shared,
+    Global,
+    Local,
+    Param,
+    Const,
+    Tex,
+}
+
+/// Special registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sreg {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    Laneid,
+    LanemaskEq,
+    LanemaskLt,
+    LanemaskLe,
+    LanemaskGt,
+    LanemaskGe,
+    DynSmem,
+    TotalSmem,
+    ClusterCtarank,
+    ClusterNctarank,
+    ClusterCtaid(u8),
+    ClusterNctaid(u8),
+    IsExplicitCluster,
+    Clock,
+    Unknown(&'static str),
+}
+
+/// The base of a memory operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemBase {
+    /// A register holding an address in the instruction's space.
+    Reg(u32),
+    /// A variable: the offset is already in the operand's offset (shared window).
+    Shared,
+    /// Local window.
+    Local,
+    /// Per-thread parameter window (device-function params and call buffers).
+    Param,
+    /// Kernel parameter by index.
+    KernelParam(u32),
+    /// A global or const variable (address unknown).
+    Global,
+    /// `[0x100]`.
+    Abs,
+}
+
+/// A pre-decoded operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Opnd {
+    Reg(u32),
+    NotReg(u32),
+    Imm(u64),
+    Sreg(Sreg),
+    /// The address of a variable whose address the emulator does not know.
+    UnknownAddr(&'static str),
+    Mem(MemBase, i64),
+    /// A `{…}` vector, `(…)` list or `%p|%q` pair: a range of `Ir::opnds`.
+    List(u32, u32),
+    Sink,
+    Label(u32),
+    Func(u32),
+}
+
+/// Multiplication modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MulMode {
+    Lo,
+    Hi,
+    Wide,
+}
+
+/// Comparison operators of `setp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+/// Boolean combiners of `setp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BoolOp {
+    None,
+    And,
+    Or,
+    Xor,
+}
+
+/// Atomic operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AtomOp {
+    Other,
+}
+
+/// Reduction kinds of `bar.red`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RedKind {
+    Popc,
+    And,
+    Or,
+}
+
+/// Shuffle modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+/// Vote modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+/// `redux.sync` operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+/// A function the module declares without a body (`.extern .func`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extern {
+    /// `__assertfail` (CUDA `assert`): prints the message and traps; never returns.
+    AssertFail,
+    /// `vprintf` (CUDA `printf`): no shared-memory or synchronization effect.
+    Printf,
+    /// Anything else: weft cannot know what it does.
+    Unknown,
+}
+
+impl Extern {
+    pub(super) fn of(name: &str) -> Extern {
+        match name {
+            "__assertfail" => Extern::AssertFail,
+            "vprintf" => Extern::Printf,
+            _ => Extern::Unknown,
+        }
+    }
+}
+
+/// Opcodes with their semantic modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Mov,
+    Add,
+    Sub,
+    Mul(MulMode),
+    Mad(MulMode),
+    Div,
+    Rem,
+    Abs,
+    Neg,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Not,
+    Cnot,
+    Shl,
+    Shr,
+    Bfe,
+    Bfi,
+    Brev,
+    Popc,
+    Clz,
+    Prmt,
+    Lop3,
+    Setp(Cmp, BoolOp),
+    Selp,
+    Slct,
+    Cvt,
+    /// `cvta[.to].space`: `to` converts generic → space.
+    Cvta {
+        to: bool,
+        space: Space,
+    },
+    Isspacep(Space),
+    Mapa,
+    Ld,
+    St,
+    Atom(AtomOp),
+    RedMem(AtomOp),
+    Ldmatrix(u8),
+    Stmatrix(u8),
+    Bra,
+    /// `brx.idx{.uni} index, table;`: operands are the index and an [`Opnd::List`] of the
+    /// table's [`Opnd::Label`]s.
+    BraIdx,
+    Call,
+    /// A call to a function declared without a body.
+    CallExtern(Extern),
+    Ret,
+    Exit,
+    Trap,
+    Bar(BarrierOp),
+    BarRed(RedKind),
+    WarpSync,
+    Shfl(ShflMode),
+    Vote(VoteMode),
+    MatchAny,
+    MatchAll,
+    Activemask,
+    Elect,
+    Redux(ReduxOp),
+    MbarInit,
+    MbarArrive {
+        expect_tx: bool,
+        drop: bool,
+    },
+    MbarExpectTx,
+    MbarCompleteTx,
+    MbarWait {
+        parity: bool,
+    },
+    MbarInval,
+    CpAsync,
+    CpAsyncBulk {
+        /// Destination is shared memory (else the source is).
+        to_shared: bool,
+        /// Signals `complete_tx` on an mbarrier operand.
+        mbar: bool,
+    },
+    CpAsyncMbarArrive {
+        noinc: bool,
+    },
+    /// `cp.async.bulk.tensor` global → shared completing on an mbarrier (TMA load): the byte
+    /// count lives in the tensor map.
+    TmaLoad,
+    /// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor` shared → global (TMA store):
+    /// reads shared memory; the byte count lives in the tensor map.
+    TmaStore,
+    /// Floating-point arithmetic: destinations unknown.
+    Float,
+    /// Texture/surface loads: destinations unknown.
+    Texture,
+    /// Tensor-core instructions: skipped, destinations unknown.
+    TensorCore,
+    /// No effect the emulator models (fences, prefetch, `setmaxnreg`, commit groups).
+    Skip,
+    /// An instruction with no semantics that may matter for data: destinations unknown and
+    /// an unverifiable entry.
+    Unsupported,
+    /// An instruction with no semantics that decides control or synchronization: the
+    /// emulation stops as unverifiable.
+    UnsupportedControl,
+}
+
+impl Op {
+    /// Whether the instruction synchronizes (named barrier, warp barrier, mbarrier, async
+    /// copy completing on an mbarrier) or stops the emulation.
+    pub fn is_sync(self) -> bool {
+        matches!(
+            self,
+            Op::Bar(_)
+                | Op::BarRed(_)
+                | Op::WarpSync
+                | Op::MbarInit
+                | Op::MbarArrive { .. }
+                | Op::MbarExpectTx
+                | Op::MbarCompleteTx
+                | Op::MbarWait { .. }
+                | Op::MbarInval
+                | Op::CpAsyncBulk { mbar: true, .. }
+                | Op::TmaLoad
+                | Op::CpAsyncMbarArrive { .. }
+                | Op::UnsupportedControl
+                // What a function without a body does is unknown: it may synchronize.
+                | Op::CallExtern(Extern::Unknown)
+        )
+    }
+
+    /// Whether the instruction ends the thread by trapping (`trap`, `__assertfail`).
+    pub fn traps(self) -> bool {
+        matches!(self, Op::Trap | Op::CallExtern(Extern::AssertFail))
+    }
+}
+
+/// One decoded instruction.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Inst {
+    pub op: Op,
+    pub ty: Ty,
+    pub ty2: Ty,
+    pub vec: u8,
+    pub space: Space,
+    pub guard: u32,
+    pub guard_neg: bool,
+    pub aligned: bool,
+    pub sat: bool,
+    /// Rounding modifier for `cvt`: 0 none/rn, 1 rzi/rz, 2 rmi/rm, 3 rpi/rp, 4 rni.
+    pub round: u8,
+    /// First operand in `Ir::opnds`.
+    pub ops: u32,
+    pub nops: u8,
+    pub func: u32,
+}
+
+/// A lowered function.
+#[derive(Debug, Clone)]
+pub(crate) struct Func {
+    /// The function's name (for diagnostics).
+    #[allow(dead_code)]
+    pub name: String,
+    pub start: u32,
+    pub end: u32,
+    /// Parameter slots (offset, size) in the per-thread parameter window.
+    pub params: Vec<(u32, u32)>,
+    /// Return-value slots.
+    pub rets: Vec<(u32, u32)>,
+    /// Whether the function (transitively) synchronizes.
+    pub has_sync: bool,
+    /// Whether the module defines the function (`false` for `.extern .func` declarations,
+    /// whose calls lower to [`Op::CallExtern`]).
+    pub body: bool,
+}
+
+/// A kernel parameter.
+#[derive(Debug, Clone)]
+pub(crate) struct KernelParam {
+    pub name: String,
+    /// Byte offset of the parameter in the kernel-parameter window.
+    pub offset: u32,
+    pub size: u32,
+    pub aggregate: bool,
+    /// Bytes fixed by `--param`.
+    pub known: Vec<Option<u8>>,
+}
+
+/// Where the emulator places the state-space windows in the generic address space, and
+/// where kernel parameters live in the `.param` state space.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Windows {
+    /// Generic address of shared offset 0.
+    pub shared: u64,
+    /// Generic address of local offset 0.
+    pub local: u64,
+    /// Generic (and `.global`/`.const`) address of data-window offset 0: initialized
+    /// module-scope variables ([`DataLayout`]).
+    pub data: u64,
+    /// Generic address of kernel-parameter window offset 0 (`cvta.param`).
+    pub param_generic: u64,
+    /// `.param`-space address of kernel-parameter window offset 0 (`mov %r, param`).
+    pub param_space: u64,
+    /// Size of each window: an address `a` is in window `w` when `a - w < size`.
+    pub size: u64,
+}
+
+impl Windows {
+    pub fn new(address_bits: u32) -> Windows {
+        if address_bits == 32 {
+            Windows {
+                data: 0x3000_0000,
+                shared: 0x4000_0000,
+                param_generic: 0x5000_0000,
+                local: 0x6000_0000,
+                param_space: 0x7000_0000,
+                size: 1 << 28,
+            }
+        } else {
+            Windows {
+                data: 0x0000_7b00_0000_0000,
+                param_space: 0x0000_7c00_0000_0000,
+                param_generic: 0x0000_7d00_0000_0000,
+                shared: 0x0000_7e00_0000_0000,
+                local: 0x0000_7f00_0000_0000,
+                size: 1 << 32,
+            }
+        }
+    }
+
+    /// The offset of `a` in the window starting at `base`.
+    #[inline]
+    pub fn offset(self, a: u64, base: u64) -> Option<u64> {
+        let off = a.wrapping_sub(base);
+        (off < self.size).then_some(off)
+    }
+}

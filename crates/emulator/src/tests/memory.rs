@@ -1,0 +1,169 @@
+//! Parameter-space addresses and TMA copies.
+
+use super::{approx, read, run, unverifiable_reason, views, write};
+use crate::{Config, ValueSource};
+use weft_program::{CommandView, MbarrierOp, ThreadEnd};
+
+/// The address of a by-value struct parameter (`mov` of the parameter symbol), `ld.param`
+/// through a register, and `cvta.param` + generic loads read the parameter bytes: known
+/// where `--param` fixed them, unknown (naming the parameter and byte range) elsewhere.
+#[test]
+fn parameter_space_addresses() {
+    let body = r#"
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p;
+    mov.b64 %rd1, P;
+    add.s64 %rd2, %rd1, 64;
+    ld.param.u32 %r1, [%rd2+-44];
+    cvta.param.u64 %rd3, %rd1;
+    ld.u32 %r2, [%rd3+24];
+    ld.param.u32 %r3, [P+28];
+    add.s32 %r4, %r1, %r2;
+    add.s32 %r4, %r4, %r3;
+    mov.u32 %r5, 0;
+L:
+    bar.sync 0;
+    add.s32 %r5, %r5, 1;
+    setp.lt.u32 %p, %r5, %r4;
+    @%p bra L;
+    ret;
+    "#;
+    let params = ".param .u32 pad, .param .align 8 .b8 P[32]";
+    let (reason, reg, sources) = unverifiable_reason(body, params, &Config::default());
+    assert_eq!(reg.as_deref(), Some("%p"));
+    assert!(reason.contains("param 1 (`P`) bytes 20..24"), "{reason}");
+    assert_eq!(
+        sources,
+        vec![
+            ValueSource::ParamBytes {
+                index: 1,
+                name: "P".into(),
+                start: 20,
+                end: 24
+            },
+            ValueSource::ParamBytes {
+                index: 1,
+                name: "P".into(),
+                start: 24,
+                end: 28
+            },
+            ValueSource::ParamBytes {
+                index: 1,
+                name: "P".into(),
+                start: 28,
+                end: 32
+            },
+        ]
+    );
+    let cfg = Config {
+        params: ["P+20:u32=1", "1+24:u32=1", "P+28:u32=1"]
+            .iter()
+            .map(|p| p.parse().unwrap())
+            .collect(),
+        ..Config::default()
+    };
+    let e = run(body, params, &cfg);
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    // Three iterations of the barrier, then exit.
+    assert_eq!(views(&e, 0).len(), 4);
+    // A half-fixed field names only the unknown bytes.
+    let cfg = Config {
+        params: ["P+20:u16=1", "P+24:u32=1", "P+28:u32=1"]
+            .iter()
+            .map(|p| p.parse().unwrap())
+            .collect(),
+        ..Config::default()
+    };
+    let e = run(body, params, &cfg);
+    assert!(
+        e.unverifiable[0].reason.contains("bytes 22..24"),
+        "{:?}",
+        e.unverifiable
+    );
+}
+
+const TMA: &str = r#"
+    .shared .align 8 .b8 bar[8];
+    .shared .align 128 .b8 buf[256];
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<3>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, bar;
+    mov.u32 %r3, buf;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.shared.b64 [%r2], 1;
+    bar.sync 0;
+    @!%p1 bra WAIT;
+    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], TX;
+    mov.b64 %rd1, tmap;
+    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1, {%r1, %r1}], [%r2];
+    SECOND
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+    @!%p2 bra WAIT;
+    ld.shared.u32 %r5, [%r3+4];
+    ret;
+"#;
+
+/// TMA loads complete the transaction bytes their mbarrier still expects, after the last
+/// copy of the batch; one copy per expect_tx gets the exact extent, several get an upper
+/// bound clipped to the shared window; the assumption is a note.
+#[test]
+fn tma_loads_complete_expected_bytes() {
+    let second = "add.s32 %r4, %r3, 128;\n    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd1, {%r1, %r1}], [%r2];";
+    let body = TMA.replace("TX", "256").replace("SECOND", second);
+    let e = run(&body, ".param .u64 tmap", &Config::default());
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    assert!(e.findings.is_empty(), "{:?}", e.findings);
+    assert!(
+        e.notes.iter().any(|n| n.starts_with("TMA loads")),
+        "{:?}",
+        e.notes
+    );
+    let v = views(&e, 0);
+    let tail: Vec<_> = v.iter().skip(3).cloned().collect();
+    // Two copies share one expect_tx: both extents are upper bounds, flagged `approx`.
+    assert_eq!(tail[0], approx(write(128, 256)));
+    // The second copy's upper bound (256 bytes from 256) is clipped to the 384-byte window.
+    assert_eq!(tail[1], approx(write(256, 128)));
+    assert!(
+        matches!(
+            tail[2],
+            CommandView::Mbarrier {
+                op: MbarrierOp::CompleteTx,
+                value: 256,
+                ..
+            }
+        ),
+        "{tail:?}"
+    );
+    assert!(e.program.threads.iter().all(|t| t.end == ThreadEnd::Exited));
+    // One copy per expect_tx: the extent is exact, not flagged.
+    let body = TMA.replace("TX", "256").replace("SECOND", "");
+    let e = run(&body, ".param .u64 tmap", &Config::default());
+    assert!(e.findings.is_empty(), "{:?}", e.findings);
+    assert_eq!(views(&e, 0)[3], write(128, 256));
+    // A TMA store reads from its source to the end of shared memory: an upper bound.
+    let store = "add.s32 %r4, %r3, 192;\n    cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r1, %r1}], [%r4];";
+    let body = TMA.replace("TX", "256").replace("SECOND", store);
+    let e = run(&body, ".param .u64 tmap", &Config::default());
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    let v = views(&e, 0);
+    assert!(v.contains(&approx(read(320, 64))), "{v:?}");
+    assert!(v.contains(&write(128, 256)), "{v:?}");
+    // One copy: the extent is exact, and an overrun is a finding.
+    let body = TMA.replace("TX", "512").replace("SECOND", "");
+    let e = run(&body, ".param .u64 tmap", &Config::default());
+    assert_eq!(e.findings.len(), 1, "{:?}", e.findings);
+    // No transaction bytes expected: the byte count cannot be derived.
+    let body = TMA
+        .replace(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], TX;",
+            "",
+        )
+        .replace("SECOND", "");
+    let (reason, _, _) = unverifiable_reason(&body, ".param .u64 tmap", &Config::default());
+    assert!(reason.contains("expects no transaction bytes"), "{reason}");
+}
