@@ -53,11 +53,7 @@ fn generate() -> Program {
             });
         }
     }
-    Program {
-        shape: CtaShape::linear(PIPELINES * per),
-        warp_size: 8,
-        threads,
-    }
+    Program::new(CtaShape::linear(PIPELINES * per), 8, threads).expect("a valid program")
 }
 
 fn bench(c: &mut Criterion) {

@@ -43,7 +43,7 @@ pub(crate) fn lost_signals(
     nodes: &[DynamicBarrier],
     reported: &[SyncViolation],
 ) -> Vec<SyncViolation> {
-    let ws = program.warp_size.max(1);
+    let ws = program.warp_size();
     let mut out = Vec::new();
     for node in nodes {
         let NodeKey::Barrier(key @ BarrierKey::Named(_)) = node.key else {
@@ -312,7 +312,7 @@ fn report(
     by_gen: &FxHashMap<(BarrierKey, u32), DynamicBarrierId>,
     mut failures: Vec<Failure>,
 ) -> Vec<SyncViolation> {
-    let ws = program.warp_size.max(1);
+    let ws = program.warp_size();
     failures.sort_by_key(|f| {
         (
             f.key,

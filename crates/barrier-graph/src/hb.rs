@@ -189,7 +189,7 @@ impl HappensBefore {
         chains: Chains,
     ) -> Self {
         let n = program.threads.len();
-        let ws = program.warp_size.max(1);
+        let ws = program.warp_size();
         let dense_rows = nodes.iter().filter(|x| !x.gather).count();
         let mut bound: Vec<u32> = Vec::with_capacity(dense_rows.saturating_mul(n));
         let mut rows: Vec<Row> = Vec::with_capacity(nodes.len());

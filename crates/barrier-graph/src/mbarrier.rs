@@ -144,7 +144,7 @@ fn range(program: &Program, t: ThreadId) -> ThreadRange {
     ThreadRange {
         first: t,
         last: t,
-        warp_size: program.warp_size.max(1),
+        warp_size: program.warp_size(),
     }
 }
 
@@ -392,7 +392,7 @@ pub(crate) fn add_edges(m: &MbarrierReplay, preds: &mut [Vec<DynamicBarrierId>])
 /// The replay ended with threads blocked at mbarrier waits: one deadlock per mbarrier.
 #[cold]
 pub(crate) fn deadlocks(out: &mut Replay, program: &Program) {
-    let ws = program.warp_size.max(1);
+    let ws = program.warp_size();
     let mut waiting = std::mem::take(&mut out.mbarriers.waiting);
     waiting.sort_by_key(|w| (w.object, w.cmd));
     let mut start = 0;
@@ -544,7 +544,7 @@ pub(crate) fn check_phases(
 
 #[cold]
 fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
-    let ws = program.warp_size.max(1);
+    let ws = program.warp_size();
     failures.sort_by_key(|f| (f.addr, f.phase, f.what, f.cmd));
     let mut out = Vec::new();
     let mut start = 0;
@@ -667,11 +667,7 @@ mod tests {
                 }
             })
             .collect();
-        Program {
-            shape: CtaShape::linear(n),
-            warp_size: 1,
-            threads,
-        }
+        Program::new(CtaShape::linear(n), 1, threads).expect("a valid program")
     }
 
     fn kinds(p: &Program) -> Vec<&'static str> {

@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 use weft_program::{
-    BarrierFile, BarrierKey, BarrierOp, CommandView, Event, InstId, Participant, Program,
-    SyncError, ThreadEnd, ThreadId,
+    BarrierConfig, BarrierFile, BarrierKey, BarrierOp, CommandView, Event, InstId, Participant,
+    Program, SyncError, ThreadEnd, ThreadId,
 };
 
 use crate::report::{
@@ -88,7 +88,7 @@ struct Replayer<'p> {
 pub(crate) fn replay(program: &Program) -> Replay {
     let n = program.threads.len();
     let cta = program.num_threads().max(n as u32);
-    let warp_size = program.warp_size.max(1);
+    let warp_size = program.warp_size();
     let mut r = Replayer {
         program,
         warp_size,
@@ -542,19 +542,18 @@ impl Replayer<'_> {
                 got,
                 participant,
             } => {
-                let show = |c: u32| match key {
-                    BarrierKey::Warp(_) => format!("mask {c:#x}"),
-                    BarrierKey::Named(_) if c == u32::MAX => "all threads".to_string(),
-                    BarrierKey::Named(_) => format!("{c} threads"),
+                let show = |c: &BarrierConfig| match c {
+                    BarrierConfig::Mask(m) => format!("mask {m:#x}"),
+                    BarrierConfig::Count(count) => count.to_string(),
                 };
                 let mut v = SyncViolation::new(
                     ViolationKind::BarrierCountMismatch,
                     format!(
                         "{key} generation {generation}: configured for {} by {}, but {} registered with {}",
-                        show(*configured),
+                        show(configured),
                         msg(*first),
                         msg(*participant),
-                        show(*got)
+                        show(got)
                     ),
                 );
                 v.barrier = Some(*key);

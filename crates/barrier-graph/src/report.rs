@@ -133,14 +133,11 @@ impl fmt::Display for ThreadRange {
     }
 }
 
-/// The instruction of command `index` of `thread`, or `InstId(u32::MAX)` when the program
-/// has no such command (a hand-built program may be shorter than its registrations claim).
+/// The instruction of command `index` of `thread`. Every `(thread, index)` the stages pass
+/// here comes from replaying `program` itself (a participant, a waiter, an mbarrier
+/// operation), so it names an existing command and indexing cannot fail.
 pub(crate) fn inst_at(program: &Program, thread: ThreadId, index: u32) -> InstId {
-    program
-        .threads
-        .get(thread.index())
-        .and_then(|p| p.commands.get(index as usize))
-        .map_or(InstId(u32::MAX), |c| c.inst())
+    program.threads[thread.index()].commands[index as usize].inst()
 }
 
 /// Groups `(thread, key)` pairs, sorted by thread, into maximal ranges of consecutive

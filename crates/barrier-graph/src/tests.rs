@@ -70,11 +70,8 @@ fn thread(text: &[C], base: u32) -> ThreadProgram {
 }
 
 fn program(warp_size: u32, threads: Vec<ThreadProgram>) -> Program {
-    Program {
-        shape: CtaShape::linear(threads.len() as u32),
-        warp_size,
-        threads,
-    }
+    Program::new(CtaShape::linear(threads.len() as u32), warp_size, threads)
+        .expect("a valid program")
 }
 
 /// Warp size 1: one thread per text (instruction base 1000 * thread).
@@ -553,11 +550,7 @@ fn deadlock_of_a_half_gathered_warp_names_the_missing_lanes() {
 fn warp_sync_lane_outside_mask_is_divergence() {
     let mut threads: Vec<ThreadProgram> = (0..32).map(|_| thread(&[C::Ws(0xffff)], 0)).collect();
     threads.truncate(17);
-    let prog = Program {
-        shape: CtaShape::linear(17),
-        warp_size: 32,
-        threads,
-    };
+    let prog = Program::new(CtaShape::linear(17), 32, threads).expect("a valid program");
     let a = analyze(&prog);
     assert_eq!(kinds(&a), [ViolationKind::BarrierDivergence]);
     // Full mask: fine, and generations per warp barrier.
@@ -673,7 +666,7 @@ impl<'p> Oracle<'p> {
         };
         let n = program.threads.len();
         let st = St {
-            file: BarrierFile::new(n as u32, program.warp_size),
+            file: BarrierFile::new(n as u32, program.warp_size()),
             pc: vec![0; n],
             blocked: vec![false; n],
             exited: vec![false; n],

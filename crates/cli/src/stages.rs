@@ -27,7 +27,7 @@ pub struct KernelInputError {
 }
 
 fn warp_size(program: &Program) -> u32 {
-    program.warp_size.max(1)
+    program.warp_size()
 }
 
 fn ranges_of(ranges: &[barrier_graph::ThreadRange]) -> Vec<ThreadRange> {

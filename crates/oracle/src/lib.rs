@@ -141,10 +141,10 @@ const SIDE: usize = MAX_COMMANDS + 1;
 
 fn decode(program: &Program) -> Result<Vec<Vec<Op>>, Unsupported> {
     let n = program.threads.len();
-    if n > MAX_THREADS || n == 0 || program.warp_size != 1 {
+    if n > MAX_THREADS || n == 0 || program.warp_size() != 1 {
         return Err(Unsupported::TooLarge(format!(
             "{n} threads with warp size {}",
-            program.warp_size
+            program.warp_size()
         )));
     }
     let mut ids: Vec<u32> = Vec::new();
@@ -458,11 +458,7 @@ pub fn program_from_text(threads: &[&str]) -> Program {
             }
         })
         .collect();
-    Program {
-        shape: CtaShape::linear(threads.len() as u32),
-        warp_size: 1,
-        threads: programs,
-    }
+    Program::new(CtaShape::linear(threads.len() as u32), 1, programs).expect("a valid program")
 }
 
 fn parse_command(text: &str, inst: InstId) -> Command {

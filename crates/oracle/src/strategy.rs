@@ -188,11 +188,8 @@ impl Spec {
                 }
             })
             .collect();
-        Program {
-            shape: CtaShape::linear(u32::from(self.threads)),
-            warp_size: 1,
-            threads,
-        }
+        Program::new(CtaShape::linear(u32::from(self.threads)), 1, threads)
+            .expect("a valid program")
     }
 }
 

@@ -33,8 +33,15 @@ use thiserror::Error;
 
 use crate::{BarrierCount, BarrierOp, InstId, ThreadId};
 
-/// The configuration of a generation opened without a count.
-const ALL_THREADS_CONFIG: u32 = u32::MAX;
+/// What configures a generation: the count of a named barrier's operation, or the member
+/// mask of a `bar.warp.sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BarrierConfig {
+    /// A named barrier's count (all threads when the operation gave none).
+    Count(BarrierCount),
+    /// A warp barrier's member mask.
+    Mask(u32),
+}
 
 /// Named barriers per CTA.
 pub const NUM_NAMED_BARRIERS: u32 = 16;
@@ -205,8 +212,8 @@ pub enum SyncError {
     /// Two operations of one generation with different counts (or warp masks).
     #[error(
         "{key} generation {generation}: configured for {} but registered with {}",
-        describe_config(*key, *configured),
-        describe_config(*key, *got)
+        describe_config(*configured),
+        describe_config(*got)
     )]
     CountMismatch {
         /// The barrier.
@@ -214,11 +221,11 @@ pub enum SyncError {
         /// The generation.
         generation: u32,
         /// The count (or mask) the generation was configured with.
-        configured: u32,
+        configured: BarrierConfig,
         /// The registration that configured it.
         first: Participant,
         /// The conflicting count (or mask).
-        got: u32,
+        got: BarrierConfig,
         /// The conflicting registration.
         participant: Participant,
     },
@@ -251,11 +258,11 @@ pub enum SyncError {
 }
 
 /// How a configuration reads in a message: a count of threads, "all threads", or a mask.
-fn describe_config(key: BarrierKey, config: u32) -> String {
-    match key {
-        BarrierKey::Warp(_) => format!("mask {config:#x}"),
-        BarrierKey::Named(_) if config == ALL_THREADS_CONFIG => "all threads (no count)".into(),
-        BarrierKey::Named(_) => format!("{config} threads"),
+fn describe_config(config: BarrierConfig) -> String {
+    match config {
+        BarrierConfig::Mask(mask) => format!("mask {mask:#x}"),
+        BarrierConfig::Count(BarrierCount::All) => "all threads (no count)".into(),
+        BarrierConfig::Count(BarrierCount::Threads(n)) => format!("{n} threads"),
     }
 }
 
@@ -263,7 +270,7 @@ fn describe_config(key: BarrierKey, config: u32) -> String {
 #[derive(Debug, Clone)]
 struct Open {
     /// Configured count (named) or mask (warp).
-    config: u32,
+    config: BarrierConfig,
     /// The generation is for all threads (no count): every exited thread counts as
     /// registered.
     all: bool,
@@ -285,7 +292,11 @@ impl Open {
     fn counts_exit(&self, key: BarrierKey, warp: u32, lane: u32) -> bool {
         match key {
             BarrierKey::Named(_) => self.all || bit(&self.touched, warp),
-            BarrierKey::Warp(w) => w == warp && lane < 32 && self.config & (1 << lane) != 0,
+            BarrierKey::Warp(w) => {
+                w == warp
+                    && lane < 32
+                    && matches!(self.config, BarrierConfig::Mask(m) if m & (1 << lane) != 0)
+            }
         }
     }
 
@@ -443,10 +454,8 @@ impl BarrierFile {
         let Some(g) = self.gathers[warp as usize].take() else {
             unreachable!("checked above")
         };
-        let (expected, config) = match g.key.count {
-            BarrierCount::All => (self.cta_threads, ALL_THREADS_CONFIG),
-            BarrierCount::Threads(n) => (n, n),
-        };
+        let expected = g.key.count.resolve(self.cta_threads);
+        let config = BarrierConfig::Count(g.key.count);
         // An operation without a count and one with a count never configure the same
         // generation, even when the count equals the CTA size: PTX releases only the former
         // when the missing threads have exited, so mixing them would make the outcome depend
@@ -484,7 +493,13 @@ impl BarrierFile {
             (1u32 << existing) - 1
         };
         let expected = (mask & valid_lanes).count_ones();
-        self.register_unit(vec![participant], key, mask, expected, false)
+        self.register_unit(
+            vec![participant],
+            key,
+            BarrierConfig::Mask(mask),
+            expected,
+            false,
+        )
     }
 
     /// Registers `lanes` (non-empty, all of one warp) at once.
@@ -492,7 +507,7 @@ impl BarrierFile {
         &mut self,
         lanes: Vec<Participant>,
         key: BarrierKey,
-        config: u32,
+        config: BarrierConfig,
         expected: u32,
         all: bool,
     ) -> Result<Vec<Event>, SyncError> {
@@ -505,7 +520,10 @@ impl BarrierFile {
             let exited_counted = match key {
                 _ if all => self.total_exited,
                 BarrierKey::Named(_) => 0,
-                BarrierKey::Warp(w) => self.exited_lanes_in_mask(w, config),
+                BarrierKey::Warp(w) => match config {
+                    BarrierConfig::Mask(mask) => self.exited_lanes_in_mask(w, mask),
+                    BarrierConfig::Count(_) => 0,
+                },
             };
             self.slots[index].open = Some(Open {
                 config,
@@ -789,8 +807,8 @@ mod tests {
             err,
             SyncError::CountMismatch {
                 generation: 1,
-                configured: 2,
-                got: 3,
+                configured: BarrierConfig::Count(BarrierCount::Threads(2)),
+                got: BarrierConfig::Count(BarrierCount::Threads(3)),
                 ..
             }
         ));

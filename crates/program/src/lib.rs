@@ -22,8 +22,8 @@ mod mbarrier;
 mod source;
 
 pub use barrier::{
-    BarrierFile, BarrierKey, Completion, Event, GatherKey, NUM_NAMED_BARRIERS, OpenGather,
-    OpenGeneration, Participant, SyncError,
+    BarrierConfig, BarrierFile, BarrierKey, Completion, Event, GatherKey, NUM_NAMED_BARRIERS,
+    OpenGather, OpenGeneration, Participant, SyncError,
 };
 pub use command::{
     AccessKind, BarrierCount, BarrierOp, Command, CommandView, InstId, MbarrierOp, ThreadId,
@@ -95,19 +95,63 @@ pub struct ThreadProgram {
     pub steps: Vec<u32>,
 }
 
-/// The per-thread programs of one CTA.
+/// The per-thread programs of one CTA. [`Program::new`] is its only constructor: the warp
+/// size is at least 1 and there is one program per thread of the shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Program {
     /// The CTA's shape; `threads.len() == shape.threads()`.
     pub shape: CtaShape,
-    /// Lanes per warp (32 for real kernels; tests of the formal semantics use 1, which makes
-    /// every thread its own warp and the semantics exactly the paper's).
-    pub warp_size: u32,
+    /// Lanes per warp (private: [`Program::new`] checks it).
+    warp_size: std::num::NonZeroU32,
     /// One program per thread, indexed by [`ThreadId`].
     pub threads: Vec<ThreadProgram>,
 }
 
+/// Why [`Program::new`] refused its parts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProgramError {
+    /// A warp of no lanes.
+    #[error("the warp size must be at least 1")]
+    ZeroWarpSize,
+    /// The thread programs do not match the shape.
+    #[error("a CTA of {expected} threads has {got} thread programs")]
+    ThreadCount {
+        /// `shape.threads()`.
+        expected: u32,
+        /// The number of programs given.
+        got: usize,
+    },
+}
+
 impl Program {
+    /// The programs `threads` of a CTA of `shape` whose warps have `warp_size` lanes (32 for
+    /// real kernels; tests of the formal semantics use 1, which makes every thread its own
+    /// warp and the semantics exactly the paper's).
+    pub fn new(
+        shape: CtaShape,
+        warp_size: u32,
+        threads: Vec<ThreadProgram>,
+    ) -> Result<Program, ProgramError> {
+        let warp_size = std::num::NonZeroU32::new(warp_size).ok_or(ProgramError::ZeroWarpSize)?;
+        let expected = shape.threads();
+        if threads.len() != expected as usize {
+            return Err(ProgramError::ThreadCount {
+                expected,
+                got: threads.len(),
+            });
+        }
+        Ok(Program {
+            shape,
+            warp_size,
+            threads,
+        })
+    }
+
+    /// Lanes per warp (at least 1).
+    pub fn warp_size(&self) -> u32 {
+        self.warp_size.get()
+    }
+
     /// Number of threads.
     pub fn num_threads(&self) -> u32 {
         self.shape.threads()
@@ -115,7 +159,7 @@ impl Program {
 
     /// Number of warps (the last one may be partial).
     pub fn num_warps(&self) -> u32 {
-        self.num_threads().div_ceil(self.warp_size)
+        self.num_threads().div_ceil(self.warp_size())
     }
 
     /// Total number of commands over all threads.

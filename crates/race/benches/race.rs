@@ -108,11 +108,7 @@ fn pipeline() -> Program {
             }
         })
         .collect();
-    Program {
-        shape: CtaShape::linear(threads),
-        warp_size: 32,
-        threads: programs,
-    }
+    Program::new(CtaShape::linear(threads), 32, programs).expect("a valid program")
 }
 
 fn vm_hwm_mb() -> f64 {

@@ -634,7 +634,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
         acc.naive_pairs += naive_pairs(self.program, &lists);
         self.count_same_instruction_writes(chunk, &lists, acc);
-        let warp_size = self.program.warp_size.max(1);
+        let warp_size = self.program.warp_size();
         let sites: Vec<Option<Vec<(InstId, AccessKind)>>> =
             lists.iter().map(|l| self.sites(l)).collect();
         let threshold = if self.config.detail {
@@ -719,7 +719,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         lists: &[ThreadLists<'_>],
         acc: &mut Accumulator,
     ) {
-        let warp_size = self.program.warp_size.max(1);
+        let warp_size = self.program.warp_size();
         if warp_size == 1 {
             return;
         }
@@ -857,7 +857,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let (mut lo, mut hi, mut l, mut e) = (0usize, 0usize, 0usize, 0usize);
         let mut tests = 0u64;
         // `before_bound` ignores warp steps, which only order lanes of one warp.
-        let warp_size = self.program.warp_size.max(1);
+        let warp_size = self.program.warp_size();
         let use_bound = ta / warp_size != tb / warp_size;
         // Lanes of one warp: plain writes of one dynamic instruction do not race (under
         // `warp_sync` such pairs never get here).

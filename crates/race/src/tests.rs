@@ -146,17 +146,18 @@ fn with_inst(c: Command, inst: InstId) -> Command {
 }
 
 fn uniform(threads: u32, warp_size: u32, commands: Vec<Command>) -> Program {
-    Program {
-        shape: CtaShape::linear(threads),
+    Program::new(
+        CtaShape::linear(threads),
         warp_size,
-        threads: (0..threads)
+        (0..threads)
             .map(|_| ThreadProgram {
                 commands: commands.clone(),
                 end: ThreadEnd::Exited,
                 steps: (0..commands.len() as u32).collect(),
             })
             .collect(),
-    }
+    )
+    .expect("a valid program")
 }
 
 #[test]
@@ -221,10 +222,10 @@ fn sync_all(inst: u32) -> Command {
 /// `threads` threads of warp size `warp_size`, thread `t` running `code(t)`; steps are the
 /// command indices (lock-step when every lane runs the same number of commands).
 fn per_thread(threads: u32, warp_size: u32, code: impl Fn(u32) -> Vec<Command>) -> Program {
-    Program {
-        shape: CtaShape::linear(threads),
+    Program::new(
+        CtaShape::linear(threads),
         warp_size,
-        threads: (0..threads)
+        (0..threads)
             .map(|t| {
                 let commands = code(t);
                 ThreadProgram {
@@ -234,7 +235,8 @@ fn per_thread(threads: u32, warp_size: u32, code: impl Fn(u32) -> Vec<Command>) 
                 }
             })
             .collect(),
-    }
+    )
+    .expect("a valid program")
 }
 
 /// Triton's warp reduction: every lane of each of two warps stores its warp's partial result

@@ -192,7 +192,7 @@ pub(crate) fn run(
             }
         }
         if !again {
-            return Ok(m.finish());
+            return m.finish();
         }
     }
 }
@@ -376,7 +376,7 @@ impl Machine<'_> {
         }
     }
 
-    fn finish(mut self) -> Emulation {
+    fn finish(mut self) -> Result<Emulation, Error> {
         self.flush_tma_all();
         let mut stuck_collective = Vec::new();
         for t in 0..self.n {
@@ -411,12 +411,9 @@ impl Machine<'_> {
             })
             .collect();
         let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
-        Emulation {
-            program: Program {
-                shape: self.shape,
-                warp_size: WARP_SIZE,
-                threads,
-            },
+        Ok(Emulation {
+            program: Program::new(self.shape, WARP_SIZE, threads)
+                .map_err(|e| Error::InvalidConfig(e.to_string()))?,
             sources: self.ir.sources.clone(),
             shared: self.ir.shared.clone(),
             unverifiable: self.unverifiable,
@@ -428,7 +425,7 @@ impl Machine<'_> {
                 commands,
                 seconds: 0.0,
             },
-        }
+        })
     }
 
     /// One step of thread `t` through the general interpreter.
