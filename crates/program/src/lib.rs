@@ -167,3 +167,31 @@ impl Program {
         self.threads.iter().map(|t| t.commands.len()).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn program_new_checks_warp_size_and_thread_count() {
+        let thread = || ThreadProgram {
+            commands: Vec::new(),
+            end: ThreadEnd::Exited,
+            steps: Vec::new(),
+        };
+        let shape = CtaShape::linear(2);
+        assert_eq!(
+            Program::new(shape, 0, vec![thread(), thread()]),
+            Err(ProgramError::ZeroWarpSize)
+        );
+        assert_eq!(
+            Program::new(shape, 32, vec![thread()]),
+            Err(ProgramError::ThreadCount {
+                expected: 2,
+                got: 1
+            })
+        );
+        let p = Program::new(shape, 32, vec![thread(), thread()]).expect("valid");
+        assert_eq!((p.warp_size(), p.num_warps()), (32, 1));
+    }
+}

@@ -391,7 +391,8 @@ pub(super) fn div_rem(a: u64, b: u64, bits: u8, signed: bool, rem: bool) -> Opti
 impl Machine<'_> {
     /// Executes an ALU instruction (every `Op` [`Machine::exec`] sends here).
     pub(super) fn exec_alu(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
-        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        // Validated (`ir::valid`): `ops` has the operands each operation reads.
+        let o = |k: usize| ops[k];
         let bits = inst.ty.bits;
         let signed = inst.ty.signed();
         if let Some(k) = Alu::of(inst.op) {
@@ -602,7 +603,8 @@ impl Machine<'_> {
         cmp: Cmp,
         bop: BoolOp,
     ) {
-        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        // Validated (`ir::valid`): `ops` has the operands each operation reads.
+        let o = |k: usize| ops[k];
         let (a, ua) = self.rd(t, o(1), pc);
         let (b, ub) = self.rd(t, o(2), pc);
         let mut u = self.src.union(ua, ub);

@@ -63,7 +63,7 @@ impl Machine<'_> {
                 let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
                 self.shared_access(t, pc, kind, a, size as u32, if to_shared { u } else { 0 });
             }
-            Addr::Unknown(u, _) => {
+            Addr::Unknown(u) => {
                 self.unverifiable(
                     t,
                     pc,
@@ -178,7 +178,7 @@ impl Machine<'_> {
                 }
                 self.in_tma = false;
             }
-            Addr::Unknown(u, _) => {
+            Addr::Unknown(u) => {
                 self.unverifiable(
                     t,
                     pc,
@@ -285,7 +285,7 @@ impl Machine<'_> {
                     self.flag_approx(t, k);
                 }
             }
-            Addr::Unknown(u, _) => {
+            Addr::Unknown(u) => {
                 self.unverifiable(
                     t,
                     pc,

@@ -2,7 +2,7 @@
 
 use super::alu::mask;
 use super::{Machine, State};
-use crate::ir::{Inst, NONE, Opnd, RedKind};
+use crate::ir::{Inst, Opnd, RedKind};
 use weft_program::{
     BarrierCount, BarrierOp, Command, Completion, Event, InstId, Participant, ThreadId,
 };
@@ -77,8 +77,8 @@ impl Machine<'_> {
             th.red_kind = kind;
             th.red_in = (v & 1, u);
             th.wait_dest = match o(0) {
-                Opnd::Reg(r) => r,
-                _ => NONE,
+                Opnd::Reg(r) => Some(r),
+                _ => None,
             };
         }
         let id = mask(id, 32) as u32;
@@ -179,8 +179,7 @@ impl Machine<'_> {
                 RedKind::Or => u64::from(count > 0),
             };
             for &t in &reds {
-                let d = self.th[t].wait_dest;
-                if d != NONE {
+                if let Some(d) = self.th[t].wait_dest {
                     self.wr(t, Opnd::Reg(d), if u == 0 { v } else { 0 }, u);
                 }
             }

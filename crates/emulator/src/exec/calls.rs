@@ -66,7 +66,7 @@ impl Machine<'_> {
             .get(pc as usize)
             .and_then(|i| {
                 self.ir.operands(i).iter().find_map(|o| match o {
-                    Opnd::Func(f) => self.ir.funcs.get(*f as usize),
+                    Opnd::Func(f) => self.ir.funcs.get(f.index()),
                     _ => None,
                 })
             })

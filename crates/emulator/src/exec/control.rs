@@ -1,8 +1,8 @@
 //! Control flow: calls, returns, exits, branches and paths under unknown guards.
 
 use super::memory::Mem;
-use super::{EXIT_PATH, Frame, Machine, PathEnd, State};
-use crate::ir::{Inst, MemBase, NONE, Op, Opnd};
+use super::{Frame, Machine, PathEnd, PathStart, State};
+use crate::ir::{Inst, MemBase, Op, Opnd, Pc};
 use weft_program::{Command, InstId, ThreadId, WARP_SIZE};
 
 impl Machine<'_> {
@@ -22,12 +22,12 @@ impl Machine<'_> {
             Some(Opnd::List(s, l)) => self.ir.list(*s, *l).to_vec(),
             _ => Vec::new(),
         };
-        let caller = self.ir.insts.get(pc as usize).map_or(0, |i| i.func);
-        if caller == callee || self.th[t].stack.iter().any(|f| f.func == callee) {
+        let caller = self.ir.insts.get(pc as usize).map(|i| i.func);
+        if caller == Some(callee) || self.th[t].stack.iter().any(|f| f.func == callee) {
             self.unverifiable(t, pc, "recursive calls are not supported", None, 0, true);
             return;
         }
-        let Some(f) = self.ir.funcs.get(callee as usize) else {
+        let Some(f) = self.ir.funcs.get(callee.index()) else {
             return;
         };
         let pbase = t * self.ir.param_size as usize;
@@ -54,7 +54,7 @@ impl Machine<'_> {
             rets,
             func: callee,
         });
-        self.th[t].pc = start;
+        self.th[t].pc = start.0;
     }
 
     pub(super) fn do_ret(&mut self, t: usize, pc: u32) {
@@ -64,7 +64,7 @@ impl Machine<'_> {
         };
         let pbase = t * self.ir.param_size as usize;
         let rets = self.ir.list(frame.rets.0, frame.rets.1).to_vec();
-        if let Some(f) = self.ir.funcs.get(frame.func as usize) {
+        if let Some(f) = self.ir.funcs.get(frame.func.index()) {
             let slots = f.rets.clone();
             for (k, r) in rets.into_iter().enumerate() {
                 let Some(&(off, size)) = slots.get(k) else {
@@ -95,25 +95,25 @@ impl Machine<'_> {
         self.retry_collectives(t / WARP_SIZE as usize);
     }
 
-    pub(super) fn unknown_guard(&mut self, t: usize, pc: u32, inst: &Inst, gu: u32) {
-        let guard = Opnd::Reg(inst.guard);
+    /// Executes `inst`, whose guard register `guard` is unknown with sources `gu`.
+    pub(super) fn unknown_guard(&mut self, t: usize, pc: u32, inst: &Inst, guard: Opnd, gu: u32) {
         match inst.op {
             Op::Bra => {
-                let target = match self.ir.operands(inst).first() {
-                    Some(Opnd::Label(x)) => *x,
-                    _ => NONE,
+                // Validated: a `bra`'s first operand is a label.
+                let Some(&Opnd::Label(target)) = self.ir.operands(inst).first() else {
+                    return;
                 };
-                if !self.assume_not_doomed(t, pc, target, pc + 1) {
-                    self.fork(t, pc, target, pc + 1, gu, guard);
+                if !self.assume_not_doomed(t, pc, target.0, pc + 1) {
+                    self.fork(t, pc, PathStart::At(target.0), pc + 1, gu, guard);
                 }
             }
             op if op.traps() => self.assume_not_taken(t, pc, pc),
             Op::CallExtern(crate::ir::Extern::Unknown) => {
                 self.call_extern_unknown(t, pc, Some(guard), gu)
             }
-            Op::Exit => self.fork(t, pc, EXIT_PATH, pc + 1, gu, guard),
+            Op::Exit => self.fork(t, pc, PathStart::Exit, pc + 1, gu, guard),
             Op::Ret if self.th[t].stack.is_empty() => {
-                self.fork(t, pc, EXIT_PATH, pc + 1, gu, guard)
+                self.fork(t, pc, PathStart::Exit, pc + 1, gu, guard)
             }
             Op::BraIdx => {
                 self.unverifiable(
@@ -180,7 +180,7 @@ impl Machine<'_> {
             .ok()
             .and_then(|k| self.ir.list(start, len).get(k).copied());
         match target {
-            Some(Opnd::Label(target)) => self.th[t].pc = target,
+            Some(Opnd::Label(target)) => self.th[t].pc = target.0,
             _ => {
                 let what = format!(
                     "the index of this `brx.idx` is {v}, outside its {len}-entry jump table (undefined behaviour)"
@@ -191,8 +191,8 @@ impl Machine<'_> {
     }
 
     /// Checks that the region between an unknown branch and its join point contains no
-    /// synchronization and no loop; returns the join (or [`NONE`] for the function exit).
-    pub(super) fn region(&mut self, pc: u32) -> Result<u32, String> {
+    /// synchronization and no loop; returns the join (`None`: the function's exit).
+    pub(super) fn region(&mut self, pc: u32) -> Result<Option<u32>, String> {
         if let Some(r) = self.region_cache.get(&pc) {
             return r.clone();
         }
@@ -201,12 +201,13 @@ impl Machine<'_> {
             if !ir.reaches_exit.get(pc as usize).copied().unwrap_or(false) {
                 return Err("the branch is in a loop with no exit".to_string());
             }
-            let join = ir.ipdom.get(pc as usize).copied().unwrap_or(NONE);
+            let join = ir.ipdom.get(pc as usize).copied().flatten().map(|j| j.0);
             let mut seen = rustc_hash::FxHashSet::default();
             let mut work: Vec<u32> = ir
-                .successors(pc)
+                .successors(Pc(pc))
                 .into_iter()
-                .filter(|&s| s != NONE)
+                .flatten()
+                .map(|s| s.0)
                 .collect();
             if let Some(i) = ir.insts.get(pc as usize)
                 && matches!(i.op, Op::Exit | Op::Ret)
@@ -214,7 +215,7 @@ impl Machine<'_> {
                 work = vec![pc + 1];
             }
             while let Some(x) = work.pop() {
-                if x == NONE || x == join || !seen.insert(x) {
+                if Some(x) == join || !seen.insert(x) {
                     continue;
                 }
                 if x == pc {
@@ -222,7 +223,7 @@ impl Machine<'_> {
                         "the branch controls a loop whose trip count is unknown".to_string()
                     );
                 }
-                if ir.syncs(x) {
+                if ir.syncs(Pc(x)) {
                     let site = ir.sources.sites.get(x as usize);
                     return Err(format!(
                         "the code it decides contains `{}` at PTX line {}",
@@ -230,7 +231,7 @@ impl Machine<'_> {
                         site.map_or(0, |s| s.ptx_line)
                     ));
                 }
-                work.extend(ir.successors(x).into_iter().filter(|&s| s != NONE));
+                work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|s| s.0));
             }
             Ok(join)
         })();
@@ -238,7 +239,17 @@ impl Machine<'_> {
         result
     }
 
-    pub(super) fn fork(&mut self, t: usize, pc: u32, target: u32, fall: u32, gu: u32, guard: Opnd) {
+    /// Runs both sides of a branch on an unknown predicate (taken: from `target`; not taken:
+    /// from `fall`) to their join, then merges the register files.
+    pub(super) fn fork(
+        &mut self,
+        t: usize,
+        pc: u32,
+        target: PathStart,
+        fall: u32,
+        gu: u32,
+        guard: Opnd,
+    ) {
         let join = match self.region(pc) {
             Ok(j) => j,
             Err(why) => {
@@ -268,7 +279,7 @@ impl Machine<'_> {
         let end_b = if self.stop {
             PathEnd::Stopped
         } else {
-            self.run_path(t, fall, join, depth)
+            self.run_path(t, PathStart::At(fall), join, depth)
         };
         self.th[t].may -= 1;
         self.th[t].may_src = saved;
@@ -285,18 +296,25 @@ impl Machine<'_> {
             }
         }
         match (end_a, end_b) {
-            (PathEnd::Joined, PathEnd::Joined) => self.th[t].pc = join,
+            // Both sides stopped at the join, where the thread's pc now is.
+            (PathEnd::Joined, PathEnd::Joined) => {}
             (PathEnd::Exited, PathEnd::Exited) => self.do_exit(t, pc),
             (PathEnd::Returned(x), PathEnd::Returned(y)) if x == y && a_pc == x => self.th[t].pc = x,
             _ => self.unverifiable(t, pc, "the two sides of a branch on an unknown predicate end differently (exit versus return)", Some(guard), gu, true),
         }
     }
 
-    pub(super) fn run_path(&mut self, t: usize, start: u32, join: u32, depth: usize) -> PathEnd {
+    pub(super) fn run_path(
+        &mut self,
+        t: usize,
+        start: PathStart,
+        join: Option<u32>,
+        depth: usize,
+    ) -> PathEnd {
         self.th[t].path_exit = false;
-        if start == EXIT_PATH {
+        let PathStart::At(start) = start else {
             return PathEnd::Exited;
-        }
+        };
         self.th[t].pc = start;
         loop {
             if self.stop {
@@ -310,7 +328,7 @@ impl Machine<'_> {
             if th.stack.len() < depth {
                 return PathEnd::Returned(th.pc);
             }
-            if th.pc == join && th.stack.len() == depth {
+            if Some(th.pc) == join && th.stack.len() == depth {
                 return PathEnd::Joined;
             }
             if th.state != State::Run {

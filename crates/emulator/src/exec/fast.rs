@@ -11,12 +11,12 @@ use weft_program::{AccessKind, Command, InstId};
 use super::Machine;
 use super::alu::{Alu, alu, compare, mad, mask, mov_bits, sx};
 use super::memory::Mem;
-use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, NONE, Op, Opnd, Space};
+use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, Op, Opnd, RegId, Space};
 
 /// A register or immediate source.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Src {
-    Reg(u32),
+    Reg(RegId),
     Imm(u64),
 }
 
@@ -31,14 +31,14 @@ pub(super) enum FastOp {
         alu: Alu,
         bits: u8,
         signed: bool,
-        d: u32,
+        d: RegId,
         a: Src,
         b: Src,
     },
     Mad {
         bits: u8,
         signed: bool,
-        d: u32,
+        d: RegId,
         a: Src,
         b: Src,
         c: Src,
@@ -46,21 +46,21 @@ pub(super) enum FastOp {
     /// `mov` of a scalar: the value is masked to `bits` (1 for predicates).
     Mov {
         bits: u8,
-        d: u32,
+        d: RegId,
         s: Src,
     },
-    /// Integer `setp` without a boolean combiner; `q` is [`NONE`] when absent.
+    /// Integer `setp` without a boolean combiner; `q` is `None` when absent.
     Setp {
         cmp: Cmp,
         bits: u8,
         signed: bool,
-        p: u32,
-        q: u32,
+        p: RegId,
+        q: Option<RegId>,
         a: Src,
         b: Src,
     },
     Selp {
-        d: u32,
+        d: RegId,
         a: Src,
         b: Src,
         c: Src,
@@ -71,8 +71,8 @@ pub(super) enum FastOp {
     },
     /// Scalar `ld.shared` into register `d` from `[r+off]` (semantics of `Machine::load`).
     LdShared {
-        d: u32,
-        r: u32,
+        d: RegId,
+        r: RegId,
         off: i64,
         esize: u32,
         bits: u8,
@@ -80,7 +80,7 @@ pub(super) enum FastOp {
     },
     /// Scalar `st.shared` of `s` to `[r+off]` (semantics of `Machine::store`).
     StShared {
-        r: u32,
+        r: RegId,
         off: i64,
         esize: u32,
         s: Src,
@@ -90,7 +90,7 @@ pub(super) enum FastOp {
 /// A fast-table entry: the guard (as in [`Inst`]) and the operation.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct FastInst {
-    pub guard: u32,
+    pub guard: Option<RegId>,
     pub guard_neg: bool,
     pub op: FastOp,
 }
@@ -103,7 +103,7 @@ fn src(o: Option<&Opnd>) -> Option<Src> {
     }
 }
 
-fn dst(o: Option<&Opnd>) -> Option<u32> {
+fn dst(o: Option<&Opnd>) -> Option<RegId> {
     match o {
         Some(Opnd::Reg(r)) => Some(*r),
         _ => None,
@@ -149,13 +149,13 @@ fn decode(ir: &Ir, pc: u32, inst: &Inst) -> FastOp {
                 Opnd::List(s, 2) => {
                     let l = ir.list(*s, 2);
                     let q = match l.get(1)? {
-                        Opnd::Reg(q) => *q,
-                        Opnd::Sink => NONE,
+                        Opnd::Reg(q) => Some(*q),
+                        Opnd::Sink => None,
                         _ => return None,
                     };
                     (dst(l.first())?, q)
                 }
-                Opnd::Reg(p) => (*p, NONE),
+                Opnd::Reg(p) => (*p, None),
                 _ => return None,
             };
             Some(FastOp::Setp {
@@ -178,7 +178,7 @@ fn decode(ir: &Ir, pc: u32, inst: &Inst) -> FastOp {
         })(),
         Op::Bra => Some(FastOp::Bra {
             target: match ops.first() {
-                Some(Opnd::Label(target)) => *target,
+                Some(Opnd::Label(target)) => target.0,
                 _ => pc + 1,
             },
         }),
@@ -243,7 +243,7 @@ impl Machine<'_> {
     fn get(&self, base: usize, s: Src) -> (u64, u32) {
         match s {
             Src::Reg(r) => {
-                let i = base + r as usize;
+                let i = base + r.index();
                 (self.vals[i], self.unk[i])
             }
             Src::Imm(v) => (v, 0),
@@ -251,8 +251,8 @@ impl Machine<'_> {
     }
 
     #[inline(always)]
-    fn put(&mut self, base: usize, r: u32, v: u64, u: u32) {
-        let i = base + r as usize;
+    fn put(&mut self, base: usize, r: RegId, v: u64, u: u32) {
+        let i = base + r.index();
         self.vals[i] = v;
         self.unk[i] = u;
     }
@@ -265,10 +265,10 @@ impl Machine<'_> {
         if matches!(f.op, FastOp::Slow) || executed >= self.cfg.step_limit {
             return None;
         }
-        if f.guard == NONE {
+        let Some(guard) = f.guard else {
             return self.shared_target(base, f.op).map(|_| true);
-        }
-        let i = base + f.guard as usize;
+        };
+        let i = base + guard.index();
         let (v, u) = (self.vals[i], self.unk[i]);
         if u != 0 {
             return None;
@@ -291,7 +291,7 @@ impl Machine<'_> {
             }
             _ => return Some(0),
         };
-        let i = base + r as usize;
+        let i = base + r.index();
         if self.unk[i] != 0 {
             return None;
         }
@@ -421,7 +421,7 @@ impl Machine<'_> {
                     (u64::from(r), u64::from(!r))
                 };
                 self.put(base, p, rp, u);
-                if q != NONE {
+                if let Some(q) = q {
                     self.put(base, q, rq, u);
                 }
             }

@@ -1,7 +1,7 @@
 //! mbarrier operations.
 
 use super::{Addr, Machine, State};
-use crate::ir::{Inst, NONE, Op, Opnd, Space};
+use crate::ir::{Inst, Op, Opnd, Space};
 use crate::{FindingKind, ValueSource};
 use weft_program::{Command, InstId, MbarrierOp, PhaseStep};
 
@@ -14,7 +14,7 @@ impl Machine<'_> {
         };
         match self.addr(t, pc, space, o) {
             Addr::Shared(a) => Some(a),
-            Addr::Unknown(u, _) => {
+            Addr::Unknown(u) => {
                 self.unverifiable(
                     t,
                     pc,
@@ -222,8 +222,8 @@ impl Machine<'_> {
                 th.wait_parity = p;
                 th.wait_token = !parity;
                 th.wait_dest = match o(0) {
-                    Opnd::Reg(r) => r,
-                    _ => NONE,
+                    Opnd::Reg(r) => Some(r),
+                    _ => None,
                 };
             }
             Err(e) => {
@@ -250,8 +250,7 @@ impl Machine<'_> {
             };
             if ready == Ok(true) {
                 self.th[t].state = State::Run;
-                let d = self.th[t].wait_dest;
-                if d != NONE {
+                if let Some(d) = self.th[t].wait_dest {
                     self.wr(t, Opnd::Reg(d), 1, 0);
                 }
             }

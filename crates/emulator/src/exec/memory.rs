@@ -3,7 +3,7 @@
 
 use super::alu::{mask, sx};
 use super::{Addr, Machine};
-use crate::ir::{Inst, MemBase, NONE, Op, Opnd, Space};
+use crate::ir::{Inst, MemBase, Op, Opnd, Space};
 use crate::{FindingKind, ValueSource};
 use weft_program::{AccessKind, Command, InstId, WARP_SIZE};
 
@@ -17,7 +17,8 @@ pub(super) enum Mem {
 impl Machine<'_> {
     /// `cvta`, `isspacep` and `mapa`: conversions between state-space and generic addresses.
     pub(super) fn exec_address(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
-        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        // Validated (`ir::valid`): `ops` has the operands each operation reads.
+        let o = |k: usize| ops[k];
         let bits = inst.ty.bits;
         match inst.op {
             Op::Cvta { to, space } => {
@@ -127,12 +128,12 @@ impl Machine<'_> {
             let u = self
                 .src
                 .single(ValueSource::Other("a malformed address operand"));
-            return Addr::Unknown(u, NONE);
+            return Addr::Unknown(u);
         };
-        let (v, u, reg) = match base {
+        let (v, u) = match base {
             MemBase::Reg(r) => {
                 let (v, u) = self.rd(t, Opnd::Reg(r), pc);
-                (v.wrapping_add(off as u64), u, r)
+                (v.wrapping_add(off as u64), u)
             }
             MemBase::Shared => {
                 return if matches!(space, Space::Shared | Space::Generic) {
@@ -151,23 +152,20 @@ impl Machine<'_> {
                     .map_or(0, |p| i64::from(p.offset));
                 return match u32::try_from(base + off) {
                     Ok(x) => Addr::KParam(x),
-                    Err(_) => Addr::Unknown(
-                        self.src.single(ValueSource::Other(
-                            "a parameter offset outside the kernel parameters",
-                        )),
-                        NONE,
-                    ),
+                    Err(_) => Addr::Unknown(self.src.single(ValueSource::Other(
+                        "a parameter offset outside the kernel parameters",
+                    ))),
                 };
             }
             MemBase::Global => return Addr::Global,
-            MemBase::Abs => (off as u64, 0, NONE),
+            MemBase::Abs => (off as u64, 0),
         };
         if u != 0 {
             return if matches!(
                 space,
                 Space::Generic | Space::Shared | Space::Local | Space::Param
             ) {
-                Addr::Unknown(u, reg)
+                Addr::Unknown(u)
             } else {
                 Addr::Global
             };
@@ -181,12 +179,9 @@ impl Machine<'_> {
             },
             Space::Param => match self.win.offset(v, self.win.param_space) {
                 Some(off) => Addr::KParam(off as u32),
-                None => Addr::Unknown(
-                    self.src.single(ValueSource::Other(
-                        "a parameter read through a register that holds no kernel-parameter address",
-                    )),
-                    NONE,
-                ),
+                None => Addr::Unknown(self.src.single(ValueSource::Other(
+                    "a parameter read through a register that holds no kernel-parameter address",
+                ))),
             },
             Space::Generic => {
                 if let Some(off) = self.win.offset(v, self.shared_base) {
@@ -214,7 +209,7 @@ impl Machine<'_> {
         };
         match self.addr(t, pc, space, o) {
             Addr::Shared(a) => Some(a),
-            Addr::Unknown(u, _) => {
+            Addr::Unknown(u) => {
                 self.unverifiable(
                     t,
                     pc,
@@ -433,7 +428,7 @@ impl Machine<'_> {
                 self.clobber(t, inst, u);
                 return;
             }
-            Addr::Unknown(u, _) => {
+            Addr::Unknown(u) => {
                 if inst.space == Space::Shared {
                     self.unverifiable(
                         t,
@@ -601,7 +596,7 @@ impl Machine<'_> {
                 return;
             }
             Addr::Global => return,
-            Addr::Unknown(u, _) => {
+            Addr::Unknown(u) => {
                 match inst.space {
                     Space::Shared => self.unverifiable(
                         t,
@@ -652,7 +647,7 @@ impl Machine<'_> {
             Addr::Shared(x) => {
                 self.shared_access(t, pc, AccessKind::Atomic, x, size, u);
             }
-            Addr::Unknown(uu, _) if inst.space == Space::Shared => {
+            Addr::Unknown(uu) if inst.space == Space::Shared => {
                 self.unverifiable(
                     t,
                     pc,

@@ -1,6 +1,6 @@
 //! The interpreter: runs every thread of one CTA over the lowered IR.
 
-use crate::ir::{Inst, Ir, NONE, Op, Opnd, RedKind};
+use crate::ir::{FuncId, Inst, Ir, Op, Opnd, RedKind, RegId};
 use crate::{Assumption, Config, Emulation, Error, Finding, Stats, Unverifiable, ValueSource};
 use rustc_hash::FxHashMap;
 use values::Sources;
@@ -23,8 +23,6 @@ mod values;
 
 /// Tracked bytes of an extern dynamic shared array of unknown size.
 const DYNAMIC_CAP: u32 = 256 * 1024;
-/// Start of a path that exits immediately (an unknown-guarded `exit`).
-const EXIT_PATH: u32 = NONE - 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -41,7 +39,7 @@ enum State {
 struct Frame {
     ret_pc: u32,
     rets: (u32, u32),
-    func: u32,
+    func: FuncId,
 }
 
 #[derive(Debug, Clone)]
@@ -54,7 +52,7 @@ struct Thread {
     may_src: u32,
     tid: [u32; 3],
     /// Destination register of a pending `bar.red` or mbarrier wait.
-    wait_dest: u32,
+    wait_dest: Option<RegId>,
     /// mbarrier wait condition: parity (or token phase) and whether it is a token.
     wait_parity: u32,
     wait_token: bool,
@@ -73,7 +71,8 @@ enum Addr {
     /// Offset in the data window (initialized module variables).
     Data(u64),
     Global,
-    Unknown(u32, u32),
+    /// An address that depends on unknown values (their sources).
+    Unknown(u32),
 }
 
 /// TMA loads a thread issued in a row towards one mbarrier, awaiting their `complete_tx`.
@@ -98,6 +97,14 @@ enum PathEnd {
     Exited,
     Returned(u32),
     Stopped,
+}
+
+/// Where one side of a branch on an unknown predicate starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathStart {
+    At(u32),
+    /// The side exits at once (an unknown-guarded `exit`).
+    Exit,
 }
 
 struct Machine<'a> {
@@ -145,7 +152,7 @@ struct Machine<'a> {
     shared_base: u64,
     local_base: u64,
     win: crate::ir::Windows,
-    region_cache: FxHashMap<u32, Result<u32, String>>,
+    region_cache: FxHashMap<u32, Result<Option<u32>, String>>,
     uninit_shared: u32,
     /// A thread trapped: threads still blocked at the end are stopped, not deadlocked (the
     /// trap aborts the launch).
@@ -236,7 +243,7 @@ fn run_once<'a>(
                 may: 0,
                 may_src: 0,
                 tid: shape.tid(ThreadId(t as u32)),
-                wait_dest: NONE,
+                wait_dest: None,
                 wait_parity: 0,
                 wait_token: false,
                 red_kind: RedKind::Popc,
@@ -448,11 +455,11 @@ impl Machine<'_> {
             self.unverifiable(t, pc, &what, None, 0, true);
             return;
         }
-        if inst.guard != NONE {
-            let i = self.base(t) + inst.guard as usize;
+        if let Some(g) = inst.guard {
+            let i = self.base(t) + g.index();
             let (v, u) = (self.vals[i], self.unk[i]);
             if u != 0 {
-                self.unknown_guard(t, pc, &inst, u);
+                self.unknown_guard(t, pc, &inst, Opnd::Reg(g), u);
                 return;
             }
             if (v & 1 != 0) == inst.guard_neg {
@@ -466,7 +473,8 @@ impl Machine<'_> {
     /// Executes `inst` at `pc` for thread `t` (its guard holds), dispatching by concern.
     fn exec(&mut self, t: usize, pc: u32, inst: &Inst) {
         let ops = self.ir.operands(inst);
-        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        // Validated (`ir::valid`): `ops` has the operands each operation reads.
+        let o = |k: usize| ops[k];
         self.th[t].pc = pc + 1;
         match inst.op {
             Op::Mov => self.mov(t, pc, inst, o(0), o(1)),
@@ -505,7 +513,7 @@ impl Machine<'_> {
             Op::Ldmatrix(num) | Op::Stmatrix(num) => self.matrix(t, pc, inst, ops, num),
             Op::Bra => {
                 if let Opnd::Label(target) = o(0) {
-                    self.th[t].pc = target;
+                    self.th[t].pc = target.0;
                 }
             }
             Op::BraIdx => self.branch_indexed(t, pc, o(0), o(1)),

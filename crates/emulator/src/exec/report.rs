@@ -62,8 +62,8 @@ impl Machine<'_> {
             return;
         }
         let register = match reg {
-            Some(Opnd::Reg(r) | Opnd::NotReg(r)) => self.ir.reg_names.get(r as usize).cloned(),
-            Some(Opnd::Mem(MemBase::Reg(r), _)) => self.ir.reg_names.get(r as usize).cloned(),
+            Some(Opnd::Reg(r) | Opnd::NotReg(r)) => self.ir.reg_names.get(r.index()).cloned(),
+            Some(Opnd::Mem(MemBase::Reg(r), _)) => self.ir.reg_names.get(r.index()).cloned(),
             _ => None,
         };
         let reg_text = register

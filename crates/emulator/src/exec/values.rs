@@ -82,7 +82,7 @@ impl Machine<'_> {
     pub(super) fn rd(&mut self, t: usize, o: Opnd, pc: u32) -> (u64, u32) {
         match o {
             Opnd::Reg(r) => {
-                let i = self.base(t) + r as usize;
+                let i = self.base(t) + r.index();
                 (self.vals[i], self.unk[i])
             }
             Opnd::Imm(v) => (v, 0),
@@ -93,11 +93,11 @@ impl Machine<'_> {
     pub(super) fn rd_other(&mut self, t: usize, o: Opnd, pc: u32) -> (u64, u32) {
         match o {
             Opnd::Reg(r) => {
-                let i = self.base(t) + r as usize;
+                let i = self.base(t) + r.index();
                 (self.vals[i], self.unk[i])
             }
             Opnd::NotReg(r) => {
-                let i = self.base(t) + r as usize;
+                let i = self.base(t) + r.index();
                 (!self.vals[i] & 1, self.unk[i])
             }
             Opnd::Imm(v) => (v, 0),
@@ -115,7 +115,7 @@ impl Machine<'_> {
     pub(super) fn wr(&mut self, t: usize, o: Opnd, v: u64, u: u32) {
         match o {
             Opnd::Reg(r) => {
-                let i = self.base(t) + r as usize;
+                let i = self.base(t) + r.index();
                 self.vals[i] = v;
                 self.unk[i] = u;
             }

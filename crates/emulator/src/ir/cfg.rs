@@ -1,27 +1,27 @@
 //! Control-flow facts about the lowered IR: successors, which functions synchronize,
 //! immediate post-dominators.
 
-use crate::ir::{Extern, Ir, NONE, Op, Opnd};
+use crate::ir::{Extern, FuncId, Ir, Op, Opnd, Pc};
 
 impl Ir {
-    /// Successors in the function's CFG (every edge; [`NONE`] is the function's exit).
-    pub(crate) fn successors(&self, pc: u32) -> Vec<u32> {
-        let Some(inst) = self.insts.get(pc as usize) else {
+    /// Successors in the function's CFG (every edge; `None` is the function's exit).
+    pub(crate) fn successors(&self, pc: Pc) -> Vec<Option<Pc>> {
+        let Some(inst) = self.insts.get(pc.index()) else {
             return Vec::new();
         };
-        let end = self.funcs.get(inst.func as usize).map_or(0, |f| f.end);
-        let next = if pc + 1 >= end { NONE } else { pc + 1 };
+        let end = self.funcs.get(inst.func.index()).map_or(Pc(0), |f| f.end);
+        let next = (pc.0 + 1 < end.0).then_some(Pc(pc.0 + 1));
         let mut out = match inst.op {
             Op::Bra => match self.operands(inst).first() {
-                Some(Opnd::Label(t)) => vec![*t],
-                _ => vec![NONE],
+                Some(Opnd::Label(t)) => vec![Some(*t)],
+                _ => vec![None],
             },
             Op::BraIdx => match self.operands(inst).get(1) {
                 Some(Opnd::List(s, n)) => self
                     .list(*s, *n)
                     .iter()
                     .filter_map(|o| match o {
-                        Opnd::Label(t) => Some(*t),
+                        Opnd::Label(t) => Some(Some(*t)),
                         _ => None,
                     })
                     .collect(),
@@ -31,41 +31,41 @@ impl Ir {
             | Op::Exit
             | Op::Trap
             | Op::CallExtern(Extern::AssertFail)
-            | Op::UnsupportedControl => vec![NONE],
+            | Op::UnsupportedControl => vec![None],
             _ => return vec![next],
         };
-        if inst.guard != NONE {
+        if inst.guard.is_some() {
             out.push(next);
         }
         out
     }
 
     /// Whether instruction `pc` synchronizes, directly or through a call.
-    pub(crate) fn syncs(&self, pc: u32) -> bool {
-        let Some(inst) = self.insts.get(pc as usize) else {
+    pub(crate) fn syncs(&self, pc: Pc) -> bool {
+        let Some(inst) = self.insts.get(pc.index()) else {
             return false;
         };
         match inst.op {
             Op::Call => self.operands(inst).iter().any(|o| match o {
-                Opnd::Func(f) => self.funcs.get(*f as usize).is_none_or(|f| f.has_sync),
+                Opnd::Func(f) => self.funcs.get(f.index()).is_none_or(|f| f.has_sync),
                 _ => false,
             }),
             op => op.is_sync(),
         }
     }
 
-    pub(super) fn finish_sync_flags(&mut self, calls: &[(u32, u32)]) {
+    pub(super) fn finish_sync_flags(&mut self, calls: &[(FuncId, FuncId)]) {
         for f in 0..self.funcs.len() {
-            let (s, e) = (self.funcs[f].start, self.funcs[f].end);
-            let direct = (s..e).any(|pc| self.insts[pc as usize].op.is_sync());
+            let (s, e) = (self.funcs[f].start.index(), self.funcs[f].end.index());
+            let direct = self.insts[s..e].iter().any(|i| i.op.is_sync());
             self.funcs[f].has_sync = direct;
         }
         // Propagate through calls to a fixpoint.
         loop {
             let mut changed = false;
             for &(caller, callee) in calls {
-                let callee_sync = self.funcs.get(callee as usize).is_some_and(|f| f.has_sync);
-                if let Some(c) = self.funcs.get_mut(caller as usize)
+                let callee_sync = self.funcs.get(callee.index()).is_some_and(|f| f.has_sync);
+                if let Some(c) = self.funcs.get_mut(caller.index())
                     && callee_sync
                     && !c.has_sync
                 {
@@ -82,30 +82,30 @@ impl Ir {
     /// Immediate post-dominators per function (Cooper–Harvey–Kennedy on the reverse CFG).
     pub(super) fn compute_ipdoms(&mut self) {
         let n = self.insts.len();
-        self.ipdom = vec![NONE; n];
+        self.ipdom = vec![None; n];
         self.reaches_exit = vec![false; n];
         for f in 0..self.funcs.len() {
-            let (s, e) = (self.funcs[f].start, self.funcs[f].end);
+            let (s, e) = (self.funcs[f].start.0, self.funcs[f].end.0);
             if s >= e {
                 continue;
             }
             let len = (e - s) as usize;
             let exit = len; // local index of the virtual exit
-            let local = |pc: u32| if pc == NONE { exit } else { (pc - s) as usize };
+            let local = |pc: Option<Pc>| pc.map_or(exit, |pc| (pc.0 - s) as usize);
             let mut preds: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
             let mut succs: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
-            let doomed = |pc: u32| self.doomed.get(pc as usize).copied().unwrap_or(false);
-            for pc in s..e {
+            let doomed = |pc: Pc| self.doomed.get(pc.index()).copied().unwrap_or(false);
+            for pc in (s..e).map(Pc) {
                 for t in self.successors(pc) {
-                    if t != NONE && (t < s || t >= e) {
+                    if t.is_some_and(|t| t.0 < s || t.0 >= e) {
                         continue;
                     }
                     // The failing side of an assertion only traps: post-dominance is taken
                     // over the executions in which assertions hold.
-                    if t != NONE && doomed(t) && !doomed(pc) {
+                    if t.is_some_and(doomed) && !doomed(pc) {
                         continue;
                     }
-                    let (u, v) = (local(pc), local(t));
+                    let (u, v) = (local(Some(pc)), local(t));
                     succs[u].push(v);
                     preds[v].push(u);
                 }
@@ -170,7 +170,7 @@ impl Ir {
                 let pc = s as usize + i;
                 self.reaches_exit[pc] = visited[i];
                 if visited[i] && idom[i] != usize::MAX && idom[i] != exit {
-                    self.ipdom[pc] = s + idom[i] as u32;
+                    self.ipdom[pc] = Some(Pc(s + idom[i] as u32));
                 }
             }
         }

@@ -8,7 +8,7 @@
 //! a branch on an input-dependent predicate whose one side is doomed as an assumption that
 //! the assertion holds, and post-dominators are computed over the other side.
 
-use super::{Extern, Ir, MemBase, NONE, Op, Opnd, Space};
+use super::{Extern, Ir, MemBase, Op, Opnd, Pc, Space};
 use rustc_hash::FxHashMap;
 
 use crate::Assertion;
@@ -31,14 +31,14 @@ pub(crate) fn doomed(ir: &Ir) -> Vec<bool> {
             let Some(inst) = ir.insts.get(pc) else {
                 continue;
             };
-            let now = if inst.op.traps() && inst.guard == NONE {
+            let now = if inst.op.traps() && inst.guard.is_none() {
                 true
-            } else if passes(ir, pc as u32) {
-                let succ = ir.successors(pc as u32);
+            } else if passes(ir, Pc(pc as u32)) {
+                let succ = ir.successors(Pc(pc as u32));
                 !succ.is_empty()
-                    && succ
-                        .iter()
-                        .all(|&s| s != NONE && doomed.get(s as usize).copied().unwrap_or(false))
+                    && succ.iter().all(|&s| {
+                        s.is_some_and(|s| doomed.get(s.index()).copied().unwrap_or(false))
+                    })
             } else {
                 false
             };
@@ -53,8 +53,8 @@ pub(crate) fn doomed(ir: &Ir) -> Vec<bool> {
 
 /// Whether a path through `pc` can still be the failing side of an assertion: it does not
 /// synchronize, end the thread or call code weft does not see through.
-fn passes(ir: &Ir, pc: u32) -> bool {
-    let Some(inst) = ir.insts.get(pc as usize) else {
+fn passes(ir: &Ir, pc: Pc) -> bool {
+    let Some(inst) = ir.insts.get(pc.index()) else {
         return false;
     };
     !ir.syncs(pc)
@@ -71,18 +71,18 @@ fn passes(ir: &Ir, pc: u32) -> bool {
 /// The traps (`trap`, `__assertfail`) that the doomed code starting at `pc` can reach.
 pub(crate) fn traps_from(ir: &Ir, pc: u32) -> Vec<u32> {
     let mut seen = rustc_hash::FxHashSet::default();
-    let mut work = vec![pc];
+    let mut work = vec![Some(Pc(pc))];
     let mut out = Vec::new();
     while let Some(x) = work.pop() {
-        if x == NONE || !seen.insert(x) {
+        let Some(x) = x.filter(|&x| seen.insert(x)) else {
             continue;
-        }
-        let Some(inst) = ir.insts.get(x as usize) else {
+        };
+        let Some(inst) = ir.insts.get(x.index()) else {
             continue;
         };
         if inst.op.traps() {
-            out.push(x);
-            if inst.guard == NONE {
+            out.push(x.0);
+            if inst.guard.is_none() {
                 continue;
             }
         }
@@ -140,7 +140,7 @@ fn argument(ir: &Ir, call: u32, arg: Opnd) -> Option<u64> {
         return None;
     };
     let start = ir.insts.get(call as usize)?.func;
-    let first = ir.funcs.get(start as usize).map_or(0, |f| f.start);
+    let first = ir.funcs.get(start.index()).map_or(0, |f| f.start.0);
     let mut want: Option<Opnd> = None;
     for x in (first..call).rev().take(ARG_SEARCH as usize) {
         let inst = ir.insts.get(x as usize)?;

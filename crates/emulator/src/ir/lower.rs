@@ -1,7 +1,7 @@
 //! Lowering one kernel and the functions it calls from the PTX AST into the IR.
 
 use crate::ir::decode::decode;
-use crate::ir::{DataLayout, Extern, Func, Inst, Ir, NONE, Op, Opnd, Space, Ty, Windows};
+use crate::ir::{DataLayout, Extern, Func, FuncId, Inst, Ir, Op, Opnd, Pc, Space, Ty, Windows};
 use crate::{Config, Error};
 use ptx_parser::ast::{
     Block, Function, Instruction, Module, Operand, StateSpace, Statement, VarDecl,
@@ -45,12 +45,12 @@ pub(super) struct Lowerer<'m, 'a> {
     module: &'m Module<'a>,
     ir: Ir,
     scopes: Vec<Scope<'a>>,
-    func_index: FxHashMap<&'a str, u32>,
+    func_index: FxHashMap<&'a str, FuncId>,
     worklist: Vec<&'m Function<'a>>,
     shared_offsets: FxHashMap<usize, u32>,
     file_index: FxHashMap<u32, u32>,
     fixups: Vec<Fixup<'a>>,
-    calls: Vec<(u32, u32)>,
+    calls: Vec<(FuncId, FuncId)>,
 }
 
 fn err(line: u32, message: impl Into<String>) -> Error {
@@ -105,11 +105,11 @@ pub(crate) fn lower(
     }
     l.layout_shared(kernel)?;
     l.module_scope(kernel, config)?;
-    l.func_index.insert(kernel.name, 0);
+    l.func_index.insert(kernel.name, FuncId(0));
     l.ir.funcs.push(Func {
         name: kernel.name.to_string(),
-        start: 0,
-        end: 0,
+        start: Pc(0),
+        end: Pc(0),
         params: Vec::new(),
         rets: Vec::new(),
         has_sync: false,
@@ -119,9 +119,10 @@ pub(crate) fn lower(
     let mut next = 0;
     while next < l.worklist.len() {
         let f = l.worklist[next];
-        l.lower_function(next as u32, f)?;
+        l.lower_function(FuncId(next as u32), f)?;
         next += 1;
     }
+    super::valid::validate(&l.ir)?;
     l.ir.finish_sync_flags(&l.calls);
     l.ir.doomed = super::doomed::doomed(&l.ir);
     l.ir.asserts = super::doomed::assert_sites(&l.ir);
@@ -130,7 +131,7 @@ pub(crate) fn lower(
 }
 
 impl<'m, 'a> Lowerer<'m, 'a> {
-    fn func_id(&mut self, name: &'a str, line: u32) -> Result<u32, Error> {
+    fn func_id(&mut self, name: &'a str, line: u32) -> Result<FuncId, Error> {
         if let Some(&id) = self.func_index.get(name) {
             return Ok(id);
         }
@@ -141,12 +142,12 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 format!("call to `{name}`, which is not declared"),
             ));
         }
-        let id = self.ir.funcs.len() as u32;
+        let id = FuncId(self.ir.funcs.len() as u32);
         self.func_index.insert(name, id);
         self.ir.funcs.push(Func {
             name: name.to_string(),
-            start: 0,
-            end: 0,
+            start: Pc(0),
+            end: Pc(0),
             params: Vec::new(),
             rets: Vec::new(),
             has_sync: false,
@@ -158,7 +159,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         Ok(id)
     }
 
-    fn lower_function(&mut self, id: u32, f: &'m Function<'a>) -> Result<(), Error> {
+    fn lower_function(&mut self, id: FuncId, f: &'m Function<'a>) -> Result<(), Error> {
         let mut scope = Scope {
             parent: Some(0),
             ..Scope::default()
@@ -176,7 +177,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 rets.push((off, size));
                 scope.vars.insert(p.name, VarLoc::Param(off));
             }
-            if let Some(func) = self.ir.funcs.get_mut(id as usize) {
+            if let Some(func) = self.ir.funcs.get_mut(id.index()) {
                 func.params = params;
                 func.rets = rets;
             }
@@ -197,9 +198,9 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             self.push_implicit_ret(id, f);
         }
         let end = self.ir.insts.len() as u32;
-        if let Some(func) = self.ir.funcs.get_mut(id as usize) {
-            func.start = start;
-            func.end = end;
+        if let Some(func) = self.ir.funcs.get_mut(id.index()) {
+            func.start = Pc(start);
+            func.end = Pc(end);
         }
         for fix in std::mem::take(&mut self.fixups) {
             let mut s = Some(fix.scope);
@@ -226,13 +227,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     ),
                 ));
             }
-            self.ir.opnds[fix.slot] = Opnd::Label(t);
+            self.ir.opnds[fix.slot] = Opnd::Label(Pc(t));
         }
         Ok(())
     }
 
     /// Appends a `ret` that no PTX line spells (the end of function `id`).
-    fn push_implicit_ret(&mut self, id: u32, f: &Function<'_>) {
+    fn push_implicit_ret(&mut self, id: FuncId, f: &Function<'_>) {
         let last = self.ir.sources.sites.last().cloned();
         let ops = self.ir.opnds.len() as u32;
         self.ir.insts.push(Inst {
@@ -241,7 +242,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             ty2: Ty::NONE,
             vec: 0,
             space: Space::Generic,
-            guard: NONE,
+            guard: None,
             guard_neg: false,
             aligned: false,
             sat: false,
@@ -259,7 +260,12 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         });
     }
 
-    fn lower_block(&mut self, func: u32, block: &'m Block<'a>, parent: usize) -> Result<(), Error> {
+    fn lower_block(
+        &mut self,
+        func: FuncId,
+        block: &'m Block<'a>,
+        parent: usize,
+    ) -> Result<(), Error> {
         self.scopes.push(Scope {
             parent: Some(parent),
             ..Scope::default()
@@ -295,7 +301,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
 
     fn lower_inst(
         &mut self,
-        func: u32,
+        func: FuncId,
         scope: usize,
         inst: &'m Instruction<'a>,
     ) -> Result<(), Error> {
@@ -334,7 +340,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             } else {
                 let id = self.func_id(name, line)?;
                 self.ir.opnds[base + k] = Opnd::Func(id);
-                if self.ir.funcs.get(id as usize).is_some_and(|f| f.body) {
+                if self.ir.funcs.get(id.index()).is_some_and(|f| f.body) {
                     self.calls.push((func, id));
                 } else {
                     d.op = Op::CallExtern(Extern::of(name));
@@ -343,10 +349,10 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         }
         let guard = match inst.guard {
             Some(g) => match self.reg(scope, g.predicate, line)? {
-                Opnd::Reg(r) => (r, g.negated),
+                Opnd::Reg(r) => (Some(r), g.negated),
                 _ => return Err(err(line, "guard is not a predicate register")),
             },
-            None => (NONE, false),
+            None => (None, false),
         };
         let nops = u8::try_from(inst.operands.len()).map_err(|_| err(line, "too many operands"))?;
         self.ir.insts.push(Inst {
@@ -410,7 +416,8 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     .map_err(|_| err(line, format!("jump table `{name}` is too large")))?;
                 let start = self.ir.opnds.len();
                 for (k, target) in targets.into_iter().enumerate() {
-                    self.ir.opnds.push(Opnd::Label(NONE));
+                    // A placeholder until the fixup resolves the label.
+                    self.ir.opnds.push(Opnd::Sink);
                     self.fixups.push(Fixup {
                         slot: start + k,
                         scope: i,

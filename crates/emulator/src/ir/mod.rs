@@ -14,14 +14,12 @@ mod decode;
 mod doomed;
 mod lower;
 mod types;
+mod valid;
 
 pub(crate) use data::DataLayout;
 pub(crate) use doomed::traps_from;
 pub(crate) use lower::lower;
 pub(crate) use types::*;
-
-/// Sentinel for "no register" / "no instruction" / the virtual exit node.
-pub(crate) const NONE: u32 = u32::MAX;
 
 /// The lowered kernel.
 #[derive(Debug, Clone)]
@@ -41,9 +39,9 @@ pub(crate) struct Ir {
     /// Size of the kernel-parameter window (all kernel parameters, laid out in order).
     pub kparam_size: u32,
     pub windows: Windows,
-    /// Immediate post-dominator of each instruction ([`NONE`] = the function's exit or no
+    /// Immediate post-dominator of each instruction (`None`: the function's exit, or no
     /// path to it — see `reaches_exit`).
-    pub ipdom: Vec<u32>,
+    pub ipdom: Vec<Option<Pc>>,
     /// Whether each instruction can reach its function's exit.
     pub reaches_exit: Vec<bool>,
     pub explicit_cluster: bool,

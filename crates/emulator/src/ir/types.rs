@@ -2,6 +2,36 @@
 
 use weft_program::BarrierOp;
 
+/// An instruction: its index in `Ir::insts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Pc(pub u32);
+
+impl Pc {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A register: its index in `Ir::reg_names` and in each thread's register file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct RegId(pub u32);
+
+impl RegId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A function: its index in `Ir::funcs` (0 is the kernel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct FuncId(pub u32);
+
+impl FuncId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// Kinds of PTX scalar types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -72,7 +102,7 @@ pub(crate) enum Sreg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MemBase {
     /// A register holding an address in the instruction's space.
-    Reg(u32),
+    Reg(RegId),
     /// A variable: the offset is already in the operand's offset (shared window).
     Shared,
     /// Local window.
@@ -90,8 +120,8 @@ pub(crate) enum MemBase {
 /// A pre-decoded operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Opnd {
-    Reg(u32),
-    NotReg(u32),
+    Reg(RegId),
+    NotReg(RegId),
     Imm(u64),
     Sreg(Sreg),
     /// The address of a variable whose address the emulator does not know.
@@ -100,8 +130,8 @@ pub(crate) enum Opnd {
     /// A `{…}` vector, `(…)` list or `%p|%q` pair: a range of `Ir::opnds`.
     List(u32, u32),
     Sink,
-    Label(u32),
-    Func(u32),
+    Label(Pc),
+    Func(FuncId),
 }
 
 /// Multiplication modes.
@@ -354,7 +384,8 @@ pub(crate) struct Inst {
     pub ty2: Ty,
     pub vec: u8,
     pub space: Space,
-    pub guard: u32,
+    /// The guard predicate register (`@%p` / `@!%p`), if any.
+    pub guard: Option<RegId>,
     pub guard_neg: bool,
     pub aligned: bool,
     pub sat: bool,
@@ -363,7 +394,7 @@ pub(crate) struct Inst {
     /// First operand in `Ir::opnds`.
     pub ops: u32,
     pub nops: u8,
-    pub func: u32,
+    pub func: FuncId,
 }
 
 /// A lowered function.
@@ -372,8 +403,9 @@ pub(crate) struct Func {
     /// The function's name (for diagnostics).
     #[allow(dead_code)]
     pub name: String,
-    pub start: u32,
-    pub end: u32,
+    /// The function's instructions: `start..end`.
+    pub start: Pc,
+    pub end: Pc,
     /// Parameter slots (offset, size) in the per-thread parameter window.
     pub params: Vec<(u32, u32)>,
     /// Return-value slots.

@@ -83,3 +83,33 @@ fn brx_idx_undeclared_table_is_an_input_error() {
     let msg = e.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(msg.contains("not a `.branchtargets` table"), "{msg}");
 }
+
+/// The IR is validated once after lowering: an instruction with fewer operands than the
+/// interpreter reads is an input error naming its PTX line, not a guess at run time.
+#[test]
+fn too_few_operands_is_an_input_error() {
+    for (body, expected) in [
+        (
+            "add.u32 %r1, %r2;",
+            "`add.u32` takes at least 3 operands, found 2",
+        ),
+        (
+            "mad.lo.u32 %r1, %r2, %r1;",
+            "`mad.lo.u32` takes at least 4 operands, found 3",
+        ),
+        (
+            "selp.b32 %r1, %r2, %r1;",
+            "`selp.b32` takes at least 4 operands, found 3",
+        ),
+    ] {
+        let src = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 32, 1, 1\n{{\n.reg .b32 %r<3>;\nmov.u32 %r2, 0;\n{body}\nret;\n}}\n"
+        );
+        let module = ptx_parser::parse(&src).expect("test PTX parses");
+        let msg = emulate(&module, "k", &Config::default())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(msg == format!("PTX line 9: {expected}"), "{body}: {msg}");
+    }
+}

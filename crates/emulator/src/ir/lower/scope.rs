@@ -3,7 +3,7 @@
 
 use crate::ir::decode::parse_sreg;
 use crate::ir::lower::{Lowerer, Scope, VarLoc, collect_callees, collect_shared, err};
-use crate::ir::{DataLayout, KernelParam, MemBase, Opnd};
+use crate::ir::{DataLayout, KernelParam, MemBase, Opnd, RegId};
 use crate::{Config, Error, ParamRef, SharedSymbol};
 use ptx_parser::ast::{Address, AddressBase, Function, Operand, StateSpace, VarDecl};
 use rustc_hash::FxHashSet;
@@ -241,7 +241,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         Ok(())
     }
 
-    pub(super) fn lookup_reg(&self, scope: usize, name: &str) -> Option<u32> {
+    pub(super) fn lookup_reg(&self, scope: usize, name: &str) -> Option<RegId> {
         let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
         let (prefix, num) = name.split_at(digits);
         let num: Option<u32> = num.parse().ok();
@@ -249,13 +249,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         while let Some(i) = s {
             let sc = &self.scopes[i];
             if let Some(&r) = sc.regs.get(name) {
-                return Some(r);
+                return Some(RegId(r));
             }
             if let Some(n) = num
                 && let Some(&(base, count)) = sc.ranges.get(prefix)
                 && n < count
             {
-                return Some(base + n);
+                return Some(RegId(base + n));
             }
             s = sc.parent;
         }
