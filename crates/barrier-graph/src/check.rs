@@ -31,8 +31,8 @@ use rustc_hash::FxHashMap;
 use weft_program::{BarrierKey, InstId, Participant, Program, ThreadId};
 
 use crate::hb::HappensBefore;
-use crate::replay::Replay;
 use crate::report::{CommandRef, SyncViolation, ViolationKind, group_threads, inst_at, join};
+use crate::trace::Trace;
 use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
 
 /// `no-waiter` for each completed named-barrier generation whose participants all arrived
@@ -205,7 +205,7 @@ impl Generations {
 
 pub(crate) fn check_recycling(
     program: &Program,
-    replay: &Replay,
+    replay: &Trace,
     hb: &HappensBefore,
 ) -> Vec<SyncViolation> {
     let nodes = &replay.nodes;

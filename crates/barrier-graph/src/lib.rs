@@ -70,6 +70,7 @@ mod hb;
 mod mbarrier;
 mod replay;
 mod report;
+mod trace;
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -369,7 +370,7 @@ pub fn analyze(program: &Program) -> Analysis {
 
 /// Whether the trace is large enough for the independent parts of the analysis to run on
 /// two threads (a thread costs tens of microseconds).
-pub(crate) fn parallel(replay: &replay::Replay) -> bool {
+pub(crate) fn parallel(replay: &trace::Trace) -> bool {
     const MIN_REGISTRATIONS: usize = 1 << 16;
     let total: usize = replay.registrations.iter().map(Vec::len).sum();
     total >= MIN_REGISTRATIONS && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)

@@ -1,7 +1,7 @@
 //! mbarriers in the replay and the barrier graph: phases as dynamic barriers, waits as
 //! blocking points, protocol errors, deadlocks and phase races.
 //!
-//! # Replay
+//! # Trace
 //!
 //! The replay runs every mbarrier command through [`MbarrierFile`], the state machine the
 //! emulator uses, with the emulator's wake-up rule: `WaitParity P` returns at once when the
@@ -61,72 +61,16 @@
 //! issued (its shared write just before it), so a write landing later than its issue is not
 //! modelled. `mbarrier.inval` is not checked to follow every use of the object.
 
-use rustc_hash::FxHashMap;
 use weft_program::{
-    BarrierOp, InstId, MbarrierError, MbarrierFile, MbarrierOp, Participant, PhaseStep, Program,
-    ThreadId,
+    BarrierOp, InstId, MbarrierError, MbarrierOp, Participant, PhaseStep, Program, ThreadId,
 };
 
 use crate::hb::HappensBefore;
-use crate::replay::Replay;
 use crate::report::{
     CommandRef, SyncViolation, ThreadRange, ViolationKind, group_threads, inst_at, join,
 };
+use crate::trace::{Cmd, MbarrierReplay, Object, Phase, Trace, Waiter};
 use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
-
-/// A command of a thread: `(thread, index)`.
-type Cmd = (ThreadId, u32);
-
-/// One phase of one mbarrier object.
-#[derive(Debug, Default)]
-struct Phase {
-    /// Operations it counted, with the index of their registration in the thread's list.
-    counted: Vec<(Cmd, MbarrierOp, usize)>,
-    /// Waits that observed it.
-    observers: Vec<Cmd>,
-    /// Its node, once completed.
-    node: Option<DynamicBarrierId>,
-}
-
-/// One mbarrier object, from its `init` to its `inval` (or the end).
-#[derive(Debug)]
-struct Object {
-    addr: u32,
-    init: Cmd,
-    /// Waits that returned at once before phase 0 completed (observed phase `-1`).
-    early: Vec<Cmd>,
-    /// `phases[k]`; the last one is the current, open phase.
-    phases: Vec<Phase>,
-}
-
-/// A thread blocked at a wait.
-#[derive(Debug, Clone, Copy)]
-struct Waiter {
-    cmd: Cmd,
-    object: usize,
-    parity: u32,
-}
-
-/// The mbarrier part of the replay.
-#[derive(Debug, Default)]
-pub(crate) struct MbarrierReplay {
-    file: MbarrierFile,
-    objects: Vec<Object>,
-    /// The live object at each address.
-    live: FxHashMap<u32, usize>,
-    waiting: Vec<Waiter>,
-    /// Edges `phase -> wait node` (the other in-edges come from registrations).
-    edges: Vec<(DynamicBarrierId, DynamicBarrierId)>,
-    /// Whether a protocol error was reported (the phase checks are then skipped).
-    errors: bool,
-}
-
-impl MbarrierReplay {
-    /// Whether some thread is blocked at an mbarrier wait.
-    pub(crate) fn has_waiters(&self) -> bool {
-        !self.waiting.is_empty()
-    }
-}
 
 fn inst(program: &Program, (t, i): Cmd) -> InstId {
     inst_at(program, t, i)
@@ -152,7 +96,7 @@ fn range(program: &Program, t: ThreadId) -> ThreadRange {
 /// blocks; pushes the threads a completion woke onto `woken`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn step(
-    out: &mut Replay,
+    out: &mut Trace,
     program: &Program,
     thread: ThreadId,
     index: u32,
@@ -221,7 +165,7 @@ pub(crate) fn step(
 }
 
 /// Records an operation counted in the current phase of the live object at `addr`.
-fn count(out: &mut Replay, _program: &Program, cmd: Cmd, op: MbarrierOp, addr: u32) {
+fn count(out: &mut Trace, _program: &Program, cmd: Cmd, op: MbarrierOp, addr: u32) {
     let Some(&o) = out.mbarriers.live.get(&addr) else {
         return;
     };
@@ -242,7 +186,7 @@ fn count(out: &mut Replay, _program: &Program, cmd: Cmd, op: MbarrierOp, addr: u
 /// Phase `completed` of the live object at `addr` completed: make it a node, wake the
 /// waits it releases.
 fn complete(
-    out: &mut Replay,
+    out: &mut Trace,
     program: &Program,
     addr: u32,
     completed: u32,
@@ -291,7 +235,7 @@ fn complete(
 }
 
 /// A wait returned observing phase `observed` (`-1`: before the first) of `object`.
-fn observe(out: &mut Replay, program: &Program, cmd: Cmd, object: usize, observed: i64) {
+fn observe(out: &mut Trace, program: &Program, cmd: Cmd, object: usize, observed: i64) {
     let _ = program;
     let Some(obj) = out.mbarriers.objects.get_mut(object) else {
         return;
@@ -344,7 +288,7 @@ fn observe(out: &mut Replay, program: &Program, cmd: Cmd, object: usize, observe
 }
 
 #[cold]
-fn protocol_error(out: &mut Replay, program: &Program, cmd: Cmd, e: MbarrierError) {
+fn protocol_error(out: &mut Trace, program: &Program, cmd: Cmd, e: MbarrierError) {
     out.mbarriers.errors = true;
     let (kind, addr, phase) = match e {
         MbarrierError::Uninitialized { addr } => (ViolationKind::MbarrierUninitialized, addr, None),
@@ -391,7 +335,7 @@ pub(crate) fn add_edges(m: &MbarrierReplay, preds: &mut [Vec<DynamicBarrierId>])
 
 /// The replay ended with threads blocked at mbarrier waits: one deadlock per mbarrier.
 #[cold]
-pub(crate) fn deadlocks(out: &mut Replay, program: &Program) {
+pub(crate) fn deadlocks(out: &mut Trace, program: &Program) {
     let ws = program.warp_size();
     let mut waiting = std::mem::take(&mut out.mbarriers.waiting);
     waiting.sort_by_key(|w| (w.object, w.cmd));

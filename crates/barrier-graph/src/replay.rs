@@ -20,6 +20,7 @@ use crate::report::{
     BlockedGeneration, CommandRef, SyncViolation, ThreadRange, ThreadState, ViolationKind,
     group_threads, inst_at, join,
 };
+use crate::trace::Trace;
 use crate::{DynamicBarrier, DynamicBarrierId, Registration};
 
 /// Where a thread is in the replay.
@@ -40,27 +41,6 @@ enum Cursor {
     MbarrierWait,
 }
 
-/// What the replay produced.
-pub(crate) struct Replay {
-    /// Completed generations, in completion order (a topological order of the graph).
-    pub nodes: Vec<DynamicBarrier>,
-    /// Per thread, its registrations in program order.
-    pub registrations: Vec<Vec<Registration>>,
-    /// Per thread, the index of its exit (the program length when it ended as exited
-    /// without an exit command), if it exited.
-    pub exit_index: Vec<Option<u32>>,
-    /// `(node, thread)`: a lane of a warp that registered at a counted node, neither
-    /// registered nor counted as exited there. If it exits later, its exit must be ordered
-    /// after the node (else another trace counts it).
-    pub uncounted: Vec<(DynamicBarrierId, ThreadId)>,
-    /// Errors, deadlock, divergence found while replaying.
-    pub violations: Vec<SyncViolation>,
-    /// Whether the trace stopped at an error or deadlocked.
-    pub stuck: bool,
-    /// mbarrier objects, phases and waiters.
-    pub mbarriers: crate::mbarrier::MbarrierReplay,
-}
-
 struct Replayer<'p> {
     program: &'p Program,
     warp_size: u32,
@@ -68,7 +48,7 @@ struct Replayer<'p> {
     pcs: Vec<u32>,
     cursors: Vec<Cursor>,
     queue: VecDeque<u32>,
-    out: Replay,
+    out: Trace,
     exit_order: Vec<ThreadId>,
     /// Per-thread stamp: `node + 1` when the thread is a participant of the node being
     /// completed.
@@ -85,7 +65,7 @@ struct Replayer<'p> {
     error: bool,
 }
 
-pub(crate) fn replay(program: &Program) -> Replay {
+pub(crate) fn replay(program: &Program) -> Trace {
     let n = program.threads.len();
     let cta = program.num_threads().max(n as u32);
     let warp_size = program.warp_size();
@@ -96,7 +76,7 @@ pub(crate) fn replay(program: &Program) -> Replay {
         pcs: vec![0; n],
         cursors: vec![Cursor::Ready; n],
         queue: (0..n as u32).collect(),
-        out: Replay {
+        out: Trace {
             nodes: Vec::new(),
             registrations: program
                 .threads
@@ -393,7 +373,7 @@ impl Replayer<'_> {
 
     /// The exited threads the state machine counted as registered at this completion (the
     /// PTX rules of [`BarrierFile`]), with their exit indices. Also records the lanes of
-    /// registered warps that were *not* counted (see [`Replay::uncounted`]).
+    /// registered warps that were *not* counted (see [`Trace::uncounted`]).
     fn counted_exits(
         &mut self,
         c: &weft_program::Completion,

@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod dot;
 pub mod json;
+pub mod options;
 pub mod pipeline;
 pub mod progress;
 pub mod report;
@@ -19,4 +20,5 @@ pub mod sources;
 pub mod stages;
 pub mod text;
 
-pub use pipeline::{Input, Options, UsageError, read_inputs, verify};
+pub use options::{Options, UsageError};
+pub use pipeline::{Input, read_inputs, verify};

@@ -10,113 +10,17 @@
 //! [`KernelReport`]s.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use ptx_parser::{Function, Module, StateSpace};
 use rayon::prelude::*;
-use weft_program::{InstId, SourceTable};
 
 use crate::cli::{ParamSpec, ParamTarget, ScalarType};
+pub use crate::options::{Options, ResolvedParam, UsageError};
 use crate::progress::Progress;
-use crate::report::{InputError, KernelReport, Location, PtxFile, RunReport, Stats, Verdict};
-use crate::sources::SourceCache;
-
-/// CUDA files found so far, shared by every kernel of the run.
-pub static SOURCES: LazyLock<SourceCache> = LazyLock::new(SourceCache::default);
-
-/// What the command line asks of every kernel.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// `-n`: CTA shape override.
-    pub threads: Option<[u32; 3]>,
-    /// `-b`: the emulated CTA's index.
-    pub cta: [u32; 3],
-    /// `-g`: grid shape.
-    pub grid: [u32; 3],
-    /// `-s`.
-    pub warp_sync: bool,
-    /// Read initialized module variables (`--no-initializers` clears it).
-    pub initializers: bool,
-    /// `-p`.
-    pub params: Vec<ParamSpec>,
-    /// `-k` (empty: every kernel).
-    pub kernels: Vec<String>,
-    /// `-d`.
-    pub detail: bool,
-    /// `--parse-only`.
-    pub parse_only: bool,
-    /// `--dot`: keep the barrier graph.
-    pub dot: bool,
-    /// `--max-steps`: instructions per thread before the kernel is unverifiable.
-    pub max_steps: u64,
-}
-
-/// A usage error found once the input is parsed (a `-k` or `--param` that names nothing).
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-/// A parameter value resolved against one kernel's declaration: bytes at an offset.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedParam {
-    /// Parameter index.
-    pub index: usize,
-    /// Byte offset inside the parameter.
-    pub offset: u64,
-    /// Whether the spec named a field (`+OFFSET:TYPE`).
-    pub field: bool,
-    /// Whether the value is floating point.
-    pub float: bool,
-    /// Little-endian value bytes.
-    pub bytes: Vec<u8>,
-    /// The spec as written.
-    pub text: String,
-}
-
-/// The unqualified identifier of an Itanium-mangled name: `_Z6kernelPf` → `kernel`,
-/// `_ZN7cutlass13device_kernelI…EEvT_` → `device_kernel` (the last name of a nested name
-/// before its template arguments). Other names are returned unchanged.
-pub fn simple_name(mangled: &str) -> &str {
-    let Some(rest) = mangled.strip_prefix("_Z") else {
-        return mangled;
-    };
-    let rest = rest.strip_prefix('L').unwrap_or(rest);
-    let name = match rest.strip_prefix('N') {
-        Some(nested) => nested_name(nested),
-        None => source_name(rest).map(|(name, _)| name),
-    };
-    name.unwrap_or(mangled)
-}
-
-/// `<length><identifier>` at the start of `s`: the identifier and what follows it.
-fn source_name(s: &str) -> Option<(&str, &str)> {
-    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    let len: usize = s[..digits].parse().ok()?;
-    let end = digits.checked_add(len)?;
-    let name = s.get(digits..end)?;
-    Some((name, &s[end..]))
-}
-
-/// The last `<source-name>` of a nested name (after `_ZN`), before template arguments or the
-/// closing `E`. Substitutions (`S_`, `S0_`, `St`, `Sa`, …) in the prefix are skipped.
-fn nested_name(s: &str) -> Option<&str> {
-    let mut s = s.trim_start_matches(['r', 'V', 'K']);
-    s = s.strip_prefix(['R', 'O']).unwrap_or(s);
-    let mut last = None;
-    loop {
-        let bytes = s.as_bytes();
-        match bytes {
-            [b'0'..=b'9', ..] => {
-                let (name, rest) = source_name(s)?;
-                last = Some(name);
-                s = rest;
-            }
-            [b'S', b'a' | b'b' | b'd' | b'i' | b'o' | b's' | b't', ..] => s = &s[2..],
-            [b'S', ..] => s = &s[s.find('_')? + 1..],
-            _ => return last,
-        }
-    }
-}
+use crate::report::simple_name;
+use crate::report::{InputError, KernelReport, PtxFile, RunReport, Stats, Verdict};
 
 fn name_matches(selector: &str, kernel: &str) -> bool {
     selector == kernel || selector == simple_name(kernel)
@@ -290,13 +194,6 @@ fn resolve_params(
     Ok(out)
 }
 
-impl ResolvedParam {
-    /// One past the last byte set.
-    fn end(&self) -> u64 {
-        self.offset.saturating_add(self.bytes.len() as u64)
-    }
-}
-
 /// One kernel to verify.
 struct Job<'m> {
     file: usize,
@@ -447,68 +344,6 @@ pub fn verify(
         }
     }
     Ok(run)
-}
-
-/// The location of a static instruction, with the CUDA file's text when it can be found.
-///
-/// For inlined code the CUDA position shown is the outermost call site in the kernel's own
-/// source (what the user wrote in the kernel); the inlined position is named in the label.
-pub fn location(
-    file: &PtxFile,
-    sources: &SourceTable,
-    inst: InstId,
-    label: impl Into<String>,
-) -> Location {
-    let mut label = label.into();
-    let Some(site) = sources.sites.get(inst.index()) else {
-        return Location {
-            cuda_file: None,
-            cuda_text: None,
-            cuda_line: 0,
-            cuda_column: 0,
-            ptx_file: file.path.display().to_string(),
-            ptx_line: 0,
-            ptx_column: 0,
-            opcode: String::new(),
-            label,
-        };
-    };
-    let shown = site.inlined_at.or(site.cuda);
-    let inlined_from = site
-        .cuda
-        .filter(|inner| site.inlined_at.is_some_and(|outer| outer != *inner));
-    if let Some(inner) = inlined_from {
-        let name = sources.file(inner).unwrap_or("?");
-        let name = Path::new(name)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| name.to_owned());
-        let inlined = format!("inlined from {name}:{}", inner.line);
-        label = if label.is_empty() {
-            inlined
-        } else {
-            format!("{label}, {inlined}")
-        };
-    }
-    // Name the CUDA file where it was found (what a user can open), else as `.file` wrote it.
-    let written = shown.and_then(|loc| sources.file(loc));
-    let found = written.and_then(|name| SOURCES.resolve(&file.path, name));
-    let cuda_file = match &found {
-        Some(found) => Some(found.path.display().to_string()),
-        None => written.map(str::to_owned),
-    };
-    let cuda_text = found.map(|found| found.text);
-    Location {
-        cuda_file,
-        cuda_text,
-        cuda_line: shown.map_or(0, |l| l.line),
-        cuda_column: shown.map_or(0, |l| l.column),
-        ptx_file: file.path.display().to_string(),
-        ptx_line: site.ptx_line,
-        ptx_column: site.ptx_column,
-        opcode: site.opcode.to_string(),
-        label,
-    }
 }
 
 /// Peak resident set size of this process in KiB (`VmHWM`), on Linux.

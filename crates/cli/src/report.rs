@@ -337,12 +337,57 @@ pub fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
         return name.into();
     }
     let head: String = name.chars().take(MAX_SHOWN_NAME / 2).collect();
-    let simple = crate::pipeline::simple_name(name);
+    let simple = simple_name(name);
     if simple == name {
         format!("{head}… ({count} characters)").into()
     } else {
         let simple: String = simple.chars().take(MAX_SHOWN_NAME / 2).collect();
         format!("{head}… (`{simple}`, {count} characters)").into()
+    }
+}
+
+/// The unqualified identifier of an Itanium-mangled name: `_Z6kernelPf` → `kernel`,
+/// `_ZN7cutlass13device_kernelI…EEvT_` → `device_kernel` (the last name of a nested name
+/// before its template arguments). Other names are returned unchanged.
+pub fn simple_name(mangled: &str) -> &str {
+    let Some(rest) = mangled.strip_prefix("_Z") else {
+        return mangled;
+    };
+    let rest = rest.strip_prefix('L').unwrap_or(rest);
+    let name = match rest.strip_prefix('N') {
+        Some(nested) => nested_name(nested),
+        None => source_name(rest).map(|(name, _)| name),
+    };
+    name.unwrap_or(mangled)
+}
+
+/// `<length><identifier>` at the start of `s`: the identifier and what follows it.
+fn source_name(s: &str) -> Option<(&str, &str)> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = s[..digits].parse().ok()?;
+    let end = digits.checked_add(len)?;
+    let name = s.get(digits..end)?;
+    Some((name, &s[end..]))
+}
+
+/// The last `<source-name>` of a nested name (after `_ZN`), before template arguments or the
+/// closing `E`. Substitutions (`S_`, `S0_`, `St`, `Sa`, …) in the prefix are skipped.
+fn nested_name(s: &str) -> Option<&str> {
+    let mut s = s.trim_start_matches(['r', 'V', 'K']);
+    s = s.strip_prefix(['R', 'O']).unwrap_or(s);
+    let mut last = None;
+    loop {
+        let bytes = s.as_bytes();
+        match bytes {
+            [b'0'..=b'9', ..] => {
+                let (name, rest) = source_name(s)?;
+                last = Some(name);
+                s = rest;
+            }
+            [b'S', b'a' | b'b' | b'd' | b'i' | b'o' | b's' | b't', ..] => s = &s[2..],
+            [b'S', ..] => s = &s[s.find('_')? + 1..],
+            _ => return last,
+        }
     }
 }
 

@@ -7,7 +7,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use weft_program::{InstId, SourceTable};
+
+use crate::report::{Location, PtxFile};
 
 /// Where a `.file` path was found, and its text.
 #[derive(Debug, Clone)]
@@ -129,6 +133,71 @@ fn memchr_lines(text: &str) -> impl Iterator<Item = usize> + '_ {
         .enumerate()
         .filter(|&(_, b)| b == b'\n')
         .map(|(i, _)| i)
+}
+
+/// CUDA files found so far, shared by every kernel of the run.
+pub static SOURCES: LazyLock<SourceCache> = LazyLock::new(SourceCache::default);
+
+/// The location of a static instruction, with the CUDA file's text when it can be found.
+///
+/// For inlined code the CUDA position shown is the outermost call site in the kernel's own
+/// source (what the user wrote in the kernel); the inlined position is named in the label.
+pub fn location(
+    file: &PtxFile,
+    sources: &SourceTable,
+    inst: InstId,
+    label: impl Into<String>,
+) -> Location {
+    let mut label = label.into();
+    let Some(site) = sources.sites.get(inst.index()) else {
+        return Location {
+            cuda_file: None,
+            cuda_text: None,
+            cuda_line: 0,
+            cuda_column: 0,
+            ptx_file: file.path.display().to_string(),
+            ptx_line: 0,
+            ptx_column: 0,
+            opcode: String::new(),
+            label,
+        };
+    };
+    let shown = site.inlined_at.or(site.cuda);
+    let inlined_from = site
+        .cuda
+        .filter(|inner| site.inlined_at.is_some_and(|outer| outer != *inner));
+    if let Some(inner) = inlined_from {
+        let name = sources.file(inner).unwrap_or("?");
+        let name = Path::new(name)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| name.to_owned());
+        let inlined = format!("inlined from {name}:{}", inner.line);
+        label = if label.is_empty() {
+            inlined
+        } else {
+            format!("{label}, {inlined}")
+        };
+    }
+    // Name the CUDA file where it was found (what a user can open), else as `.file` wrote it.
+    let written = shown.and_then(|loc| sources.file(loc));
+    let found = written.and_then(|name| SOURCES.resolve(&file.path, name));
+    let cuda_file = match &found {
+        Some(found) => Some(found.path.display().to_string()),
+        None => written.map(str::to_owned),
+    };
+    let cuda_text = found.map(|found| found.text);
+    Location {
+        cuda_file,
+        cuda_text,
+        cuda_line: shown.map_or(0, |l| l.line),
+        cuda_column: shown.map_or(0, |l| l.column),
+        ptx_file: file.path.display().to_string(),
+        ptx_line: site.ptx_line,
+        ptx_column: site.ptx_column,
+        opcode: site.opcode.to_string(),
+        label,
+    }
 }
 
 #[cfg(test)]

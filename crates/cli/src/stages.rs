@@ -12,10 +12,11 @@ use emulator::{Emulation, FindingKind, ValueSource};
 use ptx_parser::Module;
 use weft_program::{BarrierKey, CtaShape, InstId, Program, ThreadId};
 
-use crate::pipeline::{Options, ResolvedParam, location};
+use crate::options::{Options, ResolvedParam};
 use crate::report::{
     self, DotGraph, DotNode, KernelReport, Location, PtxFile, ThreadRange, Unverifiable, Violation,
 };
+use crate::sources::location;
 
 /// A per-kernel error that is the input's fault (exit status 2), not a verdict.
 #[derive(Debug)]
@@ -271,9 +272,6 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
             FindingKind::SharedOutOfBounds => "shared-out-of-bounds",
             FindingKind::TrapReachable => "trap-reachable",
             FindingKind::CollectiveDeadlock => "deadlock",
-            // barrier-graph replays the same mbarrier operations through the same
-            // `MbarrierFile` and reports each error once, with its specific `mbarrier-*` kind.
-            FindingKind::MbarrierProtocol => continue,
         };
         let entry = groups
             .entry((kind, f.inst))

@@ -469,8 +469,6 @@ pub enum FindingKind {
     SharedOutOfBounds,
     /// A reachable `trap`/`brkpt`.
     TrapReachable,
-    /// An mbarrier protocol error (use before init, too many arrivals, …).
-    MbarrierProtocol,
     /// A `.sync` warp collective whose member mask names lanes that never execute it: it
     /// waits forever (a deadlock).
     CollectiveDeadlock,

@@ -93,7 +93,7 @@ impl Machine<'_> {
                 Command::mbarrier(MbarrierOp::CompleteTx, a, size as u32, InstId(pc)),
             );
             let r = self.mbars.complete_tx(a, size as u32);
-            self.mbar_result(t, pc, a, r);
+            self.mbar_result(a, r);
         }
     }
 
@@ -251,7 +251,7 @@ impl Machine<'_> {
         );
         self.in_tma = false;
         let r = self.mbars.complete_tx(a, bytes);
-        self.mbar_result(t, pc, a, r);
+        self.mbar_result(a, r);
     }
 
     pub(super) fn flush_tma_all(&mut self) {

@@ -1,8 +1,8 @@
 //! mbarrier operations.
 
 use super::{Addr, Machine, State};
+use crate::ValueSource;
 use crate::ir::{Inst, Op, Opnd, Space};
-use crate::{FindingKind, ValueSource};
 use weft_program::{Command, InstId, MbarrierOp, PhaseStep};
 
 impl Machine<'_> {
@@ -49,10 +49,10 @@ impl Machine<'_> {
         Some(v)
     }
 
+    /// The phase an mbarrier operation on `addr` leaves (waking waiters when it completed
+    /// one), or `None` after a protocol error.
     pub(super) fn mbar_result(
         &mut self,
-        t: usize,
-        pc: u32,
         addr: u32,
         r: Result<PhaseStep, weft_program::MbarrierError>,
     ) -> Option<u32> {
@@ -62,15 +62,9 @@ impl Machine<'_> {
                 self.wake_mbar(addr);
                 Some(completed)
             }
-            Err(e) => {
-                let msg = format!(
-                    "thread {t}: {e} (`{}` at PTX line {})",
-                    self.opcode(pc),
-                    self.line(pc)
-                );
-                self.finding(t, pc, FindingKind::MbarrierProtocol, msg);
-                None
-            }
+            // A protocol error: barrier-graph replays the same operations through the same
+            // `MbarrierFile` and reports it; the state after it is unknown.
+            Err(_) => None,
         }
     }
 
@@ -99,10 +93,8 @@ impl Machine<'_> {
                     return;
                 };
                 self.push(t, Command::mbarrier(MbarrierOp::Init, a, c as u32, id));
-                if let Err(e) = self.mbars.init(a, c as u32) {
-                    let msg = format!("thread {t}: {e} (PTX line {})", self.line(pc));
-                    self.finding(t, pc, FindingKind::MbarrierProtocol, msg);
-                }
+                // A protocol error is barrier-graph's to report (it replays this command).
+                let _ = self.mbars.init(a, c as u32);
             }
             Op::MbarArrive { expect_tx, drop } => {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(1)) else {
@@ -133,7 +125,7 @@ impl Machine<'_> {
                 };
                 self.push(t, cmd);
                 let r = self.mbars.arrive(a, count, tx, drop);
-                let token = self.mbar_result(t, pc, a, r);
+                let token = self.mbar_result(a, r);
                 let (v, u) = match token {
                     Some(p) => (u64::from(p), 0),
                     None => (
@@ -164,7 +156,7 @@ impl Machine<'_> {
                 } else {
                     self.mbars.expect_tx(a, tx as u32)
                 };
-                self.mbar_result(t, pc, a, r);
+                self.mbar_result(a, r);
             }
             Op::MbarWait { parity } => self.mbar_wait(t, pc, inst, ops, parity),
             Op::MbarInval => {
@@ -172,10 +164,8 @@ impl Machine<'_> {
                     return;
                 };
                 self.push(t, Command::mbarrier(MbarrierOp::Inval, a, 0, id));
-                if let Err(e) = self.mbars.inval(a) {
-                    let msg = format!("thread {t}: {e} (PTX line {})", self.line(pc));
-                    self.finding(t, pc, FindingKind::MbarrierProtocol, msg);
-                }
+                // A protocol error is barrier-graph's to report (it replays this command).
+                let _ = self.mbars.inval(a);
             }
             // Without `.noinc` the pending count is incremented before the asynchronous
             // arrive: no net effect on the phase.
@@ -185,7 +175,7 @@ impl Machine<'_> {
                 };
                 self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
                 let r = self.mbars.arrive(a, 1, 0, false);
-                self.mbar_result(t, pc, a, r);
+                self.mbar_result(a, r);
             }
             _ => {}
         }
@@ -226,9 +216,8 @@ impl Machine<'_> {
                     _ => None,
                 };
             }
-            Err(e) => {
-                let msg = format!("thread {t}: {e} (PTX line {})", self.line(pc));
-                self.finding(t, pc, FindingKind::MbarrierProtocol, msg);
+            // A protocol error is barrier-graph's to report (it replays this command).
+            Err(_) => {
                 let u = self.src.single(ValueSource::Other(
                     "an mbarrier wait after a protocol error",
                 ));

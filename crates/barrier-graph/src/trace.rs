@@ -1,0 +1,85 @@
+//! The record of one replay of a program's synchronization ([`Trace`]): what the named
+//! barrier replay (`replay`) and the mbarrier replay (`mbarrier`) both write and the checks
+//! read. It holds data only, so both replays depend on it and not on each other's types.
+
+use rustc_hash::FxHashMap;
+use weft_program::{MbarrierFile, MbarrierOp, ThreadId};
+
+use crate::report::SyncViolation;
+use crate::{DynamicBarrier, DynamicBarrierId, Registration};
+
+/// What a replay produced: the completed generations and mbarrier phases, each thread's
+/// registrations, and the violations found on the way.
+pub(crate) struct Trace {
+    /// Completed generations, in completion order (a topological order of the graph).
+    pub nodes: Vec<DynamicBarrier>,
+    /// Per thread, its registrations in program order.
+    pub registrations: Vec<Vec<Registration>>,
+    /// Per thread, the index of its exit (the program length when it ended as exited
+    /// without an exit command), if it exited.
+    pub exit_index: Vec<Option<u32>>,
+    /// `(node, thread)`: a lane of a warp that registered at a counted node, neither
+    /// registered nor counted as exited there. If it exits later, its exit must be ordered
+    /// after the node (else another trace counts it).
+    pub uncounted: Vec<(DynamicBarrierId, ThreadId)>,
+    /// Errors, deadlock, divergence found while replaying.
+    pub violations: Vec<SyncViolation>,
+    /// Whether the trace stopped at an error or deadlocked.
+    pub stuck: bool,
+    /// mbarrier objects, phases and waiters.
+    pub mbarriers: MbarrierReplay,
+}
+
+/// A command of a thread: `(thread, index)`.
+pub(crate) type Cmd = (ThreadId, u32);
+
+/// One phase of one mbarrier object.
+#[derive(Debug, Default)]
+pub(crate) struct Phase {
+    /// Operations it counted, with the index of their registration in the thread's list.
+    pub(crate) counted: Vec<(Cmd, MbarrierOp, usize)>,
+    /// Waits that observed it.
+    pub(crate) observers: Vec<Cmd>,
+    /// Its node, once completed.
+    pub(crate) node: Option<DynamicBarrierId>,
+}
+
+/// One mbarrier object, from its `init` to its `inval` (or the end).
+#[derive(Debug)]
+pub(crate) struct Object {
+    pub(crate) addr: u32,
+    pub(crate) init: Cmd,
+    /// Waits that returned at once before phase 0 completed (observed phase `-1`).
+    pub(crate) early: Vec<Cmd>,
+    /// `phases[k]`; the last one is the current, open phase.
+    pub(crate) phases: Vec<Phase>,
+}
+
+/// A thread blocked at a wait.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Waiter {
+    pub(crate) cmd: Cmd,
+    pub(crate) object: usize,
+    pub(crate) parity: u32,
+}
+
+/// The mbarrier part of the replay.
+#[derive(Debug, Default)]
+pub(crate) struct MbarrierReplay {
+    pub(crate) file: MbarrierFile,
+    pub(crate) objects: Vec<Object>,
+    /// The live object at each address.
+    pub(crate) live: FxHashMap<u32, usize>,
+    pub(crate) waiting: Vec<Waiter>,
+    /// Edges `phase -> wait node` (the other in-edges come from registrations).
+    pub(crate) edges: Vec<(DynamicBarrierId, DynamicBarrierId)>,
+    /// Whether a protocol error was reported (the phase checks are then skipped).
+    pub(crate) errors: bool,
+}
+
+impl MbarrierReplay {
+    /// Whether some thread is blocked at an mbarrier wait.
+    pub(crate) fn has_waiters(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+}
