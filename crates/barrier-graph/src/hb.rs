@@ -71,6 +71,36 @@ pub struct HappensBefore {
     offsets: Vec<usize>,
     /// Warp steps, per thread (empty when not warp-synchronous).
     steps: Vec<Vec<u32>>,
+    /// Asynchronous copies, as agents numbered from `threads` on.
+    agents: Agents,
+}
+
+/// Sentinel of [`Agent::done`]: no completing wait.
+const NEVER: u32 = u32::MAX;
+
+/// One asynchronous copy (agent `threads + g`): one access, ordered after its issue
+/// position and before its completion events.
+#[derive(Debug, Clone)]
+struct Agent {
+    issuer: ThreadId,
+    issue: u32,
+    /// The issuer's first position after the copy completed, or [`NEVER`].
+    done: u32,
+    /// Copies of the issuer with an index `>= done_seq` start after this one completed.
+    done_seq: u32,
+    /// This copy's index.
+    index: u32,
+    /// Rows of [`Agents::after`]: completion phases the copy happens before.
+    rows: Vec<u32>,
+}
+
+/// The agents' part of the relation: `O(copies + phases × threads)`.
+#[derive(Debug, Clone, Default)]
+struct Agents {
+    list: Vec<Agent>,
+    /// Per completion phase, `threads` entries: the first command of each thread that the
+    /// phase's completion happens before ([`NEVER`]: none).
+    after: Vec<u32>,
 }
 
 /// Deduplicated graph edges `pred -> node`, grouped by target: `preds[node]`.
@@ -300,7 +330,132 @@ impl HappensBefore {
             prev,
             offsets,
             steps,
+            agents: Agents::default(),
         }
+    }
+
+    /// Adds the asynchronous copies of `program` as agents. `phase_of(thread, command)` is
+    /// the completed phase node an mbarrier command was counted in; `observers(node)` the
+    /// waits that observed that phase (the only way out of a phase node).
+    pub(crate) fn add_agents(
+        &mut self,
+        program: &Program,
+        phase_of: impl Fn(ThreadId, u32) -> Option<DynamicBarrierId>,
+        observers: impl Fn(DynamicBarrierId) -> Vec<(ThreadId, u32)>,
+    ) {
+        let n = self.threads;
+        let mut rows: rustc_hash::FxHashMap<DynamicBarrierId, u32> = Default::default();
+        let mut list = Vec::with_capacity(program.asyncs.copies.len());
+        for copy in &program.asyncs.copies {
+            let mut agent = Agent {
+                issuer: copy.issuer,
+                issue: copy.issue,
+                done: copy.done.unwrap_or(NEVER),
+                done_seq: copy.done_seq,
+                index: list.len() as u32,
+                rows: Vec::new(),
+            };
+            for &c in &copy.phases {
+                let Some(node) = phase_of(copy.issuer, c) else {
+                    continue;
+                };
+                let row = match rows.get(&node) {
+                    Some(&r) => r,
+                    None => {
+                        let r = rows.len() as u32;
+                        rows.insert(node, r);
+                        let obs = observers(node);
+                        let start = self.agents.after.len();
+                        self.agents.after.resize(start + n, NEVER);
+                        for u in 0..n {
+                            let u = ThreadId(u as u32);
+                            let first = obs
+                                .iter()
+                                .filter_map(|&w| self.after_start(w, u))
+                                .min()
+                                .unwrap_or(NEVER);
+                            self.agents.after[start + u.index()] = first;
+                        }
+                        r
+                    }
+                };
+                if !agent.rows.contains(&row) {
+                    agent.rows.push(row);
+                }
+            }
+            list.push(agent);
+        }
+        self.agents.list = list;
+    }
+
+    /// The agent an id beyond the CTA's threads names.
+    #[inline]
+    fn agent(&self, t: ThreadId) -> Option<&Agent> {
+        t.index()
+            .checked_sub(self.threads)
+            .and_then(|g| self.agents.list.get(g))
+    }
+
+    /// Commands recorded for thread `t` (0 for an agent or an unknown id).
+    fn len_of(&self, t: ThreadId) -> u32 {
+        match (self.offsets.get(t.index()), self.offsets.get(t.index() + 1)) {
+            (Some(&a), Some(&b)) if t.index() < self.threads => (b - a) as u32,
+            _ => 0,
+        }
+    }
+
+    /// Whether command `a` of a thread happens before position `pos` of thread `t`.
+    fn before_position(&self, a: (ThreadId, u32), t: ThreadId, pos: u32) -> bool {
+        if a.0 == t {
+            return a.1 < pos;
+        }
+        pos > 0 && self.ordered_threads(a, (t, pos - 1))
+    }
+
+    /// Whether position `pos` of thread `t` happens before command `b` of a thread.
+    fn position_before(&self, t: ThreadId, pos: u32, b: (ThreadId, u32)) -> bool {
+        if b.0 == t {
+            return pos <= b.1;
+        }
+        pos < self.len_of(t) && self.ordered_threads((t, pos), b)
+    }
+
+    /// Whether the copy `g` completes before command `b` of a thread.
+    fn agent_before(&self, g: &Agent, b: (ThreadId, u32)) -> bool {
+        (g.done != NEVER && self.position_before(g.issuer, g.done, b))
+            || g.rows.iter().any(|&r| {
+                self.agents
+                    .after
+                    .get(r as usize * self.threads + b.0.index())
+                    .is_some_and(|&first| first <= b.1)
+            })
+    }
+
+    /// Whether the copy `g` completes before the copy `h` starts.
+    fn agent_before_agent(&self, g: &Agent, h: &Agent) -> bool {
+        if g.done != NEVER {
+            let ordered = if g.issuer == h.issuer {
+                g.done < h.issue || (g.done == h.issue && g.done_seq <= h.index)
+            } else {
+                g.done < self.len_of(g.issuer)
+                    && h.issue > 0
+                    && self.ordered_threads((g.issuer, g.done), (h.issuer, h.issue - 1))
+            };
+            if ordered {
+                return true;
+            }
+        }
+        g.rows.iter().any(|&r| {
+            self.agents
+                .after
+                .get(r as usize * self.threads + h.issuer.index())
+                .is_some_and(|&first| first < h.issue)
+        })
+    }
+
+    /// Number of asynchronous-copy agents (numbered from [`Self::num_threads`] on).
+    pub fn num_agents(&self) -> usize {
+        self.agents.list.len()
     }
 
     /// Number of threads.
@@ -311,7 +466,36 @@ impl HappensBefore {
     /// Whether command `a` (thread, command index) happens before command `b` in every
     /// execution (Definition 4: `t(a) <= t(b)`; two syncs of one generation are ordered
     /// both ways). Constant time. Out-of-range commands are ordered with nothing.
+    ///
+    /// Ids from [`Self::num_threads`] on are asynchronous copies (agents with one access,
+    /// command 0): a copy happens after everything before its issue and before everything
+    /// after its completion events.
     pub fn ordered(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
+        let ((t1, i), (t2, j)) = (a, b);
+        if t1 == t2 {
+            return i <= j;
+        }
+        if t1.index() >= self.threads || t2.index() >= self.threads {
+            return self.ordered_agents(a, b);
+        }
+        self.ordered_threads(a, b)
+    }
+
+    #[cold]
+    fn ordered_agents(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
+        match (self.agent(a.0), self.agent(b.0)) {
+            (None, Some(h)) => {
+                a.0.index() < self.threads && self.before_position(a, h.issuer, h.issue)
+            }
+            (Some(g), None) => b.0.index() < self.threads && self.agent_before(g, b),
+            (Some(g), Some(h)) => self.agent_before_agent(g, h),
+            (None, None) => false,
+        }
+    }
+
+    /// [`Self::ordered`] for two commands of different threads of the CTA.
+    #[inline]
+    fn ordered_threads(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
         let ((t1, i), (t2, j)) = (a, b);
         if t1 == t2 {
             return i <= j;
@@ -375,9 +559,24 @@ impl HappensBefore {
 
     /// The commands of `other` with index `< before_bound(b, other)` happen before `b`
     /// (for `other` = `b`'s thread: all commands up to and including `b`). Constant time.
+    ///
+    /// For an asynchronous copy (`other` or `b` an agent id), the bound follows from its
+    /// issue position and completion events.
     pub fn before_bound(&self, b: (ThreadId, u32), other: ThreadId) -> u32 {
         if b.0 == other {
             return b.1.saturating_add(1);
+        }
+        if other.index() >= self.threads {
+            return u32::from(self.ordered((other, 0), b));
+        }
+        if let Some(h) = self.agent(b.0) {
+            return if other == h.issuer {
+                h.issue
+            } else if h.issue > 0 {
+                self.before_bound((h.issuer, h.issue - 1), other)
+            } else {
+                0
+            };
         }
         self.prev_blocking(b.0, b.1)
             .map_or(0, |m| self.latest_before(m, other))

@@ -303,7 +303,24 @@ pub fn analyze(program: &Program) -> Analysis {
         }
     }
     debug_assert!(forward.is_none(), "completion order is topological");
-    let happens_before = HappensBefore::build(program, &replay.nodes, &preds, chains);
+    let mut happens_before = HappensBefore::build(program, &replay.nodes, &preds, chains);
+    if !program.asyncs.is_empty() {
+        let observers = mbarrier::observers(&replay.mbarriers);
+        let regs = &replay.registrations;
+        happens_before.add_agents(
+            program,
+            |t, c| {
+                let list = regs.get(t.index())?;
+                let k = list.partition_point(|r| r.command < c);
+                list[k..]
+                    .iter()
+                    .take_while(|r| r.command == c)
+                    .find(|r| matches!(r.key, NodeKey::MbarrierPhase(_)))
+                    .and_then(|r| r.node)
+            },
+            |node| observers.get(&node).cloned().unwrap_or_default(),
+        );
+    }
     let mut violations = std::mem::take(&mut replay.violations);
     if let Some((a, b)) = forward {
         violations.push(SyncViolation::new(

@@ -57,9 +57,10 @@
 //!
 //! Approximations: the emulator records token waits (`try_wait` with the state `arrive`
 //! returned) as parity waits of the token's parity, which agrees while the token names the
-//! current or the previous phase. `complete_tx` is recorded where the asynchronous copy is
-//! issued (its shared write just before it), so a write landing later than its issue is not
-//! modelled. `mbarrier.inval` is not checked to follow every use of the object.
+//! current or the previous phase. The `complete_tx` of an asynchronous copy is recorded in
+//! its issuing thread at the issue point: as an operation of its phase its predecessors are
+//! the issue's; the copy's shared access is an agent of its own that ends before the phase
+//! completes ([`crate::HappensBefore`] orders it through the waits that observed the phase). `mbarrier.inval` is not checked to follow every use of the object.
 
 use weft_program::{
     BarrierOp, InstId, MbarrierError, MbarrierOp, Participant, PhaseStep, Program, ThreadId,
@@ -320,6 +321,20 @@ fn protocol_error(out: &mut Trace, program: &Program, cmd: Cmd, e: MbarrierError
     v.commands = vec![c];
     v.threads = vec![range(program, cmd.0)];
     out.violations.push(v);
+}
+
+/// The waits that observed each completed phase, by the phase's node (the only way out of
+/// a phase node in the graph).
+pub(crate) fn observers(m: &MbarrierReplay) -> rustc_hash::FxHashMap<DynamicBarrierId, Vec<Cmd>> {
+    let mut out: rustc_hash::FxHashMap<DynamicBarrierId, Vec<Cmd>> = Default::default();
+    for object in &m.objects {
+        for phase in &object.phases {
+            if let Some(node) = phase.node {
+                out.insert(node, phase.observers.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Adds the `phase -> wait node` edges to the graph's predecessor lists.

@@ -950,3 +950,101 @@ fn oracle_sees_well_synchronized_programs() {
     check_against_oracle(&small, true).unwrap();
     assert!(analyze(&prog).violations.is_empty());
 }
+
+/// An asynchronous copy completing on an mbarrier phase: ordered after its issue, before the
+/// commands after a wait that observed the phase (of any thread, the issuer included), and
+/// unordered with everything else.
+#[test]
+fn async_copy_ends_before_the_phase_its_bytes_complete() {
+    use weft_program::{AccessKind, AsyncCopy, MbarrierOp, Proxy};
+    let i = |k: u32| InstId(k);
+    let mb = |op, v, k| Command::mbarrier(op, 0x100, v, i(k));
+    let read = |k| Command::access(AccessKind::Read, 0, 4, false, i(k));
+    let sync = |k| Command::barrier(BarrierOp::Sync, 0, BarrierCount::All, true, i(k));
+    let t0 = ThreadProgram {
+        commands: vec![
+            mb(MbarrierOp::Init, 1, 1),           // 0
+            sync(2),                              // 1
+            mb(MbarrierOp::ArriveExpectTx, 8, 3), // 2
+            mb(MbarrierOp::CompleteTx, 8, 4),     // 3: the copy's complete_tx, at its issue
+            read(5),                              // 4: the issuer before its own wait
+            mb(MbarrierOp::WaitParity, 0, 6),     // 5
+            read(7),                              // 6
+            Command::exit(i(8)),
+        ],
+        end: ThreadEnd::Exited,
+        steps: Vec::new(),
+    };
+    let t1 = ThreadProgram {
+        commands: vec![
+            read(10),                         // 0: before the barrier: before the issue
+            sync(2),                          // 1
+            read(11),                         // 2: after the barrier only
+            mb(MbarrierOp::WaitParity, 0, 6), // 3
+            read(12),                         // 4: after the wait
+            Command::exit(i(13)),
+        ],
+        end: ThreadEnd::Exited,
+        steps: Vec::new(),
+    };
+    let mut p = program(1, vec![t0, t1]);
+    let mut copy = AsyncCopy::new(
+        ThreadId(0),
+        3,
+        Command::access(AccessKind::Write, 0, 8, false, i(4)),
+        Proxy::Async,
+    );
+    copy.phases.push(3);
+    p.asyncs.copies.push(copy);
+    let a = analyze(&p);
+    assert_clean(&a);
+    let hb = a.happens_before.as_ref().expect("well-synchronized");
+    let agent = (ThreadId(2), 0);
+    assert_eq!(hb.num_agents(), 1);
+    // Before the issue: the issuer's commands before it, the other thread's before the barrier.
+    assert!(hb.ordered((ThreadId(0), 2), agent));
+    assert!(!hb.ordered((ThreadId(0), 3), agent));
+    assert!(hb.ordered((ThreadId(1), 0), agent));
+    assert!(!hb.ordered((ThreadId(1), 2), agent));
+    // After the completion: only commands after a wait that observed the phase.
+    assert!(!hb.ordered(agent, (ThreadId(0), 4)));
+    assert!(hb.ordered(agent, (ThreadId(0), 6)));
+    assert!(!hb.ordered(agent, (ThreadId(1), 2)));
+    assert!(hb.ordered(agent, (ThreadId(1), 4)));
+    // The bounds the race stage uses agree with `ordered`.
+    assert_eq!(hb.before_bound(agent, ThreadId(1)), 2);
+    assert_eq!(hb.before_bound(agent, ThreadId(0)), 3);
+    assert_eq!(hb.before_bound((ThreadId(1), 4), ThreadId(2)), 1);
+    assert_eq!(hb.before_bound((ThreadId(1), 2), ThreadId(2)), 0);
+}
+
+/// A copy completed by its issuer's wait (`cp.async.wait_group`): ordered before what the
+/// issuer does after the wait and what follows it through barriers; two copies of one thread
+/// are ordered only when the first one's wait precedes the second's issue.
+#[test]
+fn async_copy_ends_at_its_issuers_wait() {
+    use weft_program::{AccessKind, AsyncCopy, Proxy};
+    let p0 = thread(&[C::SAll(0), C::R(0), C::SAll(0)], 0);
+    let p1 = thread(&[C::SAll(0), C::R(0), C::SAll(0), C::R(0)], 1000);
+    let mut p = program(1, vec![p0, p1]);
+    let w = |k| Command::access(AccessKind::Write, 0, 4, false, InstId(k));
+    // Issued before the first barrier, completed before the issuer's read (position 1).
+    let mut first = AsyncCopy::new(ThreadId(0), 0, w(500), Proxy::Generic);
+    first.complete_at(1, 1);
+    // Issued at position 1, never completed.
+    let second = AsyncCopy::new(ThreadId(0), 1, w(501), Proxy::Generic);
+    p.asyncs.copies.extend([first, second]);
+    let a = analyze(&p);
+    assert_clean(&a);
+    let hb = a.happens_before.as_ref().expect("well-synchronized");
+    let (g0, g1) = ((ThreadId(2), 0), (ThreadId(3), 0));
+    assert!(hb.ordered(g0, (ThreadId(0), 1)));
+    // The other thread's read after the first barrier is not after the issuer's wait.
+    assert!(!hb.ordered(g0, (ThreadId(1), 1)));
+    assert!(hb.ordered(g0, (ThreadId(1), 3)));
+    assert!(hb.ordered(g0, g1));
+    assert!(!hb.ordered(g1, g0));
+    assert!(!hb.ordered(g1, (ThreadId(1), 3)));
+    assert!(hb.ordered((ThreadId(1), 0), g1));
+    assert!(!hb.ordered((ThreadId(1), 1), g1));
+}

@@ -30,6 +30,10 @@ fn rule_description(kind: &str) -> &'static str {
         }
         "barrier-divergence" => "Lanes of one warp execute different aligned barrier instructions.",
         "race" => "Two unordered accesses to the same shared byte, at least one a write.",
+        "missing-proxy-fence" => {
+            "A generic-proxy shared-memory write read by a bulk or TMA copy (async proxy) \
+             without fence.proxy.async between them."
+        }
         "shared-out-of-bounds" => "A shared-memory access outside the CTA's shared window.",
         "trap-reachable" => "A trap instruction is reachable.",
         "unverifiable" => {

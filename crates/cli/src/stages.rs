@@ -47,7 +47,19 @@ fn describe(ranges: &[ThreadRange], program: &Program) -> String {
 
 fn one_thread(thread: ThreadId, program: &Program) -> String {
     let ws = warp_size(program);
-    format!("warp {} lane {}", thread.warp(ws), thread.lane(ws))
+    match program.agent(thread) {
+        Some(copy) => format!(
+            "the asynchronous copy issued by warp {} lane {}",
+            copy.issuer.warp(ws),
+            copy.issuer.lane(ws)
+        ),
+        None => format!("warp {} lane {}", thread.warp(ws), thread.lane(ws)),
+    }
+}
+
+/// The CTA thread behind a race participant: the issuer of an asynchronous copy.
+fn cta_thread(thread: ThreadId, program: &Program) -> ThreadId {
+    program.agent(thread).map_or(thread, |c| c.issuer)
 }
 
 fn barrier_name(key: BarrierKey) -> String {
@@ -191,6 +203,31 @@ pub fn verify(
         report
             .unverifiable
             .push(possible_race(&file, &emulation, r));
+    }
+    for f in race::missing_proxy_fences(program, happens_before) {
+        let v = proxy_fence_violation(&file, &emulation, &f);
+        if f.copy.approx {
+            // The copy's extent is an upper bound: the write may lie outside what it reads.
+            report.unverifiable.push(Unverifiable {
+                reason: format!(
+                    "possible missing fence.proxy.async: {} (the store's extent is \
+                     over-approximated, so the write may lie outside what it reads)",
+                    v.message
+                ),
+                location: v.locations.first().cloned(),
+                related: v.locations.get(1).cloned().into_iter().collect(),
+                register: None,
+                inputs: Vec::new(),
+                hint: Some(
+                    "execute fence.proxy.async (e.g. fence.proxy.async.shared::cta) after \
+                     the shared-memory writes and before the barrier that orders them before \
+                     the store"
+                        .to_owned(),
+                ),
+            });
+        } else {
+            report.violations.push(v);
+        }
     }
     if races.stats.same_instruction_writes > 0 {
         report.notes.push(format!(
@@ -532,7 +569,8 @@ fn possible_race_side(site: &race::AccessSite, loc: &Location, program: &Program
         _ => format!(
             "the TMA copy {what} by {} (extent over-approximated: its byte count lives in the \
              tensor map and it shares one expect_tx with other copies, so it is recorded as \
-             writing the whole transaction, {} bytes, from its destination)",
+             writing up to {} bytes from its destination: the whole transaction, clipped at \
+             the next TMA destination and the end of shared memory)",
             one_thread(site.thread, program),
             site.len
         ),
@@ -651,6 +689,9 @@ fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Viol
             String::new()
         }
     )];
+    if program.agent(r.first.thread).is_some() || program.agent(r.second.thread).is_some() {
+        notes.push(ASYNC_NOTE.to_owned());
+    }
     for (addr, a, b) in &r.details {
         notes.push(format!(
             "{}: {} and {}",
@@ -669,12 +710,70 @@ fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Viol
         kind: "race".to_owned(),
         message,
         locations,
-        threads: report::thread_ranges([r.first.thread.0, r.second.thread.0]),
+        threads: report::thread_ranges([
+            cta_thread(r.first.thread, program).0,
+            cta_thread(r.second.thread, program).0,
+        ]),
         barrier: None,
         generation: None,
         notes,
     }
 }
+
+#[cold]
+fn proxy_fence_violation(
+    file: &PtxFile,
+    emulation: &Emulation,
+    f: &race::MissingProxyFence,
+) -> Violation {
+    let program = &emulation.program;
+    let message = format!(
+        "generic-proxy write to shared {} is read by an async-proxy copy with no \
+         fence.proxy.async between them",
+        shared_name(emulation, f.addr)
+    );
+    let locations = vec![
+        location(
+            file,
+            &emulation.sources,
+            f.copy.inst,
+            access_label(&f.copy, program),
+        ),
+        location(
+            file,
+            &emulation.sources,
+            f.write.inst,
+            access_label(&f.write, program),
+        ),
+    ];
+    let notes = vec![format!(
+        "the write happens before the copy, but bulk and TMA copies read shared memory \
+             through the async proxy: without fence.proxy.async after the write (in any thread \
+             on the path from the write to the copy's issue) the copy may read stale data \
+             (PTX ISA, memory consistency model: proxies); {} such pair(s)",
+        f.pairs
+    )];
+    Violation {
+        kind: "missing-proxy-fence".to_owned(),
+        message,
+        locations,
+        threads: report::thread_ranges([
+            cta_thread(f.write.thread, program).0,
+            cta_thread(f.copy.thread, program).0,
+        ]),
+        barrier: None,
+        generation: None,
+        notes,
+    }
+}
+
+/// Why an asynchronous copy races with what its issuer's barriers seem to order.
+const ASYNC_NOTE: &str = "an asynchronous copy accesses shared memory at an unknown time \
+between its issue and its completion: for cp.async, the issuing thread's \
+cp.async.wait_group/wait_all (or the mbarrier phase of its cp.async.mbarrier.arrive); for a \
+bulk or TMA load, the mbarrier phase its bytes complete, observed by a wait; for a bulk or TMA \
+store, the issuing thread's cp.async.bulk.wait_group[.read]. A barrier orders nothing the copy \
+does before it completes";
 
 fn dot_graph(analysis: &barrier_graph::Analysis) -> DotGraph {
     let violated = |key: BarrierKey, generation: u32| {

@@ -39,8 +39,13 @@
 //! - `mbarrier.try_wait`/`test_wait` of an incomplete phase is a *blocking* wait: the thread
 //!   blocks until the phase completes and the instruction then returns true. A `test_wait`
 //!   used without a retry loop is therefore modelled as if it spun.
-//! - Asynchronous copies (`cp.async`, `cp.async.bulk`) write shared memory at issue, and
-//!   `complete_tx` is applied to the mbarrier at issue.
+//! - Asynchronous copies (`cp.async`, `cp.async.bulk`, `cp.async.bulk.tensor`) are recorded
+//!   as agents of their own ([`weft_program::AsyncCopy`]), not at issue: ordered after the
+//!   issue and before their completion (the issuer's `cp.async.wait_group`/`wait_all`/
+//!   `cp.async.bulk.wait_group[.read]` by group, the phase of `cp.async.mbarrier.arrive`, the
+//!   phase their `complete_tx` is counted in). Not an approximation, but the `complete_tx` of a
+//!   bulk or TMA load is recorded in the issuing thread at the issue point (its predecessors
+//!   are the issue's), and the bytes it writes are marked unknown at issue.
 //! - `cp.async.bulk.tensor` loads (TMA with a tensor map): the byte count lives in the tensor
 //!   map, which the emulator cannot read. The copies a thread issues in a row towards one
 //!   mbarrier are assumed to transfer exactly the transaction bytes that mbarrier's phase
@@ -49,7 +54,7 @@
 //!   one copy per `expect_tx`, an upper bound (clipped to the shared window) with several. A
 //!   copy towards a phase that expects no bytes is unverifiable.
 //! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address to
-//!   the end of the shared allocation, at issue.
+//!   the end of the shared allocation (an agent completed by the bulk group's wait).
 //! - Kernel parameters form one read-only window (`mov` of a parameter symbol gives its
 //!   `.param` address, `cvta.param` a generic one); bytes `--param` did not fix are unknown
 //!   and name the parameter and byte range.

@@ -25,7 +25,13 @@
 //! that state machine too) and deliberately small: at most [`MAX_THREADS`] threads, at most
 //! [`MAX_COMMANDS`] commands per thread, warp size 1 (each thread is its own warp, which makes
 //! the PTX semantics the paper's). It accepts shared accesses, `bar.arrive`, `bar.sync`
-//! (explicit counts only) and `exit` (= the paper's `return`).
+//! (explicit counts only) and `exit` (= the paper's `return`), and asynchronous copies
+//! ([`weft_program::AsyncCopy`]) completed by their issuer's waits: each copy is an extra
+//! agent whose one access is a step that may run at any time after its issuer completed the
+//! commands before the issue position, and its issuer cannot execute a command at or after
+//! the copy's completion position until the copy ran (at most [`MAX_AGENTS`] copies; copies
+//! completed by mbarrier phases are outside the fragment). Agents are numbered after the
+//! threads, with one command each (index 0), as in the race check.
 //!
 //! Generations: Definition 5 taken literally gives an `arrive` the number of recyclings
 //! *before* it, one less than a `sync` of the same generation (whose time is the recycling
@@ -50,6 +56,8 @@ pub const MAX_THREADS: usize = 8;
 pub const MAX_COMMANDS: usize = 32;
 /// Most distinct barrier ids a CTA may use.
 pub const MAX_BARRIERS: usize = 16;
+/// Most asynchronous copies a CTA may have.
+pub const MAX_AGENTS: usize = 4;
 
 /// A command, by thread index and command index.
 pub type CommandRef = (u32, u32);
@@ -106,8 +114,9 @@ impl Bar {
     }
 }
 
-/// A configuration: program counters (commands completed per thread; a blocked `sync` is not
-/// completed until its barrier recycles), the blocked threads (`E` negated), and the barriers.
+/// A configuration: program counters (commands completed per thread, then per asynchronous
+/// copy; a blocked `sync` is not completed until its barrier recycles), the blocked threads
+/// (`E` negated), and the barriers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct State {
     pc: Vec<u8>,
@@ -132,12 +141,68 @@ pub struct Exploration {
     /// Distinct configurations visited.
     pub states: usize,
     ops: Vec<Vec<Op>>,
+    /// Number of threads (the actors after them are asynchronous copies).
+    threads: usize,
     /// `reach[a][b]` holds `(pc_a, pc_b)` for every reachable configuration, as
     /// `(MAX_COMMANDS + 1)^2` flags indexed `pc_a * (MAX_COMMANDS + 1) + pc_b`.
     reach: Vec<Vec<Vec<bool>>>,
 }
 
 const SIDE: usize = MAX_COMMANDS + 1;
+
+/// An asynchronous copy: issuer, issue position, completion position (if any).
+#[derive(Debug, Clone, Copy)]
+struct Agent {
+    issuer: usize,
+    issue: u8,
+    done: Option<u8>,
+    /// Copies of the issuer with an index `>= done_seq` are issued after this one's wait.
+    done_seq: u32,
+}
+
+fn decode_agents(program: &Program) -> Result<(Vec<Agent>, Vec<Vec<Op>>), Unsupported> {
+    let copies = &program.asyncs.copies;
+    if copies.len() > MAX_AGENTS {
+        return Err(Unsupported::TooLarge(format!(
+            "{} asynchronous copies",
+            copies.len()
+        )));
+    }
+    let n = program.threads.len();
+    let mut agents = Vec::new();
+    let mut ops = Vec::new();
+    for (g, c) in copies.iter().enumerate() {
+        let unsupported = Unsupported::Command {
+            thread: (n + g) as u32,
+            index: 0,
+        };
+        let len = program
+            .threads
+            .get(c.issuer.index())
+            .map_or(0, |t| t.commands.len());
+        if !c.phases.is_empty()
+            || c.issuer.index() >= n
+            || c.issue as usize > len
+            || c.done.is_some_and(|d| d < c.issue || d as usize > len)
+        {
+            return Err(unsupported);
+        }
+        let CommandView::Access {
+            kind, addr, len, ..
+        } = c.access.view()
+        else {
+            return Err(unsupported);
+        };
+        agents.push(Agent {
+            issuer: c.issuer.index(),
+            issue: c.issue as u8,
+            done: c.done.map(|d| d as u8),
+            done_seq: c.done_seq,
+        });
+        ops.push(vec![Op::Access { kind, addr, len }]);
+    }
+    Ok((agents, ops))
+}
 
 fn decode(program: &Program) -> Result<Vec<Vec<Op>>, Unsupported> {
     let n = program.threads.len();
@@ -207,14 +272,23 @@ enum Next {
 struct Explorer<'a> {
     ops: &'a [Vec<Op>],
     threads: u32,
+    agents: &'a [Agent],
     generations: Vec<Vec<BTreeSet<u32>>>,
 }
 
 impl Explorer<'_> {
-    /// Whether thread `t` has returned (ran off its program or reached `exit`).
+    /// Whether thread (or agent) `t` has returned (ran off its program or reached `exit`).
     fn returned(&self, state: &State, t: usize) -> bool {
         let pc = usize::from(state.pc[t]);
         pc >= self.ops[t].len() || self.ops[t][pc] == Op::Return
+    }
+
+    /// Whether thread `t` waits for one of its asynchronous copies to complete.
+    fn waits_for_copy(&self, state: &State, t: usize) -> bool {
+        let n = self.threads as usize;
+        self.agents.iter().enumerate().any(|(g, a)| {
+            a.issuer == t && a.done.is_some_and(|d| d <= state.pc[t]) && state.pc[n + g] == 0
+        })
     }
 
     /// All successors of `state` under §3.3.
@@ -246,8 +320,28 @@ impl Explorer<'_> {
                 .collect();
         }
         let mut out = Vec::new();
+        let n = self.threads as usize;
+        for (g, a) in self.agents.iter().enumerate() {
+            // Issued: the issuer completed the commands before the issue, and every copy of
+            // the issuer whose wait ran before this issue has completed.
+            let waited = self.agents.iter().enumerate().all(|(f, b)| {
+                f == g
+                    || b.issuer != a.issuer
+                    || b.done.is_none()
+                    || b.done_seq > g as u32
+                    || state.pc[n + f] == 1
+            });
+            if state.pc[n + g] == 0 && state.pc[a.issuer] >= a.issue && waited {
+                let mut next = state.clone();
+                next.pc[n + g] = 1;
+                out.push(Next::State(next));
+            }
+        }
         for t in 0..self.threads as usize {
-            if state.blocked & (1 << t) != 0 || self.returned(state, t) {
+            if state.blocked & (1 << t) != 0
+                || self.returned(state, t)
+                || self.waits_for_copy(state, t)
+            {
                 continue;
             }
             let pc = usize::from(state.pc[t]);
@@ -290,7 +384,10 @@ impl Explorer<'_> {
 /// # Errors
 /// If the program is outside the oracle's fragment (see the crate documentation).
 pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
-    let ops = decode(program)?;
+    let mut ops = decode(program)?;
+    let threads = ops.len();
+    let (agents, agent_ops) = decode_agents(program)?;
+    ops.extend(agent_ops);
     let n = ops.len();
     let bars = ops
         .iter()
@@ -303,7 +400,8 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
         .unwrap_or(0);
     let mut explorer = Explorer {
         ops: &ops,
-        threads: n as u32,
+        threads: threads as u32,
+        agents: &agents,
         generations: ops
             .iter()
             .map(|seq| vec![BTreeSet::new(); seq.len()])
@@ -357,11 +455,17 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
         generations: explorer.generations,
         states: visited.len(),
         ops,
+        threads,
         reach,
     })
 }
 
 impl Exploration {
+    /// Number of asynchronous-copy agents (numbered after the threads).
+    pub fn agents(&self) -> usize {
+        self.ops.len() - self.threads
+    }
+
     /// Whether some reachable configuration has executed `first` but not `second`: some
     /// trace has `t(first) < t(second)` (when every trace reaches `done`).
     pub fn can_precede(&self, first: CommandRef, second: CommandRef) -> bool {

@@ -5,11 +5,15 @@
 //! `arrive` or `sync`, with the count equal to the number of members. Accesses are sprinkled
 //! between phases. Threads are then cut to [`MAX_LEN`] commands and, sometimes, one barrier
 //! count is perturbed; both make deadlocks, errors and unsafe recycling reachable.
+//!
+//! [`spec_with_copies`] also issues asynchronous copies (agents of their own, see
+//! [`weft_program::AsyncCopy`]) and waits that complete every copy their thread issued before
+//! them.
 
 use proptest::prelude::*;
 use weft_program::{
-    AccessKind, BarrierCount, BarrierOp, Command, CtaShape, InstId, Program, ThreadEnd,
-    ThreadProgram,
+    AccessKind, AsyncCopy, AsyncOps, BarrierCount, BarrierOp, Command, CtaShape, InstId, Program,
+    Proxy, ThreadEnd, ThreadId, ThreadProgram,
 };
 
 /// Most commands per generated thread (before the final `exit`).
@@ -38,6 +42,23 @@ pub enum Item {
         /// Bytes.
         len: u32,
     },
+    /// An asynchronous copy issued by `thread` at its current position: one access of an
+    /// agent of its own.
+    Copy {
+        /// The issuing thread.
+        thread: u8,
+        /// Read (a store's source) or write (a load's destination).
+        kind: AccessKind,
+        /// First byte.
+        addr: u32,
+        /// Bytes.
+        len: u32,
+    },
+    /// A wait of `thread` completing every copy it issued before (`cp.async.wait_all`).
+    Wait {
+        /// The waiting thread.
+        thread: u8,
+    },
 }
 
 /// The shape of a generated CTA, before it is built into a [`Program`].
@@ -65,6 +86,46 @@ fn access() -> impl Strategy<Value = (AccessKind, u32, u32)> {
         1 => (0u32..2).prop_map(|g| (4 * g, 8)),
     ];
     (kind, place).prop_map(|(k, (a, l))| (k, a, l))
+}
+
+/// Random [`Spec`]s with asynchronous copies and waits among the items.
+pub fn spec_with_copies() -> impl Strategy<Value = Spec> {
+    (2u8..=3).prop_flat_map(|threads| {
+        let all = (1u16 << threads) as u8;
+        let phase =
+            (0u32..2, 1..all, any::<u8>()).prop_map(move |(barrier, members, syncs)| Item::Phase {
+                barrier,
+                members,
+                syncs: syncs & members,
+            });
+        let copy_kind = prop_oneof![3 => Just(AccessKind::Write), 1 => Just(AccessKind::Read)];
+        let item = prop_oneof![
+            2 => phase,
+            2 => (0..threads, access()).prop_map(|(thread, (kind, addr, len))| Item::Access {
+                thread,
+                kind,
+                addr,
+                len
+            }),
+            1 => (0..threads, copy_kind, 0u32..3).prop_map(|(thread, kind, g)| Item::Copy {
+                thread,
+                kind,
+                addr: 4 * g,
+                len: 4,
+            }),
+            2 => (0..threads).prop_map(|thread| Item::Wait { thread }),
+        ];
+        (
+            Just(threads),
+            prop::collection::vec(item, 0..12),
+            prop::option::weighted(0.1, (0usize..8, 1..=u32::from(threads))),
+        )
+            .prop_map(|(threads, items, perturb)| Spec {
+                threads,
+                items,
+                perturb,
+            })
+    })
 }
 
 /// Random [`Spec`]s.
@@ -107,6 +168,8 @@ impl Spec {
         let n = usize::from(self.threads);
         let mut cmds: Vec<Vec<(bool, Command)>> = vec![Vec::new(); n];
         let inst = InstId(0);
+        // Copies: (issuer, issue position, access, completion position).
+        let mut copies: Vec<PlannedCopy> = Vec::new();
         for item in &self.items {
             match *item {
                 Item::Phase {
@@ -145,10 +208,49 @@ impl Spec {
                         seq.push((false, Command::access(kind, addr, len, false, inst)));
                     }
                 }
+                Item::Copy {
+                    thread,
+                    kind,
+                    addr,
+                    len,
+                } => {
+                    let t = usize::from(thread);
+                    if let Some(seq) = cmds.get(t)
+                        && copies.len() < crate::MAX_AGENTS
+                    {
+                        let access = Command::access(kind, addr, len, false, InstId(1000));
+                        copies.push((t, seq.len(), access, None));
+                    }
+                }
+                Item::Wait { thread } => {
+                    let t = usize::from(thread);
+                    if let Some(seq) = cmds.get(t) {
+                        let at = seq.len();
+                        let seq = copies.len();
+                        for c in copies.iter_mut().filter(|c| c.0 == t && c.3.is_none()) {
+                            c.3 = Some((at, seq));
+                        }
+                    }
+                }
             }
         }
         for seq in &mut cmds {
             seq.truncate(MAX_LEN);
+        }
+        // Copies issued after the cut are dropped (with the waits' counts adjusted); a wait
+        // after it completes nothing.
+        let kept: Vec<bool> = copies.iter().map(|c| c.1 <= cmds[c.0].len()).collect();
+        let renumber = |seq: usize| kept[..seq.min(kept.len())].iter().filter(|&&k| k).count();
+        let mut copies: Vec<_> = copies
+            .into_iter()
+            .zip(&kept)
+            .filter(|(_, k)| **k)
+            .map(|(c, _)| c)
+            .collect();
+        for c in &mut copies {
+            c.3 =
+                c.3.filter(|d| d.0 <= cmds[c.0].len())
+                    .map(|(d, s)| (d, renumber(s)));
         }
         if let Some((k, count)) = self.perturb {
             let barriers: Vec<(usize, usize)> = cmds
@@ -188,10 +290,36 @@ impl Spec {
                 }
             })
             .collect();
-        Program::new(CtaShape::linear(u32::from(self.threads)), 1, threads)
-            .expect("a valid program")
+        let copies = copies
+            .into_iter()
+            .enumerate()
+            .map(|(g, (t, issue, access, done))| {
+                let id = InstId(if unique_insts { 900 + g as u32 } else { 900 });
+                let mut c = AsyncCopy::new(
+                    ThreadId(t as u32),
+                    issue as u32,
+                    with_inst(access, id),
+                    Proxy::Generic,
+                );
+                if let Some((at, seq)) = done {
+                    c.complete_at(at as u32, seq as u32);
+                }
+                c
+            })
+            .collect();
+        let mut program = Program::new(CtaShape::linear(u32::from(self.threads)), 1, threads)
+            .expect("a valid program");
+        program.asyncs = AsyncOps {
+            copies,
+            proxy_fences: Vec::new(),
+        };
+        program
     }
 }
+
+/// A copy being built: (issuer, issue position, access, completing wait: its position and
+/// the number of copies issued before it).
+type PlannedCopy = (usize, usize, Command, Option<(usize, usize)>);
 
 fn with_inst(c: Command, inst: InstId) -> Command {
     match c.view() {

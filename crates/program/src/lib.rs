@@ -5,7 +5,8 @@
 //! mbarrier operations, exit), each naming the static instruction ([`InstId`]) it came from.
 //! The barrier-graph and race stages consume it. This is the WEFT paper's core language
 //! (`read g | write g | arrive b n | sync b n`, §3.1) extended with byte ranges, atomics,
-//! `bar.red`, warp barriers, mbarriers and exit.
+//! `bar.red`, warp barriers, mbarriers and exit, plus asynchronous copies as agents of their
+//! own ([`AsyncOps`]).
 //!
 //! [`BarrierFile`] is the single implementation of the named-barrier state machine (§3.3 of
 //! the paper plus PTX's per-warp and `exit` rules). The emulator uses it to decide when a
@@ -16,11 +17,13 @@
 
 #![deny(missing_docs)]
 
+mod asynchronous;
 mod barrier;
 mod command;
 mod mbarrier;
 mod source;
 
+pub use asynchronous::{AsyncCopy, AsyncOps, Proxy};
 pub use barrier::{
     BarrierConfig, BarrierFile, BarrierKey, Completion, Event, GatherKey, NUM_NAMED_BARRIERS,
     OpenGather, OpenGeneration, Participant, SyncError,
@@ -105,6 +108,9 @@ pub struct Program {
     warp_size: std::num::NonZeroU32,
     /// One program per thread, indexed by [`ThreadId`].
     pub threads: Vec<ThreadProgram>,
+    /// Asynchronous copies in flight between their issue and their completion, as agents of
+    /// their own, and the threads' `fence.proxy.async` positions.
+    pub asyncs: AsyncOps,
 }
 
 /// Why [`Program::new`] refused its parts.
@@ -144,6 +150,7 @@ impl Program {
             shape,
             warp_size,
             threads,
+            asyncs: AsyncOps::default(),
         })
     }
 
@@ -160,6 +167,15 @@ impl Program {
     /// Number of warps (the last one may be partial).
     pub fn num_warps(&self) -> u32 {
         self.num_threads().div_ceil(self.warp_size())
+    }
+
+    /// The thread that issued agent `agent` (an id `>= threads.len()` numbers the
+    /// asynchronous copy `agent - threads.len()`), or `None` for a thread of the CTA.
+    pub fn agent(&self, agent: ThreadId) -> Option<&AsyncCopy> {
+        agent
+            .index()
+            .checked_sub(self.threads.len())
+            .and_then(|g| self.asyncs.copies.get(g))
     }
 
     /// Total number of commands over all threads.

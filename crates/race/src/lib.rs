@@ -11,6 +11,16 @@
 //! warp (below), and neither happens before the other. May-happen accesses (under an
 //! input-dependent guard) are checked as if they happen, which is sound.
 //!
+//! # Asynchronous copies
+//!
+//! Each asynchronous copy of [`Program::asyncs`] is an *agent* with one access, numbered after
+//! the CTA's threads (agent `threads + g` is copy `g`; its access is command 0) and a warp of
+//! its own: it never takes part in the same-instruction rule below and is not ordered by
+//! `--warp-sync` lock-step. The happens-before relation orders it after its issue and before
+//! its completion events (see [`weft_program::AsyncCopy`]); a race between a copy and its own
+//! issuing thread is a race like any other. [`missing_proxy_fences`] checks the proxy rule
+//! for the async-proxy reads of bulk and TMA stores.
+//!
 //! # Over-approximated extents
 //!
 //! Some accesses carry an extent that is only an upper bound of the bytes really accessed
@@ -103,7 +113,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use weft_program::{AccessKind, CommandView, InstId, Program, ThreadId, ThreadProgram};
+use weft_program::{AccessKind, Command, CommandView, InstId, Program, ThreadId};
 
 /// Why lanes of one warp storing to one address in one instruction are not reported, in a
 /// sentence a report can show next to [`RaceStats::same_instruction_writes`].
@@ -205,7 +215,9 @@ impl Hazard {
     }
 }
 
-/// One access of a race: which thread, which command, and what it accessed.
+/// One access of a race: which thread, which command, and what it accessed. For an
+/// asynchronous copy, `thread` is its agent id ([`Program::agent`] gives the copy and its
+/// issuing thread) and `index` is 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AccessSite {
     /// The accessing thread.
@@ -306,15 +318,15 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
 ) -> RaceReport {
     let start = Instant::now();
     let entries = collect_entries(program);
-    let (accesses, approx_accesses) =
-        program
-            .threads
-            .iter()
-            .flat_map(|t| &t.commands)
-            .fold((0u64, 0u64), |(n, a), c| match c.view() {
-                CommandView::Access { approx, .. } => (n + 1, a + u64::from(approx)),
-                _ => (n, a),
-            });
+    let (accesses, approx_accesses) = program
+        .threads
+        .iter()
+        .flat_map(|t| &t.commands)
+        .chain(program.asyncs.copies.iter().map(|c| &c.access))
+        .fold((0u64, 0u64), |(n, a), c| match c.view() {
+            CommandView::Access { approx, .. } => (n + 1, a + u64::from(approx)),
+            _ => (n, a),
+        });
     let chunks = chunk_ranges(&entries);
     let ctx = Context {
         program,
@@ -384,12 +396,31 @@ impl Entry {
     }
 }
 
+/// The commands of thread or agent `t` (an asynchronous copy, numbered after the CTA's
+/// threads, is one access).
+fn commands_of(program: &Program, t: usize) -> &[Command] {
+    match program.threads.get(t) {
+        Some(thread) => &thread.commands,
+        None => program
+            .asyncs
+            .copies
+            .get(t - program.threads.len())
+            .map_or(&[], |c| std::slice::from_ref(&c.access)),
+    }
+}
+
+/// The threads and agents of the race check: the CTA's threads, then one agent per
+/// asynchronous copy.
+fn actors(program: &Program) -> impl Iterator<Item = (usize, &[Command])> + '_ {
+    (0..program.threads.len() + program.asyncs.copies.len()).map(|t| (t, commands_of(program, t)))
+}
+
 /// Calls `f` with every entry of one thread, in program order.
-fn for_each_entry(t: usize, thread: &ThreadProgram, mut f: impl FnMut(Entry)) {
+fn for_each_entry(t: usize, commands: &[Command], mut f: impl FnMut(Entry)) {
     // Occurrences of plain writes per instruction (dense for the usual small ids).
     let mut dense: Vec<u32> = Vec::new();
     let mut sparse: FxHashMap<InstId, u32> = FxHashMap::default();
-    for (i, command) in thread.commands.iter().enumerate() {
+    for (i, command) in commands.iter().enumerate() {
         let CommandView::Access {
             kind, addr, len, ..
         } = command.view()
@@ -436,11 +467,10 @@ fn for_each_entry(t: usize, thread: &ThreadProgram, mut f: impl FnMut(Entry)) {
 /// (chunk, writes) over the threads in order does it in linear time and with one array of
 /// entries; sparse address ranges fall back to a comparison sort.
 fn collect_entries(program: &Program) -> Vec<Entry> {
-    let (total, max_chunk) = program
-        .threads
+    let all: Vec<(usize, &[Command])> = actors(program).collect();
+    let (total, max_chunk) = all
         .par_iter()
-        .enumerate()
-        .map(|(t, thread)| {
+        .map(|&(t, thread)| {
             let (mut n, mut max) = (0usize, 0u32);
             for_each_entry(t, thread, |e| {
                 n += 1;
@@ -452,7 +482,7 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
     let buckets = 2 * (max_chunk as usize + 1);
     if buckets > 4 * total + (1 << 16) {
         let mut entries = Vec::with_capacity(total);
-        for (t, thread) in program.threads.iter().enumerate() {
+        for &(t, thread) in &all {
             for_each_entry(t, thread, |e| entries.push(e));
         }
         entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes(), e.index));
@@ -460,14 +490,14 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
     }
     let bucket = |e: &Entry| 2 * e.chunk as usize + usize::from(e.writes());
     let mut starts = vec![0usize; buckets + 1];
-    for (t, thread) in program.threads.iter().enumerate() {
+    for &(t, thread) in &all {
         for_each_entry(t, thread, |e| starts[bucket(&e) + 1] += 1);
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
     let mut entries = vec![Entry::new(0, 0, 0, false, 0, 0); total];
-    for (t, thread) in program.threads.iter().enumerate() {
+    for &(t, thread) in &all {
         for_each_entry(t, thread, |e| {
             let slot = &mut starts[bucket(&e)];
             entries[*slot] = e;
@@ -578,13 +608,20 @@ struct Context<'a, H: ?Sized> {
 }
 
 impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
+    /// The warp of a thread; every asynchronous-copy agent is a warp of its own (numbered
+    /// after the CTA's warps, increasing with the id).
+    fn warp(&self, t: u32) -> u32 {
+        let warp_size = self.program.warp_size();
+        let n = self.program.threads.len() as u32;
+        if t < n {
+            t / warp_size
+        } else {
+            n / warp_size + 1 + (t - n)
+        }
+    }
+
     fn key(&self, thread: u32, entry: &Entry) -> Option<SiteKey> {
-        let command = self
-            .program
-            .threads
-            .get(thread as usize)?
-            .commands
-            .get(entry.index as usize)?;
+        let command = commands_of(self.program, thread as usize).get(entry.index as usize)?;
         match command.view() {
             CommandView::Access {
                 kind,
@@ -634,7 +671,6 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
         acc.naive_pairs += naive_pairs(self.program, &lists);
         self.count_same_instruction_writes(chunk, &lists, acc);
-        let warp_size = self.program.warp_size();
         let sites: Vec<Option<Vec<(InstId, AccessKind)>>> =
             lists.iter().map(|l| self.sites(l)).collect();
         let threshold = if self.config.detail {
@@ -654,7 +690,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 if x == y || (y < x && !u.writes.is_empty()) {
                     continue;
                 }
-                if self.config.warp_sync && t.thread / warp_size == u.thread / warp_size {
+                if self.config.warp_sync && self.warp(t.thread) == self.warp(u.thread) {
                     continue;
                 }
                 if !found.is_empty()
@@ -728,11 +764,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut start = 0;
         while start < lists.len() {
             // `lists` is sorted by thread, so the lanes of a warp are contiguous.
-            let warp = lists[start].thread / warp_size;
+            let warp = self.warp(lists[start].thread);
             let end = start
                 + lists[start..]
                     .iter()
-                    .position(|l| l.thread / warp_size != warp)
+                    .position(|l| self.warp(l.thread) != warp)
                     .unwrap_or(lists.len() - start);
             let group = &lists[start..end];
             start = end;
@@ -811,12 +847,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             return false;
         }
         let addr = |t: u32, e: &Entry| {
-            let command = self
-                .program
-                .threads
-                .get(t as usize)?
-                .commands
-                .get(e.index as usize)?;
+            let command = commands_of(self.program, t as usize).get(e.index as usize)?;
             match command.view() {
                 CommandView::Access { addr, .. } => Some(addr),
                 _ => None,
@@ -857,8 +888,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let (mut lo, mut hi, mut l, mut e) = (0usize, 0usize, 0usize, 0usize);
         let mut tests = 0u64;
         // `before_bound` ignores warp steps, which only order lanes of one warp.
-        let warp_size = self.program.warp_size();
-        let use_bound = ta / warp_size != tb / warp_size;
+        let use_bound = self.warp(ta) != self.warp(tb);
         // Lanes of one warp: plain writes of one dynamic instruction do not race (under
         // `warp_sync` such pairs never get here).
         let same_warp = !use_bound;
@@ -1007,10 +1037,8 @@ fn naive_pairs(program: &Program, lists: &[ThreadLists<'_>]) -> u64 {
             .writes
             .iter()
             .filter(|e| {
-                program
-                    .threads
-                    .get(list.thread as usize)
-                    .and_then(|t| t.commands.get(e.index as usize))
+                commands_of(program, list.thread as usize)
+                    .get(e.index as usize)
                     .is_some_and(|c| {
                         matches!(
                             c.view(),
@@ -1173,6 +1201,9 @@ impl Accumulator {
         }
     }
 }
+
+mod proxy;
+pub use proxy::{MissingProxyFence, missing_proxy_fences};
 
 #[cfg(test)]
 mod tests;

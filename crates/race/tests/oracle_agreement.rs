@@ -12,6 +12,10 @@
 //! - when well-synchronized: every command's generation, happens-before between every two
 //!   non-exit commands of different threads (Definition 4), and the exact set of racing
 //!   pairs of accesses.
+//!
+//! A second generator adds asynchronous copies (agents with one access each, issued at a
+//! position of their thread and completed by a later wait of it): happens-before between
+//! copies and commands and the races involving copies must agree too.
 
 use std::collections::BTreeSet;
 
@@ -85,6 +89,9 @@ fn agree(program: &Program) -> Result<(), String> {
             commands.push(cref);
         }
     }
+    for g in 0..program.asyncs.copies.len() {
+        commands.push((ThreadId((program.threads.len() + g) as u32), 0));
+    }
     for &a in &commands {
         for &b in &commands {
             if a.0 != b.0 {
@@ -126,6 +133,78 @@ proptest! {
         if let Err(why) = agree(&program) {
             prop_assert!(false, "{}\n{:#?}", why, program.threads.iter().map(|t| t.commands.iter().map(|c| c.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>());
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 5_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn asynchronous_copies_agree_with_the_oracle(spec in strategy::spec_with_copies()) {
+        let program = spec.build(true);
+        if let Err(why) = agree(&program) {
+            prop_assert!(false, "{}\n{:#?}\n{:#?}", why, program.threads.iter().map(|t| t.commands.iter().map(|c| c.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>(), program.asyncs.copies);
+        }
+    }
+}
+
+/// The copy generator makes copies race and not race often enough to mean something.
+#[test]
+fn copy_generator_covers_racing_and_ordered_copies() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let (mut racy, mut ordered, mut with_copies) = (0usize, 0usize, 0usize);
+    let n = 2000;
+    for _ in 0..n {
+        let Ok(tree) = strategy::spec_with_copies().new_tree(&mut runner) else {
+            continue;
+        };
+        let program = tree.current().build(true);
+        if program.asyncs.copies.is_empty() {
+            continue;
+        }
+        let Ok(e) = explore(&program) else {
+            continue;
+        };
+        with_copies += 1;
+        let threads = program.threads.len() as u32;
+        let Some(races) = e.races() else {
+            continue;
+        };
+        if races.iter().any(|(a, b)| a.0 >= threads || b.0 >= threads) {
+            racy += 1;
+        } else if program.asyncs.copies.iter().any(|c| c.done.is_some()) {
+            ordered += 1;
+        }
+    }
+    assert!(
+        with_copies >= n / 4 && racy >= n / 20 && ordered >= n / 20,
+        "{with_copies} with copies, {racy} racy, {ordered} ordered"
+    );
+}
+
+/// A copy completed by its issuer's wait before a barrier is ordered before the other
+/// thread's read after it; without the wait, they race.
+#[test]
+fn directed_copy_wait_barrier() {
+    use weft_program::{AccessKind, AsyncCopy, Command, InstId, Proxy};
+    for wait in [true, false] {
+        let mut program = program_from_text(&["sync 0 2", "sync 0 2; read 0"]);
+        let mut copy = AsyncCopy::new(
+            ThreadId(0),
+            0,
+            Command::access(AccessKind::Write, 0, 4, false, InstId(500)),
+            Proxy::Generic,
+        );
+        if wait {
+            copy.complete_at(0, 1);
+        }
+        program.asyncs.copies.push(copy);
+        assert_eq!(agree(&program), Ok(()));
+        let e = explore(&program).expect("in the fragment");
+        let races = e.races().expect("well-synchronized");
+        assert_eq!(races.is_empty(), wait, "{races:?}");
     }
 }
 

@@ -17,6 +17,7 @@ pub const KINDS: &[&str] = &[
     "race",
     "shared-out-of-bounds",
     "trap-reachable",
+    "missing-proxy-fence",
 ];
 
 fn is_kind(kind: &str) -> bool {

@@ -383,7 +383,7 @@ fn possible_race_on_an_approximate_tma_extent_is_unverifiable() {
     let u = &reasons[0];
     let reason = u["reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("possible read-after-write race on shared `buf`+300: between the TMA copy `cp.async.bulk.tensor"),
+        reason.starts_with("possible write-after-read race on shared `buf`+300: between `ld.shared.u32` at PTX line 55 (read of 4 bytes by warp 1 lane 0) and the TMA copy `cp.async.bulk.tensor"),
         "{reason}"
     );
     assert!(reason.contains("at PTX line 44"), "{reason}");
@@ -404,12 +404,12 @@ fn possible_race_on_an_approximate_tma_extent_is_unverifiable() {
     assert_eq!(text.code, 3, "{text:?}");
     assert!(
         text.stdout
-            .contains("warning[unverifiable]: could not verify: possible read-after-write race"),
+            .contains("warning[unverifiable]: could not verify: possible write-after-read race"),
         "{text:?}"
     );
     assert!(
         text.stdout
-            .contains("could not verify: possible read-after-write race on shared `buf`+300\n"),
+            .contains("could not verify: possible write-after-read race on shared `buf`+300\n"),
         "{text:?}"
     );
 

@@ -1,9 +1,11 @@
-//! Asynchronous copies into shared memory: `cp.async`, `cp.async.bulk` and TMA.
+//! Asynchronous copies into and out of shared memory: `cp.async`, `cp.async.bulk` and TMA.
+//! Each copy's shared access is an agent of its own ([`weft_program::AsyncCopy`]), completed
+//! by its issuer's group waits or by an mbarrier phase.
 
-use super::{Addr, Machine, TmaBatch};
+use super::{Addr, Machine, TmaBatch, UNCOMMITTED};
 use crate::ir::{Inst, Opnd, Space};
 use crate::{FindingKind, ValueSource};
-use weft_program::{AccessKind, Command, InstId, MbarrierOp};
+use weft_program::{AccessKind, Command, CommandView, InstId, MbarrierOp, Proxy};
 
 impl Machine<'_> {
     /// `cp.async` (non-bulk): a shared write of `size` bytes whose values come from global
@@ -22,8 +24,94 @@ impl Machine<'_> {
             );
         } else if let Some(a) = self.shared_addr(t, pc, inst, o(0)) {
             let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
-            self.shared_access(t, pc, AccessKind::Write, a, size as u32, u);
+            let copy =
+                self.async_access(t, pc, AccessKind::Write, a, size as u32, u, Proxy::Generic);
+            if let Some(g) = copy {
+                self.cp_pending[t].push((g, UNCOMMITTED));
+            }
         }
+    }
+
+    /// Records the shared access of an asynchronous copy issued by thread `t` as an agent of
+    /// its own and checks its bounds; returns the copy's index if it is in bounds.
+    #[allow(clippy::too_many_arguments)]
+    fn async_access(
+        &mut self,
+        t: usize,
+        pc: u32,
+        kind: AccessKind,
+        addr: u32,
+        len: u32,
+        write_u: u32,
+        proxy: Proxy,
+    ) -> Option<u32> {
+        self.divert = Some(proxy);
+        let ok = self.shared_access(t, pc, kind, addr, len, write_u);
+        self.divert = None;
+        ok.then(|| self.copies.len() as u32 - 1)
+    }
+
+    /// `cp.async.commit_group`: the thread's uncommitted copies form its next group (an
+    /// empty group when there are none).
+    pub(super) fn cp_async_commit(&mut self, t: usize) {
+        self.cp_committed[t] = commit(&mut self.cp_pending[t], self.cp_committed[t]);
+    }
+
+    /// `cp.async.wait_group N` (`all`: `cp.async.wait_all`, which commits first and keeps
+    /// no group pending).
+    pub(super) fn cp_async_wait(&mut self, t: usize, pc: u32, ops: &[Opnd], all: bool) {
+        let keep = if all {
+            self.cp_async_commit(t);
+            0
+        } else {
+            let o = ops.first().copied().unwrap_or(Opnd::Sink);
+            match self.known_operand(t, pc, o, "cp.async.wait_group count") {
+                Some(n) => n,
+                None => return,
+            }
+        };
+        let mut pending = std::mem::take(&mut self.cp_pending[t]);
+        self.complete_groups(t, &mut pending, self.cp_committed[t], keep);
+        self.cp_pending[t] = pending;
+    }
+
+    /// `cp.async.bulk.commit_group`.
+    pub(super) fn bulk_commit(&mut self, t: usize) {
+        self.bulk_committed[t] = commit(&mut self.bulk_pending[t], self.bulk_committed[t]);
+    }
+
+    /// `cp.async.bulk.wait_group[.read] N`: completes every committed bulk group but the
+    /// `N` most recent (the only shared access of a bulk group's copies is their source
+    /// read, which both forms complete).
+    pub(super) fn bulk_wait(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+        let o = ops.first().copied().unwrap_or(Opnd::Sink);
+        let Some(keep) = self.known_operand(t, pc, o, "cp.async.bulk.wait_group count") else {
+            return;
+        };
+        let mut pending = std::mem::take(&mut self.bulk_pending[t]);
+        self.complete_groups(t, &mut pending, self.bulk_committed[t], keep);
+        self.bulk_pending[t] = pending;
+    }
+
+    /// Completes, at thread `t`'s current position, the copies of `pending` in a committed
+    /// group older than the `keep` most recent of `committed` groups.
+    fn complete_groups(
+        &mut self,
+        t: usize,
+        pending: &mut Vec<(u32, u32)>,
+        committed: u32,
+        keep: u64,
+    ) {
+        let limit = u64::from(committed).saturating_sub(keep);
+        let at = self.cmds[t].len() as u32;
+        let seq = self.copies.len() as u32;
+        pending.retain(|&(g, group)| {
+            let done = group != UNCOMMITTED && u64::from(group) < limit;
+            if done && let Some(c) = self.copies.get_mut(g as usize) {
+                c.complete_at(at, seq);
+            }
+            !done
+        });
     }
 
     pub(super) fn bulk_copy(
@@ -58,10 +146,16 @@ impl Machine<'_> {
             (o(1), AccessKind::Read)
         };
         let space = Space::Shared;
+        let mut copy = None;
         match self.addr(t, pc, space, shared_op) {
             Addr::Shared(a) => {
                 let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
-                self.shared_access(t, pc, kind, a, size as u32, if to_shared { u } else { 0 });
+                let u = if to_shared { u } else { 0 };
+                copy = self.async_access(t, pc, kind, a, size as u32, u, Proxy::Async);
+                // Without an mbarrier the copy completes through bulk groups.
+                if let (Some(g), false) = (copy, mbar) {
+                    self.bulk_pending[t].push((g, UNCOMMITTED));
+                }
             }
             Addr::Unknown(u) => {
                 self.unverifiable(
@@ -88,10 +182,15 @@ impl Machine<'_> {
             ) else {
                 return;
             };
-            self.push(
+            let c = self.push(
                 t,
                 Command::mbarrier(MbarrierOp::CompleteTx, a, size as u32, InstId(pc)),
             );
+            if let Some(g) = copy
+                && let Some(copy) = self.copies.get_mut(g as usize)
+            {
+                copy.phases.push(c);
+            }
             let r = self.mbars.complete_tx(a, size as u32);
             self.mbar_result(a, r);
         }
@@ -118,7 +217,7 @@ impl Machine<'_> {
         }
         if !self.notes.iter().any(|n| n.starts_with("TMA loads")) {
             self.notes.push(format!(
-                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies a thread issues in a row towards one mbarrier transfer exactly the transaction bytes that mbarrier's phase still expects (announced by expect_tx) and complete together after the last copy; each copy is recorded as writing that many bytes from its destination (exact with one copy per expect_tx, an over-approximation with several)",
+                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies a thread issues in a row towards one mbarrier transfer exactly the transaction bytes that mbarrier's phase still expects (announced by expect_tx) and complete together after the last copy; each copy is recorded as writing that many bytes from its destination (exact with one copy per expect_tx; with several, an upper bound clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap)",
                 self.line(pc)
             ));
         }
@@ -169,12 +268,14 @@ impl Machine<'_> {
                     overrun = Some((d, bytes));
                 }
                 self.in_tma = true;
-                if self.shared_access(t, pc, AccessKind::Write, d, len, u) {
-                    let k = self.cmds[t].len() as u32 - 1;
+                if let Some(g) =
+                    self.async_access(t, pc, AccessKind::Write, d, len, u, Proxy::Async)
+                {
+                    self.tma_loads.push(g);
                     if joins {
-                        self.flag_approx(t, k);
+                        self.flag_approx(g);
                     }
-                    written = Some(k);
+                    written = Some(g);
                 }
                 self.in_tma = false;
             }
@@ -195,8 +296,9 @@ impl Machine<'_> {
             Some(p) => {
                 p.pc = pc;
                 p.copies += 1;
+                p.agents.extend(written);
                 if let Some(k) = p.first_write.take() {
-                    self.flag_approx(t, k);
+                    self.flag_approx(k);
                 }
             }
             None => self.tma_pending.push(TmaBatch {
@@ -205,15 +307,54 @@ impl Machine<'_> {
                 pc,
                 copies: 1,
                 first_write: written,
+                agents: written.into_iter().collect(),
                 overrun,
             }),
         }
     }
 
-    /// Marks thread `t`'s command `k` (an access) as having an over-approximated extent.
-    pub(super) fn flag_approx(&mut self, t: usize, k: u32) {
-        if let Some(c) = self.cmds[t].get_mut(k as usize) {
-            *c = c.with_approx(true);
+    /// Marks asynchronous copy `g`'s access as having an over-approximated extent.
+    pub(super) fn flag_approx(&mut self, g: u32) {
+        if let Some(c) = self.copies.get_mut(g as usize) {
+            c.access = c.access.with_approx(true);
+        }
+    }
+
+    /// Clips the upper-bound extent of every TMA load that shares its `expect_tx` with others
+    /// at the next higher destination of any TMA load of the kernel: the assumption (in the
+    /// TMA note) that TMA loads into different destinations never overlap. The extent stays
+    /// flagged as an upper bound.
+    pub(super) fn clip_tma_extents(&mut self) {
+        let mut dests: Vec<u32> = self
+            .tma_loads
+            .iter()
+            .filter_map(|&g| match self.copies.get(g as usize)?.access.view() {
+                CommandView::Access { addr, .. } => Some(addr),
+                _ => None,
+            })
+            .collect();
+        dests.sort_unstable();
+        dests.dedup();
+        for &g in &self.tma_loads {
+            let Some(copy) = self.copies.get_mut(g as usize) else {
+                continue;
+            };
+            let CommandView::Access {
+                kind,
+                addr,
+                len,
+                may,
+                approx: true,
+            } = copy.access.view()
+            else {
+                continue;
+            };
+            let next = dests.partition_point(|&d| d <= addr);
+            if let Some(&d) = dests.get(next)
+                && d - addr < len
+            {
+                copy.access = Command::approx_access(kind, addr, d - addr, may, copy.access.inst());
+            }
         }
     }
 
@@ -245,11 +386,16 @@ impl Machine<'_> {
             return;
         }
         self.in_tma = true;
-        self.push(
+        let c = self.push(
             t,
             Command::mbarrier(MbarrierOp::CompleteTx, a, bytes, InstId(pc)),
         );
         self.in_tma = false;
+        for &g in &batch.agents {
+            if let Some(copy) = self.copies.get_mut(g as usize) {
+                copy.phases.push(c);
+            }
+        }
         let r = self.mbars.complete_tx(a, bytes);
         self.mbar_result(a, r);
     }
@@ -268,7 +414,7 @@ impl Machine<'_> {
         let src = ops.get(1).copied().unwrap_or(Opnd::Sink);
         if !self.notes.iter().any(|n| n.starts_with("TMA stores")) {
             self.notes.push(format!(
-                "TMA stores (`cp.async.bulk.tensor` from shared memory, first at PTX line {}) take their extent from the tensor map, which weft cannot read: each is recorded as reading from its source address to the end of the shared allocation, at issue",
+                "TMA stores (`cp.async.bulk.tensor` from shared memory, first at PTX line {}) take their extent from the tensor map, which weft cannot read: each is recorded as reading from its source address to the end of the shared allocation, from its issue until the cp.async.bulk.wait_group that completes it",
                 self.line(pc)
             ));
         }
@@ -279,10 +425,11 @@ impl Machine<'_> {
                     .unwrap_or(self.smem.len() as u32)
                     .min(self.smem.len() as u32);
                 let len = end.saturating_sub(s).max(1);
-                if self.shared_access(t, pc, AccessKind::Read, s, len, 0) {
+                if let Some(g) = self.async_access(t, pc, AccessKind::Read, s, len, 0, Proxy::Async)
+                {
                     // The extent is an upper bound of what the tensor map selects.
-                    let k = self.cmds[t].len() as u32 - 1;
-                    self.flag_approx(t, k);
+                    self.flag_approx(g);
+                    self.bulk_pending[t].push((g, UNCOMMITTED));
                 }
             }
             Addr::Unknown(u) => {
@@ -298,4 +445,15 @@ impl Machine<'_> {
             _ => {}
         }
     }
+}
+
+/// Commits the uncommitted copies of `pending` as group `committed`; returns the new number
+/// of committed groups.
+fn commit(pending: &mut [(u32, u32)], committed: u32) -> u32 {
+    for e in pending.iter_mut() {
+        if e.1 == UNCOMMITTED {
+            e.1 = committed;
+        }
+    }
+    committed.saturating_add(1)
 }

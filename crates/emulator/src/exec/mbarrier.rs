@@ -167,15 +167,33 @@ impl Machine<'_> {
                 // A protocol error is barrier-graph's to report (it replays this command).
                 let _ = self.mbars.inval(a);
             }
-            // Without `.noinc` the pending count is incremented before the asynchronous
-            // arrive: no net effect on the phase.
-            Op::CpAsyncMbarArrive { noinc: true } => {
+            // The arrive-on happens when every prior cp.async of the thread has completed:
+            // those copies complete before the phase it is counted in. With `.noinc` it is
+            // one of the phase's expected arrivals. Without, the pending count is first
+            // incremented, so the net effect on the counts is nil, but the increment holds
+            // the current phase open until the copies complete: recorded as an operation of
+            // that phase that changes no count (`expect_tx` of 0 bytes, which like an
+            // increment must happen before the phase's last arrival).
+            Op::CpAsyncMbarArrive { noinc } => {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
                     return;
                 };
-                self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
-                let r = self.mbars.arrive(a, 1, 0, false);
-                self.mbar_result(a, r);
+                let c = if noinc {
+                    let c = self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
+                    let r = self.mbars.arrive(a, 1, 0, false);
+                    self.mbar_result(a, r);
+                    c
+                } else {
+                    let c = self.push(t, Command::mbarrier(MbarrierOp::ExpectTx, a, 0, id));
+                    let r = self.mbars.expect_tx(a, 0);
+                    self.mbar_result(a, r);
+                    c
+                };
+                for &(g, _) in &self.cp_pending[t] {
+                    if let Some(copy) = self.copies.get_mut(g as usize) {
+                        copy.phases.push(c);
+                    }
+                }
             }
             _ => {}
         }

@@ -5,7 +5,7 @@ use super::alu::{mask, sx};
 use super::{Addr, Machine};
 use crate::ir::{Inst, MemBase, Op, Opnd, Space};
 use crate::{FindingKind, ValueSource};
-use weft_program::{AccessKind, Command, InstId, WARP_SIZE};
+use weft_program::{AccessKind, AsyncCopy, Command, InstId, ThreadId, WARP_SIZE};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mem {
@@ -227,6 +227,14 @@ impl Machine<'_> {
     pub(super) fn push(&mut self, t: usize, c: Command) -> u32 {
         if !self.tma_pending.is_empty() && !self.in_tma {
             self.flush_tma(t);
+        }
+        if let Some(proxy) = self.divert
+            && c.is_access()
+        {
+            let issue = self.cmds[t].len() as u32;
+            self.copies
+                .push(AsyncCopy::new(ThreadId(t as u32), issue, c, proxy));
+            return u32::MAX;
         }
         let idx = self.cmds[t].len() as u32;
         self.cmds[t].push(c);

@@ -5,8 +5,8 @@ use crate::{Assumption, Config, Emulation, Error, Finding, Stats, Unverifiable, 
 use rustc_hash::FxHashMap;
 use values::Sources;
 use weft_program::{
-    BarrierFile, BarrierOp, Command, CtaShape, InstId, MbarrierFile, Program, ThreadEnd, ThreadId,
-    ThreadProgram, WARP_SIZE,
+    AsyncCopy, AsyncOps, BarrierFile, BarrierOp, Command, CtaShape, InstId, MbarrierFile, Program,
+    Proxy, ThreadEnd, ThreadId, ThreadProgram, WARP_SIZE,
 };
 
 mod alu;
@@ -75,17 +75,23 @@ enum Addr {
     Unknown(u32),
 }
 
+/// The group of an asynchronous copy issued but not yet committed.
+const UNCOMMITTED: u32 = u32::MAX;
+
 /// TMA loads a thread issued in a row towards one mbarrier, awaiting their `complete_tx`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct TmaBatch {
     thread: usize,
     mbar: u32,
     /// The last copy's instruction.
     pc: u32,
     copies: u32,
-    /// The index of the first copy's write in the thread's commands: flagged as an
-    /// over-approximated extent once a second copy joins the batch.
+    /// The first copy's agent: its write is flagged as an over-approximated extent once a
+    /// second copy joins the batch.
     first_write: Option<u32>,
+    /// The copies' agents: they complete before the phase the batch's `complete_tx` is
+    /// counted in.
+    agents: Vec<u32>,
     /// The first copy's destination and bytes when they overran the shared window (its
     /// recorded write was clipped): an out-of-bounds finding if it stays the only copy.
     overrun: Option<(u32, u32)>,
@@ -140,6 +146,24 @@ struct Machine<'a> {
     tma_pending: Vec<TmaBatch>,
     /// Set while a TMA instruction records its own commands (no flush).
     in_tma: bool,
+    /// Asynchronous copies recorded so far (agents of the program).
+    copies: Vec<AsyncCopy>,
+    /// Per thread, its `cp.async` copies not yet completed by a wait: (copy, group), the
+    /// group [`UNCOMMITTED`] until a `commit_group`.
+    cp_pending: Vec<Vec<(u32, u32)>>,
+    /// Per thread, the `cp.async` groups it committed.
+    cp_committed: Vec<u32>,
+    /// Per thread, its bulk copies completing through bulk groups (stores) not yet
+    /// completed: (copy, group).
+    bulk_pending: Vec<Vec<(u32, u32)>>,
+    /// Per thread, the bulk groups it committed.
+    bulk_committed: Vec<u32>,
+    /// Per thread, the positions of its `fence.proxy.async` instructions.
+    proxy_fences: Vec<Vec<u32>>,
+    /// Set while an asynchronous copy records its access: `push` makes it an agent.
+    divert: Option<Proxy>,
+    /// The TMA loads among `copies`.
+    tma_loads: Vec<u32>,
     bars: BarrierFile,
     mbars: MbarrierFile,
     src: Sources,
@@ -266,6 +290,14 @@ fn run_once<'a>(
         kp_unset: 0,
         tma_pending: Vec::new(),
         in_tma: false,
+        copies: Vec::new(),
+        cp_pending: vec![Vec::new(); n],
+        cp_committed: vec![0; n],
+        bulk_pending: vec![Vec::new(); n],
+        bulk_committed: vec![0; n],
+        proxy_fences: vec![Vec::new(); n],
+        divert: None,
+        tma_loads: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
         src: Sources::new(),
@@ -385,6 +417,7 @@ impl Machine<'_> {
 
     fn finish(mut self) -> Result<Emulation, Error> {
         self.flush_tma_all();
+        self.clip_tma_extents();
         let mut stuck_collective = Vec::new();
         for t in 0..self.n {
             if let State::Coll(pc) = self.th[t].state
@@ -418,9 +451,18 @@ impl Machine<'_> {
             })
             .collect();
         let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
+        let mut program = Program::new(self.shape, WARP_SIZE, threads)
+            .map_err(|e| Error::InvalidConfig(e.to_string()))?;
+        program.asyncs = AsyncOps {
+            copies: std::mem::take(&mut self.copies),
+            proxy_fences: if self.proxy_fences.iter().any(|f| !f.is_empty()) {
+                std::mem::take(&mut self.proxy_fences)
+            } else {
+                Vec::new()
+            },
+        };
         Ok(Emulation {
-            program: Program::new(self.shape, WARP_SIZE, threads)
-                .map_err(|e| Error::InvalidConfig(e.to_string()))?,
+            program,
             sources: self.ir.sources.clone(),
             shared: self.ir.shared.clone(),
             unverifiable: self.unverifiable,
@@ -540,6 +582,14 @@ impl Machine<'_> {
             | Op::MbarInval
             | Op::CpAsyncMbarArrive { .. } => self.mbarrier(t, pc, inst, ops),
             Op::CpAsync => self.cp_async(t, pc, inst, ops),
+            Op::CpAsyncCommit => self.cp_async_commit(t),
+            Op::CpAsyncWait { all } => self.cp_async_wait(t, pc, ops, all),
+            Op::BulkCommit => self.bulk_commit(t),
+            Op::BulkWait => self.bulk_wait(t, pc, ops),
+            Op::ProxyFence => {
+                let at = self.cmds[t].len() as u32;
+                self.proxy_fences[t].push(at);
+            }
             Op::TmaLoad => self.tma_load(t, pc, inst, ops),
             Op::TmaStore => self.tma_store(t, pc, inst, ops),
             Op::CpAsyncBulk { to_shared, mbar } => {

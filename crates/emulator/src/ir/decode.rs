@@ -229,6 +229,13 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         | "vset" | "istypep" => Op::Float,
         "tex" | "tld4" | "txq" | "suld" | "suq" | "sured" | "sust" => Op::Texture,
         "mma" | "wgmma" | "wmma" | "tcgen05" | "movmatrix" => Op::TensorCore,
+        "fence"
+            if m.h("proxy")
+                && !m.h("global")
+                && inst.modifiers().any(|x| x.starts_with("async")) =>
+        {
+            Op::ProxyFence
+        }
         "membar" | "fence" | "prefetch" | "prefetchu" | "setmaxnreg" | "griddepcontrol"
         | "nanosleep" | "pmevent" | "discard" | "applypriority" | "tensormap" => Op::Skip,
         _ => Op::UnsupportedControl,
@@ -497,9 +504,22 @@ fn cp(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "cp" => {
             if !m.h("async") {
                 Op::Unsupported
-            } else if m.h("commit_group") || m.h("wait_group") || m.h("wait_all") || m.h("prefetch")
-            {
+            } else if m.h("prefetch") {
                 Op::Skip
+            } else if m.h("commit_group") {
+                if m.h("bulk") {
+                    Op::BulkCommit
+                } else {
+                    Op::CpAsyncCommit
+                }
+            } else if m.h("wait_group") {
+                if m.h("bulk") {
+                    Op::BulkWait
+                } else {
+                    Op::CpAsyncWait { all: false }
+                }
+            } else if m.h("wait_all") {
+                Op::CpAsyncWait { all: true }
             } else if m.h("bulk") {
                 let dst = inst
                     .modifiers()

@@ -324,6 +324,18 @@ pub(crate) enum Op {
     CpAsyncMbarArrive {
         noinc: bool,
     },
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group N` (operand 0) or, with `all`, `cp.async.wait_all`.
+    CpAsyncWait {
+        all: bool,
+    },
+    /// `cp.async.bulk.commit_group`.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group[.read] N` (operand 0).
+    BulkWait,
+    /// `fence.proxy.async` (orders generic-proxy accesses before async-proxy ones).
+    ProxyFence,
     /// `cp.async.bulk.tensor` global → shared completing on an mbarrier (TMA load): the byte
     /// count lives in the tensor map.
     TmaLoad,
@@ -364,6 +376,10 @@ impl Op {
                 | Op::CpAsyncBulk { mbar: true, .. }
                 | Op::TmaLoad
                 | Op::CpAsyncMbarArrive { .. }
+                | Op::CpAsyncCommit
+                | Op::CpAsyncWait { .. }
+                | Op::BulkCommit
+                | Op::BulkWait
                 | Op::UnsupportedControl
                 // What a function without a body does is unknown: it may synchronize.
                 | Op::CallExtern(Extern::Unknown)

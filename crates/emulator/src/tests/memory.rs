@@ -1,6 +1,6 @@
 //! Parameter-space addresses and TMA copies.
 
-use super::{approx, read, run, unverifiable_reason, views, write};
+use super::{approx, copies, read, run, unverifiable_reason, views, write};
 use crate::{Config, ValueSource};
 use weft_program::{CommandView, MbarrierOp, ThreadEnd};
 
@@ -124,13 +124,23 @@ fn tma_loads_complete_expected_bytes() {
     );
     let v = views(&e, 0);
     let tail: Vec<_> = v.iter().skip(3).cloned().collect();
-    // Two copies share one expect_tx: both extents are upper bounds, flagged `approx`.
-    assert_eq!(tail[0], approx(write(128, 256)));
-    // The second copy's upper bound (256 bytes from 256) is clipped to the 384-byte window.
-    assert_eq!(tail[1], approx(write(256, 128)));
+    // Two copies share one expect_tx: both extents are upper bounds, flagged `approx`; the
+    // first's is clipped at the second's destination (TMA loads into different destinations
+    // are assumed not to overlap), the second's (256 bytes from 256) at the 384-byte window.
+    // Both end before the phase of the batch's complete_tx (command 3).
+    assert_eq!(
+        copies(&e)
+            .into_iter()
+            .filter(|c| c.0 == 0)
+            .collect::<Vec<_>>(),
+        vec![
+            (0, 3, approx(write(128, 128)), None, vec![3]),
+            (0, 3, approx(write(256, 128)), None, vec![3]),
+        ]
+    );
     assert!(
         matches!(
-            tail[2],
+            tail[0],
             CommandView::Mbarrier {
                 op: MbarrierOp::CompleteTx,
                 value: 256,
@@ -144,13 +154,13 @@ fn tma_loads_complete_expected_bytes() {
     let body = TMA.replace("TX", "256").replace("SECOND", "");
     let e = run(&body, ".param .u64 tmap", &Config::default());
     assert!(e.findings.is_empty(), "{:?}", e.findings);
-    assert_eq!(views(&e, 0)[3], write(128, 256));
+    assert_eq!(copies(&e)[0].2, write(128, 256));
     // A TMA store reads from its source to the end of shared memory: an upper bound.
     let store = "add.s32 %r4, %r3, 192;\n    cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r1, %r1}], [%r4];";
     let body = TMA.replace("TX", "256").replace("SECOND", store);
     let e = run(&body, ".param .u64 tmap", &Config::default());
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
-    let v = views(&e, 0);
+    let v: Vec<CommandView> = copies(&e).into_iter().map(|c| c.2).collect();
     assert!(v.contains(&approx(read(320, 64))), "{v:?}");
     assert!(v.contains(&write(128, 256)), "{v:?}");
     // One copy: the extent is exact, and an overrun is a finding.
@@ -166,4 +176,71 @@ fn tma_loads_complete_expected_bytes() {
         .replace("SECOND", "");
     let (reason, _, _) = unverifiable_reason(&body, ".param .u64 tmap", &Config::default());
     assert!(reason.contains("expects no transaction bytes"), "{reason}");
+}
+
+/// cp.async copies are agents: committed into groups, completed by wait_group N (all but
+/// the N most recent groups), wait_all (everything, committed or not) and the phase of a
+/// cp.async.mbarrier.arrive; nothing is recorded in the issuing thread at issue.
+#[test]
+fn cp_async_groups_complete_at_waits() {
+    let body = r#"
+    .shared .align 8 .b8 bar[8];
+    .shared .align 4 .b8 buf[64];
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    mov.u32 %r1, buf;
+    mov.u32 %r2, bar;
+    mbarrier.init.shared.b64 [%r2], 1;
+    cp.async.ca.shared.global [%r1], [%rd1], 4;
+    cp.async.commit_group;
+    cp.async.ca.shared.global [%r1+4], [%rd1], 8;
+    cp.async.commit_group;
+    cp.async.ca.shared.global [%r1+16], [%rd1], 16;
+    cp.async.wait_group 1;
+    ld.shared.u32 %r3, [%r1];
+    cp.async.mbarrier.arrive.noinc.shared.b64 [%r2];
+    cp.async.wait_all;
+    ld.shared.u32 %r3, [%r1+16];
+    cp.async.ca.shared.global [%r1+32], [%rd1], 4;
+    cp.async.mbarrier.arrive.shared.b64 [%r2];
+    mbarrier.arrive.shared.b64 %rd1, [%r2];
+    ret;
+"#;
+    let e = run(body, ".param .u64 g", &Config::default());
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    let v = views(&e, 0);
+    // init, read (after wait_group 1), arrive (noinc), read (after wait_all),
+    // expect_tx 0 (the increment of cp.async.mbarrier.arrive), arrive, exit.
+    assert_eq!(v[1], read(8, 4));
+    assert_eq!(
+        v[2],
+        CommandView::Mbarrier {
+            op: MbarrierOp::Arrive,
+            addr: 0,
+            value: 1
+        }
+    );
+    assert_eq!(v[3], read(24, 4));
+    assert_eq!(
+        v[4],
+        CommandView::Mbarrier {
+            op: MbarrierOp::ExpectTx,
+            addr: 0,
+            value: 0
+        }
+    );
+    let of_thread0: Vec<_> = copies(&e).into_iter().filter(|c| c.0 == 0).collect();
+    assert_eq!(
+        of_thread0,
+        vec![
+            // Group 0: completed by wait_group 1 (position 1), tracked by the arrive (2).
+            (0, 1, write(8, 4), Some(1), vec![]),
+            // Group 1: still pending at wait_group 1; wait_all completes it (position 3).
+            (0, 1, write(12, 8), Some(3), vec![2]),
+            // Uncommitted at wait_group 1; wait_all completes it.
+            (0, 1, write(24, 16), Some(3), vec![2]),
+            // Issued after wait_all: only the phase of the second arrive (command 4).
+            (0, 4, write(40, 4), None, vec![4]),
+        ]
+    );
 }

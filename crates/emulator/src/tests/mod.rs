@@ -22,6 +22,27 @@ fn views(e: &Emulation, t: usize) -> Vec<CommandView> {
         .collect()
 }
 
+/// The asynchronous copies: (issuer, issue position, access, completing position, phase
+/// commands).
+type CopyView = (u32, u32, CommandView, Option<u32>, Vec<u32>);
+
+fn copies(e: &Emulation) -> Vec<CopyView> {
+    e.program
+        .asyncs
+        .copies
+        .iter()
+        .map(|c| {
+            (
+                c.issuer.0,
+                c.issue,
+                c.access.view(),
+                c.done,
+                c.phases.clone(),
+            )
+        })
+        .collect()
+}
+
 fn read(addr: u32, len: u32) -> CommandView {
     CommandView::Access {
         kind: AccessKind::Read,
@@ -518,15 +539,17 @@ fn mbarrier_pipeline_blocks_and_wakes() {
             value: 64
         }
     );
-    assert_eq!(v0[2], write(8, 64));
+    // The copy's write is an agent of its own, issued before its complete_tx (command 2),
+    // ending before the phase that command is counted in.
     assert_eq!(
-        v0[3],
+        v0[2],
         CommandView::Mbarrier {
             op: MbarrierOp::CompleteTx,
             addr: 0,
             value: 64
         }
     );
+    assert_eq!(copies(&e), vec![(0, 2, write(8, 64), None, vec![2])]);
     assert_eq!(
         views(&e, 9),
         vec![

@@ -1,0 +1,205 @@
+//! Generic-proxy writes read by async-proxy copies without `fence.proxy.async`.
+//!
+//! Bulk and TMA copies (`cp.async.bulk`, `cp.async.bulk.tensor`, `cp.reduce.async.bulk`)
+//! access memory through the *async proxy*; ordinary loads and stores (and `cp.async`) through
+//! the *generic proxy*. The PTX ISA (*Memory Consistency Model: Proxies*, and the
+//! `cp.async.bulk` and `fence.proxy` sections) requires a cross-proxy fence between accesses of
+//! one location through different proxies: a generic-proxy write that an async-proxy copy
+//! reads (the source tile of a bulk or TMA store) must be ordered before the copy through a
+//! `fence.proxy.async` on the causality path: the write happens before the fence and the
+//! fence before the copy's issue (the fence may be the writer's, the issuer's, or any thread's
+//! on the path). The completion of a bulk copy implies the fence in the other direction, so
+//! bulk and TMA loads need none.
+//!
+//! A write the copy races with is a race (see [`crate::find_races`]); this check looks only
+//! at writes that happen before the copy, and reports each one no fence orders.
+
+use rustc_hash::FxHashMap;
+use weft_program::{AccessKind, CommandView, InstId, Program, Proxy, ThreadId};
+
+use crate::{AccessSite, HappensBeforeQuery, commands_of};
+
+/// A generic-proxy write read by an async-proxy copy with no `fence.proxy.async` between
+/// them. One per pair of static instructions, with the representative of the lowest threads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingProxyFence {
+    /// The generic-proxy write (a thread's store, or a `cp.async` agent's write).
+    pub write: AccessSite,
+    /// The async-proxy read (the agent of a bulk or TMA store; `thread` is its agent id).
+    pub copy: AccessSite,
+    /// The first byte both access.
+    pub addr: u32,
+    /// How many dynamic (write, copy) pairs lack the fence.
+    pub pairs: u64,
+}
+
+fn site(program: &Program, t: usize, index: u32) -> Option<AccessSite> {
+    let c = commands_of(program, t).get(index as usize)?;
+    match c.view() {
+        CommandView::Access {
+            kind,
+            addr,
+            len,
+            may,
+            approx,
+        } => Some(AccessSite {
+            thread: ThreadId(t as u32),
+            index,
+            kind,
+            inst: c.inst(),
+            addr,
+            len,
+            may,
+            approx,
+        }),
+        _ => None,
+    }
+}
+
+/// Every generic-proxy write that happens before an async-proxy read of a common byte with
+/// no `fence.proxy.async` ordered between them. `hb` must be the relation of a
+/// well-synchronized program (as for [`crate::find_races`]).
+pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
+    program: &Program,
+    hb: &H,
+) -> Vec<MissingProxyFence> {
+    let n = program.threads.len();
+    let reads: Vec<usize> = program
+        .asyncs
+        .copies
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.proxy == Proxy::Async
+                && matches!(
+                    c.access.view(),
+                    CommandView::Access {
+                        kind: AccessKind::Read,
+                        ..
+                    }
+                )
+        })
+        .map(|(g, _)| n + g)
+        .collect();
+    if reads.is_empty() {
+        return Vec::new();
+    }
+    // Generic-proxy writes, sorted by first byte.
+    let mut writes: Vec<(u32, u32, usize, u32)> = Vec::new();
+    for t in 0..n + program.asyncs.copies.len() {
+        if program
+            .agent(ThreadId(t as u32))
+            .is_some_and(|c| c.proxy == Proxy::Async)
+        {
+            continue;
+        }
+        for (i, c) in commands_of(program, t).iter().enumerate() {
+            if let CommandView::Access {
+                kind, addr, len, ..
+            } = c.view()
+                && kind.writes()
+            {
+                writes.push((addr, len, t, i as u32));
+            }
+        }
+    }
+    writes.sort_unstable();
+    let max_len = writes.iter().map(|w| w.1).max().unwrap_or(0);
+    let fenced_threads: Vec<ThreadId> = (0..n)
+        .map(|t| ThreadId(t as u32))
+        .filter(|&t| !program.asyncs.fences(t).is_empty())
+        .collect();
+    let len_of = |t: ThreadId| {
+        program
+            .threads
+            .get(t.index())
+            .map_or(0, |p| p.commands.len() as u32)
+    };
+    // Whether command `a` happens before position `p` of thread `v`.
+    let before_pos = |a: (ThreadId, u32), v: ThreadId, p: u32| {
+        if a.0 == v {
+            a.1 < p
+        } else {
+            p > 0 && hb.ordered(a, (v, p - 1))
+        }
+    };
+    // Whether position `p` of thread `v` happens before command `b`.
+    let pos_before = |v: ThreadId, p: u32, b: (ThreadId, u32)| {
+        if b.0 == v {
+            p <= b.1
+        } else {
+            p < len_of(v) && hb.ordered((v, p), b)
+        }
+    };
+    let mut groups: FxHashMap<(InstId, InstId), MissingProxyFence> = FxHashMap::default();
+    for &r in &reads {
+        let Some(copy) = program.agent(ThreadId(r as u32)) else {
+            continue;
+        };
+        let CommandView::Access { addr, len, .. } = copy.access.view() else {
+            continue;
+        };
+        let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
+        let from = writes.partition_point(|w| u64::from(w.0) + u64::from(max_len) <= start);
+        let (issuer, issue) = (copy.issuer, copy.issue);
+        let copy_cmd = (ThreadId(r as u32), 0);
+        for &(waddr, wlen, t, i) in &writes[from..] {
+            if u64::from(waddr) >= end {
+                break;
+            }
+            if u64::from(waddr) + u64::from(wlen) <= start {
+                continue;
+            }
+            let w = (ThreadId(t as u32), i);
+            if !hb.ordered(w, copy_cmd) {
+                continue; // a race, reported as one
+            }
+            // The writer's first fence after the write, the issuer's last fence before the
+            // issue, then any thread's earliest fence after the write.
+            let own = program
+                .asyncs
+                .fences(w.0)
+                .iter()
+                .find(|&&p| p > i)
+                .is_some_and(|&p| pos_before(w.0, p, copy_cmd));
+            let fenced = own
+                || program
+                    .asyncs
+                    .fences(issuer)
+                    .iter()
+                    .rev()
+                    .find(|&&p| p <= issue)
+                    .is_some_and(|&p| before_pos(w, issuer, p))
+                || fenced_threads.iter().any(|&v| {
+                    let fs = program.asyncs.fences(v);
+                    let k = fs.partition_point(|&p| !before_pos(w, v, p));
+                    fs.get(k).is_some_and(|&p| pos_before(v, p, copy_cmd))
+                });
+            if fenced {
+                continue;
+            }
+            let (Some(ws), Some(cs)) = (site(program, t, i), site(program, r, 0)) else {
+                continue;
+            };
+            let common = waddr.max(addr);
+            let entry = groups
+                .entry((ws.inst, cs.inst))
+                .or_insert(MissingProxyFence {
+                    write: ws,
+                    copy: cs,
+                    addr: common,
+                    pairs: 0,
+                });
+            entry.pairs += 1;
+            if (ws.thread, cs.thread, common) < (entry.write.thread, entry.copy.thread, entry.addr)
+            {
+                entry.write = ws;
+                entry.copy = cs;
+                entry.addr = common;
+            }
+        }
+    }
+    let mut out: Vec<MissingProxyFence> = groups.into_values().collect();
+    out.sort_by_key(|f| (f.copy.thread, f.write.thread, f.write.index));
+    out
+}
