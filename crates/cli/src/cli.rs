@@ -80,6 +80,11 @@ pub struct Cli {
     #[arg(long = "max-steps", value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
 
+    /// Memory the verification of one kernel may use (`4G`, `512M`, bytes); a kernel that
+    /// needs more is reported unverifiable.
+    #[arg(long = "max-memory", value_name = "SIZE", default_value = "4G")]
+    pub max_memory: ByteSize,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -261,6 +266,35 @@ impl fmt::Display for Dim3 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [x, y, z] = self.0;
         write!(f, "{x}x{y}x{z}")
+    }
+}
+
+/// A size in bytes, written `4096`, `64K`, `512M`, `4G` (or `KiB`, `MiB`, `GiB`; powers of 1024).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (digits, unit) = t.split_at(split);
+        let shift = match unit.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 0,
+            "k" | "kb" | "kib" => 10,
+            "m" | "mb" | "mib" => 20,
+            "g" | "gb" | "gib" => 30,
+            "t" | "tb" | "tib" => 40,
+            _ => return Err(format!("`{s}`: expected a size such as 4096, 512M or 4G")),
+        };
+        let n: u64 = digits
+            .parse()
+            .map_err(|_| format!("`{s}`: expected a size such as 4096, 512M or 4G"))?;
+        n.checked_mul(1u64 << shift)
+            .filter(|&b| b > 0)
+            .map(ByteSize)
+            .ok_or_else(|| format!("`{s}`: the size must be between 1 byte and 16 EiB"))
     }
 }
 
@@ -455,6 +489,17 @@ mod tests {
         assert!("-1".parse::<Dim3>().is_err());
         assert_eq!("5".parse::<CtaIndex>(), Ok(CtaIndex([5, 0, 0])));
         assert_eq!("5,2".parse::<CtaIndex>(), Ok(CtaIndex([5, 2, 0])));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!("4G".parse::<ByteSize>(), Ok(ByteSize(4 << 30)));
+        assert_eq!("512MiB".parse::<ByteSize>(), Ok(ByteSize(512 << 20)));
+        assert_eq!("4096".parse::<ByteSize>(), Ok(ByteSize(4096)));
+        assert!("0".parse::<ByteSize>().is_err());
+        assert!("4Q".parse::<ByteSize>().is_err());
+        assert!("99999999999T".parse::<ByteSize>().is_err());
+        assert!("".parse::<ByteSize>().is_err());
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct Options {
     pub dot: bool,
     /// `--max-steps`: instructions per thread before the kernel is unverifiable.
     pub max_steps: u64,
+    /// `--max-memory`: bytes the emulation may charge before the kernel is unverifiable.
+    pub max_memory: u64,
 }
 
 /// A usage error found once the input is parsed (a `-k` or `--param` that names nothing).

@@ -452,6 +452,7 @@ mod tests {
             parse_only: false,
             dot: false,
             max_steps: crate::cli::DEFAULT_MAX_STEPS,
+            max_memory: emulator::DEFAULT_MAX_MEMORY,
         }
     }
 

@@ -112,6 +112,7 @@ pub fn verify(
         params: params.iter().map(binding).collect(),
         initializers: options.initializers,
         step_limit: options.max_steps,
+        max_memory: options.max_memory,
         ..emulator::Config::default()
     };
     let emulated = emulator::emulate(module, &kernel, &config);
@@ -129,6 +130,21 @@ pub fn verify(
                 hint: Some(
                     "the kernel declares neither .reqntid nor .maxntid; pass the shape with \
                      -n/--threads, e.g. -n 256 or -n 32x8"
+                        .to_owned(),
+                ),
+            });
+            return Ok(());
+        }
+        Err(error @ emulator::Error::MemoryBudget { .. }) => {
+            report.unverifiable.push(Unverifiable {
+                reason: error.to_string(),
+                location: None,
+                related: Vec::new(),
+                register: None,
+                inputs: Vec::new(),
+                hint: Some(
+                    "raise the budget with --max-memory (e.g. --max-memory 16G), or verify a \
+                     smaller CTA with -n"
                         .to_owned(),
                 ),
             });

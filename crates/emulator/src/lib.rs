@@ -22,7 +22,8 @@
 //!
 //! Every register holds either known bits or an *unknown* value that records where it came
 //! from ([`ValueSource`]: kernel parameter, global load, clock, atomic, …). Shared memory is
-//! tracked per byte, so values exchanged through shared memory or shuffles stay known. The
+//! tracked per byte (in pages allocated on first write), so values exchanged through shared
+//! memory or shuffles stay known. The
 //! emulation reports an [`Unverifiable`] (naming the input, the register and the PTX line)
 //! when a barrier id or count, a shared address, an mbarrier operand, or a branch that
 //! decides synchronization depends on an unknown value.
@@ -97,6 +98,26 @@ use std::str::FromStr;
 use ptx_parser::Module;
 use weft_program::{CtaShape, InstId, Program, SourceTable, ThreadId};
 
+/// The default [`Config::max_memory`]: 4 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
+
+/// Bytes written for a person: `4 GiB`, `512 MiB`, `3.5 KiB`, `100 bytes`.
+pub fn bytes_text(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (unit, size) in UNITS {
+        if bytes >= size {
+            let whole = bytes / size;
+            let tenth = (bytes % size) * 10 / size;
+            return if tenth == 0 {
+                format!("{whole} {unit}")
+            } else {
+                format!("{whole}.{tenth} {unit}")
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
 /// How to emulate a kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -112,6 +133,12 @@ pub struct Config {
     pub params: Vec<ParamBinding>,
     /// Per-thread instruction budget; a thread exceeding it makes the kernel unverifiable.
     pub step_limit: u64,
+    /// Memory budget in bytes (`--max-memory`): what the emulation charges (register files,
+    /// the written pages of shared, local and parameter memory, and per recorded command an
+    /// allowance for the later stages) may not exceed it. Reaching it makes the kernel
+    /// unverifiable; a run that needs more before its first instruction is
+    /// [`Error::MemoryBudget`].
+    pub max_memory: u64,
     /// Bytes of dynamic shared memory (`%dynamic_smem_size`); `None` means unknown.
     pub dynamic_shared: Option<u32>,
     /// Loads from initialized `.global`/`.const` module variables return their
@@ -128,6 +155,7 @@ impl Default for Config {
             warp_sync: false,
             params: Vec::new(),
             step_limit: 10_000_000,
+            max_memory: DEFAULT_MAX_MEMORY,
             dynamic_shared: None,
             initializers: true,
         }
@@ -567,6 +595,21 @@ pub enum Error {
     NoCtaShape {
         /// The kernel.
         kernel: String,
+    },
+    /// The emulation would need more memory than [`Config::max_memory`] before its first
+    /// instruction (register files and page tables of the memory windows).
+    #[error(
+        "the emulation needs {} before its first instruction ({what}), more than the memory budget of {} (--max-memory)",
+        bytes_text(*needed),
+        bytes_text(*limit)
+    )]
+    MemoryBudget {
+        /// Bytes needed.
+        needed: u64,
+        /// The budget.
+        limit: u64,
+        /// What needs them.
+        what: String,
     },
     /// A configuration value is invalid.
     #[error("invalid configuration: {0}")]

@@ -6,6 +6,7 @@
 
 mod common;
 mod formats;
+mod hostile;
 mod limits;
 mod parse_only;
 mod samples;

@@ -463,12 +463,9 @@ impl Machine<'_> {
                     t,
                     Command::access(AccessKind::Write, x, esize, may, InstId(pc)),
                 );
-                let end = x as usize + esize as usize;
                 let u = self.src.union(0, may_u);
                 if u != 0 {
-                    self.smem_unk[x as usize..end]
-                        .iter_mut()
-                        .for_each(|b| *b = u);
+                    self.smem.set_unk(x as usize, esize as usize, u);
                 }
                 let (v, u) = self.get(base, s);
                 let u = self.src.union(u, may_u);

@@ -2,6 +2,7 @@
 //! atomics and state-space conversions.
 
 use super::alu::{mask, sx};
+use super::paged::Unks;
 use super::{Addr, Machine};
 use crate::ir::{Inst, MemBase, Op, Opnd, Space};
 use crate::{FindingKind, ValueSource};
@@ -13,6 +14,12 @@ pub(super) enum Mem {
     Local,
     Param,
 }
+
+/// Bytes `--max-memory` charges per recorded command: the 16-byte command, up to 16 bytes of
+/// vector slack while its thread's program grows, and 64 bytes for the barrier-graph and race
+/// stages' per-command tables (their peak on the `bar.sync` stress loop is 81 bytes per
+/// command in all, the command included).
+pub(crate) const COMMAND_BYTES: u64 = 96;
 
 impl Machine<'_> {
     /// `cvta`, `isspacep` and `mapa`: conversions between state-space and generic addresses.
@@ -242,7 +249,43 @@ impl Machine<'_> {
             let w = t / WARP_SIZE as usize;
             self.steps[t].push(self.warp_step[w]);
         }
+        self.commands += 1;
+        if self.commands % 1024 == 0 {
+            self.check_memory(t, c.inst().0);
+        }
         idx
+    }
+
+    /// The bytes `--max-memory` counts now: the register files, the shared, local and
+    /// parameter windows (page tables and written pages), and per command recorded
+    /// [`COMMAND_BYTES`] plus the race stage's entries of long accesses.
+    pub(super) fn memory_used(&self) -> u64 {
+        let per_command = COMMAND_BYTES + if self.cfg.warp_sync { 4 } else { 0 };
+        self.charged
+            .saturating_add(self.smem.footprint())
+            .saturating_add(self.local.footprint())
+            .saturating_add(self.pmem.footprint())
+            .saturating_add(self.kp.footprint())
+            .saturating_add(self.commands.saturating_mul(per_command))
+    }
+
+    /// Stops the emulation, unverifiable, once [`Self::memory_used`] exceeds `--max-memory`.
+    pub(super) fn check_memory(&mut self, t: usize, pc: u32) {
+        let used = self.memory_used();
+        if used > self.cfg.max_memory && !self.stop {
+            let what = format!(
+                "the emulation reached the memory budget of {} ({} commands recorded, {} of memory pages; raise it with --max-memory)",
+                crate::bytes_text(self.cfg.max_memory),
+                self.commands,
+                crate::bytes_text(
+                    self.smem.footprint()
+                        + self.local.footprint()
+                        + self.pmem.footprint()
+                        + self.kp.footprint()
+                )
+            );
+            self.unverifiable(t, pc, &what, None, 0, true);
+        }
     }
 
     /// Records a shared access and checks its bounds; returns whether it is in bounds.
@@ -286,9 +329,14 @@ impl Machine<'_> {
                 .src
                 .union(write_u, if may { self.th[t].may_src } else { 0 });
             if u != 0 {
-                let r = addr as usize..end as usize;
-                self.smem_unk[r].iter_mut().for_each(|x| *x = u);
+                self.smem.set_unk(addr as usize, len as usize, u);
+                self.check_memory(t, pc);
             }
+        }
+        if len > 16 {
+            // The race stage splits an access into 16-byte entries per 4-byte word.
+            self.charged = self.charged.saturating_add(u64::from(len / 4) * 16);
+            self.check_memory(t, pc);
         }
         true
     }
@@ -300,33 +348,26 @@ impl Machine<'_> {
         off: usize,
         len: usize,
     ) -> (u64, u32) {
-        let (bytes, unk) = match which {
-            Mem::Shared => (&self.smem, &self.smem_unk),
-            Mem::Local => (&self.local, &self.local_unk),
-            Mem::Param => (&self.pmem, &self.pmem_unk),
+        let memory = match which {
+            Mem::Shared => &self.smem,
+            Mem::Local => &self.local,
+            Mem::Param => &self.pmem,
         };
-        let s = base + off;
-        let (Some(b), Some(u)) = (bytes.get(s..s + len), unk.get(s..s + len)) else {
-            return (
+        match memory.read(base.saturating_add(off), len) {
+            None => (
                 0,
                 self.src
                     .single(ValueSource::Other("memory outside its window")),
-            );
-        };
-        let mut v = 0u64;
-        for (i, &x) in b.iter().enumerate().take(8) {
-            v |= u64::from(x) << (8 * i);
+            ),
+            Some((v, Unks::Same(u))) => (v, u),
+            Some((v, Unks::Mixed(u))) => {
+                let mut acc = 0;
+                for x in u {
+                    acc = self.src.union(acc, x);
+                }
+                (v, acc)
+            }
         }
-        let first = u.first().copied().unwrap_or(0);
-        if u.iter().all(|&x| x == first) {
-            return (v, first);
-        }
-        let u: Vec<u32> = u.to_vec();
-        let mut acc = 0;
-        for x in u {
-            acc = self.src.union(acc, x);
-        }
-        (v, acc)
     }
 
     pub(super) fn write_bytes(
@@ -338,18 +379,12 @@ impl Machine<'_> {
         v: u64,
         u: u32,
     ) {
-        let (bytes, unk) = match which {
-            Mem::Shared => (&mut self.smem, &mut self.smem_unk),
-            Mem::Local => (&mut self.local, &mut self.local_unk),
-            Mem::Param => (&mut self.pmem, &mut self.pmem_unk),
+        let memory = match which {
+            Mem::Shared => &mut self.smem,
+            Mem::Local => &mut self.local,
+            Mem::Param => &mut self.pmem,
         };
-        let s = base + off;
-        if let (Some(b), Some(uu)) = (bytes.get_mut(s..s + len), unk.get_mut(s..s + len)) {
-            for (i, x) in b.iter_mut().enumerate() {
-                *x = if i < 8 { (v >> (8 * i)) as u8 } else { 0 };
-            }
-            uu.iter_mut().for_each(|x| *x = u);
-        }
+        memory.write(base.saturating_add(off), len, v, u);
     }
 
     /// The registers of a scalar or `{…}` vector operand, without allocating.
@@ -492,22 +527,19 @@ impl Machine<'_> {
     /// Reads `size` bytes at `off` of the kernel-parameter window. Bytes no `--param` fixed
     /// are unknown with a source naming the parameter and the byte range.
     pub(super) fn kparam(&mut self, off: u32, size: u32) -> (u64, u32) {
-        let (s, e) = (off as usize, off as usize + size as usize);
-        let (Some(bytes), Some(unk)) = (self.kp.get(s..e), self.kp_unk.get(s..e)) else {
-            return (
-                0,
-                self.src
-                    .single(ValueSource::Other("bytes outside the kernel parameters")),
-            );
+        let s = off as usize;
+        let unk = match self.kp.read(s, size as usize) {
+            None => {
+                return (
+                    0,
+                    self.src
+                        .single(ValueSource::Other("bytes outside the kernel parameters")),
+                );
+            }
+            Some((v, Unks::Same(0))) => return (v, 0),
+            Some((_, Unks::Same(u))) => vec![u; size as usize],
+            Some((_, Unks::Mixed(unk))) => unk,
         };
-        let mut v = 0u64;
-        for (i, &b) in bytes.iter().enumerate().take(8) {
-            v |= u64::from(b) << (8 * i);
-        }
-        if unk.iter().all(|&u| u == 0) {
-            return (v, 0);
-        }
-        let unk: Vec<u32> = unk.to_vec();
         let mut acc = 0;
         let mut k = 0;
         while k < unk.len() {
@@ -593,9 +625,8 @@ impl Machine<'_> {
                 let o = self.src.single(ValueSource::Other(
                     "a store into the kernel-parameter space",
                 ));
-                let r = x as usize..(x as usize).saturating_add(total as usize);
-                if let Some(slots) = self.kp_unk.get_mut(r) {
-                    slots.iter_mut().for_each(|b| *b = o);
+                if self.kp.read(x as usize, total as usize).is_some() {
+                    self.kp.set_unk(x as usize, total as usize, o);
                 }
                 return;
             }
@@ -616,11 +647,9 @@ impl Machine<'_> {
                     ),
                     Space::Local => {
                         // Any local byte may have changed.
-                        let r =
-                            t * self.ir.local_size as usize..(t + 1) * self.ir.local_size as usize;
-                        if let Some(x) = self.local_unk.get_mut(r) {
-                            x.iter_mut().for_each(|b| *b = u);
-                        }
+                        let size = self.ir.local_size as usize;
+                        self.local.set_unk(t * size, size, u);
+                        self.check_memory(t, pc);
                     }
                     _ => {}
                 }
@@ -641,6 +670,10 @@ impl Machine<'_> {
                 v,
                 u,
             );
+        }
+        if which != Mem::Shared {
+            // A local or `.param` store may have allocated a page.
+            self.check_memory(t, pc);
         }
     }
 

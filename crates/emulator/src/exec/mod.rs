@@ -2,6 +2,7 @@
 
 use crate::ir::{FuncId, Inst, Ir, Op, Opnd, RedKind, RegId};
 use crate::{Assumption, Config, Emulation, Error, Finding, Stats, Unverifiable, ValueSource};
+use paged::Paged;
 use rustc_hash::FxHashMap;
 use values::Sources;
 use weft_program::{
@@ -18,6 +19,7 @@ mod control;
 mod fast;
 mod mbarrier;
 mod memory;
+mod paged;
 mod report;
 mod values;
 
@@ -127,20 +129,24 @@ struct Machine<'a> {
     cmds: Vec<Vec<Command>>,
     steps: Vec<Vec<u32>>,
     warp_step: Vec<u32>,
-    smem: Vec<u8>,
-    smem_unk: Vec<u32>,
+    /// The CTA's shared window (`paged` module: pages allocated on first write).
+    smem: Paged,
     /// Bytes of the shared window that may be accessed; `None` when an extern array of
     /// unknown size makes everything from `extern_start` up to the cap accessible.
     smem_size: Option<u32>,
-    local: Vec<u8>,
-    local_unk: Vec<u32>,
-    pmem: Vec<u8>,
-    pmem_unk: Vec<u32>,
+    /// Every thread's local window, thread `t` at `t * local_size`.
+    local: Paged,
+    /// Every thread's `.param` window (call arguments), thread `t` at `t * param_size`.
+    pmem: Paged,
     /// The kernel-parameter window: bytes fixed by `--param` are known; the others carry
     /// `kp_unset` until something overwrites them.
-    kp: Vec<u8>,
-    kp_unk: Vec<u32>,
+    kp: Paged,
     kp_unset: u32,
+    /// Commands recorded so far, all threads.
+    commands: u64,
+    /// Bytes charged to `--max-memory` besides the windows and the commands: the register
+    /// files, and the race stage's entries for accesses longer than 16 bytes.
+    charged: u64,
     /// TMA loads issued by a thread towards one mbarrier whose `complete_tx` is deferred
     /// until the thread's next command: (thread, mbarrier, last copy's instruction).
     tma_pending: Vec<TmaBatch>,
@@ -246,6 +252,36 @@ fn run_once<'a>(
         smem_size.unwrap_or_else(|| ir.extern_start.unwrap_or(0).saturating_add(DYNAMIC_CAP));
     let win = ir.windows;
     let (shared_base, local_base) = (win.shared, win.local);
+    // What the run needs before its first instruction: refuse it here rather than abort.
+    let local_len = n.saturating_mul(ir.local_size as usize);
+    let param_len = n.saturating_mul(ir.param_size as usize);
+    let registers = (n as u64).saturating_mul(nregs as u64).saturating_mul(12);
+    let fixed = [
+        registers,
+        Paged::empty_footprint(tracked as usize),
+        Paged::empty_footprint(local_len),
+        Paged::empty_footprint(param_len),
+        Paged::empty_footprint(ir.kparam_size as usize),
+    ];
+    let needed = fixed.iter().fold(0u64, |a, &b| a.saturating_add(b));
+    if needed > cfg.max_memory {
+        return Err(Error::MemoryBudget {
+            needed,
+            limit: cfg.max_memory,
+            what: format!(
+                "{n} threads x {nregs} registers and the page tables of {tracked} bytes of shared, \
+                 {} bytes of local and {} bytes of .param memory per thread",
+                ir.local_size, ir.param_size
+            ),
+        });
+    }
+    // Source ids of never-written bytes, in the order the dense arrays used to take them.
+    let mut src = Sources::new();
+    let undef = src.single(ValueSource::Other("an uninitialized register"));
+    let uninit_local = src.single(ValueSource::Other("uninitialized local memory"));
+    let uninit_param = src.single(ValueSource::Other("an unset parameter"));
+    let kp_unset = src.single(ValueSource::Other("unset kernel-parameter bytes"));
+    let uninit_shared = src.single(ValueSource::Other("uninitialized shared memory"));
     let mut m = Machine {
         ir,
         fast: match paths {
@@ -257,7 +293,7 @@ fn run_once<'a>(
         n,
         nregs,
         vals: vec![0; n * nregs],
-        unk: vec![0; n * nregs],
+        unk: vec![undef; n * nregs],
         th: (0..n)
             .map(|t| Thread {
                 pc: 0,
@@ -278,16 +314,14 @@ fn run_once<'a>(
         cmds: vec![Vec::new(); n],
         steps: vec![Vec::new(); n],
         warp_step: vec![0; n.div_ceil(WARP_SIZE as usize)],
-        smem: vec![0; tracked as usize],
-        smem_unk: Vec::new(),
+        smem: Paged::new(tracked as usize, uninit_shared),
         smem_size,
-        local: vec![0; n * ir.local_size as usize],
-        local_unk: Vec::new(),
-        pmem: vec![0; n * ir.param_size as usize],
-        pmem_unk: Vec::new(),
-        kp: vec![0; ir.kparam_size as usize],
-        kp_unk: Vec::new(),
-        kp_unset: 0,
+        local: Paged::new(local_len, uninit_local),
+        pmem: Paged::new(param_len, uninit_param),
+        kp: Paged::new(ir.kparam_size as usize, kp_unset),
+        kp_unset,
+        commands: 0,
+        charged: registers,
         tma_pending: Vec::new(),
         in_tma: false,
         copies: Vec::new(),
@@ -300,7 +334,7 @@ fn run_once<'a>(
         tma_loads: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
-        src: Sources::new(),
+        src,
         unverifiable: Vec::new(),
         reported: Default::default(),
         findings: Vec::new(),
@@ -311,41 +345,21 @@ fn run_once<'a>(
         local_base,
         win,
         region_cache: FxHashMap::default(),
-        uninit_shared: 0,
+        uninit_shared,
         trapped: false,
         assumptions: Vec::new(),
         data_read: vec![false; data_trusted.len()],
         data_written: vec![false; data_trusted.len()],
         data_trusted,
     };
-    // Registers start undefined: unknown.
-    let undef = m
-        .src
-        .single(ValueSource::Other("an uninitialized register"));
-    m.unk.iter_mut().for_each(|u| *u = undef);
-    let uninit_local = m
-        .src
-        .single(ValueSource::Other("uninitialized local memory"));
-    m.local_unk = vec![uninit_local; m.local.len()];
-    let uninit_param = m.src.single(ValueSource::Other("an unset parameter"));
-    m.pmem_unk = vec![uninit_param; m.pmem.len()];
-    m.kp_unset = m
-        .src
-        .single(ValueSource::Other("unset kernel-parameter bytes"));
-    m.kp_unk = vec![m.kp_unset; m.kp.len()];
+    // Registers start undefined: unknown (`undef`); `--param` bytes are known.
     for p in &ir.kernel_params {
         for (k, b) in p.known.iter().enumerate() {
-            let i = p.offset as usize + k;
-            if let (Some(b), Some(slot), Some(u)) = (b, m.kp.get_mut(i), m.kp_unk.get_mut(i)) {
-                *slot = *b;
-                *u = 0;
+            if let Some(b) = b {
+                m.kp.write(p.offset as usize + k, 1, u64::from(*b), 0);
             }
         }
     }
-    m.uninit_shared = m
-        .src
-        .single(ValueSource::Other("uninitialized shared memory"));
-    m.smem_unk = vec![m.uninit_shared; m.smem.len()];
     if smem_size.is_none() {
         m.notes.push(format!(
             "the extern dynamic shared array starts at shared offset {:#x} and its size is unknown (%dynamic_smem_size not configured): accesses into it are not checked for out-of-bounds",
@@ -491,7 +505,7 @@ impl Machine<'_> {
         th.executed += 1;
         if th.executed > self.cfg.step_limit {
             let what = format!(
-                "thread {t} exceeded the step budget of {} instructions (a loop may be unbounded or bounded by an unknown value; bind parameters with --param or raise the budget)",
+                "thread {t} exceeded the step budget of {} instructions (a loop may be unbounded or bounded by an unknown value; bind parameters with --param or raise the budget with --max-steps)",
                 self.cfg.step_limit
             );
             self.unverifiable(t, pc, &what, None, 0, true);
