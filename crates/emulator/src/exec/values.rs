@@ -154,7 +154,9 @@ impl Machine<'_> {
             Sreg::Tid(d) => k(self.th[t].tid[d as usize]),
             Sreg::Ntid(d) => k(dims[d as usize]),
             Sreg::Ctaid(d) => k(self.cfg.cta[d as usize]),
-            Sreg::Nctaid(d) => k(self.cfg.grid[d as usize].max(self.cfg.cta[d as usize] + 1)),
+            Sreg::Nctaid(d) => {
+                k(self.cfg.grid[d as usize].max(self.cfg.cta[d as usize].saturating_add(1)))
+            }
             Sreg::Laneid => k(lane),
             Sreg::LanemaskEq => k(1 << lane),
             Sreg::LanemaskLt => k((1u32 << lane) - 1),

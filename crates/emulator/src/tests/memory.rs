@@ -244,3 +244,112 @@ fn cp_async_groups_complete_at_waits() {
         ]
     );
 }
+
+/// Issue 15: a 1 GiB shared array and 1 MiB of local memory per thread cost the pages
+/// written; values stay exact across pages.
+#[test]
+fn huge_windows_cost_the_pages_touched() {
+    let body = r#"
+    .reg .b32 %r<8>;
+    .shared .align 4 .b8 s[1073741824];
+    .local .align 4 .b8 l[1048576];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 20;
+    mov.u32 %r3, s;
+    add.s32 %r4, %r3, %r2;
+    st.local.u32 [l+1048572], %r1;
+    ld.local.u32 %r5, [l+1048572];
+    st.shared.u32 [%r4+4094], %r5;
+    bar.sync 0;
+    ld.shared.u32 %r6, [%r4+4094];
+    sub.s32 %r7, %r6, %r1;
+    add.s32 %r7, %r7, 1;
+    bar.sync %r7, 64;
+    ret;
+    "#;
+    // 64 MiB is far below the 5 GiB the dense windows took, and above what is touched.
+    let cfg = Config {
+        max_memory: 64 << 20,
+        ..Config::default()
+    };
+    let e = run(body, "", &cfg);
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    // Each thread read back its own id across a page boundary: the barrier id is known (1).
+    let v = views(&e, 5);
+    assert_eq!(v.len(), 5, "{v:?}");
+    assert_eq!(
+        v[3],
+        super::sync(1, weft_program::BarrierCount::Threads(64))
+    );
+}
+
+#[test]
+fn the_memory_budget_makes_the_kernel_unverifiable() {
+    let body = r#"
+    .reg .b32 %r<4>;
+    .reg .pred %p;
+    mov.u32 %r1, 0;
+L:
+    bar.sync 0;
+    add.s32 %r1, %r1, 1;
+    setp.lt.u32 %p, %r1, 1000000;
+    @%p bra L;
+    ret;
+    "#;
+    let cfg = Config {
+        max_memory: 1 << 20,
+        ..Config::default()
+    };
+    let e = run(body, "", &cfg);
+    let reasons: Vec<&str> = e.unverifiable.iter().map(|u| u.reason.as_str()).collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(
+        reasons[0].starts_with("the emulation reached the memory budget of 1 MiB"),
+        "{reasons:?}"
+    );
+    assert!(reasons[0].contains("--max-memory"), "{reasons:?}");
+    let commands: usize = e.program.threads.iter().map(|t| t.commands.len()).sum();
+    assert!(commands < (1 << 20) / 96 + 1024, "{commands}");
+
+    // A register file over the budget is refused before the first instruction.
+    let body = ".reg .b32 %r<1000000>;\n ret;";
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
+    );
+    let module = ptx_parser::parse(&src).expect("parses");
+    let err = crate::emulate(&module, "k", &cfg).expect_err("over budget");
+    assert!(
+        matches!(err, crate::Error::MemoryBudget { limit, .. } if limit == 1 << 20),
+        "{err}"
+    );
+    assert!(err.to_string().contains("--max-memory"), "{err}");
+}
+
+#[test]
+fn too_many_registers_are_an_input_error() {
+    let decls = ".reg .b32 %r<1000000>;\n".repeat(5);
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 64, 1, 1\n{{\n{decls} ret;\n}}\n"
+    );
+    let module = ptx_parser::parse(&src).expect("parses");
+    let err = crate::emulate(&module, "k", &Config::default()).expect_err("too many registers");
+    assert!(err.to_string().contains("registers declared"), "{err}");
+}
+
+/// `%nctaid` of CTA u32::MAX (no overflow panic in debug builds).
+#[test]
+fn the_last_cta_index_has_a_grid() {
+    let body = r#"
+    .reg .b32 %r<4>;
+    mov.u32 %r1, %nctaid.x;
+    bar.sync 0, %r1;
+    ret;
+    "#;
+    let cfg = Config {
+        cta: [u32::MAX, 0, 0],
+        ..Config::default()
+    };
+    let e = run(body, "", &cfg);
+    // u32::MAX threads cannot arrive at a 64-thread CTA's barrier: the count is known.
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+}

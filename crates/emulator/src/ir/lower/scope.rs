@@ -8,6 +8,11 @@ use crate::{Config, Error, ParamRef, SharedSymbol};
 use ptx_parser::ast::{Address, AddressBase, Function, Operand, StateSpace, VarDecl};
 use rustc_hash::FxHashSet;
 
+/// Registers a kernel and the functions it calls may declare in all (real kernels declare
+/// thousands): bounds the lowering's name table before the memory budget sees the register
+/// files.
+const MAX_REGISTERS: usize = 1 << 22;
+
 fn align_up(x: u64, a: u64) -> u64 {
     let a = a.max(1);
     x.div_ceil(a) * a
@@ -162,14 +167,17 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             };
             let bytes = b.value.to_le_bytes();
             for k in 0..size {
-                let slot = p.known.get_mut((off + k) as usize).ok_or_else(|| {
-                    Error::InvalidConfig(format!(
-                        "--param: bytes {off}..{} lie outside parameter `{}` ({} bytes)",
-                        off + size,
-                        p.name,
-                        p.size
-                    ))
-                })?;
+                let slot = p
+                    .known
+                    .get_mut(off.saturating_add(k) as usize)
+                    .ok_or_else(|| {
+                        Error::InvalidConfig(format!(
+                            "--param: bytes {off}..{} lie outside parameter `{}` ({} bytes)",
+                            u64::from(off) + u64::from(size),
+                            p.name,
+                            p.size
+                        ))
+                    })?;
                 *slot = bytes.get(k as usize).copied();
             }
         }
@@ -207,6 +215,14 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     Some(n) => {
                         if n > 1 << 20 {
                             return Err(err(v.line, "register range too large"));
+                        }
+                        if self.ir.reg_names.len() + n as usize > MAX_REGISTERS {
+                            return Err(err(
+                                v.line,
+                                format!(
+                                    "more than {MAX_REGISTERS} registers declared in the kernel and its functions"
+                                ),
+                            ));
                         }
                         for k in 0..n {
                             self.ir.reg_names.push(format!("{}{k}", v.name));
