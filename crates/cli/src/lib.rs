@@ -14,6 +14,7 @@ pub mod json;
 pub mod options;
 pub mod pipeline;
 pub mod progress;
+pub mod reasons;
 pub mod report;
 pub mod sarif;
 pub mod sources;

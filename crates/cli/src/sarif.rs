@@ -158,6 +158,13 @@ pub fn document(run: &RunReport) -> Value {
                 kinds.insert("unverifiable".to_owned());
                 let mut message =
                     format!("could not verify kernel {}: {}", kernel.kernel, u.reason);
+                // The location gives the instruction; the register and inputs follow once.
+                if let Some(register) = &u.register {
+                    message.push_str(&format!("; register `{register}` holds an unknown value"));
+                }
+                if !u.inputs.is_empty() {
+                    message.push_str(&format!("; it depends on {}", u.inputs.join(", ")));
+                }
                 if let Some(hint) = &u.hint {
                     message.push_str(&format!(" ({hint})"));
                 }

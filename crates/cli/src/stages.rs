@@ -8,11 +8,12 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use barrier_graph::{BlockedGeneration, SyncViolation, ThreadState};
-use emulator::{Emulation, FindingKind, ValueSource};
+use emulator::{Emulation, FindingKind};
 use ptx_parser::Module;
 use weft_program::{BarrierKey, CtaShape, InstId, Program, ThreadId};
 
 use crate::options::{Options, ResolvedParam};
+use crate::reasons;
 use crate::report::{
     self, DotGraph, DotNode, KernelReport, Location, PtxFile, ThreadRange, Unverifiable, Violation,
 };
@@ -365,7 +366,7 @@ fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiabl
         .inst
         .map(|inst| location(file, &emulation.sources, inst, label));
     let mut hints = Vec::new();
-    for hint in u.sources.iter().filter_map(ValueSource::param_fix) {
+    for hint in u.sources.iter().filter_map(reasons::param_fix) {
         if !hints.contains(&hint) {
             hints.push(hint);
         }
@@ -376,14 +377,14 @@ fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiabl
         Some(format!("fix the input with {}", hints.join(", ")))
     };
     Unverifiable {
-        reason: u.reason.clone(),
+        reason: reasons::why(&u.why, &emulation.sources),
         location,
         related: Vec::new(),
         register: u.register.clone(),
         inputs: u
             .sources
             .iter()
-            .map(|s| s.describe(&emulation.sources))
+            .map(|s| reasons::source(s, &emulation.sources))
             .collect(),
         hint,
     }

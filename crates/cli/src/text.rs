@@ -243,7 +243,8 @@ fn write_unverifiable(
         .cloned()
         .collect();
     let labels = labels(&mut files, kernel, &locations, &mut notes);
-    if let Some(register) = &unverifiable.register {
+    // A location's label names the register; without one, a note does.
+    if let (Some(register), None) = (&unverifiable.register, &unverifiable.location) {
         notes.push(format!(
             "note: register `{register}` holds an unknown value"
         ));

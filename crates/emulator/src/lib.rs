@@ -91,9 +91,12 @@ mod exec;
 mod ir;
 #[cfg(test)]
 mod tests;
+mod unverifiable;
 
 use std::fmt;
+
 use std::str::FromStr;
+pub use unverifiable::{GuardedOp, Region, SyncOp, Unverifiable, Value, Why};
 
 use ptx_parser::Module;
 use weft_program::{CtaShape, InstId, Program, SourceTable, ThreadId};
@@ -392,107 +395,6 @@ impl fmt::Display for ValueSource {
             ValueSource::Other(s) => f.write_str(s),
         }
     }
-}
-
-impl ValueSource {
-    /// The `--param` argument that fixes this input, when it is a kernel parameter.
-    pub fn param_fix(&self) -> Option<String> {
-        match self {
-            ValueSource::Param {
-                index,
-                name,
-                offset: None,
-            } => Some(format!("--param {index}=VALUE (or --param {name}=VALUE)")),
-            ValueSource::Param {
-                name,
-                offset: Some(o),
-                ..
-            } => Some(format!("--param {name}+{o}:TYPE=VALUE")),
-            ValueSource::ParamBytes {
-                index, start, end, ..
-            } => {
-                let ty = match end.saturating_sub(*start) {
-                    1 => "u8",
-                    2 => "u16",
-                    4 => "u32",
-                    8 => "u64",
-                    _ => "TYPE",
-                };
-                Some(format!("--param {index}+{start}:{ty}=VALUE"))
-            }
-            _ => None,
-        }
-    }
-
-    /// The source as a report states it: instructions by PTX line (from `sources`), and
-    /// parameter names shortened when they are mangled beyond reading (the index names the
-    /// parameter exactly).
-    pub fn describe(&self, sources: &SourceTable) -> String {
-        let line = |i: &InstId| match sources.sites.get(i.index()) {
-            Some(site) => format!("PTX line {}", site.ptx_line),
-            None => format!("instruction {}", i.0),
-        };
-        let short = |name: &str| -> String {
-            const MAX: usize = 48;
-            if name.len() <= MAX {
-                name.to_owned()
-            } else {
-                let cut = (0..=24)
-                    .rev()
-                    .find(|&k| name.is_char_boundary(k))
-                    .unwrap_or(0);
-                format!("{}…", &name[..cut])
-            }
-        };
-        match self {
-            ValueSource::Param {
-                index,
-                name,
-                offset: None,
-            } => format!("kernel parameter {index} `{}`", short(name)),
-            ValueSource::Param {
-                index,
-                name,
-                offset: Some(o),
-            } => format!(
-                "bytes at offset {o} of kernel parameter {index} `{}`",
-                short(name)
-            ),
-            ValueSource::ParamBytes {
-                index,
-                name,
-                start,
-                end,
-            } => format!("param {index} (`{}`) bytes {start}..{end}", short(name)),
-            ValueSource::GlobalLoad(i) => format!("a global-memory load ({})", line(i)),
-            ValueSource::ConstLoad(i) => format!("a constant-memory load ({})", line(i)),
-            ValueSource::LocalUnknown(i) => format!("unknown local memory ({})", line(i)),
-            ValueSource::TextureLoad(i) => format!("a texture load ({})", line(i)),
-            ValueSource::Clock(i) => format!("a clock read ({})", line(i)),
-            ValueSource::Atomic(i) => format!("an atomic result ({})", line(i)),
-            ValueSource::SharedUnknown(i) => {
-                format!("uninitialized shared memory ({})", line(i))
-            }
-            ValueSource::Float(i) => format!("floating-point arithmetic ({})", line(i)),
-            ValueSource::SpecialRegister(_) | ValueSource::Other(_) => self.to_string(),
-        }
-    }
-}
-
-/// Why the kernel cannot be verified: a synchronization-relevant value depends on an unknown
-/// input, or the emulator met a construct it cannot model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unverifiable {
-    /// A full sentence.
-    pub reason: String,
-    /// The instruction concerned.
-    pub inst: Option<InstId>,
-    /// The thread that executed it.
-    pub thread: Option<ThreadId>,
-    /// The register holding the unknown value, as the PTX names it.
-    pub register: Option<String>,
-    /// The inputs the unknown value came from.
-    pub sources: Vec<ValueSource>,
 }
 
 /// Kinds of violations the emulator itself detects.

@@ -4,6 +4,7 @@
 
 use super::{Addr, Machine, TmaBatch, UNCOMMITTED};
 use crate::ir::{Inst, Opnd, Space};
+use crate::unverifiable::{SyncOp, Value, Why};
 use crate::{FindingKind, ValueSource};
 use weft_program::{AccessKind, Command, CommandView, InstId, MbarrierOp, Proxy};
 
@@ -17,7 +18,7 @@ impl Machine<'_> {
             self.unverifiable(
                 t,
                 pc,
-                "the size of a cp.async copy depends on an unknown value",
+                Why::Unknown(Value::CpAsyncSize),
                 Some(o(2)),
                 us,
                 false,
@@ -65,7 +66,7 @@ impl Machine<'_> {
             0
         } else {
             let o = ops.first().copied().unwrap_or(Opnd::Sink);
-            match self.known_operand(t, pc, o, "cp.async.wait_group count") {
+            match self.known_operand(t, pc, o, Value::CpAsyncWaitGroupCount) {
                 Some(n) => n,
                 None => return,
             }
@@ -85,7 +86,7 @@ impl Machine<'_> {
     /// read, which both forms complete).
     pub(super) fn bulk_wait(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
         let o = ops.first().copied().unwrap_or(Opnd::Sink);
-        let Some(keep) = self.known_operand(t, pc, o, "cp.async.bulk.wait_group count") else {
+        let Some(keep) = self.known_operand(t, pc, o, Value::BulkWaitGroupCount) else {
             return;
         };
         let mut pending = std::mem::take(&mut self.bulk_pending[t]);
@@ -125,7 +126,14 @@ impl Machine<'_> {
     ) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         if mbar && self.th[t].may > 0 {
-            self.unverifiable(t, pc, "an asynchronous copy signalling an mbarrier executes under an input-dependent branch", None, self.th[t].may_src, true);
+            self.unverifiable(
+                t,
+                pc,
+                Why::UnderBranch(SyncOp::AsyncCopyToMbarrier),
+                None,
+                self.th[t].may_src,
+                true,
+            );
             return;
         }
         let (size, us) = self.rd(t, o(2), pc);
@@ -133,7 +141,7 @@ impl Machine<'_> {
             self.unverifiable(
                 t,
                 pc,
-                "the byte count of a bulk copy depends on an unknown value",
+                Why::Unknown(Value::BulkCopySize),
                 Some(o(2)),
                 us,
                 mbar,
@@ -161,7 +169,7 @@ impl Machine<'_> {
                 self.unverifiable(
                     t,
                     pc,
-                    "a shared-memory address depends on an unknown value",
+                    Why::Unknown(Value::SharedAddress),
                     Some(shared_op),
                     u,
                     false,
@@ -208,7 +216,7 @@ impl Machine<'_> {
             self.unverifiable(
                 t,
                 pc,
-                "a TMA copy signalling an mbarrier executes under an input-dependent branch",
+                Why::UnderBranch(SyncOp::TmaCopyToMbarrier),
                 None,
                 self.th[t].may_src,
                 true,
@@ -241,11 +249,25 @@ impl Machine<'_> {
         }
         let tx = self.mbars.state(a).map_or(0, |s| s.tx);
         let Ok(bytes) = u32::try_from(tx) else {
-            self.unverifiable(t, pc, "a TMA copy signals an mbarrier whose current phase expects no transaction bytes (or more than 4 GiB), so its byte count, which lives in the tensor map, cannot be derived", Some(o(2)), 0, true);
+            self.unverifiable(
+                t,
+                pc,
+                Why::TmaNoTransactionBytes { or_too_many: true },
+                Some(o(2)),
+                0,
+                true,
+            );
             return;
         };
         if bytes == 0 {
-            self.unverifiable(t, pc, "a TMA copy signals an mbarrier whose current phase expects no transaction bytes, so its byte count, which lives in the tensor map, cannot be derived", Some(o(2)), 0, true);
+            self.unverifiable(
+                t,
+                pc,
+                Why::TmaNoTransactionBytes { or_too_many: false },
+                Some(o(2)),
+                0,
+                true,
+            );
             return;
         }
         let mut overrun = None;
@@ -283,7 +305,7 @@ impl Machine<'_> {
                 self.unverifiable(
                     t,
                     pc,
-                    "a shared-memory address depends on an unknown value",
+                    Why::Unknown(Value::SharedAddress),
                     Some(o(0)),
                     u,
                     true,
@@ -382,7 +404,7 @@ impl Machine<'_> {
             return;
         };
         if bytes == 0 {
-            self.unverifiable(t, pc, "the transaction bytes a TMA copy was to complete were completed by another operation first, so the copy's byte count cannot be derived", None, 0, true);
+            self.unverifiable(t, pc, Why::TmaBytesCompletedElsewhere, None, 0, true);
             return;
         }
         self.in_tma = true;
@@ -436,7 +458,7 @@ impl Machine<'_> {
                 self.unverifiable(
                     t,
                     pc,
-                    "a shared-memory address depends on an unknown value",
+                    Why::Unknown(Value::SharedAddress),
                     Some(src),
                     u,
                     false,

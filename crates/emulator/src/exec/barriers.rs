@@ -3,6 +3,7 @@
 use super::alu::mask;
 use super::{Machine, State};
 use crate::ir::{Inst, Opnd, RedKind};
+use crate::unverifiable::{SyncOp, Value, Why};
 use weft_program::{
     BarrierCount, BarrierOp, Command, Completion, Event, InstId, Participant, ThreadId,
 };
@@ -27,7 +28,7 @@ impl Machine<'_> {
             self.unverifiable(
                 t,
                 pc,
-                "a barrier executes under an input-dependent branch",
+                Why::UnderBranch(SyncOp::Barrier),
                 None,
                 self.th[t].may_src,
                 true,
@@ -45,7 +46,7 @@ impl Machine<'_> {
             self.unverifiable(
                 t,
                 pc,
-                "the barrier id depends on an unknown value",
+                Why::Unknown(Value::BarrierId),
                 Some(id_op),
                 uid,
                 true,
@@ -59,7 +60,7 @@ impl Machine<'_> {
                 self.unverifiable(
                     t,
                     pc,
-                    "the barrier thread count depends on an unknown value",
+                    Why::Unknown(Value::BarrierCount),
                     Some(c_op),
                     uc,
                     true,
@@ -106,7 +107,7 @@ impl Machine<'_> {
             self.unverifiable(
                 t,
                 pc,
-                "bar.warp.sync executes under an input-dependent branch",
+                Why::UnderBranch(SyncOp::WarpSync),
                 None,
                 self.th[t].may_src,
                 true,
@@ -115,14 +116,7 @@ impl Machine<'_> {
         }
         let (mv, mu) = self.rd(t, m, pc);
         if mu != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                "the bar.warp.sync member mask depends on an unknown value",
-                Some(m),
-                mu,
-                true,
-            );
+            self.unverifiable(t, pc, Why::Unknown(Value::WarpSyncMask), Some(m), mu, true);
             return;
         }
         let command = self.push(t, Command::warp_sync(mv as u32, InstId(pc)));

@@ -1,6 +1,7 @@
 //! Calls to functions declared without a body (`__assertfail`, `vprintf`, anything else),
 //! traps, the assumption that assertions hold, and loads from initialized module data.
 
+use crate::unverifiable::Why;
 use weft_program::InstId;
 
 use super::{Machine, State};
@@ -71,10 +72,10 @@ impl Machine<'_> {
                 })
             })
             .map_or("?", |f| f.name.as_str());
-        let what = format!(
-            "the kernel calls `{name}`, which this module declares without a body, so weft cannot know whether it synchronizes or accesses shared memory (link its definition into this PTX: compile without -rdc)"
-        );
-        self.unverifiable(t, pc, &what, reg, u, true);
+        let why = Why::ExternCall {
+            name: name.to_string(),
+        };
+        self.unverifiable(t, pc, why, reg, u, true);
     }
 
     /// `vprintf(format, args)`: its argument buffer is local memory and it neither

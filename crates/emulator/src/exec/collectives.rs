@@ -4,6 +4,7 @@
 use super::alu::mask;
 use super::{Machine, State};
 use crate::ir::{Inst, Op, Opnd, ReduxOp, ShflMode, VoteMode};
+use crate::unverifiable::{Value, Why};
 use crate::{FindingKind, ValueSource};
 use weft_program::WARP_SIZE;
 
@@ -25,7 +26,7 @@ impl Machine<'_> {
             self.unverifiable(
                 t,
                 pc,
-                "the member mask of a warp-collective depends on an unknown value",
+                Why::Unknown(Value::CollectiveMask),
                 Some(m),
                 u,
                 false,

@@ -3,12 +3,13 @@
 use super::memory::Mem;
 use super::{Frame, Machine, PathEnd, PathStart, State};
 use crate::ir::{Inst, MemBase, Op, Opnd, Pc};
+use crate::unverifiable::{GuardedOp, Region, Why};
 use weft_program::{Command, InstId, ThreadId, WARP_SIZE};
 
 impl Machine<'_> {
     pub(super) fn call(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
         let Some(fpos) = ops.iter().position(|o| matches!(o, Opnd::Func(_))) else {
-            self.unverifiable(t, pc, "indirect calls are not supported", None, 0, true);
+            self.unverifiable(t, pc, Why::IndirectCall, None, 0, true);
             return;
         };
         let Opnd::Func(callee) = ops[fpos] else {
@@ -24,7 +25,7 @@ impl Machine<'_> {
         };
         let caller = self.ir.insts.get(pc as usize).map(|i| i.func);
         if caller == Some(callee) || self.th[t].stack.iter().any(|f| f.func == callee) {
-            self.unverifiable(t, pc, "recursive calls are not supported", None, 0, true);
+            self.unverifiable(t, pc, Why::RecursiveCall, None, 0, true);
             return;
         }
         let Some(f) = self.ir.funcs.get(callee.index()) else {
@@ -119,7 +120,7 @@ impl Machine<'_> {
                 self.unverifiable(
                     t,
                     pc,
-                    "whether this indexed branch executes depends on an unknown guard predicate",
+                    Why::Guarded(GuardedOp::IndexedBranch),
                     Some(guard),
                     gu,
                     true,
@@ -129,14 +130,21 @@ impl Machine<'_> {
                 self.unverifiable(
                     t,
                     pc,
-                    "whether this call or return executes depends on an unknown value",
+                    Why::Guarded(GuardedOp::CallOrReturn),
                     Some(guard),
                     gu,
                     true,
                 );
             }
             op if op.is_sync() => {
-                self.unverifiable(t, pc, "whether this synchronization operation executes depends on an unknown guard predicate", Some(guard), gu, true);
+                self.unverifiable(
+                    t,
+                    pc,
+                    Why::Guarded(GuardedOp::Synchronization),
+                    Some(guard),
+                    gu,
+                    true,
+                );
             }
             _ => {
                 let th = &mut self.th[t];
@@ -170,10 +178,8 @@ impl Machine<'_> {
             return;
         };
         if u != 0 {
-            let what = format!(
-                "the index of this `brx.idx` over a {len}-entry jump table depends on an unknown value, so it may decide synchronization"
-            );
-            self.unverifiable(t, pc, &what, Some(index), u, true);
+            let why = Why::IndexedBranchUnknown { entries: len };
+            self.unverifiable(t, pc, why, Some(index), u, true);
             return;
         }
         let target = usize::try_from(v)
@@ -182,24 +188,25 @@ impl Machine<'_> {
         match target {
             Some(Opnd::Label(target)) => self.th[t].pc = target.0,
             _ => {
-                let what = format!(
-                    "the index of this `brx.idx` is {v}, outside its {len}-entry jump table (undefined behaviour)"
-                );
-                self.unverifiable(t, pc, &what, Some(index), 0, true);
+                let why = Why::IndexedBranchOutOfRange {
+                    index: v,
+                    entries: len,
+                };
+                self.unverifiable(t, pc, why, Some(index), 0, true);
             }
         }
     }
 
     /// Checks that the region between an unknown branch and its join point contains no
     /// synchronization and no loop; returns the join (`None`: the function's exit).
-    pub(super) fn region(&mut self, pc: u32) -> Result<Option<u32>, String> {
-        if let Some(r) = self.region_cache.get(&pc) {
-            return r.clone();
+    pub(super) fn region(&mut self, pc: u32) -> Result<Option<u32>, Region> {
+        if let Some(&r) = self.region_cache.get(&pc) {
+            return r;
         }
         let ir = self.ir;
         let result = (|| {
             if !ir.reaches_exit.get(pc as usize).copied().unwrap_or(false) {
-                return Err("the branch is in a loop with no exit".to_string());
+                return Err(Region::LoopWithoutExit);
             }
             let join = ir.ipdom.get(pc as usize).copied().flatten().map(|j| j.0);
             let mut seen = rustc_hash::FxHashSet::default();
@@ -219,23 +226,16 @@ impl Machine<'_> {
                     continue;
                 }
                 if x == pc {
-                    return Err(
-                        "the branch controls a loop whose trip count is unknown".to_string()
-                    );
+                    return Err(Region::UnknownTripCount);
                 }
                 if ir.syncs(Pc(x)) {
-                    let site = ir.sources.sites.get(x as usize);
-                    return Err(format!(
-                        "the code it decides contains `{}` at PTX line {}",
-                        site.map_or("?", |s| &s.opcode),
-                        site.map_or(0, |s| s.ptx_line)
-                    ));
+                    return Err(Region::Synchronizes(InstId(x)));
                 }
                 work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|s| s.0));
             }
             Ok(join)
         })();
-        self.region_cache.insert(pc, result.clone());
+        self.region_cache.insert(pc, result);
         result
     }
 
@@ -253,9 +253,7 @@ impl Machine<'_> {
         let join = match self.region(pc) {
             Ok(j) => j,
             Err(why) => {
-                let what =
-                    format!("a branch on an unknown predicate decides synchronization: {why}");
-                self.unverifiable(t, pc, &what, Some(guard), gu, true);
+                self.unverifiable(t, pc, Why::BranchDecidesSync(why), Some(guard), gu, true);
                 return;
             }
         };
@@ -299,8 +297,10 @@ impl Machine<'_> {
             // Both sides stopped at the join, where the thread's pc now is.
             (PathEnd::Joined, PathEnd::Joined) => {}
             (PathEnd::Exited, PathEnd::Exited) => self.do_exit(t, pc),
-            (PathEnd::Returned(x), PathEnd::Returned(y)) if x == y && a_pc == x => self.th[t].pc = x,
-            _ => self.unverifiable(t, pc, "the two sides of a branch on an unknown predicate end differently (exit versus return)", Some(guard), gu, true),
+            (PathEnd::Returned(x), PathEnd::Returned(y)) if x == y && a_pc == x => {
+                self.th[t].pc = x
+            }
+            _ => self.unverifiable(t, pc, Why::PathsEndDifferently, Some(guard), gu, true),
         }
     }
 

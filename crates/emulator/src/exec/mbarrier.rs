@@ -3,6 +3,7 @@
 use super::{Addr, Machine, State};
 use crate::ValueSource;
 use crate::ir::{Inst, Op, Opnd, Space};
+use crate::unverifiable::{SyncOp, Value, Why};
 use weft_program::{Command, InstId, MbarrierOp, PhaseStep};
 
 impl Machine<'_> {
@@ -18,7 +19,7 @@ impl Machine<'_> {
                 self.unverifiable(
                     t,
                     pc,
-                    "the mbarrier address depends on an unknown value",
+                    Why::Unknown(Value::MbarrierAddress),
                     Some(o),
                     u,
                     true,
@@ -26,24 +27,16 @@ impl Machine<'_> {
                 None
             }
             _ => {
-                self.unverifiable(
-                    t,
-                    pc,
-                    "the mbarrier operand is not a shared-memory address",
-                    Some(o),
-                    0,
-                    true,
-                );
+                self.unverifiable(t, pc, Why::MbarrierNotShared, Some(o), 0, true);
                 None
             }
         }
     }
 
-    pub(super) fn known_operand(&mut self, t: usize, pc: u32, o: Opnd, what: &str) -> Option<u64> {
+    pub(super) fn known_operand(&mut self, t: usize, pc: u32, o: Opnd, what: Value) -> Option<u64> {
         let (v, u) = self.rd(t, o, pc);
         if u != 0 {
-            let what = format!("the {what} depends on an unknown value");
-            self.unverifiable(t, pc, &what, Some(o), u, true);
+            self.unverifiable(t, pc, Why::Unknown(what), Some(o), u, true);
             return None;
         }
         Some(v)
@@ -76,7 +69,7 @@ impl Machine<'_> {
             self.unverifiable(
                 t,
                 pc,
-                "an mbarrier operation executes under an input-dependent branch",
+                Why::UnderBranch(SyncOp::Mbarrier),
                 None,
                 self.th[t].may_src,
                 true,
@@ -89,7 +82,7 @@ impl Machine<'_> {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
                     return;
                 };
-                let Some(c) = self.known_operand(t, pc, o(1), "mbarrier.init count") else {
+                let Some(c) = self.known_operand(t, pc, o(1), Value::MbarrierInitCount) else {
                     return;
                 };
                 self.push(t, Command::mbarrier(MbarrierOp::Init, a, c as u32, id));
@@ -102,9 +95,9 @@ impl Machine<'_> {
                 };
                 let extra = if ops.len() >= 3 {
                     let what = if expect_tx {
-                        "mbarrier transaction count"
+                        Value::MbarrierTxCount
                     } else {
-                        "mbarrier arrival count"
+                        Value::MbarrierArrivalCount
                     };
                     let Some(v) = self.known_operand(t, pc, o(2), what) else {
                         return;
@@ -141,7 +134,7 @@ impl Machine<'_> {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
                     return;
                 };
-                let Some(tx) = self.known_operand(t, pc, o(1), "mbarrier transaction count") else {
+                let Some(tx) = self.known_operand(t, pc, o(1), Value::MbarrierTxCount) else {
                     return;
                 };
                 let complete = inst.op == Op::MbarCompleteTx;
@@ -208,9 +201,9 @@ impl Machine<'_> {
             return;
         };
         let what = if parity {
-            "mbarrier wait parity"
+            Value::MbarrierWaitParity
         } else {
-            "mbarrier wait state"
+            Value::MbarrierWaitState
         };
         let Some(p) = self.known_operand(t, pc, o(2), what) else {
             return;

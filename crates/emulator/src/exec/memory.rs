@@ -5,6 +5,7 @@ use super::alu::{mask, sx};
 use super::paged::Unks;
 use super::{Addr, Machine};
 use crate::ir::{Inst, MemBase, Op, Opnd, Space};
+use crate::unverifiable::{Value, Why};
 use crate::{FindingKind, ValueSource};
 use weft_program::{AccessKind, AsyncCopy, Command, InstId, ThreadId, WARP_SIZE};
 
@@ -217,14 +218,7 @@ impl Machine<'_> {
         match self.addr(t, pc, space, o) {
             Addr::Shared(a) => Some(a),
             Addr::Unknown(u) => {
-                self.unverifiable(
-                    t,
-                    pc,
-                    "a shared-memory address depends on an unknown value",
-                    Some(o),
-                    u,
-                    false,
-                );
+                self.unverifiable(t, pc, Why::Unknown(Value::SharedAddress), Some(o), u, false);
                 None
             }
             _ => None,
@@ -273,18 +267,15 @@ impl Machine<'_> {
     pub(super) fn check_memory(&mut self, t: usize, pc: u32) {
         let used = self.memory_used();
         if used > self.cfg.max_memory && !self.stop {
-            let what = format!(
-                "the emulation reached the memory budget of {} ({} commands recorded, {} of memory pages; raise it with --max-memory)",
-                crate::bytes_text(self.cfg.max_memory),
-                self.commands,
-                crate::bytes_text(
-                    self.smem.footprint()
-                        + self.local.footprint()
-                        + self.pmem.footprint()
-                        + self.kp.footprint()
-                )
-            );
-            self.unverifiable(t, pc, &what, None, 0, true);
+            let why = Why::MemoryBudget {
+                limit: self.cfg.max_memory,
+                commands: self.commands,
+                pages: self.smem.footprint()
+                    + self.local.footprint()
+                    + self.pmem.footprint()
+                    + self.kp.footprint(),
+            };
+            self.unverifiable(t, pc, why, None, 0, true);
         }
     }
 
@@ -473,23 +464,9 @@ impl Machine<'_> {
             }
             Addr::Unknown(u) => {
                 if inst.space == Space::Shared {
-                    self.unverifiable(
-                        t,
-                        pc,
-                        "a shared-memory address depends on an unknown value",
-                        Some(a),
-                        u,
-                        false,
-                    );
+                    self.unverifiable(t, pc, Why::Unknown(Value::SharedAddress), Some(a), u, false);
                 } else if inst.space == Space::Local {
-                    self.unverifiable(
-                        t,
-                        pc,
-                        "a local-memory address depends on an unknown value",
-                        Some(a),
-                        u,
-                        false,
-                    );
+                    self.unverifiable(t, pc, Why::Unknown(Value::LocalAddress), Some(a), u, false);
                 }
                 let g = if inst.space == Space::Param {
                     ValueSource::Other("a parameter read through an unknown address")
@@ -640,7 +617,7 @@ impl Machine<'_> {
                     Space::Shared => self.unverifiable(
                         t,
                         pc,
-                        "a shared-memory address depends on an unknown value",
+                        Why::Unknown(Value::SharedAddress),
                         Some(a),
                         u,
                         false,
@@ -692,7 +669,7 @@ impl Machine<'_> {
                 self.unverifiable(
                     t,
                     pc,
-                    "a shared-memory address depends on an unknown value",
+                    Why::Unknown(Value::SharedAddress),
                     Some(a),
                     uu,
                     false,

@@ -1,6 +1,7 @@
 //! The interpreter: runs every thread of one CTA over the lowered IR.
 
 use crate::ir::{FuncId, Inst, Ir, Op, Opnd, RedKind, RegId};
+use crate::unverifiable::{Region, Why};
 use crate::{Assumption, Config, Emulation, Error, Finding, Stats, Unverifiable, ValueSource};
 use paged::Paged;
 use rustc_hash::FxHashMap;
@@ -182,7 +183,7 @@ struct Machine<'a> {
     shared_base: u64,
     local_base: u64,
     win: crate::ir::Windows,
-    region_cache: FxHashMap<u32, Result<Option<u32>, String>>,
+    region_cache: FxHashMap<u32, Result<Option<u32>, Region>>,
     uninit_shared: u32,
     /// A thread trapped: threads still blocked at the end are stopped, not deadlocked (the
     /// trap aborts the launch).
@@ -504,11 +505,10 @@ impl Machine<'_> {
         let th = &mut self.th[t];
         th.executed += 1;
         if th.executed > self.cfg.step_limit {
-            let what = format!(
-                "thread {t} exceeded the step budget of {} instructions (a loop may be unbounded or bounded by an unknown value; bind parameters with --param or raise the budget with --max-steps)",
-                self.cfg.step_limit
-            );
-            self.unverifiable(t, pc, &what, None, 0, true);
+            let why = Why::StepBudget {
+                limit: self.cfg.step_limit,
+            };
+            self.unverifiable(t, pc, why, None, 0, true);
             return;
         }
         if let Some(g) = inst.guard {
@@ -613,7 +613,7 @@ impl Machine<'_> {
                 self.exec_opaque(t, pc, inst, ops)
             }
             Op::UnsupportedControl => {
-                self.unverifiable(t, pc, "the emulator cannot model this instruction, which may decide control flow or synchronization", None, 0, true);
+                self.unverifiable(t, pc, Why::UnsupportedControl, None, 0, true);
             }
         }
     }
@@ -646,14 +646,7 @@ impl Machine<'_> {
                     "an instruction without emulator semantics",
                 ));
                 self.clobber(t, inst, u);
-                self.unverifiable(
-                    t,
-                    pc,
-                    "the emulator has no semantics for this instruction; its results are unknown",
-                    None,
-                    0,
-                    false,
-                );
+                self.unverifiable(t, pc, Why::Unsupported, None, 0, false);
             }
             _ => {}
         }

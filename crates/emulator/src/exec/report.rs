@@ -2,7 +2,7 @@
 
 use super::Machine;
 use crate::ir::{MemBase, Opnd};
-use crate::{Finding, FindingKind, Unverifiable, ValueSource};
+use crate::{Finding, FindingKind, Unverifiable, Why};
 use weft_program::{InstId, ThreadId};
 
 impl Machine<'_> {
@@ -22,36 +22,13 @@ impl Machine<'_> {
             .map_or("?", |s| &s.opcode)
     }
 
-    pub(super) fn describe(&self, u: u32) -> String {
-        let set = self.src.get(u);
-        if set.is_empty() {
-            return String::new();
-        }
-        let names: Vec<String> = set.iter().map(|s| s.describe(&self.ir.sources)).collect();
-        // A whole scalar parameter is named in the reason; the CLI adds its hint.
-        let fixes: Vec<String> = set
-            .iter()
-            .filter(|s| matches!(s, ValueSource::ParamBytes { .. }))
-            .filter_map(ValueSource::param_fix)
-            .collect();
-        if fixes.is_empty() {
-            format!(" It depends on {}.", names.join(", "))
-        } else {
-            format!(
-                " It depends on {}. Fix the input with {}.",
-                names.join(", "),
-                fixes.join(", ")
-            )
-        }
-    }
-
     /// Records that the kernel cannot be verified. `control` stops the emulation.
     #[cold]
     pub(super) fn unverifiable(
         &mut self,
         t: usize,
         pc: u32,
-        what: &str,
+        why: Why,
         reg: Option<Opnd>,
         u: u32,
         control: bool,
@@ -62,22 +39,13 @@ impl Machine<'_> {
             return;
         }
         let register = match reg {
-            Some(Opnd::Reg(r) | Opnd::NotReg(r)) => self.ir.reg_names.get(r.index()).cloned(),
-            Some(Opnd::Mem(MemBase::Reg(r), _)) => self.ir.reg_names.get(r.index()).cloned(),
+            Some(Opnd::Reg(r) | Opnd::NotReg(r) | Opnd::Mem(MemBase::Reg(r), _)) => {
+                self.ir.reg_names.get(r.index()).cloned()
+            }
             _ => None,
         };
-        let reg_text = register
-            .as_ref()
-            .map(|r| format!(" (register `{r}`)"))
-            .unwrap_or_default();
-        let reason = format!(
-            "{what}{reg_text} at `{}` on PTX line {}, thread {t}.{}",
-            self.opcode(pc),
-            self.line(pc),
-            self.describe(u)
-        );
         self.unverifiable.push(Unverifiable {
-            reason,
+            why,
             inst: Some(InstId(pc)),
             thread: Some(ThreadId(t as u32)),
             register,

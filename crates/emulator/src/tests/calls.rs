@@ -2,7 +2,7 @@
 
 use weft_program::{CommandView, ThreadEnd};
 
-use crate::{Config, Emulation, FindingKind, emulate};
+use crate::{Config, Emulation, FindingKind, Value, Why, emulate};
 
 const PRELUDE: &str = r#"
 .extern .func __assertfail
@@ -67,8 +67,8 @@ fn run(body: &str) -> Emulation {
     run_with(body, &Config::default())
 }
 
-fn reasons(e: &Emulation) -> Vec<&str> {
-    e.unverifiable.iter().map(|u| u.reason.as_str()).collect()
+fn reasons(e: &Emulation) -> Vec<&Why> {
+    e.unverifiable.iter().map(|u| &u.why).collect()
 }
 
 fn barriers(e: &Emulation, t: usize) -> usize {
@@ -137,7 +137,7 @@ fn a_failing_side_that_synchronizes_is_not_an_assertion() {
     ));
     assert!(e.assumptions.is_empty());
     assert_eq!(e.unverifiable.len(), 1, "{:?}", reasons(&e));
-    assert!(reasons(&e)[0].contains("decides synchronization"));
+    assert!(matches!(reasons(&e)[0], Why::BranchDecidesSync(_)));
 }
 
 const TABLE_INDEX: &str = r#"
@@ -182,7 +182,7 @@ fn loads_from_an_initialized_table_are_known() {
     };
     let e = run_with(&format!("{TABLE_INDEX}\n ret;"), &no_init);
     assert_eq!(e.unverifiable.len(), 1);
-    assert!(reasons(&e)[0].contains("shared-memory address"));
+    assert_eq!(reasons(&e)[0], &Why::Unknown(Value::SharedAddress));
     assert!(!e.notes.iter().any(|n| n.contains("`perm`")));
 }
 
@@ -192,7 +192,7 @@ fn a_table_the_kernel_writes_is_unknown() {
         "{TABLE_INDEX}\n mov.u64 %rd9, perm;\n st.global.u32 [%rd9+4], %r1;\n ret;"
     ));
     assert_eq!(e.unverifiable.len(), 1, "{:?}", reasons(&e));
-    assert!(reasons(&e)[0].contains("shared-memory address"));
+    assert_eq!(reasons(&e)[0], &Why::Unknown(Value::SharedAddress));
     assert!(
         e.notes
             .iter()
@@ -209,7 +209,7 @@ fn an_unknown_extern_function_is_unverifiable_only_when_called() {
     );
     assert_eq!(called.unverifiable.len(), 1);
     assert!(
-        reasons(&called)[0].contains("`mystery`"),
+        matches!(reasons(&called)[0], Why::ExternCall { name } if name == "mystery"),
         "{:?}",
         reasons(&called)
     );

@@ -1,7 +1,7 @@
 //! Indexed branches (`brx.idx`).
 
 use super::{param_n, run, unverifiable_reason, views, write};
-use crate::{Config, emulate};
+use crate::{Config, Region, Why, emulate};
 use weft_program::CommandView;
 
 const JUMP_TABLE: &str = r#"
@@ -43,11 +43,8 @@ fn brx_idx_with_known_index_branches_to_each_target() {
 #[test]
 fn brx_idx_with_unknown_index_is_unverifiable() {
     let body = ".reg .b32 %r1;\n ld.param.u32 %r1, [n];\n brx.idx %r1, T;\n T: .branchtargets A, B;\n A: bar.sync 0;\n B: ret;";
-    let (reason, reg, sources) = unverifiable_reason(body, ".param .u32 n", &Config::default());
-    assert!(
-        reason.starts_with("the index of this `brx.idx` over a 2-entry jump table depends on an unknown value, so it may decide synchronization (register `%r1`) at `brx.idx`"),
-        "{reason}"
-    );
+    let (why, reg, sources) = unverifiable_reason(body, ".param .u32 n", &Config::default());
+    assert_eq!(why, Why::IndexedBranchUnknown { entries: 2 });
     assert_eq!(reg.as_deref(), Some("%r1"));
     assert_eq!(sources, param_n());
 }
@@ -55,10 +52,13 @@ fn brx_idx_with_unknown_index_is_unverifiable() {
 #[test]
 fn brx_idx_out_of_range_is_unverifiable() {
     let body = ".reg .b32 %r1;\n mov.u32 %r1, 5;\n brx.idx %r1, T;\n T: .branchtargets A, B;\n A: ret;\n B: ret;";
-    let (reason, reg, _) = unverifiable_reason(body, "", &Config::default());
-    assert!(
-        reason.starts_with("the index of this `brx.idx` is 5, outside its 2-entry jump table (undefined behaviour) (register `%r1`)"),
-        "{reason}"
+    let (why, reg, _) = unverifiable_reason(body, "", &Config::default());
+    assert_eq!(
+        why,
+        Why::IndexedBranchOutOfRange {
+            index: 5,
+            entries: 2
+        }
     );
     assert_eq!(reg.as_deref(), Some("%r1"));
 }
@@ -68,10 +68,10 @@ fn brx_idx_targets_are_cfg_successors() {
     // The unknown branch decides whether the jump table runs; only its second target
     // synchronizes, so the region check must follow every table entry.
     let body = ".reg .b32 %r<3>;\n .reg .pred %p;\n ld.param.u32 %r1, [n];\n setp.eq.u32 %p, %r1, 0;\n mov.u32 %r2, 0;\n @%p bra L;\n brx.idx %r2, T;\n T: .branchtargets A, B;\n A: bra L;\n B: bar.sync 0;\n L: ret;";
-    let (reason, _, _) = unverifiable_reason(body, ".param .u32 n", &Config::default());
+    let (why, _, _) = unverifiable_reason(body, ".param .u32 n", &Config::default());
     assert!(
-        reason.starts_with("a branch on an unknown predicate decides synchronization: the code it decides contains `bar.sync`"),
-        "{reason}"
+        matches!(why, Why::BranchDecidesSync(Region::Synchronizes(_))),
+        "{why:?}"
     );
 }
 

@@ -4,7 +4,8 @@ use weft_program::{
     AccessKind, BarrierCount, BarrierOp, CommandView, CtaShape, MbarrierOp, ThreadEnd,
 };
 
-use crate::{Config, Emulation, ParamBinding, ValueSource, emulate};
+use crate::{Config, Emulation, GuardedOp, ParamBinding, Region, Value, ValueSource, Why, emulate};
+use weft_program::InstId;
 
 fn run(body: &str, params: &str, cfg: &Config) -> Emulation {
     let src = format!(
@@ -308,13 +309,13 @@ fn unverifiable_reason(
     body: &str,
     params: &str,
     cfg: &Config,
-) -> (String, Option<String>, Vec<ValueSource>) {
+) -> (Why, Option<String>, Vec<ValueSource>) {
     let e = run(body, params, cfg);
     let u = e
         .unverifiable
         .first()
         .unwrap_or_else(|| panic!("expected unverifiable: {:?}", views(&e, 0)));
-    (u.reason.clone(), u.register.clone(), u.sources.clone())
+    (u.why.clone(), u.register.clone(), u.sources.clone())
 }
 
 fn param_n() -> Vec<ValueSource> {
@@ -328,14 +329,8 @@ fn param_n() -> Vec<ValueSource> {
 #[test]
 fn unknown_barrier_id_is_unverifiable() {
     let body = "ld.param.u32 %r1, [n];\n bar.sync %r1;\n ret;\n .reg .b32 %r1;";
-    let (reason, reg, sources) = unverifiable_reason(body, ".param .u32 n", &Config::default());
-    assert!(
-        reason.starts_with(
-            "the barrier id depends on an unknown value (register `%r1`) at `bar.sync` on PTX line"
-        ),
-        "{reason}"
-    );
-    assert!(reason.contains("kernel parameter 0 `n`"), "{reason}");
+    let (why, reg, sources) = unverifiable_reason(body, ".param .u32 n", &Config::default());
+    assert_eq!(why, Why::Unknown(Value::BarrierId));
     assert_eq!(reg.as_deref(), Some("%r1"));
     assert_eq!(sources, param_n());
 }
@@ -343,27 +338,26 @@ fn unknown_barrier_id_is_unverifiable() {
 #[test]
 fn unknown_barrier_count_is_unverifiable() {
     let body = ".reg .b32 %r1;\n ld.param.u32 %r1, [n];\n bar.sync 1, %r1;\n ret;";
-    let (reason, _, sources) = unverifiable_reason(body, ".param .u32 n", &Config::default());
-    assert!(
-        reason.starts_with("the barrier thread count depends on an unknown value (register `%r1`)"),
-        "{reason}"
-    );
+    let (why, reg, sources) = unverifiable_reason(body, ".param .u32 n", &Config::default());
+    assert_eq!(why, Why::Unknown(Value::BarrierCount));
+    assert_eq!(reg.as_deref(), Some("%r1"));
     assert_eq!(sources, param_n());
 }
 
 #[test]
 fn unknown_shared_address_is_unverifiable() {
     let body = ".reg .b32 %r<3>;\n .shared .b8 s[64];\n ld.param.u32 %r1, [n];\n st.shared.u32 [%r1], 0;\n ret;";
-    let (reason, reg, _) = unverifiable_reason(body, ".param .u32 n", &Config::default());
-    assert!(reason.starts_with("a shared-memory address depends on an unknown value (register `%r1`) at `st.shared.u32`"), "{reason}");
+    let (why, reg, _) = unverifiable_reason(body, ".param .u32 n", &Config::default());
+    assert_eq!(why, Why::Unknown(Value::SharedAddress));
     assert_eq!(reg.as_deref(), Some("%r1"));
 }
 
 #[test]
 fn unknown_branch_around_barrier_is_unverifiable() {
     let body = ".reg .b32 %r1;\n .reg .pred %p;\n ld.param.u32 %r1, [n];\n setp.eq.u32 %p, %r1, 0;\n @%p bra L;\n bar.sync 0;\n L:\n ret;";
-    let (reason, reg, sources) = unverifiable_reason(body, ".param .u32 n", &Config::default());
-    assert!(reason.starts_with("a branch on an unknown predicate decides synchronization: the code it decides contains `bar.sync`"), "{reason}");
+    let (why, reg, sources) = unverifiable_reason(body, ".param .u32 n", &Config::default());
+    // The `bar.sync` is instruction 3 (after `ld`, `setp`, `bra`).
+    assert_eq!(why, Why::BranchDecidesSync(Region::Synchronizes(InstId(3))));
     assert_eq!(reg.as_deref(), Some("%p"));
     assert_eq!(sources, param_n());
 }
@@ -371,8 +365,9 @@ fn unknown_branch_around_barrier_is_unverifiable() {
 #[test]
 fn guarded_barrier_is_unverifiable() {
     let body = ".reg .b32 %r1;\n .reg .pred %p;\n ld.param.u32 %r1, [n];\n setp.eq.u32 %p, %r1, 0;\n @%p bar.sync 0;\n ret;";
-    let (reason, _, _) = unverifiable_reason(body, ".param .u32 n", &Config::default());
-    assert!(reason.starts_with("whether this synchronization operation executes depends on an unknown guard predicate (register `%p`)"), "{reason}");
+    let (why, reg, _) = unverifiable_reason(body, ".param .u32 n", &Config::default());
+    assert_eq!(why, Why::Guarded(GuardedOp::Synchronization));
+    assert_eq!(reg.as_deref(), Some("%p"));
 }
 
 const PARAM_LOOP: &str = r#"
@@ -390,8 +385,8 @@ LOOP:
 
 #[test]
 fn parameter_bound_loop_needs_param() {
-    let (reason, _, sources) = unverifiable_reason(PARAM_LOOP, ".param .u32 n", &Config::default());
-    assert!(reason.contains("decides synchronization"), "{reason}");
+    let (why, _, sources) = unverifiable_reason(PARAM_LOOP, ".param .u32 n", &Config::default());
+    assert!(matches!(why, Why::BranchDecidesSync(_)), "{why:?}");
     assert_eq!(sources, param_n());
     let cfg = Config {
         params: vec!["0=3".parse().unwrap()],
@@ -415,11 +410,8 @@ fn step_budget_stops_runaway_loops() {
         step_limit: 1000,
         ..Config::default()
     };
-    let (reason, _, _) = unverifiable_reason(body, "", &cfg);
-    assert!(
-        reason.starts_with("thread 0 exceeded the step budget of 1000 instructions"),
-        "{reason}"
-    );
+    let (why, _, _) = unverifiable_reason(body, "", &cfg);
+    assert!(why == Why::StepBudget { limit: 1000 }, "{why:?}");
 }
 
 #[test]
@@ -677,9 +669,8 @@ L:
     ret;
     "#;
     let params = ".param .align 8 .b8 P[32]";
-    let (reason, _, sources) = unverifiable_reason(body, params, &Config::default());
-    assert!(reason.contains("param 0 (`P`) bytes 12..16"), "{reason}");
-    assert!(reason.contains("--param 0+12:u32=VALUE"), "{reason}");
+    let (why, _, sources) = unverifiable_reason(body, params, &Config::default());
+    assert!(matches!(why, Why::BranchDecidesSync(_)), "{why:?}");
     assert_eq!(
         sources,
         vec![ValueSource::ParamBytes {

@@ -1,0 +1,254 @@
+//! Words for the emulator's data: why a kernel could not be verified, the inputs an unknown
+//! value came from, and the `--param` that fixes one. The emulator knows no command-line
+//! flags and writes no sentences; this module does both.
+
+use emulator::{GuardedOp, Region, SyncOp, Value, ValueSource, Why};
+use weft_program::{InstId, SourceTable};
+
+/// What made the kernel unverifiable, as a report's reason states it. The instruction,
+/// thread, register and inputs are not repeated here: the report names each once.
+pub fn why(why: &Why, sources: &SourceTable) -> String {
+    match why {
+        Why::Unknown(v) => format!("{} depends on an unknown value", value(*v)),
+        Why::UnderBranch(op) => {
+            format!("{} executes under an input-dependent branch", sync_op(*op))
+        }
+        Why::Guarded(GuardedOp::IndexedBranch) => {
+            "whether this indexed branch executes depends on an unknown guard predicate".into()
+        }
+        Why::Guarded(GuardedOp::CallOrReturn) => {
+            "whether this call or return executes depends on an unknown value".into()
+        }
+        Why::Guarded(GuardedOp::Synchronization) => {
+            "whether this synchronization operation executes depends on an unknown guard \
+             predicate"
+                .into()
+        }
+        Why::BranchDecidesSync(region) => format!(
+            "a branch on an unknown predicate decides synchronization: {}",
+            match region {
+                Region::LoopWithoutExit => "the branch is in a loop with no exit".to_owned(),
+                Region::UnknownTripCount => {
+                    "the branch controls a loop whose trip count is unknown".to_owned()
+                }
+                Region::Synchronizes(inst) => {
+                    let site = sources.sites.get(inst.index());
+                    format!(
+                        "the code it decides contains `{}` at PTX line {}",
+                        site.map_or("?", |s| &s.opcode),
+                        site.map_or(0, |s| s.ptx_line)
+                    )
+                }
+            }
+        ),
+        Why::PathsEndDifferently => "the two sides of a branch on an unknown predicate end \
+                                     differently (exit versus return)"
+            .into(),
+        Why::IndexedBranchUnknown { entries } => format!(
+            "the index of this `brx.idx` over a {entries}-entry jump table depends on an \
+             unknown value, so it may decide synchronization"
+        ),
+        Why::IndexedBranchOutOfRange { index, entries } => format!(
+            "the index of this `brx.idx` is {index}, outside its {entries}-entry jump table \
+             (undefined behaviour)"
+        ),
+        Why::IndirectCall => "indirect calls are not supported".into(),
+        Why::RecursiveCall => "recursive calls are not supported".into(),
+        Why::ExternCall { name } => format!(
+            "the kernel calls `{name}`, which this module declares without a body, so weft \
+             cannot know whether it synchronizes or accesses shared memory (link its \
+             definition into this PTX: compile without -rdc)"
+        ),
+        Why::StepBudget { limit } => format!(
+            "the thread exceeded the step budget of {limit} instructions (a loop may be \
+             unbounded or bounded by an unknown value; bind parameters with --param or raise \
+             the budget with --max-steps)"
+        ),
+        Why::MemoryBudget {
+            limit,
+            commands,
+            pages,
+        } => format!(
+            "the emulation reached the memory budget of {} ({commands} commands recorded, {} \
+             of memory pages; raise it with --max-memory)",
+            emulator::bytes_text(*limit),
+            emulator::bytes_text(*pages)
+        ),
+        Why::MbarrierNotShared => "the mbarrier operand is not a shared-memory address".into(),
+        Why::TmaNoTransactionBytes { or_too_many } => format!(
+            "a TMA copy signals an mbarrier whose current phase expects no transaction \
+             bytes{}, so its byte count, which lives in the tensor map, cannot be derived",
+            if *or_too_many {
+                " (or more than 4 GiB)"
+            } else {
+                ""
+            }
+        ),
+        Why::TmaBytesCompletedElsewhere => "the transaction bytes a TMA copy was to complete \
+                                            were completed by another operation first, so \
+                                            the copy's byte count cannot be derived"
+            .into(),
+        Why::Unsupported => {
+            "the emulator has no semantics for this instruction; its results are unknown".into()
+        }
+        Why::UnsupportedControl => "the emulator cannot model this instruction, which may \
+                                    decide control flow or synchronization"
+            .into(),
+    }
+}
+
+fn value(v: Value) -> &'static str {
+    match v {
+        Value::SharedAddress => "a shared-memory address",
+        Value::LocalAddress => "a local-memory address",
+        Value::BarrierId => "the barrier id",
+        Value::BarrierCount => "the barrier thread count",
+        Value::WarpSyncMask => "the bar.warp.sync member mask",
+        Value::CollectiveMask => "the member mask of a warp-collective",
+        Value::MbarrierAddress => "the mbarrier address",
+        Value::MbarrierInitCount => "the mbarrier.init count",
+        Value::MbarrierArrivalCount => "the mbarrier arrival count",
+        Value::MbarrierTxCount => "the mbarrier transaction count",
+        Value::MbarrierWaitParity => "the mbarrier wait parity",
+        Value::MbarrierWaitState => "the mbarrier wait state",
+        Value::CpAsyncSize => "the size of a cp.async copy",
+        Value::BulkCopySize => "the byte count of a bulk copy",
+        Value::CpAsyncWaitGroupCount => "the cp.async.wait_group count",
+        Value::BulkWaitGroupCount => "the cp.async.bulk.wait_group count",
+    }
+}
+
+fn sync_op(op: SyncOp) -> &'static str {
+    match op {
+        SyncOp::Barrier => "a barrier",
+        SyncOp::WarpSync => "bar.warp.sync",
+        SyncOp::Mbarrier => "an mbarrier operation",
+        SyncOp::AsyncCopyToMbarrier => "an asynchronous copy signalling an mbarrier",
+        SyncOp::TmaCopyToMbarrier => "a TMA copy signalling an mbarrier",
+    }
+}
+
+/// An input an unknown value came from, as a report states it: instructions by PTX line, and
+/// parameter names shortened when they are mangled beyond reading (the index names the
+/// parameter exactly).
+pub fn source(s: &ValueSource, sources: &SourceTable) -> String {
+    let line = |i: &InstId| match sources.sites.get(i.index()) {
+        Some(site) => format!("PTX line {}", site.ptx_line),
+        None => format!("instruction {}", i.0),
+    };
+    let short = |name: &str| -> String {
+        const MAX: usize = 48;
+        if name.len() <= MAX {
+            name.to_owned()
+        } else {
+            let cut = (0..=24)
+                .rev()
+                .find(|&k| name.is_char_boundary(k))
+                .unwrap_or(0);
+            format!("{}…", &name[..cut])
+        }
+    };
+    match s {
+        ValueSource::Param {
+            index,
+            name,
+            offset: None,
+        } => format!("kernel parameter {index} `{}`", short(name)),
+        ValueSource::Param {
+            index,
+            name,
+            offset: Some(o),
+        } => format!(
+            "bytes at offset {o} of kernel parameter {index} `{}`",
+            short(name)
+        ),
+        ValueSource::ParamBytes {
+            index,
+            name,
+            start,
+            end,
+        } => format!("param {index} (`{}`) bytes {start}..{end}", short(name)),
+        ValueSource::GlobalLoad(i) => format!("a global-memory load ({})", line(i)),
+        ValueSource::ConstLoad(i) => format!("a constant-memory load ({})", line(i)),
+        ValueSource::LocalUnknown(i) => format!("unknown local memory ({})", line(i)),
+        ValueSource::TextureLoad(i) => format!("a texture load ({})", line(i)),
+        ValueSource::Clock(i) => format!("a clock read ({})", line(i)),
+        ValueSource::Atomic(i) => format!("an atomic result ({})", line(i)),
+        ValueSource::SharedUnknown(i) => format!("uninitialized shared memory ({})", line(i)),
+        ValueSource::Float(i) => format!("floating-point arithmetic ({})", line(i)),
+        ValueSource::SpecialRegister(r) => format!("special register {r}"),
+        ValueSource::Other(s) => (*s).to_owned(),
+    }
+}
+
+/// The `--param` argument that fixes this input, when it is a kernel parameter.
+pub fn param_fix(s: &ValueSource) -> Option<String> {
+    match s {
+        ValueSource::Param {
+            index,
+            name,
+            offset: None,
+        } => Some(format!("--param {index}=VALUE (or --param {name}=VALUE)")),
+        ValueSource::Param {
+            name,
+            offset: Some(o),
+            ..
+        } => Some(format!("--param {name}+{o}:TYPE=VALUE")),
+        ValueSource::ParamBytes {
+            index, start, end, ..
+        } => {
+            let ty = match end.saturating_sub(*start) {
+                1 => "u8",
+                2 => "u16",
+                4 => "u32",
+                8 => "u64",
+                _ => "TYPE",
+            };
+            Some(format!("--param {index}+{start}:{ty}=VALUE"))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_inputs_name_their_fix() {
+        let bytes = ValueSource::ParamBytes {
+            index: 0,
+            name: "P".into(),
+            start: 12,
+            end: 16,
+        };
+        assert_eq!(
+            source(&bytes, &SourceTable::default()),
+            "param 0 (`P`) bytes 12..16"
+        );
+        assert_eq!(param_fix(&bytes).as_deref(), Some("--param 0+12:u32=VALUE"));
+        let whole = ValueSource::Param {
+            index: 1,
+            name: "n".into(),
+            offset: None,
+        };
+        assert_eq!(
+            param_fix(&whole).as_deref(),
+            Some("--param 1=VALUE (or --param n=VALUE)")
+        );
+        assert_eq!(param_fix(&ValueSource::Other("x")), None);
+    }
+
+    #[test]
+    fn reasons_name_what_not_where() {
+        let text = why(&Why::StepBudget { limit: 3 }, &SourceTable::default());
+        assert!(
+            text.starts_with("the thread exceeded the step budget of 3 instructions"),
+            "{text}"
+        );
+        assert_eq!(
+            why(&Why::Unknown(Value::BarrierId), &SourceTable::default()),
+            "the barrier id depends on an unknown value"
+        );
+    }
+}

@@ -1,0 +1,166 @@
+//! Why a kernel cannot be verified, as data: what happened ([`Why`]), where, in which thread,
+//! through which register, and the inputs the unknown value came from. The cli words it.
+
+use weft_program::{InstId, ThreadId};
+
+use crate::ValueSource;
+
+/// Why the kernel cannot be verified: a synchronization-relevant value depends on an unknown
+/// input, or the emulator met a construct it cannot model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unverifiable {
+    /// What happened.
+    pub why: Why,
+    /// The instruction concerned.
+    pub inst: Option<InstId>,
+    /// The thread that executed it.
+    pub thread: Option<ThreadId>,
+    /// The register holding the unknown value, as the PTX names it.
+    pub register: Option<String>,
+    /// The inputs the unknown value came from.
+    pub sources: Vec<ValueSource>,
+}
+
+/// What made a kernel unverifiable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// A value that decides synchronization, a shared or local address or a copy's size
+    /// depends on an unknown value.
+    Unknown(Value),
+    /// A synchronization operation executes on one side of a branch on an unknown value.
+    UnderBranch(SyncOp),
+    /// Whether a control or synchronization instruction executes depends on an unknown
+    /// guard predicate.
+    Guarded(GuardedOp),
+    /// A branch on an unknown predicate decides synchronization.
+    BranchDecidesSync(Region),
+    /// The two sides of a branch on an unknown predicate end differently (exit versus
+    /// return).
+    PathsEndDifferently,
+    /// The index of a `brx.idx` over a table of `entries` labels is unknown.
+    IndexedBranchUnknown {
+        /// Labels in the table.
+        entries: u32,
+    },
+    /// The index of a `brx.idx` lies outside its table (undefined behaviour).
+    IndexedBranchOutOfRange {
+        /// The index.
+        index: u64,
+        /// Labels in the table.
+        entries: u32,
+    },
+    /// A call through a register.
+    IndirectCall,
+    /// A call of a function already on the thread's call stack.
+    RecursiveCall,
+    /// A call of a function the module declares without a body.
+    ExternCall {
+        /// The function's name.
+        name: String,
+    },
+    /// A thread ran more instructions than [`crate::Config::step_limit`].
+    StepBudget {
+        /// The budget.
+        limit: u64,
+    },
+    /// The emulation's memory reached [`crate::Config::max_memory`].
+    MemoryBudget {
+        /// The budget in bytes.
+        limit: u64,
+        /// Commands recorded so far.
+        commands: u64,
+        /// Bytes of memory pages allocated.
+        pages: u64,
+    },
+    /// An mbarrier operand that is not a shared-memory address.
+    MbarrierNotShared,
+    /// A TMA copy signals an mbarrier whose phase expects no transaction bytes, so the
+    /// copy's byte count (in the tensor map) cannot be derived. `or_too_many`: or more than
+    /// 4 GiB.
+    TmaNoTransactionBytes {
+        /// The phase may instead expect more than 4 GiB.
+        or_too_many: bool,
+    },
+    /// Another operation completed the transaction bytes a TMA copy was to complete.
+    TmaBytesCompletedElsewhere,
+    /// An instruction without emulator semantics whose results may matter.
+    Unsupported,
+    /// An instruction the emulator cannot model that may decide control flow or
+    /// synchronization.
+    UnsupportedControl,
+}
+
+/// A value that must be known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// A shared-memory address.
+    SharedAddress,
+    /// A local-memory address.
+    LocalAddress,
+    /// A named barrier's id.
+    BarrierId,
+    /// A named barrier's thread count.
+    BarrierCount,
+    /// The member mask of `bar.warp.sync`.
+    WarpSyncMask,
+    /// The member mask of a warp collective.
+    CollectiveMask,
+    /// An mbarrier's address.
+    MbarrierAddress,
+    /// The count of `mbarrier.init`.
+    MbarrierInitCount,
+    /// The count of an `mbarrier.arrive`.
+    MbarrierArrivalCount,
+    /// A transaction byte count of an mbarrier operation.
+    MbarrierTxCount,
+    /// The parity an mbarrier wait tests.
+    MbarrierWaitParity,
+    /// The state (token) an mbarrier wait tests.
+    MbarrierWaitState,
+    /// The size of a `cp.async` copy.
+    CpAsyncSize,
+    /// The byte count of a `cp.async.bulk` copy.
+    BulkCopySize,
+    /// The group count of `cp.async.wait_group`.
+    CpAsyncWaitGroupCount,
+    /// The group count of `cp.async.bulk.wait_group`.
+    BulkWaitGroupCount,
+}
+
+/// A synchronization operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SyncOp {
+    /// A named barrier operation.
+    Barrier,
+    /// `bar.warp.sync`.
+    WarpSync,
+    /// An mbarrier operation.
+    Mbarrier,
+    /// An asynchronous copy that signals an mbarrier.
+    AsyncCopyToMbarrier,
+    /// A TMA copy that signals an mbarrier.
+    TmaCopyToMbarrier,
+}
+
+/// An instruction whose execution must not depend on an unknown guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GuardedOp {
+    /// `brx.idx`.
+    IndexedBranch,
+    /// A call or a return from a function.
+    CallOrReturn,
+    /// A synchronization operation.
+    Synchronization,
+}
+
+/// Why the code between a branch on an unknown predicate and its join point cannot be
+/// emulated on both sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Region {
+    /// The branch is in a loop with no exit.
+    LoopWithoutExit,
+    /// The branch controls a loop whose trip count is unknown.
+    UnknownTripCount,
+    /// The code it decides contains this synchronization instruction.
+    Synchronizes(InstId),
+}
