@@ -298,62 +298,23 @@ impl FromStr for ByteSize {
     }
 }
 
-/// Which kernel parameter a `--param` names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamTarget {
-    /// By position, 0-based.
-    Index(u32),
-    /// By declared name (`_Z6kernelPfi_param_1`), or by the suffix after `_param_`.
-    Name(String),
-}
+pub use emulator::{ParamRef as ParamTarget, ParamValue, ScalarType};
 
-/// A scalar type of a `+OFFSET:TYPE` field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScalarType {
-    /// `u8`…`u64`, `b8`…`b64`: unsigned integer of the given bytes.
-    Unsigned(u8),
-    /// `s8`…`s64`: signed integer of the given bytes.
-    Signed(u8),
-    /// `f32`.
-    F32,
-    /// `f64`.
-    F64,
-}
-
-impl ScalarType {
-    fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "u8" | "b8" => ScalarType::Unsigned(1),
-            "u16" | "b16" => ScalarType::Unsigned(2),
-            "u32" | "b32" => ScalarType::Unsigned(4),
-            "u64" | "b64" => ScalarType::Unsigned(8),
-            "s8" => ScalarType::Signed(1),
-            "s16" => ScalarType::Signed(2),
-            "s32" => ScalarType::Signed(4),
-            "s64" => ScalarType::Signed(8),
-            "f32" => ScalarType::F32,
-            "f64" => ScalarType::F64,
-            _ => return None,
-        })
-    }
-
-    /// Size in bytes.
-    pub fn size(self) -> u8 {
-        match self {
-            ScalarType::Unsigned(n) | ScalarType::Signed(n) => n,
-            ScalarType::F32 => 4,
-            ScalarType::F64 => 8,
-        }
-    }
-}
-
-/// A `--param` value before it is given a type.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ParamValue {
-    /// An integer (decimal, `0x` hex, `0b` binary, optionally negative).
-    Int(i128),
-    /// A floating-point number.
-    Float(f64),
+/// A scalar type by its PTX name (`u8`…`u64`, `s8`…`s64`, `b8`…`b64`, `f32`, `f64`).
+fn scalar_type(s: &str) -> Option<ScalarType> {
+    Some(match s {
+        "u8" | "b8" => ScalarType::Unsigned(1),
+        "u16" | "b16" => ScalarType::Unsigned(2),
+        "u32" | "b32" => ScalarType::Unsigned(4),
+        "u64" | "b64" => ScalarType::Unsigned(8),
+        "s8" => ScalarType::Signed(1),
+        "s16" => ScalarType::Signed(2),
+        "s32" => ScalarType::Signed(4),
+        "s64" => ScalarType::Signed(8),
+        "f32" => ScalarType::F32,
+        "f64" => ScalarType::F64,
+        _ => return None,
+    })
 }
 
 /// One `--param INDEX_OR_NAME[+OFFSET:TYPE]=VALUE`.
@@ -370,39 +331,13 @@ pub struct ParamSpec {
 }
 
 impl ParamSpec {
-    /// The value's bytes (little-endian) for a scalar of `size` bytes, or why it does not fit.
-    pub fn bytes(&self, size: u8, float: bool) -> Result<Vec<u8>, String> {
-        let bytes = match (self.value, float, size) {
-            (ParamValue::Float(v), true, 4) => (v as f32).to_le_bytes().to_vec(),
-            (ParamValue::Float(v), true, 8) => v.to_le_bytes().to_vec(),
-            (ParamValue::Int(v), true, 4) => (v as f32).to_le_bytes().to_vec(),
-            (ParamValue::Int(v), true, 8) => (v as f64).to_le_bytes().to_vec(),
-            (ParamValue::Float(_), _, _) => {
-                return Err(format!(
-                    "`{}`: a {size}-byte integer parameter needs an integer",
-                    self.text
-                ));
-            }
-            (ParamValue::Int(v), _, n) => {
-                let bits = u32::from(n) * 8;
-                let fits = if bits >= 128 {
-                    true
-                } else {
-                    let min = -(1i128 << (bits - 1));
-                    let max = (1i128 << bits) - 1;
-                    (min..=max).contains(&v)
-                };
-                if !fits {
-                    return Err(format!(
-                        "`{}`: {v} does not fit in {n} byte{}",
-                        self.text,
-                        if n == 1 { "" } else { "s" }
-                    ));
-                }
-                v.to_le_bytes()[..usize::from(n)].to_vec()
-            }
-        };
-        Ok(bytes)
+    /// The binding the emulator resolves.
+    pub fn binding(&self) -> emulator::ParamBinding {
+        emulator::ParamBinding {
+            target: self.target.clone(),
+            field: self.field,
+            value: self.value,
+        }
     }
 }
 
@@ -444,7 +379,7 @@ impl FromStr for ParamSpec {
                 let offset = parse_int(offset)
                     .and_then(|o| u64::try_from(o).ok())
                     .ok_or_else(|| format!("`{offset}` is not a byte offset"))?;
-                let ty = ScalarType::parse(ty).ok_or_else(|| {
+                let ty = scalar_type(ty).ok_or_else(|| {
                     format!("`{ty}` is not a scalar type (u8..u64, s8..s64, b8..b64, f32, f64)")
                 })?;
                 (name, Some((offset, ty)))
@@ -513,15 +448,13 @@ mod tests {
         assert_eq!(p.target, ParamTarget::Name("params".into()));
         assert_eq!(p.field, Some((12, ScalarType::Unsigned(4))));
         assert_eq!(p.value, ParamValue::Int(16));
-        assert_eq!(p.bytes(4, false).unwrap(), vec![16, 0, 0, 0]);
 
         let p: ParamSpec = "0=-1".parse().unwrap();
-        assert_eq!(p.bytes(2, false).unwrap(), vec![0xff, 0xff]);
-        let p: ParamSpec = "0=70000".parse().unwrap();
-        assert!(p.bytes(2, false).is_err());
+        assert_eq!(p.value, ParamValue::Int(-1));
         let p: ParamSpec = "x=1.5".parse().unwrap();
-        assert_eq!(p.bytes(4, true).unwrap(), 1.5f32.to_le_bytes().to_vec());
-        assert!(p.bytes(4, false).is_err());
+        assert_eq!(p.value, ParamValue::Float(1.5));
+        let p: ParamSpec = "0=0b101".parse().unwrap();
+        assert_eq!(p.value, ParamValue::Int(5));
 
         assert!("2".parse::<ParamSpec>().is_err());
         assert!("p+4=1".parse::<ParamSpec>().is_err());

@@ -34,27 +34,3 @@ pub struct Options {
 /// A usage error found once the input is parsed (a `-k` or `--param` that names nothing).
 #[derive(Debug)]
 pub struct UsageError(pub String);
-
-/// A parameter value resolved against one kernel's declaration: bytes at an offset.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedParam {
-    /// Parameter index.
-    pub index: usize,
-    /// Byte offset inside the parameter.
-    pub offset: u64,
-    /// Whether the spec named a field (`+OFFSET:TYPE`).
-    pub field: bool,
-    /// Whether the value is floating point.
-    pub float: bool,
-    /// Little-endian value bytes.
-    pub bytes: Vec<u8>,
-    /// The spec as written.
-    pub text: String,
-}
-
-impl ResolvedParam {
-    /// One past the last byte set.
-    pub fn end(&self) -> u64 {
-        self.offset.saturating_add(self.bytes.len() as u64)
-    }
-}

@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use ptx_parser::{Function, Module, StateSpace};
+use ptx_parser::{Function, Module};
 use rayon::prelude::*;
 
-use crate::cli::{ParamSpec, ParamTarget, ScalarType};
-pub use crate::options::{Options, ResolvedParam, UsageError};
+use crate::cli::ParamSpec;
+pub use crate::options::{Options, UsageError};
 use crate::progress::Progress;
 use crate::report::simple_name;
 use crate::report::{InputError, KernelReport, PtxFile, RunReport, Stats, Verdict};
@@ -118,87 +118,81 @@ fn read_file(path: &Path) -> Result<Arc<PtxFile>, InputError> {
     }
 }
 
-/// Resolves the `--param` specs that apply to `function`. A spec naming a parameter the
-/// kernel lacks does not apply to it; a spec that does not fit the parameter is an error.
+/// Resolves the `--param` specs that apply to `function` (the emulator's resolution) and
+/// returns their bindings, or the usage error that a spec which does not fit is.
 fn resolve_params(
     function: &Function<'_>,
     specs: &[ParamSpec],
     used: &mut [bool],
-) -> Result<Vec<ResolvedParam>, String> {
-    let mut out = Vec::new();
-    for (spec, used) in specs.iter().zip(used) {
-        let index = match &spec.target {
-            ParamTarget::Index(i) => Some(*i as usize).filter(|&i| i < function.params.len()),
-            ParamTarget::Name(name) => function.params.iter().position(|p| p.name == name),
-        };
-        let Some(index) = index else { continue };
-        *used = true;
-        let decl = &function.params[index];
-        let total = decl.size_bytes();
-        let (offset, size, float) = match spec.field {
-            Some((offset, ty)) => (
-                offset,
-                ty.size(),
-                matches!(ty, ScalarType::F32 | ScalarType::F64),
-            ),
-            None => {
-                let scalar = ptx_parser::ast::scalar_type_size(decl.ty);
-                match (scalar, decl.dims.is_empty(), decl.vector) {
-                    (Some(size), true, None) => (0, size as u8, decl.ty.starts_with('f')),
-                    _ => {
-                        return Err(format!(
-                            "`--param {}`: parameter {index} (`{}`) of `{}` is a {}-byte aggregate; \
-                             name a field with `{}+OFFSET:TYPE=VALUE`",
-                            spec.text,
-                            decl.name,
-                            function.name,
-                            total.map(|t| t.to_string()).unwrap_or_else(|| "?".into()),
-                            decl.name
-                        ));
-                    }
-                }
-            }
-        };
-        let end = offset.saturating_add(u64::from(size));
-        if let Some(total) = total.filter(|&total| end > total) {
-            return Err(format!(
-                "`--param {}`: bytes {offset}..{end} lie outside parameter {index} (`{}`, {total} bytes) of `{}`",
-                spec.text, decl.name, function.name
-            ));
-        }
-        debug_assert_eq!(decl.space, StateSpace::Param);
-        let bytes = spec.bytes(size, float)?;
-        if let Some(earlier) = out
-            .iter()
-            .find(|p: &&ResolvedParam| p.index == index && p.offset < end && offset < p.end())
-        {
-            return Err(format!(
-                "`--param {}` and `--param {}` both set bytes {}..{} of parameter {index} (`{}`) of `{}`",
-                earlier.text,
-                spec.text,
-                offset.max(earlier.offset),
-                end.min(earlier.end()),
-                decl.name,
-                function.name
-            ));
-        }
-        out.push(ResolvedParam {
-            index,
-            offset,
-            field: spec.field.is_some(),
-            float,
-            bytes,
-            text: spec.text.clone(),
-        });
+) -> Result<Vec<usize>, String> {
+    let bindings: Vec<emulator::ParamBinding> = specs.iter().map(ParamSpec::binding).collect();
+    match emulator::resolve_params(function, &bindings, used) {
+        Ok(resolved) => Ok(resolved.iter().map(|r| r.binding).collect()),
+        Err(e) => Err(param_error(&e, specs, function.name)),
     }
-    Ok(out)
+}
+
+/// The usage error for a `--param` that does not fit kernel `kernel`.
+fn param_error(e: &emulator::ParamError, specs: &[ParamSpec], kernel: &str) -> String {
+    use emulator::ParamError as E;
+    let text = |k: &usize| specs.get(*k).map_or("?", |s| s.text.as_str());
+    match e {
+        E::Aggregate {
+            binding,
+            param,
+            name,
+            size,
+        } => format!(
+            "`--param {}`: parameter {param} (`{name}`) of `{kernel}` is a {}-byte aggregate; \
+             name a field with `{name}+OFFSET:TYPE=VALUE`",
+            text(binding),
+            size.map(|t| t.to_string()).unwrap_or_else(|| "?".into()),
+        ),
+        E::OutOfRange {
+            binding,
+            param,
+            name,
+            start,
+            end,
+            size,
+        } => format!(
+            "`--param {}`: bytes {start}..{end} lie outside parameter {param} (`{name}`, {size} bytes) of `{kernel}`",
+            text(binding)
+        ),
+        E::NeedsInteger { binding, size } => format!(
+            "`{}`: a {size}-byte integer parameter needs an integer",
+            text(binding)
+        ),
+        E::DoesNotFit {
+            binding,
+            value,
+            size,
+        } => format!(
+            "`{}`: {value} does not fit in {size} byte{}",
+            text(binding),
+            if *size == 1 { "" } else { "s" }
+        ),
+        E::Overlap {
+            first,
+            second,
+            param,
+            name,
+            start,
+            end,
+        } => format!(
+            "`--param {}` and `--param {}` both set bytes {start}..{end} of parameter {param} (`{name}`) of `{kernel}`",
+            text(first),
+            text(second)
+        ),
+    }
 }
 
 /// One kernel to verify.
 struct Job<'m> {
     file: usize,
     function: &'m Function<'m>,
-    params: Vec<ResolvedParam>,
+    /// The `--param` specs (indices into the options') that apply to the kernel.
+    params: Vec<usize>,
 }
 
 /// One input of [`verify`]: a PTX text with the name reports give it, or why it could not
@@ -376,7 +370,11 @@ fn verify_kernel(
             .or(function.perf.reqntid)
             .or(function.perf.maxntid),
         warp_sync: options.warp_sync,
-        params: job.params.iter().map(|p| p.text.clone()).collect(),
+        params: job
+            .params
+            .iter()
+            .map(|&k| options.params[k].text.clone())
+            .collect(),
         violations: Vec::new(),
         unverifiable: Vec::new(),
         assumptions: Vec::new(),
@@ -391,7 +389,12 @@ fn verify_kernel(
         return Ok(report);
     }
 
-    if let Err(e) = crate::stages::verify(&mut report, module, &job.params, options, progress) {
+    let params: Vec<emulator::ParamBinding> = job
+        .params
+        .iter()
+        .map(|&k| options.params[k].binding())
+        .collect();
+    if let Err(e) = crate::stages::verify(&mut report, module, &params, options, progress) {
         return Err(InputError {
             file: file.path.display().to_string(),
             line: e.line,

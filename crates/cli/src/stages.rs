@@ -12,7 +12,7 @@ use emulator::{Emulation, FindingKind};
 use ptx_parser::Module;
 use weft_program::{BarrierKey, CtaShape, InstId, Program, ThreadId};
 
-use crate::options::{Options, ResolvedParam};
+use crate::options::Options;
 use crate::reasons;
 use crate::report::{
     self, DotGraph, DotNode, KernelReport, Location, PtxFile, ThreadRange, Unverifiable, Violation,
@@ -70,33 +70,11 @@ fn barrier_name(key: BarrierKey) -> String {
     }
 }
 
-/// The emulator's binding for a resolved `--param`.
-fn binding(param: &ResolvedParam) -> emulator::ParamBinding {
-    let mut bits = [0u8; 8];
-    let n = param.bytes.len().min(8);
-    bits[..n].copy_from_slice(&param.bytes[..n]);
-    let ty = match (param.float, param.bytes.len()) {
-        (true, 4) => emulator::ScalarType::F32,
-        (true, _) => emulator::ScalarType::F64,
-        (false, 1) => emulator::ScalarType::I8,
-        (false, 2) => emulator::ScalarType::I16,
-        (false, 4) => emulator::ScalarType::I32,
-        (false, _) => emulator::ScalarType::I64,
-    };
-    emulator::ParamBinding {
-        param: emulator::ParamRef::Index(param.index as u32),
-        offset: param
-            .field
-            .then(|| (u32::try_from(param.offset).unwrap_or(u32::MAX), ty)),
-        value: u64::from_le_bytes(bits),
-    }
-}
-
 /// Runs every stage on one kernel, filling `report`.
 pub fn verify(
     report: &mut KernelReport,
     module: &Module<'_>,
-    params: &[ResolvedParam],
+    params: &[emulator::ParamBinding],
     options: &Options,
     progress: &crate::progress::Progress,
 ) -> Result<(), KernelInputError> {
@@ -110,7 +88,7 @@ pub fn verify(
         cta: options.cta,
         grid: options.grid,
         warp_sync: options.warp_sync,
-        params: params.iter().map(binding).collect(),
+        params: params.to_vec(),
         initializers: options.initializers,
         step_limit: options.max_steps,
         max_memory: options.max_memory,
@@ -854,29 +832,5 @@ mod tests {
             "_ZZ1kE18446744073709551615x"
         );
         assert_eq!(local_name("_ZZ4fooE"), "_ZZ4fooE");
-    }
-
-    #[test]
-    fn bindings_carry_the_value_bits() {
-        let p = ResolvedParam {
-            index: 1,
-            offset: 12,
-            field: true,
-            float: false,
-            bytes: vec![0x00, 0x10, 0, 0],
-            text: "1+12:u32=4096".into(),
-        };
-        let b = binding(&p);
-        assert_eq!(b.param, emulator::ParamRef::Index(1));
-        assert_eq!(b.offset, Some((12, emulator::ScalarType::I32)));
-        assert_eq!(b.value, 4096);
-        let p = ResolvedParam {
-            field: false,
-            offset: 0,
-            bytes: vec![0xff, 0xff],
-            ..p
-        };
-        let b = binding(&p);
-        assert_eq!((b.offset, b.value), (None, 0xffff));
     }
 }

@@ -89,13 +89,16 @@
 
 mod exec;
 mod ir;
+mod params;
 #[cfg(test)]
 mod tests;
 mod unverifiable;
 
 use std::fmt;
 
-use std::str::FromStr;
+pub use params::{
+    ParamBinding, ParamError, ParamRef, ParamValue, ResolvedParam, ScalarType, resolve_params,
+};
 pub use unverifiable::{GuardedOp, Region, SyncOp, Unverifiable, Value, Why};
 
 use ptx_parser::Module;
@@ -122,7 +125,7 @@ pub fn bytes_text(bytes: u64) -> String {
 }
 
 /// How to emulate a kernel.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// The CTA shape (`-n`); when `None`, the kernel's `.reqntid`, else its `.maxntid`.
     pub threads: Option<CtaShape>,
@@ -163,139 +166,6 @@ impl Default for Config {
             initializers: true,
         }
     }
-}
-
-/// Which kernel parameter a [`ParamBinding`] fixes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ParamRef {
-    /// By 0-based position.
-    Index(u32),
-    /// By name as the PTX declares it.
-    Name(String),
-}
-
-/// A scalar type for `--param NAME+OFFSET:TYPE=VALUE`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ScalarType {
-    /// 8-bit integer.
-    I8,
-    /// 16-bit integer.
-    I16,
-    /// 32-bit integer.
-    I32,
-    /// 64-bit integer.
-    I64,
-    /// 32-bit float (the value is given as a float and stored as its bits).
-    F32,
-    /// 64-bit float.
-    F64,
-}
-
-impl ScalarType {
-    /// Size in bytes.
-    pub fn size(self) -> u32 {
-        match self {
-            ScalarType::I8 => 1,
-            ScalarType::I16 => 2,
-            ScalarType::I32 | ScalarType::F32 => 4,
-            ScalarType::I64 | ScalarType::F64 => 8,
-        }
-    }
-}
-
-impl FromStr for ScalarType {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        Ok(match s {
-            "u8" | "s8" | "b8" | "i8" => ScalarType::I8,
-            "u16" | "s16" | "b16" | "i16" => ScalarType::I16,
-            "u32" | "s32" | "b32" | "i32" => ScalarType::I32,
-            "u64" | "s64" | "b64" | "i64" => ScalarType::I64,
-            "f32" => ScalarType::F32,
-            "f64" => ScalarType::F64,
-            _ => {
-                return Err(Error::InvalidConfig(format!(
-                    "unknown parameter type `{s}` (expected u8..u64, s8..s64, b8..b64, f32, f64)"
-                )));
-            }
-        })
-    }
-}
-
-/// `--param INDEX_OR_NAME[+OFFSET:TYPE]=VALUE`: fixes a scalar kernel parameter, or a scalar
-/// field of a by-value struct parameter at byte `OFFSET`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParamBinding {
-    /// The parameter.
-    pub param: ParamRef,
-    /// For a field inside a struct parameter: byte offset and type.
-    pub offset: Option<(u32, ScalarType)>,
-    /// The value's bits (two's complement for negative integers, IEEE bits for floats).
-    pub value: u64,
-}
-
-impl FromStr for ParamBinding {
-    type Err = Error;
-    /// Parses `INDEX_OR_NAME[+OFFSET:TYPE]=VALUE`; VALUE is decimal, `0x` hex, negative, or a
-    /// float when TYPE is `f32`/`f64`.
-    fn from_str(s: &str) -> Result<Self, Error> {
-        let bad = |why: &str| Error::InvalidConfig(format!("--param `{s}`: {why}"));
-        let (lhs, value) = s
-            .split_once('=')
-            .ok_or_else(|| bad("expected INDEX_OR_NAME[+OFFSET:TYPE]=VALUE"))?;
-        let (name, offset) = match lhs.split_once('+') {
-            Some((name, field)) => {
-                let (off, ty) = field
-                    .split_once(':')
-                    .ok_or_else(|| bad("a field needs +OFFSET:TYPE"))?;
-                let off = parse_int(off).ok_or_else(|| bad("bad offset"))?;
-                let off = u32::try_from(off).map_err(|_| bad("bad offset"))?;
-                (name, Some((off, ty.parse::<ScalarType>()?)))
-            }
-            None => (lhs, None),
-        };
-        if name.is_empty() {
-            return Err(bad("empty parameter name"));
-        }
-        let param = match name.parse::<u32>() {
-            Ok(i) => ParamRef::Index(i),
-            Err(_) => ParamRef::Name(name.to_string()),
-        };
-        let value = match offset.map(|(_, t)| t) {
-            Some(ScalarType::F32) => u64::from(
-                value
-                    .parse::<f32>()
-                    .map_err(|_| bad("bad float"))?
-                    .to_bits(),
-            ),
-            Some(ScalarType::F64) => value
-                .parse::<f64>()
-                .map_err(|_| bad("bad float"))?
-                .to_bits(),
-            _ => parse_int(value).ok_or_else(|| bad("bad integer value"))? as u64,
-        };
-        Ok(ParamBinding {
-            param,
-            offset,
-            value,
-        })
-    }
-}
-
-fn parse_int(s: &str) -> Option<i128> {
-    let (neg, digits) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s),
-    };
-    let v = if let Some(hex) = digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
-        i128::from_str_radix(hex, 16).ok()?
-    } else {
-        digits.parse::<i128>().ok()?
-    };
-    Some(if neg { -v } else { v })
 }
 
 /// A `.shared` variable and where the emulator placed it.
@@ -516,6 +386,9 @@ pub enum Error {
     /// A configuration value is invalid.
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
+    /// A parameter binding does not fit the kernel.
+    #[error(transparent)]
+    Param(#[from] ParamError),
     /// The kernel's PTX cannot be lowered (undeclared register, unknown label, …).
     #[error("PTX line {line}: {message}")]
     Lowering {

@@ -1,6 +1,6 @@
 //! Parameter-space addresses and TMA copies.
 
-use super::{approx, copies, read, run, unverifiable_reason, views, write};
+use super::{approx, copies, param, read, run, unverifiable_reason, views, write};
 use crate::{Config, ValueSource, Why};
 use weft_program::{CommandView, MbarrierOp, ThreadEnd};
 
@@ -56,10 +56,11 @@ L:
         ]
     );
     let cfg = Config {
-        params: ["P+20:u32=1", "1+24:u32=1", "P+28:u32=1"]
-            .iter()
-            .map(|p| p.parse().unwrap())
-            .collect(),
+        params: vec![
+            param("P", Some((20, 4)), 1),
+            param("1", Some((24, 4)), 1),
+            param("P", Some((28, 4)), 1),
+        ],
         ..Config::default()
     };
     let e = run(body, params, &cfg);
@@ -68,10 +69,11 @@ L:
     assert_eq!(views(&e, 0).len(), 4);
     // A half-fixed field names only the unknown bytes.
     let cfg = Config {
-        params: ["P+20:u16=1", "P+24:u32=1", "P+28:u32=1"]
-            .iter()
-            .map(|p| p.parse().unwrap())
-            .collect(),
+        params: vec![
+            param("P", Some((20, 2)), 1),
+            param("P", Some((24, 4)), 1),
+            param("P", Some((28, 4)), 1),
+        ],
         ..Config::default()
     };
     let e = run(body, params, &cfg);

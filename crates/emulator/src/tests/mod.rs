@@ -4,7 +4,10 @@ use weft_program::{
     AccessKind, BarrierCount, BarrierOp, CommandView, CtaShape, MbarrierOp, ThreadEnd,
 };
 
-use crate::{Config, Emulation, GuardedOp, ParamBinding, Region, Value, ValueSource, Why, emulate};
+use crate::{
+    Config, Emulation, GuardedOp, ParamBinding, ParamRef, ParamValue, Region, ScalarType, Value,
+    ValueSource, Why, emulate,
+};
 use weft_program::InstId;
 
 fn run(body: &str, params: &str, cfg: &Config) -> Emulation {
@@ -293,7 +296,7 @@ fn unknown_branch_around_accesses_is_may() {
 #[test]
 fn unknown_branch_bound_by_param_is_exact() {
     let cfg = Config {
-        params: vec!["n=10".parse::<ParamBinding>().unwrap()],
+        params: vec![param("n", None, 10)],
         ..Config::default()
     };
     let e = run(BOUNDS, ".param .u32 n, .param .u64 out", &cfg);
@@ -316,6 +319,19 @@ fn unverifiable_reason(
         .first()
         .unwrap_or_else(|| panic!("expected unverifiable: {:?}", views(&e, 0)));
     (u.why.clone(), u.register.clone(), u.sources.clone())
+}
+
+/// Parameter `target` (an index, else a name) fixed to `value`: the whole parameter, or
+/// the field of `bytes` bytes at `field`.
+fn param(target: &str, field: Option<(u64, u8)>, value: i128) -> ParamBinding {
+    ParamBinding {
+        target: match target.parse() {
+            Ok(i) => ParamRef::Index(i),
+            Err(_) => ParamRef::Name(target.into()),
+        },
+        field: field.map(|(at, bytes)| (at, ScalarType::Unsigned(bytes))),
+        value: ParamValue::Int(value),
+    }
 }
 
 fn param_n() -> Vec<ValueSource> {
@@ -389,7 +405,7 @@ fn parameter_bound_loop_needs_param() {
     assert!(matches!(why, Why::BranchDecidesSync(_)), "{why:?}");
     assert_eq!(sources, param_n());
     let cfg = Config {
-        params: vec!["0=3".parse().unwrap()],
+        params: vec![param("0", None, 3)],
         ..Config::default()
     };
     let e = run(PARAM_LOOP, ".param .u32 n", &cfg);
@@ -644,17 +660,6 @@ fn unknown_guarded_store_is_may_and_clobbers() {
 }
 
 #[test]
-fn param_binding_syntax() {
-    let b: ParamBinding = "params+12:u32=4096".parse().unwrap();
-    assert_eq!(b.param, crate::ParamRef::Name("params".into()));
-    assert_eq!(b.offset, Some((12, crate::ScalarType::I32)));
-    assert_eq!(b.value, 4096);
-    let b: ParamBinding = "2=-1".parse().unwrap();
-    assert_eq!((b.param, b.value), (crate::ParamRef::Index(2), u64::MAX));
-    assert!("x".parse::<ParamBinding>().is_err());
-}
-
-#[test]
 fn struct_param_field_binding() {
     let body = r#"
     .reg .b32 %r<4>;
@@ -681,7 +686,7 @@ L:
         }]
     );
     let cfg = Config {
-        params: vec!["P+12:u32=2".parse().unwrap()],
+        params: vec![param("P", Some((12, 4)), 2)],
         ..Config::default()
     };
     let e = run(body, params, &cfg);

@@ -63,7 +63,10 @@ fn config_of(args: &[String]) -> Config {
             }
             "--param" => {
                 let v = it.next().expect("--param takes a value");
-                cfg.params.push(v.parse().expect("a parameter binding"));
+                // The manifest fixes whole parameters: `INDEX_OR_NAME=INTEGER`.
+                let (target, value) = v.split_once('=').expect("TARGET=VALUE");
+                let value = value.parse().expect("an integer");
+                cfg.params.push(super::param(target, None, value));
             }
             "--warp-sync" => cfg.warp_sync = true,
             "--no-initializers" => cfg.initializers = false,
@@ -123,7 +126,9 @@ fn fast_path_agrees_with_the_general_interpreter_on_every_sample() {
 #[test]
 fn sample_configurations_emulate_completely() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
-    let cases: [(&str, CtaShape, bool, &[&str]); 5] = [
+    /// (file, shape, warp-synchronous, whole parameters fixed to integers).
+    type Case<'a> = (&'a str, CtaShape, bool, &'a [(&'a str, i128)]);
+    let cases: [Case; 5] = [
         (
             "cudadma/single_buffer.ptx",
             CtaShape::linear(192),
@@ -146,7 +151,7 @@ fn sample_configurations_emulate_completely() {
             "params/param_loop.ptx",
             CtaShape::linear(128),
             false,
-            &["1=4"],
+            &[("1", 4)],
         ),
         (
             "mbarrier/mbar_pipeline.ptx",
@@ -163,7 +168,10 @@ fn sample_configurations_emulate_completely() {
         let cfg = Config {
             threads: Some(shape),
             warp_sync,
-            params: params.iter().map(|p| p.parse().expect("binding")).collect(),
+            params: params
+                .iter()
+                .map(|(target, value)| super::param(target, None, *value))
+                .collect(),
             ..Config::default()
         };
         let e = emulate(&module, kernel, &cfg).expect("emulates");

@@ -4,7 +4,8 @@
 use crate::ir::decode::parse_sreg;
 use crate::ir::lower::{Lowerer, Scope, VarLoc, collect_callees, collect_shared, err};
 use crate::ir::{DataLayout, KernelParam, MemBase, Opnd, RegId};
-use crate::{Config, Error, ParamRef, SharedSymbol};
+use crate::params::{ParamError, resolve_params};
+use crate::{Config, Error, SharedSymbol};
 use ptx_parser::ast::{Address, AddressBase, Function, Operand, StateSpace, VarDecl};
 use rustc_hash::FxHashSet;
 
@@ -140,45 +141,24 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 known: vec![None; size as usize],
             });
         }
-        for b in &config.params {
-            let index = match &b.param {
-                ParamRef::Index(i) => *i as usize,
-                ParamRef::Name(n) => self
-                    .ir
-                    .kernel_params
-                    .iter()
-                    .position(|p| &p.name == n)
-                    .ok_or_else(|| {
-                        Error::InvalidConfig(format!(
-                            "--param: kernel `{}` has no parameter `{n}`",
-                            kernel.name
-                        ))
-                    })?,
-            };
-            let nparams = self.ir.kernel_params.len();
-            let p = self.ir.kernel_params.get_mut(index).ok_or_else(|| {
-                Error::InvalidConfig(format!(
-                    "--param: parameter index {index} out of range (kernel has {nparams})"
-                ))
-            })?;
-            let (off, size) = match b.offset {
-                Some((off, ty)) => (off, ty.size()),
-                None => (0, p.size.min(8)),
-            };
-            let bytes = b.value.to_le_bytes();
-            for k in 0..size {
-                let slot = p
-                    .known
-                    .get_mut(off.saturating_add(k) as usize)
-                    .ok_or_else(|| {
-                        Error::InvalidConfig(format!(
-                            "--param: bytes {off}..{} lie outside parameter `{}` ({} bytes)",
-                            u64::from(off) + u64::from(size),
-                            p.name,
-                            p.size
-                        ))
-                    })?;
-                *slot = bytes.get(k as usize).copied();
+        let mut used = vec![false; config.params.len()];
+        for r in resolve_params(kernel, &config.params, &mut used)? {
+            // Resolved against this kernel's declarations: the parameter exists.
+            let p = &mut self.ir.kernel_params[r.index];
+            for (k, &byte) in r.bytes.iter().enumerate() {
+                let at = usize::try_from(r.offset)
+                    .unwrap_or(usize::MAX)
+                    .saturating_add(k);
+                // A parameter of unknown size is tracked as 8 bytes.
+                let slot = p.known.get_mut(at).ok_or_else(|| ParamError::OutOfRange {
+                    binding: r.binding,
+                    param: r.index,
+                    name: p.name.clone(),
+                    start: r.offset,
+                    end: r.end(),
+                    size: u64::from(p.size),
+                })?;
+                *slot = Some(byte);
             }
         }
         self.ir.kparam_size = u32::try_from(window)

@@ -1,0 +1,335 @@
+//! Kernel-parameter values fixed from outside (the cli's `--param`): the one model of a
+//! binding ([`ParamBinding`]: which parameter, which field, which value) and its resolution
+//! against a kernel's declaration into bytes ([`resolve_params`]). The cli parses the text
+//! into bindings; the emulator resolves them. Errors are data ([`ParamError`]); the cli words
+//! them.
+
+use ptx_parser::{Function, ast::scalar_type_size};
+
+/// Which kernel parameter a [`ParamBinding`] fixes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ParamRef {
+    /// By 0-based position.
+    Index(u32),
+    /// By name as the PTX declares it.
+    Name(String),
+}
+
+/// The scalar type of a field of a by-value struct parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// Unsigned (or untyped bits) integer of the given bytes.
+    Unsigned(u8),
+    /// Signed integer of the given bytes.
+    Signed(u8),
+    /// 32-bit float.
+    F32,
+    /// 64-bit float.
+    F64,
+}
+
+impl ScalarType {
+    /// Size in bytes.
+    pub fn size(self) -> u8 {
+        match self {
+            ScalarType::Unsigned(n) | ScalarType::Signed(n) => n,
+            ScalarType::F32 => 4,
+            ScalarType::F64 => 8,
+        }
+    }
+
+    fn float(self) -> bool {
+        matches!(self, ScalarType::F32 | ScalarType::F64)
+    }
+}
+
+/// A value before it is given the type of what it fixes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamValue {
+    /// An integer.
+    Int(i128),
+    /// A floating-point number.
+    Float(f64),
+}
+
+/// A kernel parameter (or a scalar field of a by-value struct parameter) fixed to a value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamBinding {
+    /// The parameter.
+    pub target: ParamRef,
+    /// For a field of a by-value struct: its byte offset and type.
+    pub field: Option<(u64, ScalarType)>,
+    /// The value.
+    pub value: ParamValue,
+}
+
+/// A binding resolved against one kernel: bytes at an offset of a parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedParam {
+    /// The binding's position in the slice given to [`resolve_params`].
+    pub binding: usize,
+    /// The parameter's index.
+    pub index: usize,
+    /// Byte offset inside the parameter.
+    pub offset: u64,
+    /// Little-endian value bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl ResolvedParam {
+    /// One past the last byte set.
+    pub fn end(&self) -> u64 {
+        self.offset.saturating_add(self.bytes.len() as u64)
+    }
+}
+
+/// Why a binding does not fit the kernel. `binding` fields index the slice given to
+/// [`resolve_params`]; `param` is the parameter's index and `name` its declared name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    /// A binding without a field names an aggregate parameter.
+    #[error("parameter {param} (`{name}`) is an aggregate; a binding must name a field")]
+    Aggregate {
+        /// The binding.
+        binding: usize,
+        /// The parameter.
+        param: usize,
+        /// Its name.
+        name: String,
+        /// Its size in bytes, when known.
+        size: Option<u64>,
+    },
+    /// The bytes a binding sets lie outside the parameter.
+    #[error("bytes {start}..{end} lie outside parameter {param} (`{name}`, {size} bytes)")]
+    OutOfRange {
+        /// The binding.
+        binding: usize,
+        /// The parameter.
+        param: usize,
+        /// Its name.
+        name: String,
+        /// First byte set.
+        start: u64,
+        /// One past the last byte set.
+        end: u64,
+        /// The parameter's size in bytes.
+        size: u64,
+    },
+    /// A float value for an integer parameter or field.
+    #[error("a {size}-byte integer parameter needs an integer")]
+    NeedsInteger {
+        /// The binding.
+        binding: usize,
+        /// The integer's size in bytes.
+        size: u8,
+    },
+    /// An integer that does not fit its parameter or field.
+    #[error("{value} does not fit in {size} bytes")]
+    DoesNotFit {
+        /// The binding.
+        binding: usize,
+        /// The value.
+        value: i128,
+        /// The size in bytes.
+        size: u8,
+    },
+    /// Two bindings set the same bytes.
+    #[error("two bindings both set bytes {start}..{end} of parameter {param} (`{name}`)")]
+    Overlap {
+        /// The earlier binding.
+        first: usize,
+        /// The later binding.
+        second: usize,
+        /// The parameter.
+        param: usize,
+        /// Its name.
+        name: String,
+        /// First common byte.
+        start: u64,
+        /// One past the last common byte.
+        end: u64,
+    },
+}
+
+/// Resolves the `bindings` that name a parameter of `function`; `used[k]` is set for each
+/// binding `k` that does (a binding naming no parameter of this kernel does not apply).
+pub fn resolve_params(
+    function: &Function<'_>,
+    bindings: &[ParamBinding],
+    used: &mut [bool],
+) -> Result<Vec<ResolvedParam>, ParamError> {
+    let mut out: Vec<ResolvedParam> = Vec::new();
+    for (k, (b, used)) in bindings.iter().zip(used).enumerate() {
+        let index = match &b.target {
+            ParamRef::Index(i) => Some(*i as usize).filter(|&i| i < function.params.len()),
+            ParamRef::Name(name) => function.params.iter().position(|p| p.name == name),
+        };
+        let Some(index) = index else { continue };
+        *used = true;
+        let decl = &function.params[index];
+        let total = decl.size_bytes();
+        let (offset, size, float) = match b.field {
+            Some((offset, ty)) => (offset, ty.size(), ty.float()),
+            None => match (scalar_type_size(decl.ty), decl.dims.is_empty(), decl.vector) {
+                (Some(size), true, None) => (0, size as u8, decl.ty.starts_with('f')),
+                _ => {
+                    return Err(ParamError::Aggregate {
+                        binding: k,
+                        param: index,
+                        name: decl.name.to_string(),
+                        size: total,
+                    });
+                }
+            },
+        };
+        let end = offset.saturating_add(u64::from(size));
+        if let Some(total) = total.filter(|&total| end > total) {
+            return Err(ParamError::OutOfRange {
+                binding: k,
+                param: index,
+                name: decl.name.to_string(),
+                start: offset,
+                end,
+                size: total,
+            });
+        }
+        let bytes = value_bytes(b.value, size, float, k)?;
+        if let Some(earlier) = out
+            .iter()
+            .find(|p| p.index == index && p.offset < end && offset < p.end())
+        {
+            return Err(ParamError::Overlap {
+                first: earlier.binding,
+                second: k,
+                param: index,
+                name: decl.name.to_string(),
+                start: offset.max(earlier.offset),
+                end: end.min(earlier.end()),
+            });
+        }
+        out.push(ResolvedParam {
+            binding: k,
+            index,
+            offset,
+            bytes,
+        });
+    }
+    Ok(out)
+}
+
+/// The value's bytes (little-endian) for a scalar of `size` bytes.
+fn value_bytes(
+    value: ParamValue,
+    size: u8,
+    float: bool,
+    binding: usize,
+) -> Result<Vec<u8>, ParamError> {
+    Ok(match (value, float, size) {
+        (ParamValue::Float(v), true, 4) => (v as f32).to_le_bytes().to_vec(),
+        (ParamValue::Float(v), true, 8) => v.to_le_bytes().to_vec(),
+        (ParamValue::Int(v), true, 4) => (v as f32).to_le_bytes().to_vec(),
+        (ParamValue::Int(v), true, 8) => (v as f64).to_le_bytes().to_vec(),
+        (ParamValue::Float(_), _, _) => return Err(ParamError::NeedsInteger { binding, size }),
+        (ParamValue::Int(v), _, n) => {
+            let bits = u32::from(n) * 8;
+            let fits = bits >= 128 || {
+                let min = -(1i128 << (bits - 1));
+                let max = (1i128 << bits) - 1;
+                (min..=max).contains(&v)
+            };
+            if !fits {
+                return Err(ParamError::DoesNotFit {
+                    binding,
+                    value: v,
+                    size: n,
+                });
+            }
+            v.to_le_bytes()[..usize::from(n)].to_vec()
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bind(target: ParamRef, field: Option<(u64, ScalarType)>, value: ParamValue) -> ParamBinding {
+        ParamBinding {
+            target,
+            field,
+            value,
+        }
+    }
+
+    #[test]
+    fn bindings_resolve_to_bytes_against_the_declaration() {
+        let src = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u16 h, .param .f32 x, .param .align 8 .b8 s[16])\n{\nret;\n}\n";
+        let module = ptx_parser::parse(src).expect("parses");
+        let k = module.entries().next().expect("a kernel");
+        let resolve = |bs: &[ParamBinding]| {
+            let mut used = vec![false; bs.len()];
+            resolve_params(k, bs, &mut used).map(|r| (r, used))
+        };
+        let (r, used) = resolve(&[
+            bind(ParamRef::Index(0), None, ParamValue::Int(-1)),
+            bind(ParamRef::Name("x".into()), None, ParamValue::Float(1.5)),
+            bind(
+                ParamRef::Index(2),
+                Some((12, ScalarType::Unsigned(4))),
+                ParamValue::Int(16),
+            ),
+            bind(ParamRef::Index(7), None, ParamValue::Int(1)),
+        ])
+        .expect("fits");
+        assert_eq!(used, [true, true, true, false]);
+        assert_eq!(r[0].bytes, [0xff, 0xff]);
+        assert_eq!(r[1].bytes, 1.5f32.to_le_bytes());
+        assert_eq!(
+            (r[2].index, r[2].offset, &r[2].bytes[..]),
+            (2, 12, &[16, 0, 0, 0][..])
+        );
+
+        let err = |bs: &[ParamBinding]| resolve(bs).err();
+        assert!(matches!(
+            err(&[bind(ParamRef::Index(0), None, ParamValue::Int(70000))]),
+            Some(ParamError::DoesNotFit { size: 2, .. })
+        ));
+        assert!(matches!(
+            err(&[bind(ParamRef::Index(0), None, ParamValue::Float(1.5))]),
+            Some(ParamError::NeedsInteger { .. })
+        ));
+        assert!(matches!(
+            err(&[bind(ParamRef::Index(2), None, ParamValue::Int(1))]),
+            Some(ParamError::Aggregate { size: Some(16), .. })
+        ));
+        assert!(matches!(
+            err(&[bind(
+                ParamRef::Index(2),
+                Some((14, ScalarType::Unsigned(4))),
+                ParamValue::Int(1)
+            )]),
+            Some(ParamError::OutOfRange {
+                start: 14,
+                end: 18,
+                ..
+            })
+        ));
+        let field = |at| {
+            bind(
+                ParamRef::Index(2),
+                Some((at, ScalarType::Unsigned(4))),
+                ParamValue::Int(1),
+            )
+        };
+        assert!(matches!(
+            err(&[field(0), field(2)]),
+            Some(ParamError::Overlap {
+                first: 0,
+                second: 1,
+                start: 2,
+                end: 4,
+                ..
+            })
+        ));
+    }
+}
