@@ -63,7 +63,8 @@
 //! completes ([`crate::HappensBefore`] orders it through the waits that observed the phase). `mbarrier.inval` is not checked to follow every use of the object.
 
 use weft_program::{
-    BarrierOp, InstId, MbarrierError, MbarrierOp, Participant, PhaseStep, Program, ThreadId,
+    BarrierOp, InitSite, InstId, MbarrierError, MbarrierOp, Participant, PhaseStep, Program,
+    ThreadId,
 };
 
 use crate::hb::HappensBefore;
@@ -110,18 +111,26 @@ pub(crate) fn step(
     let m = &mut out.mbarriers;
     let result = match op {
         MbarrierOp::Init => {
-            let r = m.file.init(addr, value);
+            let site = init_site(m, program, cmd);
+            let r = m.file.init_at(addr, value, Some(site));
+            if r == Ok(true) {
+                if let Some(&o) = m.live.get(&addr) {
+                    m.objects[o].joined.push(cmd);
+                }
+                return false;
+            }
             if !matches!(r, Err(MbarrierError::InvalidCount { .. })) {
                 m.live.insert(addr, m.objects.len());
                 m.objects.push(Object {
                     addr,
                     init: cmd,
+                    joined: Vec::new(),
                     early: Vec::new(),
                     phases: vec![Phase::default()],
                 });
                 count(out, program, cmd, op, addr);
             }
-            r.map(|()| PhaseStep::Pending(0))
+            r.map(|_| PhaseStep::Pending(0))
         }
         MbarrierOp::Arrive => m.file.arrive(addr, value, 0, false),
         MbarrierOp::ArriveExpectTx => m.file.arrive(addr, 1, value, false),
@@ -163,6 +172,28 @@ pub(crate) fn step(
         Err(e) => protocol_error(out, program, cmd, e),
     }
     false
+}
+
+/// The dynamic instruction of the `mbarrier.init` command `cmd` (as the emulator computes
+/// it): its warp step under `--warp-sync`, else how many inits of the same instruction the
+/// thread replayed before.
+fn init_site(m: &mut MbarrierReplay, program: &Program, cmd: Cmd) -> InitSite {
+    let (t, i) = cmd;
+    let inst = inst_at(program, t, i);
+    let thread = &program.threads[t.index()];
+    let occurrence = match thread.steps.get(i as usize) {
+        Some(&step) => step,
+        None => {
+            let k = m.init_occ.entry((t, inst)).or_insert(0);
+            *k += 1;
+            *k - 1
+        }
+    };
+    InitSite {
+        warp: t.warp(program.warp_size()),
+        inst,
+        occurrence,
+    }
 }
 
 /// Records an operation counted in the current phase of the live object at `addr`.
@@ -436,10 +467,14 @@ pub(crate) fn check_phases(
     }
     let mut failures = Vec::new();
     for obj in &m.objects {
+        // Whether `c` happens after the initialization (any lane of its instruction).
+        let initialized = |c: Cmd| -> bool {
+            hb.ordered(obj.init, c) || obj.joined.iter().any(|&j| hb.ordered(j, c))
+        };
         // Whether `c` happens after phase `k` completes (`k = -1`: after the init).
         let after = |k: i64, c: Cmd| -> bool {
             let Some(p) = usize::try_from(k).ok().and_then(|k| obj.phases.get(k)) else {
-                return hb.ordered(obj.init, c);
+                return initialized(c);
             };
             p.observers.iter().any(|&o| o != c && hb.ordered(o, c))
                 || (p.node.is_some() && p.counted.iter().all(|&(a, _, _)| hb.ordered(a, c)))
@@ -455,7 +490,7 @@ pub(crate) fn check_phases(
         };
         let first = obj.phases.first().filter(|p| p.node.is_some());
         for &w in &obj.early {
-            if !hb.ordered(obj.init, w) {
+            if !initialized(w) {
                 fail(ViolationKind::MbarrierUninitialized, -1, "wait", w);
             } else if let Some(p) = first {
                 if !p.counted.iter().any(|&(a, _, _)| hb.ordered(w, a)) {
@@ -658,6 +693,40 @@ mod tests {
         let skip: &[(u32, C)] = &[(0, C::Sync), (0, C::R(0))];
         let p = program(&[producer, skip]);
         assert!(!write_before_read(&p, 2, 1));
+    }
+
+    #[test]
+    fn lanes_of_one_warp_init_once() {
+        // Both lanes of a 2-lane warp run the same `mbarrier.init` (instruction 1), then
+        // arrive and wait: one initialization. As two warps, it is a reinitialization.
+        let lane = |t: u32| ThreadProgram {
+            commands: vec![
+                Command::mbarrier(MbarrierOp::Init, 0x100, 2, InstId(1)),
+                Command::mbarrier(MbarrierOp::Arrive, 0x100, 1, InstId(2)),
+                Command::mbarrier(MbarrierOp::WaitParity, 0x100, 0, InstId(3)),
+                Command::access(AccessKind::Write, 4 * t, 4, false, InstId(4)),
+                Command::exit(InstId(9999)),
+            ],
+            end: ThreadEnd::Exited,
+            steps: Vec::new(),
+        };
+        let mut p = Program::new(CtaShape::linear(2), 2, vec![lane(0), lane(1)]).unwrap();
+        let a = analyze(&p);
+        assert!(a.violations.is_empty(), "{:?}", a.violations);
+        assert_eq!(a.stats.mbarriers, 1);
+        // A second execution of the instruction by the same lanes is a reinitialization.
+        for t in &mut p.threads {
+            let again = t.commands[..3].to_vec();
+            t.commands.splice(3..3, again);
+        }
+        assert_eq!(kinds(&p), ["mbarrier-reinit"]);
+        for t in &mut p.threads {
+            t.commands.drain(3..6);
+        }
+        // Two warps: the second init resets the first lane's arrival (and both then wait
+        // forever).
+        let p = Program::new(p.shape, 1, p.threads).unwrap();
+        assert_eq!(kinds(&p), ["mbarrier-reinit", "deadlock", "deadlock"]);
     }
 
     #[test]

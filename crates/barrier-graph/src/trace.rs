@@ -3,7 +3,7 @@
 //! read. It holds data only, so both replays depend on it and not on each other's types.
 
 use rustc_hash::FxHashMap;
-use weft_program::{MbarrierFile, MbarrierOp, ThreadId};
+use weft_program::{InstId, MbarrierFile, MbarrierOp, ThreadId};
 
 use crate::report::SyncViolation;
 use crate::{DynamicBarrier, DynamicBarrierId, Registration};
@@ -49,6 +49,10 @@ pub(crate) struct Phase {
 pub(crate) struct Object {
     pub(crate) addr: u32,
     pub(crate) init: Cmd,
+    /// Other lanes of the `init`'s dynamic instruction (one initialization with it, see
+    /// [`weft_program::InitSite`]): an operation ordered after any of them is ordered
+    /// after the initialization.
+    pub(crate) joined: Vec<Cmd>,
     /// Waits that returned at once before phase 0 completed (observed phase `-1`).
     pub(crate) early: Vec<Cmd>,
     /// `phases[k]`; the last one is the current, open phase.
@@ -75,6 +79,8 @@ pub(crate) struct MbarrierReplay {
     pub(crate) edges: Vec<(DynamicBarrierId, DynamicBarrierId)>,
     /// Whether a protocol error was reported (the phase checks are then skipped).
     pub(crate) errors: bool,
+    /// `mbarrier.init` commands replayed so far per (thread, instruction).
+    pub(crate) init_occ: FxHashMap<(ThreadId, InstId), u32>,
 }
 
 impl MbarrierReplay {

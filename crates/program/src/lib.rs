@@ -31,7 +31,9 @@ pub use barrier::{
 pub use command::{
     AccessKind, BarrierCount, BarrierOp, Command, CommandView, InstId, MbarrierOp, ThreadId,
 };
-pub use mbarrier::{MBARRIER_MAX_COUNT, MbarrierError, MbarrierFile, MbarrierState, PhaseStep};
+pub use mbarrier::{
+    InitSite, MBARRIER_MAX_COUNT, MbarrierError, MbarrierFile, MbarrierState, PhaseStep,
+};
 pub use source::{CudaLoc, InstSite, SourceTable};
 
 /// The number of threads in a warp.

@@ -27,6 +27,22 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
+use crate::InstId;
+
+/// The dynamic instruction that executed an `mbarrier.init`: one instruction of one warp.
+/// Several lanes of a warp executing one `mbarrier.init` together (the same static
+/// instruction at the same occurrence, or the same warp step under `--warp-sync`) with the
+/// same address and count initialize the object once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InitSite {
+    /// The warp.
+    pub warp: u32,
+    /// The static instruction.
+    pub inst: InstId,
+    /// Which execution of it by each lane (the k-th), or the warp step under `--warp-sync`.
+    pub occurrence: u32,
+}
+
 /// The state of one mbarrier object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MbarrierState {
@@ -39,6 +55,9 @@ pub struct MbarrierState {
     /// Outstanding transaction bytes (may go negative transiently when a copy completes
     /// before its `expect_tx`, which PTX allows within one phase).
     pub tx: i64,
+    /// The dynamic instruction that initialized it and its count, when known: another lane
+    /// of that instruction with the same count joins this initialization.
+    pub site: Option<(InitSite, u32)>,
 }
 
 /// A protocol violation on an mbarrier.
@@ -130,8 +149,30 @@ impl MbarrierFile {
 
     /// `mbarrier.init [addr], count`.
     pub fn init(&mut self, addr: u32, count: u32) -> Result<(), MbarrierError> {
+        self.init_at(addr, count, None).map(|_| ())
+    }
+
+    /// `mbarrier.init [addr], count` executed by a lane of the dynamic instruction `site`.
+    /// Returns `Ok(true)` when another lane of the same dynamic instruction already
+    /// initialized the object with the same count: the lanes' initialization is one, and
+    /// the state is left as it is (whatever the other lanes did since, they did after it).
+    pub fn init_at(
+        &mut self,
+        addr: u32,
+        count: u32,
+        site: Option<InitSite>,
+    ) -> Result<bool, MbarrierError> {
         if count == 0 || count > MBARRIER_MAX_COUNT {
             return Err(MbarrierError::InvalidCount { addr, count });
+        }
+        if let Some(site) = site {
+            if self
+                .objects
+                .get(&addr)
+                .is_some_and(|o| o.site == Some((site, count)))
+            {
+                return Ok(true);
+            }
         }
         let old = self.objects.insert(
             addr,
@@ -140,6 +181,7 @@ impl MbarrierFile {
                 expected: count,
                 pending: count,
                 tx: 0,
+                site: site.map(|s| (s, count)),
             },
         );
         match old {
@@ -147,7 +189,7 @@ impl MbarrierFile {
                 addr,
                 phase: o.phase,
             }),
-            None => Ok(()),
+            None => Ok(false),
         }
     }
 
@@ -301,6 +343,38 @@ mod tests {
         file.inval(8).unwrap();
         assert!(file.is_ready(8, 0).is_err());
         file.init(8, 1).unwrap();
+    }
+
+    #[test]
+    fn lanes_of_one_dynamic_init_are_one_initialization() {
+        let mut file = MbarrierFile::new();
+        let site = |warp, occurrence| InitSite {
+            warp,
+            inst: InstId(7),
+            occurrence,
+        };
+        assert_eq!(file.init_at(0, 2, Some(site(0, 0))), Ok(false));
+        file.arrive(0, 1, 0, false).unwrap();
+        // Another lane of the same warp instruction: no reset of the arrival.
+        assert_eq!(file.init_at(0, 2, Some(site(0, 0))), Ok(true));
+        assert_eq!(file.state(0).unwrap().pending, 1);
+        // Another count, another warp, or another occurrence: a second initialization.
+        assert!(matches!(
+            file.init_at(0, 3, Some(site(0, 0))),
+            Err(MbarrierError::Reinit { .. })
+        ));
+        assert!(matches!(
+            file.init_at(0, 3, Some(site(1, 0))),
+            Err(MbarrierError::Reinit { .. })
+        ));
+        assert!(matches!(
+            file.init_at(0, 3, Some(site(1, 1))),
+            Err(MbarrierError::Reinit { .. })
+        ));
+        assert!(matches!(
+            file.init_at(0, 3, None),
+            Err(MbarrierError::Reinit { .. })
+        ));
     }
 
     #[test]

@@ -4,7 +4,7 @@ use super::{Addr, Machine, State};
 use crate::ValueSource;
 use crate::ir::{Inst, Op, Opnd, Space};
 use crate::unverifiable::{SyncOp, Value, Why};
-use weft_program::{Command, InstId, MbarrierOp, PhaseStep};
+use weft_program::{Command, InitSite, InstId, MbarrierOp, PhaseStep, WARP_SIZE};
 
 impl Machine<'_> {
     pub(super) fn mbar_addr(&mut self, t: usize, pc: u32, inst: &Inst, o: Opnd) -> Option<u32> {
@@ -87,7 +87,8 @@ impl Machine<'_> {
                 };
                 self.push(t, Command::mbarrier(MbarrierOp::Init, a, c as u32, id));
                 // A protocol error is barrier-graph's to report (it replays this command).
-                let _ = self.mbars.init(a, c as u32);
+                let site = self.init_site(t, pc);
+                let _ = self.mbars.init_at(a, c as u32, Some(site));
             }
             Op::MbarArrive { expect_tx, drop } => {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(1)) else {
@@ -189,6 +190,24 @@ impl Machine<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The dynamic instruction of thread `t`'s `mbarrier.init` at `pc` just recorded: the
+    /// warp step under `--warp-sync`, else how many times the thread executed it before.
+    fn init_site(&mut self, t: usize, pc: u32) -> InitSite {
+        let w = t / WARP_SIZE as usize;
+        let occurrence = if self.cfg.warp_sync {
+            self.warp_step[w]
+        } else {
+            let k = self.init_occ.entry((t as u32, pc)).or_insert(0);
+            *k += 1;
+            *k - 1
+        };
+        InitSite {
+            warp: w as u32,
+            inst: InstId(pc),
+            occurrence,
         }
     }
 

@@ -173,6 +173,9 @@ struct Machine<'a> {
     tma_loads: Vec<u32>,
     bars: BarrierFile,
     mbars: MbarrierFile,
+    /// Executions of `mbarrier.init` so far per (thread, instruction): the occurrence that
+    /// makes lanes of one warp one initialization.
+    init_occ: rustc_hash::FxHashMap<(u32, u32), u32>,
     src: Sources,
     unverifiable: Vec<Unverifiable>,
     reported: rustc_hash::FxHashSet<u32>,
@@ -335,6 +338,7 @@ fn run_once<'a>(
         tma_loads: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
+        init_occ: rustc_hash::FxHashMap::default(),
         src,
         unverifiable: Vec::new(),
         reported: Default::default(),
