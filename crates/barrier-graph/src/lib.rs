@@ -80,6 +80,7 @@ use weft_program::{BarrierKey, BarrierOp, Participant, Program, ThreadId};
 pub use hb::HappensBefore;
 pub use report::{
     BlockedGeneration, CommandRef, SyncViolation, ThreadRange, ThreadState, ViolationKind,
+    describe_threads,
 };
 
 /// A dynamic barrier: one completed generation of a barrier, a node of the [`BarrierGraph`].

@@ -105,31 +105,74 @@ impl ThreadRange {
     }
 }
 
-/// `thread 5`, `threads 5-9` (warp size 1); `warp 2 lane 3`, `warp 2 lanes 0-31`;
-/// `warps 2-3 (threads 64-127)`; `threads 40-100 (warps 1-3)`.
+/// Rendered by [`describe_threads`].
 impl fmt::Display for ThreadRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (a, b, ws) = (self.first.0, self.last.0, self.warp_size.max(1));
-        if ws == 1 {
-            return if a == b {
-                write!(f, "thread {a}")
-            } else {
-                write!(f, "threads {a}-{b}")
-            };
-        }
-        let (wa, wb) = (a / ws, b / ws);
-        if wa == wb {
-            let (la, lb) = (a % ws, b % ws);
-            if la == lb {
-                write!(f, "warp {wa} lane {la}")
-            } else {
-                write!(f, "warp {wa} lanes {la}-{lb}")
-            }
-        } else if a % ws == 0 && b % ws == ws - 1 {
-            write!(f, "warps {wa}-{wb} (threads {a}-{b})")
+        f.write_str(&describe_threads(
+            [(self.first.0, self.last.0)],
+            self.warp_size,
+        ))
+    }
+}
+
+/// The one rendering of thread ranges (`first..=last` each, sorted), used by every report:
+/// as warps and lanes, `warp 0`, `warps 0-1`, `warp 2 lanes 0-15`, `warp 0 lane 7`,
+/// `warp 0 lanes 16-31, warp 1, warp 2 lanes 0-15`; with warps of one lane (the formal
+/// semantics' tests), `thread 5`, `threads 5-9`. No ranges: `no threads`.
+pub fn describe_threads(ranges: impl IntoIterator<Item = (u32, u32)>, warp_size: u32) -> String {
+    let mut parts = Vec::new();
+    for (first, last) in ranges {
+        describe_range(first, last, warp_size, &mut parts);
+    }
+    if parts.is_empty() {
+        "no threads".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn describe_range(first: u32, last: u32, ws: u32, parts: &mut Vec<String>) {
+    if ws <= 1 {
+        parts.push(if first == last {
+            format!("thread {first}")
         } else {
-            write!(f, "threads {a}-{b} (warps {wa}-{wb})")
+            format!("threads {first}-{last}")
+        });
+        return;
+    }
+    let (fw, lw) = (first / ws, last / ws);
+    let lanes = |w: u32, lo: u32, hi: u32| {
+        if lo == hi {
+            format!("warp {w} lane {lo}")
+        } else {
+            format!("warp {w} lanes {lo}-{hi}")
         }
+    };
+    if fw == lw {
+        if first % ws == 0 && (last + 1) % ws == 0 {
+            parts.push(format!("warp {fw}"));
+        } else {
+            parts.push(lanes(fw, first % ws, last % ws));
+        }
+        return;
+    }
+    // Head (partial first warp), full warps, tail (partial last warp).
+    let mut full_lo = fw;
+    if first % ws != 0 {
+        parts.push(lanes(fw, first % ws, ws - 1));
+        full_lo = fw + 1;
+    }
+    let tail = (last + 1) % ws != 0;
+    let full_hi = if tail { lw.checked_sub(1) } else { Some(lw) };
+    if let Some(full_hi) = full_hi.filter(|&hi| full_lo <= hi) {
+        if full_lo == full_hi {
+            parts.push(format!("warp {full_lo}"));
+        } else {
+            parts.push(format!("warps {full_lo}-{full_hi}"));
+        }
+    }
+    if tail {
+        parts.push(lanes(lw, 0, last % ws));
     }
 }
 
@@ -298,10 +341,16 @@ mod tests {
     fn ranges_render_as_warps_and_lanes() {
         assert_eq!(r(5, 5, 1), "thread 5");
         assert_eq!(r(5, 9, 1), "threads 5-9");
-        assert_eq!(r(64, 95, 32), "warp 2 lanes 0-31");
+        assert_eq!(r(64, 95, 32), "warp 2");
         assert_eq!(r(67, 67, 32), "warp 2 lane 3");
-        assert_eq!(r(64, 127, 32), "warps 2-3 (threads 64-127)");
-        assert_eq!(r(40, 100, 32), "threads 40-100 (warps 1-3)");
+        assert_eq!(r(64, 127, 32), "warps 2-3");
+        assert_eq!(
+            r(40, 100, 32),
+            "warp 1 lanes 8-31, warp 2, warp 3 lanes 0-4"
+        );
+        let many = describe_threads([(0, 63), (80, 80)], 32);
+        assert_eq!(many, "warps 0-1, warp 2 lane 16");
+        assert_eq!(describe_threads([], 32), "no threads");
     }
 
     #[test]

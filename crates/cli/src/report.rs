@@ -391,58 +391,10 @@ fn nested_name(s: &str) -> Option<&str> {
     }
 }
 
-/// Formats thread ids as warp/lane ranges: `warps 0-1`, `warp 2 lanes 0-15`, `thread 7`.
+/// Formats thread ids as warp/lane ranges: `warps 0-1`, `warp 2 lanes 0-15`, `warp 0
+/// lane 7` (barrier-graph's [`barrier_graph::describe_threads`], the one renderer).
 pub fn describe_threads(ranges: &[ThreadRange], warp_size: u32) -> String {
-    let mut parts = Vec::new();
-    for r in ranges {
-        describe_range(*r, warp_size.max(1), &mut parts);
-    }
-    if parts.is_empty() {
-        "no threads".to_owned()
-    } else {
-        parts.join(", ")
-    }
-}
-
-fn describe_range(r: ThreadRange, ws: u32, parts: &mut Vec<String>) {
-    let (first, last) = (r.first, r.last);
-    let (fw, lw) = (first / ws, last / ws);
-    let lanes = |w: u32, lo: u32, hi: u32| {
-        if lo == hi {
-            format!("warp {w} lane {lo}")
-        } else {
-            format!("warp {w} lanes {lo}-{hi}")
-        }
-    };
-    if fw == lw {
-        if first % ws == 0 && (last + 1) % ws == 0 {
-            parts.push(format!("warp {fw}"));
-        } else {
-            parts.push(lanes(fw, first % ws, last % ws));
-        }
-        return;
-    }
-    // Head (partial first warp), full warps, tail (partial last warp).
-    let mut full_lo = fw;
-    if first % ws != 0 {
-        parts.push(lanes(fw, first % ws, ws - 1));
-        full_lo = fw + 1;
-    }
-    let mut full_hi = lw;
-    let tail = (last + 1) % ws != 0;
-    if tail {
-        full_hi = lw - 1;
-    }
-    if full_lo <= full_hi && full_hi != u32::MAX {
-        if full_lo == full_hi {
-            parts.push(format!("warp {full_lo}"));
-        } else {
-            parts.push(format!("warps {full_lo}-{full_hi}"));
-        }
-    }
-    if tail {
-        parts.push(lanes(lw, 0, last % ws));
-    }
+    barrier_graph::describe_threads(ranges.iter().map(|r| (r.first, r.last)), warp_size)
 }
 
 /// Collapses thread ids into sorted inclusive ranges.
