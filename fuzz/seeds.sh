@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 for target in parse pipeline; do
     mkdir -p "fuzz/corpus/$target"
-    find samples crates -name '*.ptx' -size -1M -print0 |
+    find samples crates -name '*.ptx' -size -1024k -print0 |
         while IFS= read -r -d '' f; do
             cp "$f" "fuzz/corpus/$target/$(echo "$f" | tr '/' '_')"
         done

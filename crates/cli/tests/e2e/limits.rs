@@ -275,3 +275,18 @@ fn source_lines_with_non_ascii_text_or_edited_since_compiling_do_not_panic() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn budget_options_take_sizes_and_counts() {
+    for args in [
+        &["--max-memory", "4Q", "race.ptx"][..],
+        &["--max-memory", "0", "race.ptx"],
+        &["--max-steps", "-1", "race.ptx"],
+    ] {
+        let run = weft(args);
+        assert_eq!(run.code, 2, "weft {args:?}: {run:?}");
+        assert!(run.stdout.is_empty(), "weft {args:?}: {run:?}");
+    }
+    assert_eq!(weft(&["--max-memory", "512M", "race.ptx"]).code, 1);
+    assert_eq!(weft(&["--max-memory", "1073741824", "race.ptx"]).code, 1);
+}
