@@ -70,7 +70,11 @@ def compile_attention(capability, block_m, block_n, num_warps):
 
 
 def main(which, out_path):
-    compiled = {"attention-ws-sm90": lambda: compile_attention(90, 128, 64, 4),
+    # On sm_90 Triton 3.9's Hopper warp-spec pass rejects 128-row Q tiles with num_warps=4
+    # ("descriptor block and tensor must have the same number of elements", as for the
+    # matmul in triton_kernels.py) and silently emits an unspecialized 256-thread kernel
+    # with num_warps=8, so the sm_90 variant uses 64-row tiles: 3 warp groups, 384 threads.
+    compiled = {"attention-ws-sm90": lambda: compile_attention(90, 64, 64, 4),
                 "attention-ws-sm100": lambda: compile_attention(100, 128, 64, 4)}[which]()
     with open(out_path, "w") as f:
         f.write(compiled.asm["ptx"])
