@@ -182,6 +182,26 @@ fn barrier_ids_and_counts_from_tid() {
 }
 
 #[test]
+fn elect_with_a_sink_lane_id_elects_one_lane_per_warp() {
+    // FlashAttention-4's inline asm writes `elect.sync _|leader, -1;`.
+    let body = r#"
+    .reg .pred leader;
+    .shared .align 4 .b8 s[8];
+    elect.sync _|leader, -1;
+    @leader st.shared.u32 [s], 1;
+    ret;
+"#;
+    let e = run(body, "", &Config::default());
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    let s = e.shared[0].offset;
+    assert_eq!(views(&e, 0), vec![write(s, 4), CommandView::Exit]);
+    assert_eq!(views(&e, 32), vec![write(s, 4), CommandView::Exit]);
+    for t in (1..32).chain(33..64) {
+        assert_eq!(views(&e, t), vec![CommandView::Exit], "thread {t}");
+    }
+}
+
+#[test]
 fn shuffles_exchange_known_values() {
     let body = r#"
     .reg .b32 %r<8>;

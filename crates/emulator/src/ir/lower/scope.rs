@@ -293,7 +293,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 _ => return Err(err(line, format!("cannot negate `{name}`"))),
             },
             Operand::PredPair(a, b) => {
-                let a = self.reg(scope, a, line)?;
+                // Either half may be the sink `_` (`elect.sync _|%p, -1;` in CuTe DSL inline
+                // asm discards the leader's lane id).
+                let a = if *a == "_" {
+                    Opnd::Sink
+                } else {
+                    self.reg(scope, a, line)?
+                };
                 let b = if *b == "_" {
                     Opnd::Sink
                 } else {
