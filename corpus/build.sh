@@ -10,9 +10,13 @@
 #   KernelTmaWarpSpecialized, ...Pingpong, ...Cooperative.
 # - Triton kernels (pip package triton) compiled for GPUTarget("cuda", 90|100, 32) without
 #   a GPU by corpus/src/triton_kernels.py (fused softmax, pipelined matmul, and a TMA matmul
-#   with `tl.range(..., warp_specialize=True)` for sm_90a and sm_100a).
+#   with `tl.range(..., warp_specialize=True)` for sm_90a and sm_100a) and
+#   corpus/src/triton_attention.py (flash-attention forward, warp-specialized key loop).
 # - CuTe DSL kernels (pip package nvidia-cutlass-dsl) compiled for sm_90a without a GPU by
-#   corpus/src/cute_dsl_kernels.py (fake tensors, CUTE_DSL_ARCH, CUTE_DSL_KEEP=ptx).
+#   corpus/src/cute_dsl_kernels.py (fake tensors, CUTE_DSL_ARCH, CUTE_DSL_KEEP=ptx): two
+#   written here and CUTLASS's own Hopper examples (dense GEMM, warp-specialized persistent
+#   GEMM, warp-specialized FMHA), taken from the flashinfer-python wheel (pip download,
+#   pinned version; it bundles a CUTLASS source tree).
 #
 # Every compile runs under `timeout`; a failing one is reported and skipped, the others
 # still build.  The script exits 1 if any compile failed (after building the rest).
@@ -108,6 +112,11 @@ compile_triton triton-softmax softmax
 compile_triton triton-matmul matmul
 compile_triton triton-matmul-ws-sm90 matmul-ws-sm90
 compile_triton triton-matmul-ws-sm100 matmul-ws-sm100
+compile_triton_attention() { # name which
+    compile "$1" corpus/src/triton_attention.py $py corpus/src/triton_attention.py "$2" "$out/$1.ptx"
+}
+compile_triton_attention triton-attention-ws-sm90 attention-ws-sm90
+compile_triton_attention triton-attention-ws-sm100 attention-ws-sm100
 
 # CuTe DSL: optional like Triton.
 if ! $py -m pip show -q nvidia-cutlass-dsl >/dev/null 2>&1; then
@@ -119,6 +128,38 @@ compile_cute_dsl() { # name which
 }
 compile_cute_dsl cute-dsl-elementwise-add elementwise-add
 compile_cute_dsl cute-dsl-pipeline-ws pipeline-ws
+
+# CUTLASS's own CuTe DSL Hopper examples (dense GEMM, warp-specialized persistent GEMM,
+# warp-specialized flash attention) are not in the nvidia-cutlass(-dsl) packages; the
+# flashinfer-python wheel (pure Python, ~60 MB, pinned: the sources are data) bundles a
+# CUTLASS 4.5 tree with them. The wheel is downloaded once and the needed directories
+# extracted into $out/flashinfer/ (kept between runs).
+flashinfer_version=0.7.2.post1
+flashinfer_dir="$out/flashinfer/$flashinfer_version"
+if [ ! -f "$flashinfer_dir/.complete" ]; then
+    echo "corpus: fetching flashinfer-python==$flashinfer_version (sources only)" >&2
+    rm -rf "$out/flashinfer" && mkdir -p "$out/flashinfer/dl"
+    if timeout "$per_compile_timeout" $py -m pip download -q --no-deps \
+        "flashinfer-python==$flashinfer_version" -d "$out/flashinfer/dl" >&2; then
+        $py - "$out/flashinfer/dl" "$flashinfer_dir" <<'PY' && touch "$flashinfer_dir/.complete"
+import glob, sys, zipfile
+(wheel,) = glob.glob(sys.argv[1] + "/flashinfer_python-*.whl")
+keep = ("flashinfer/data/cutlass/examples/python/CuTeDSL/",)
+with zipfile.ZipFile(wheel) as z:
+    z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith(keep)])
+PY
+        rm -rf "$out/flashinfer/dl"
+    fi
+    [ -f "$flashinfer_dir/.complete" ] || echo "corpus: flashinfer-python download FAILED" >&2
+fi
+cute_examples="$flashinfer_dir/flashinfer/data/cutlass/examples/python/CuTeDSL"
+compile_cute_dsl_example() { # name which example-file
+    compile "$1" "$cute_examples/hopper/$3" \
+        $py corpus/src/cute_dsl_kernels.py "$2" "$out/$1.ptx" "$cute_examples"
+}
+compile_cute_dsl_example cute-dsl-hopper-dense-gemm hopper-dense-gemm dense_gemm.py
+compile_cute_dsl_example cute-dsl-hopper-dense-gemm-persistent hopper-dense-gemm-persistent dense_gemm_persistent.py
+compile_cute_dsl_example cute-dsl-hopper-fmha hopper-fmha fmha.py
 
 # Manifest: kernel names and CTA shapes are read from the PTX (.entry, .maxntid/.reqntid).
 $py - "$out/manifest.json" "${built[@]}" <<'PY'
@@ -177,6 +218,43 @@ for line in sys.argv[2:]:
         why = ("Triton TMA matmul with tl.range(k_tiles, warp_specialize=True) (automatic warp "
                "specialization; setmaxnreg, mbarrier full/empty ring, named barriers), "
                f"{arch}; M=N=128, K=256. TMA descriptors (params 0, 5, 10) stay unknown.")
+    elif name.startswith("triton-attention-ws"):
+        # Params: sm_scale, M, Z, H, then four tensor descriptors (a 128-byte CUtensorMap,
+        # shape 2 x i32, strides 2 x i64: params 4-23), then N_CTX (param 24), which bounds
+        # the warp-specialized key loop.
+        args += ["--param", "24=256"]
+        if name.endswith("sm90"):
+            arch = ("sm_90a, 64-row Q tile: 3 warp groups (default + TMA producer + "
+                    "wgmma/softmax consumer), setmaxnreg")
+        else:
+            arch = ("sm_100a, 128-row Q tile: tcgen05 MMA into tensor memory, completion "
+                    "signalled by tcgen05.commit")
+        why = ("Triton flash-attention forward in the shape of tutorial 06 (TMA descriptors, "
+               "online softmax), key/value loop tl.range(0, N_CTX, 64, "
+               f"warp_specialize=True), head dim 64, fp16, {arch}; N_CTX=256 (4 key blocks). "
+               "TMA descriptors stay unknown.")
+    elif name == "cute-dsl-hopper-dense-gemm":
+        why = ("CUTLASS CuTe DSL example hopper/dense_gemm.py (HopperWgmmaGemmKernel): one "
+               "warpgroup issues TMA loads into a multi-stage full/empty mbarrier ring and "
+               "consumes them with wgmma, TMA-store epilogue; fp16, 128x128 tile, static "
+               "M=N=128, K=256, L=1.")
+    elif name == "cute-dsl-hopper-dense-gemm-persistent":
+        why = ("CUTLASS CuTe DSL example hopper/dense_gemm_persistent.py "
+               "(HopperWgmmaGemmPersistentKernel): warp-specialized, a DMA warpgroup "
+               "(setmaxnreg.dec) feeds an MMA warpgroup through a full/empty mbarrier ring, "
+               "persistent tile scheduler; fp16, 128x128 tile, static M=N=128, K=256, L=1.")
+    elif name == "cute-dsl-hopper-fmha":
+        # Params 3, 5, 7, 9 are the dynamic extents of Q, K, V, O's TMA tensors, each 4 x
+        # u32: sequence length, query heads per KV head, KV heads, batch.
+        for p in (3, 5, 7, 9):
+            args += ["--param", f"{p}+0:u32=256", "--param", f"{p}+4:u32=1",
+                     "--param", f"{p}+8:u32=1", "--param", f"{p}+12:u32=1"]
+        why = ("CUTLASS CuTe DSL example hopper/fmha.py (HopperFusedMultiHeadAttentionForward): "
+               "warp-specialized flash attention, a load warpgroup (warp 1 loads Q, K, V by "
+               "TMA; setmaxnreg.dec) and two wgmma/softmax warpgroups, Q and K/V full/empty "
+               "mbarrier pipelines, named barriers between the math warpgroups; fp16, head "
+               "dim 64, 64x128 MMA tile, no mask, non-persistent; sequence lengths 256, one "
+               "head, batch 1 fixed through the TMA tensors' extents.")
     elif name == "cute-dsl-elementwise-add":
         why = ("CuTe DSL naive_elementwise_add from the elementwise_add notebook, 2048x2048 fp16 "
                "(static shapes), no synchronization.")

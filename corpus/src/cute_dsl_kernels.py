@@ -6,10 +6,13 @@ CUTE_DSL_ARCH (it defaults to sm_100 when no GPU is found). CUTE_DSL_KEEP=ptx ma
 write `<CUTE_DSL_DUMP_DIR>/<function>.<arch>.ptx`; the file only appears once the compiling
 process has exited, so the compile runs in a child process and the parent copies the PTX.
 CUTE_DSL_CACHE_DIR points at a fresh directory so that a cached compile does not skip
-the dump.
+the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
 
     python corpus/src/cute_dsl_kernels.py elementwise-add OUT.ptx
     python corpus/src/cute_dsl_kernels.py pipeline-ws OUT.ptx
+    python corpus/src/cute_dsl_kernels.py hopper-dense-gemm OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py hopper-dense-gemm-persistent OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py hopper-fmha OUT.ptx EXAMPLES
 
 - elementwise-add: `naive_elementwise_add` from the CuTe DSL notebook
   examples/python/CuTeDSL/notebooks/elementwise_add.ipynb (shipped in the nvidia-cutlass
@@ -17,6 +20,24 @@ the dump.
 - pipeline-ws: a warp-specialized producer/consumer written here around the DSL's own
   `cutlass.pipeline.PipelineAsync` (the full/empty mbarrier ring that the DSL's Hopper and
   Blackwell GEMMs use): warp 0 fills a 4-stage shared-memory ring, warp 1 drains it.
+- hopper-*: CUTLASS's own CuTe DSL Hopper examples, used unmodified from EXAMPLES, the
+  `examples/python/CuTeDSL` directory of a CUTLASS source tree (corpus/build.sh takes it
+  from the flashinfer-python wheel, which bundles CUTLASS 4.5). The examples import torch
+  only inside their `run()` drivers; here the kernel classes are called with fake tensors
+  (the drivers' layouts) and a fake stream instead:
+  - hopper-dense-gemm: `hopper/dense_gemm.py`, `HopperWgmmaGemmKernel` (TMA + wgmma,
+    one warpgroup that both loads and multiplies), fp16, 128x128 tile, cluster 1x1,
+    M=N=128, K=256, L=1 static, A/B K-major, C N-major.
+  - hopper-dense-gemm-persistent: `hopper/dense_gemm_persistent.py`,
+    `HopperWgmmaGemmPersistentKernel`, warp-specialized (a DMA warpgroup with setmaxnreg
+    feeding an MMA warpgroup through a full/empty mbarrier ring), same problem, one
+    persistent cluster.
+  - hopper-fmha: `hopper/fmha.py`, `HopperFusedMultiHeadAttentionForward`, warp-specialized
+    flash attention (a load warpgroup, two MMA/softmax warpgroups, Q and K/V mbarrier
+    pipelines), fp16 in/out, fp32 accumulators, 64x128 MMA tile, head dim 64, no mask,
+    non-persistent. Shapes are dynamic as in the example's driver (`mark_layout_dynamic`:
+    its tile scheduler requires them), so the sequence lengths, heads and batch are
+    kernel parameters; corpus/build.sh's manifest fixes them.
 """
 import glob
 import os
@@ -30,7 +51,9 @@ STAGES = 4
 N_ITERS = 8
 
 
-def build(which):
+def build(which, examples=None):
+    if which.startswith("hopper-"):
+        return build_hopper_example(which, examples)
     import cutlass
     import cutlass.cute as cute
     import cutlass.pipeline as pipeline
@@ -98,15 +121,75 @@ def build(which):
         raise SystemExit(f"unknown kernel {which}")
 
 
-def main(which, out_path):
+def build_hopper_example(which, examples):
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.runtime import make_fake_compact_tensor, make_fake_tensor
+    from cutlass.runtime import make_fake_stream
+
+    sys.path.insert(0, examples)  # `from helpers import fmha_helpers`
+    sys.path.insert(0, os.path.join(examples, "hopper"))
+    stream = make_fake_stream()
+    if which in ("hopper-dense-gemm", "hopper-dense-gemm-persistent"):
+        m, n, k, l = 128, 128, 256, 1
+        # (M, K, L) K-major, (N, K, L) K-major, (M, N, L) N-major, as the driver's
+        # create_and_permute_tensor lays them out.
+        a = make_fake_compact_tensor(cutlass.Float16, (m, k, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        b = make_fake_compact_tensor(cutlass.Float16, (n, k, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        c = make_fake_compact_tensor(cutlass.Float16, (m, n, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        if which == "hopper-dense-gemm":
+            import dense_gemm
+            gemm = dense_gemm.HopperWgmmaGemmKernel(cutlass.Float32, (128, 128), (1, 1))
+            cute.compile(gemm, a, b, c, stream)
+        else:
+            import dense_gemm_persistent
+            gemm = dense_gemm_persistent.HopperWgmmaGemmPersistentKernel(
+                cutlass.Float32, (128, 128), (1, 1), 1, True)
+            cute.compile(gemm, a, b, c, 1, stream)  # max_active_clusters = 1
+    elif which == "hopper-fmha":
+        import fmha
+        from helpers import fmha_helpers
+
+        d = 64
+
+        def qkvo(dtype, head_dim):
+            # The driver's (b, s, h_k, h_r, d) tensor permuted to (s, d, h_r, h_k, b), then
+            # mark_layout_dynamic(leading_dim=1): every extent and stride dynamic except
+            # the head dimension (static here, as the kernel's tiles need) and its unit
+            # stride.
+            shape = (cute.sym_int32(), head_dim, cute.sym_int32(), cute.sym_int32(),
+                     cute.sym_int32())
+            stride = (cute.sym_int64(), 1, cute.sym_int64(), cute.sym_int64(),
+                      cute.sym_int64())
+            return make_fake_tensor(dtype, shape, stride, assumed_align=16)
+
+        q, k, v, o = (qkvo(cutlass.Float16, d) for _ in range(4))
+        lse = qkvo(cutlass.Float32, 1)
+        attn = fmha.HopperFusedMultiHeadAttentionForward(
+            cutlass.Float32, cutlass.Float32, (64, 128, d), False,
+            fmha_helpers.MaskEnum.WINDOW_MASK)
+        # log2(e)/sqrt(d), 1/sqrt(d), output scale 1; no sliding window.
+        cute.compile(attn, q, k, v, o, lse, 0.18033688, 0.125, 1.0, None, None, stream)
+    else:
+        raise SystemExit(f"unknown kernel {which}")
+
+
+def main(which, out_path, examples=None):
     with tempfile.TemporaryDirectory() as tmp:
         dump, cache = os.path.join(tmp, "dump"), os.path.join(tmp, "cache")
         os.makedirs(dump)
         os.makedirs(cache)
-        env = dict(os.environ, CUTE_DSL_ARCH=ARCH, CUTE_DSL_KEEP="ptx",
+        # CUTE_DSL_LINEINFO adds .file/.loc lines (source locations in weft's reports) and
+        # changes no instruction.
+        env = dict(os.environ, CUTE_DSL_ARCH=ARCH, CUTE_DSL_KEEP="ptx", CUTE_DSL_LINEINFO="1",
                    CUTE_DSL_DUMP_DIR=dump, CUTE_DSL_CACHE_DIR=cache)
-        subprocess.run([sys.executable, __file__, "--child", which], env=env,
-                       stdout=subprocess.DEVNULL, check=True)
+        child = [sys.executable, __file__, "--child", which]
+        if examples:
+            child.append(os.path.abspath(examples))
+        subprocess.run(child, env=env, stdout=subprocess.DEVNULL, check=True)
         ptx = glob.glob(os.path.join(dump, "*.ptx"))
         if len(ptx) != 1:
             raise SystemExit(f"expected one PTX in the dump directory, found {ptx}")
@@ -116,6 +199,6 @@ def main(which, out_path):
 
 if __name__ == "__main__":
     if sys.argv[1] == "--child":
-        build(sys.argv[2])
+        build(*sys.argv[2:])
     else:
-        main(sys.argv[1], sys.argv[2])
+        main(*sys.argv[1:])
