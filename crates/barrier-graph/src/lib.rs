@@ -1,6 +1,10 @@
 //! Well-synchronization of named barriers: generations, sync violations, the barrier
 //! dependence graph and happens-before intervals.
 //!
+//! What weft promises (verdicts, the PTX ISA facts it relies on with their sections, the rules
+//! for exited threads, mbarrier parity and same-instruction writes, every approximation) is
+//! written down in the repository's `docs/semantics.md`.
+//!
 //! Input: a [`Program`] (per-thread straight-line commands from the emulator, or built by
 //! hand). Output: an [`Analysis`]. Entry point: [`analyze`].
 //!

@@ -1,5 +1,9 @@
 //! weft as a library: the pipeline behind the `weft` binary and the Python package.
 //!
+//! What weft promises (verdicts, the PTX ISA facts it relies on with their sections, the rules
+//! for exited threads, mbarrier parity and same-instruction writes, every approximation) is
+//! written down in the repository's `docs/semantics.md`.
+//!
 //! [`verify`] is the one entry point: it takes PTX texts (read from files by the binary,
 //! handed over as strings by the Python package), runs parse → emulate → barrier graph →
 //! race per kernel, in parallel, and returns plain [`report`] records. The writers

@@ -4,8 +4,9 @@
 //! There is no expected verdict: the test asserts that weft parses every kernel and gives each
 //! one a verdict — verified, a violation with locations, or unverifiable with a reason that
 //! names an instruction. `.ci/run` builds the corpus and sets `WEFT_CORPUS=required`, so a
-//! missing corpus fails CI; on a developer machine without the corpus the test says so and
-//! checks nothing.
+//! missing corpus fails CI; on a developer machine without the corpus the test checks nothing
+//! and says so on the console (past the harness's output capture), as it says how many
+//! kernels it checked when it ran.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,8 +31,12 @@ fn every_corpus_kernel_gets_a_verdict() {
             !required,
             "WEFT_CORPUS=required but corpus/build/manifest.json is missing: run corpus/build.sh"
         );
-        eprintln!(
-            "corpus/build/manifest.json not found: run `bash corpus/build.sh` to check the real-world corpus"
+        // Written past the test harness's capture, so that a run that checked nothing says so
+        // on the console even when the test passes.
+        loud(
+            "warning: every_corpus_kernel_gets_a_verdict CHECKED NOTHING: \
+             corpus/build/manifest.json not found; run `bash corpus/build.sh` (CI sets \
+             WEFT_CORPUS=required, which makes this a failure)",
         );
         return;
     };
@@ -39,6 +44,7 @@ fn every_corpus_kernel_gets_a_verdict() {
         .as_array()
         .expect("manifest has samples");
     assert!(!entries.is_empty(), "the corpus manifest lists no kernel");
+    let mut checked = 0;
     for entry in entries {
         let name = entry["name"].as_str().expect("entry has a name");
         let ptx = entry["ptx"].as_str().expect("entry has a ptx path");
@@ -101,6 +107,19 @@ fn every_corpus_kernel_gets_a_verdict() {
                 }
                 other => panic!("{name}: unexpected verdict {other:?}"),
             }
+            checked += 1;
         }
     }
+    assert!(checked > 0, "the corpus reports no kernel");
+    loud(&format!(
+        "corpus: {checked} kernels of {} entries got a verdict",
+        entries.len()
+    ));
+}
+
+/// Writes `line` to the process's standard error directly: the test harness captures
+/// `eprintln!`, not writes to the stream.
+fn loud(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -1,6 +1,10 @@
 //! Emulates one CTA of a PTX kernel into per-thread straight-line programs of
 //! [`weft_program::Command`]s (the WEFT paper, §5.1).
 //!
+//! What weft promises (verdicts, the PTX ISA facts it relies on with their sections, the rules
+//! for exited threads, mbarrier parity and same-instruction writes, every approximation) is
+//! written down in the repository's `docs/semantics.md`.
+//!
 //! # Design
 //!
 //! [`emulate`] first *lowers* the kernel and every `.func` it calls, once, into a dense IR

@@ -1,5 +1,9 @@
 //! An exhaustive explorer of the WEFT formal semantics, the test oracle for weft.
 //!
+//! What weft promises (verdicts, the PTX ISA facts it relies on with their sections, the rules
+//! for exited threads, mbarrier parity and same-instruction writes, every approximation) is
+//! written down in the repository's `docs/semantics.md`.
+//!
 //! weft's real pipeline decides well-synchronization from *one* simulated trace plus a static
 //! happens-before check (WEFT paper §4.2, §5.2), and races with constant-time interval tests.
 //! This crate decides the same questions the slow, obviously-correct way: it enumerates every

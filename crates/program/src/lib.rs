@@ -1,5 +1,9 @@
 //! The command language every weft stage shares.
 //!
+//! What weft promises (verdicts, the PTX ISA facts it relies on with their sections, the rules
+//! for exited threads, mbarrier parity and same-instruction writes, every approximation) is
+//! written down in the repository's `docs/semantics.md`.
+//!
 //! The emulator produces a [`Program`]: for each thread of one CTA, the straight-line
 //! sequence of [`Command`]s it executed (shared-memory accesses, named-barrier operations,
 //! mbarrier operations, exit), each naming the static instruction ([`InstId`]) it came from.

@@ -1,6 +1,10 @@
 //! PTX front end: a memchr-driven lexer and a hand-written recursive-descent parser that
 //! turns PTX text into the zero-copy syntax tree of [`ast`].
 //!
+//! What weft promises (verdicts, the PTX ISA facts it relies on with their sections, the rules
+//! for exited threads, mbarrier parity and same-instruction writes, every approximation) is
+//! written down in the repository's `docs/semantics.md`.
+//!
 //! ```
 //! let m = ptx_parser::parse(".version 8.0\n.target sm_90\n.address_size 64\n\
 //!     .visible .entry k() { bar.sync 0; ret; }").unwrap();

@@ -1,5 +1,9 @@
 //! Shared-memory race detection over happens-before intervals.
 //!
+//! What weft promises (verdicts, the PTX ISA facts it relies on with their sections, the rules
+//! for exited threads, mbarrier parity and same-instruction writes, every approximation) is
+//! written down in the repository's `docs/semantics.md`.
+//!
 //! # Soundness contract
 //!
 //! Given a [`Program`] whose synchronization the barrier-graph stage proved
