@@ -75,19 +75,25 @@ pub fn why(why: &Why, sources: &SourceTable) -> String {
             emulator::bytes_text(*pages)
         ),
         Why::MbarrierNotShared => "the mbarrier operand is not a shared-memory address".into(),
-        Why::TmaNoTransactionBytes { or_too_many } => format!(
-            "a TMA copy signals an mbarrier whose current phase expects no transaction \
-             bytes{}, so its byte count, which lives in the tensor map, cannot be derived",
-            if *or_too_many {
-                " (or more than 4 GiB)"
-            } else {
-                ""
-            }
+        Why::TmaTooFewBytes { copies, bytes } => format!(
+            "{copies} TMA cop{} signal an mbarrier phase that expects only {bytes} \
+             transaction bytes, so their byte counts, which live in the tensor map, cannot be \
+             derived",
+            if *copies == 1 { "y" } else { "ies" }
         ),
-        Why::TmaBytesCompletedElsewhere => "the transaction bytes a TMA copy was to complete \
-                                            were completed by another operation first, so \
-                                            the copy's byte count cannot be derived"
+        Why::TmaPhaseCompletedWithoutCopy => "a TMA copy signals an mbarrier phase that \
+                                              completed without its bytes (the phase expected \
+                                              no more transaction bytes), so its byte count, \
+                                              which lives in the tensor map, cannot be derived"
             .into(),
+        Why::TmaPhaseNeverCompletes => "a TMA copy signals an mbarrier phase that never \
+                                        completes (its arrivals are missing), so its byte \
+                                        count, which lives in the tensor map, cannot be \
+                                        derived"
+            .into(),
+        Why::TmaDestinationNotShared => {
+            "a TMA load's destination is not a shared-memory address".into()
+        }
         Why::Unsupported => {
             "the emulator has no semantics for this instruction; its results are unknown".into()
         }

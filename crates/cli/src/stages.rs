@@ -556,16 +556,16 @@ fn possible_race_side(site: &race::AccessSite, loc: &Location, program: &Program
     match site.kind {
         weft_program::AccessKind::Read => format!(
             "the TMA store {what} by {} (extent over-approximated: its extent lives in the \
-             tensor map, so it is recorded as reading {} bytes, from its source to the end of \
-             shared memory)",
+             tensor map, so it is recorded as reading {} bytes from its source, up to the next \
+             TMA tile or the end of shared memory)",
             one_thread(site.thread, program),
             site.len
         ),
         _ => format!(
             "the TMA copy {what} by {} (extent over-approximated: its byte count lives in the \
-             tensor map and it shares one expect_tx with other copies, so it is recorded as \
-             writing up to {} bytes from its destination: the whole transaction, clipped at \
-             the next TMA destination and the end of shared memory)",
+             tensor map and it shares its mbarrier phase with other copies, so it is recorded \
+             as writing up to {} bytes from its destination: the phase's bytes less 16 per \
+             other copy, clipped at the next TMA tile and the end of shared memory)",
             one_thread(site.thread, program),
             site.len
         ),
@@ -636,7 +636,7 @@ fn possible_race(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Unver
         register: None,
         inputs,
         hint: Some(
-            "a TMA copy alone in its expect_tx gets an exact extent (the transaction bytes); \
+            "a TMA copy alone in its mbarrier phase gets an exact extent (the phase's bytes); \
              if the accesses are in fact disjoint or ordered, this race is an artifact of the \
              bound"
                 .to_owned(),

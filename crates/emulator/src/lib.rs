@@ -52,14 +52,21 @@
 //!   bulk or TMA load is recorded in the issuing thread at the issue point (its predecessors
 //!   are the issue's), and the bytes it writes are marked unknown at issue.
 //! - `cp.async.bulk.tensor` loads (TMA with a tensor map): the byte count lives in the tensor
-//!   map, which the emulator cannot read. The copies a thread issues in a row towards one
-//!   mbarrier are assumed to transfer exactly the transaction bytes that mbarrier's phase
-//!   still expects (announced by `expect_tx`); one `complete_tx` of those bytes is recorded
-//!   after the last copy. Each copy writes that many bytes from its destination: exact with
-//!   one copy per `expect_tx`, an upper bound (clipped to the shared window) with several. A
-//!   copy towards a phase that expects no bytes is unverifiable.
-//! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address to
-//!   the end of the shared allocation (an agent completed by the bulk group's wait).
+//!   map, which the emulator cannot read. The copies issued towards an mbarrier phase (by any
+//!   thread, before or after the `expect_tx` that announces their bytes, across barriers)
+//!   are assumed to transfer together exactly the bytes that phase expects. Each copy records
+//!   its `complete_tx` at its issue; the phase completes when its arrivals are in and no
+//!   thread can run, and the copies' shares (at least 1 byte each, summing to the announced
+//!   bytes) are filled in then. A copy alone in its phase writes exactly those bytes from its
+//!   destination; several copies each write an upper bound (the bytes less 16 per other
+//!   copy, clipped at the next destination of any TMA load: TMA loads into different
+//!   destinations are assumed not to overlap). A phase completed without its copies, with
+//!   fewer bytes than copies, or never completed makes the kernel unverifiable.
+//! - `tcgen05.commit...mbarrier::arrive::one` is an mbarrier arrival at its issue.
+//! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address up
+//!   to the next shared address of another TMA load or store (TMA tiles at different
+//!   addresses are assumed not to overlap) or the end of the shared allocation (an agent
+//!   completed by the bulk group's wait), an upper bound.
 //! - Kernel parameters form one read-only window (`mov` of a parameter symbol gives its
 //!   `.param` address, `cvta.param` a generic one); bytes `--param` did not fix are unknown
 //!   and name the parameter and byte range.

@@ -74,15 +74,22 @@ pub enum Why {
     },
     /// An mbarrier operand that is not a shared-memory address.
     MbarrierNotShared,
-    /// A TMA copy signals an mbarrier whose phase expects no transaction bytes, so the
-    /// copy's byte count (in the tensor map) cannot be derived. `or_too_many`: or more than
-    /// 4 GiB.
-    TmaNoTransactionBytes {
-        /// The phase may instead expect more than 4 GiB.
-        or_too_many: bool,
+    /// TMA copies signal an mbarrier phase that expects fewer transaction bytes than there
+    /// are copies (at least one byte each), so their byte counts (in the tensor map) cannot be
+    /// derived.
+    TmaTooFewBytes {
+        /// The copies towards the phase.
+        copies: u32,
+        /// The bytes the phase expected (0 when none or fewer).
+        bytes: u32,
     },
-    /// Another operation completed the transaction bytes a TMA copy was to complete.
-    TmaBytesCompletedElsewhere,
+    /// The mbarrier phase a TMA copy signals completed without its bytes.
+    TmaPhaseCompletedWithoutCopy,
+    /// The mbarrier phase a TMA copy signals never completes (its arrivals are missing) and
+    /// nobody waits for it, so the copy's byte count cannot be derived.
+    TmaPhaseNeverCompletes,
+    /// A TMA load's destination operand is not a shared-memory address.
+    TmaDestinationNotShared,
     /// An instruction without emulator semantics whose results may matter.
     Unsupported,
     /// An instruction the emulator cannot model that may decide control flow or

@@ -2,7 +2,7 @@
 //! Each copy's shared access is an agent of its own ([`weft_program::AsyncCopy`]), completed
 //! by its issuer's group waits or by an mbarrier phase.
 
-use super::{Addr, Machine, TmaBatch, UNCOMMITTED};
+use super::{Addr, Machine, OpenTma, UNCOMMITTED};
 use crate::ir::{Inst, Opnd, Space};
 use crate::unverifiable::{SyncOp, Value, Why};
 use crate::{FindingKind, ValueSource};
@@ -206,10 +206,11 @@ impl Machine<'_> {
 
     /// A TMA load (`cp.async.bulk.tensor` global → shared, `mbarrier::complete_tx`). Its
     /// byte count lives in the tensor map, which the emulator cannot read. Assumption (a
-    /// kernel note): the copies a thread issues in a row towards one mbarrier transfer exactly
-    /// the transaction bytes that mbarrier's current phase still expects, and complete
-    /// together after the last of them. Each copy is recorded as writing that many bytes from
-    /// its destination: exact for one copy per `expect_tx`, an over-approximation otherwise.
+    /// kernel note): the copies issued towards an mbarrier phase, by any thread and before or
+    /// after the `expect_tx` that announces their bytes, transfer together exactly the
+    /// transaction bytes the phase expects. The copy is recorded now (an agent, and a
+    /// `complete_tx` command in the issuing thread); its byte count and extent are derived when
+    /// the phase completes ([`Self::complete_tma_phases`]).
     pub(super) fn tma_load(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         if self.th[t].may > 0 {
@@ -225,7 +226,7 @@ impl Machine<'_> {
         }
         if !self.notes.iter().any(|n| n.starts_with("TMA loads")) {
             self.notes.push(format!(
-                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies a thread issues in a row towards one mbarrier transfer exactly the transaction bytes that mbarrier's phase still expects (announced by expect_tx) and complete together after the last copy; each copy is recorded as writing that many bytes from its destination (exact with one copy per expect_tx; with several, an upper bound clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap)",
+                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, several copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap)",
                 self.line(pc)
             ));
         }
@@ -240,67 +241,8 @@ impl Machine<'_> {
         ) else {
             return;
         };
-        if self
-            .tma_pending
-            .iter()
-            .any(|p| p.thread == t && p.mbar != a)
-        {
-            self.flush_tma(t);
-        }
-        let tx = self.mbars.state(a).map_or(0, |s| s.tx);
-        let Ok(bytes) = u32::try_from(tx) else {
-            self.unverifiable(
-                t,
-                pc,
-                Why::TmaNoTransactionBytes { or_too_many: true },
-                Some(o(2)),
-                0,
-                true,
-            );
-            return;
-        };
-        if bytes == 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::TmaNoTransactionBytes { or_too_many: false },
-                Some(o(2)),
-                0,
-                true,
-            );
-            return;
-        }
-        let mut overrun = None;
-        let mut written = None;
-        // A copy joining a pending batch of this thread shares its expect_tx with the copies
-        // before it: its extent (the whole transaction) is only an upper bound.
-        let joins = self.tma_pending.iter().any(|p| p.thread == t);
-        match self.addr(t, pc, Space::Shared, o(0)) {
-            Addr::Shared(d) => {
-                let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
-                // With several copies per expect_tx the extent is an upper bound: clip it to
-                // the shared window (an overrun is reported if the copy stays alone).
-                let limit = self
-                    .smem_size
-                    .unwrap_or(self.smem.len() as u32)
-                    .min(self.smem.len() as u32);
-                let mut len = bytes;
-                if d < limit && u64::from(d) + u64::from(bytes) > u64::from(limit) {
-                    len = limit - d;
-                    overrun = Some((d, bytes));
-                }
-                self.in_tma = true;
-                if let Some(g) =
-                    self.async_access(t, pc, AccessKind::Write, d, len, u, Proxy::Async)
-                {
-                    self.tma_loads.push(g);
-                    if joins {
-                        self.flag_approx(g);
-                    }
-                    written = Some(g);
-                }
-                self.in_tma = false;
-            }
+        let dest = match self.addr(t, pc, Space::Shared, o(0)) {
+            Addr::Shared(d) => d,
             Addr::Unknown(u) => {
                 self.unverifiable(
                     t,
@@ -312,26 +254,190 @@ impl Machine<'_> {
                 );
                 return;
             }
-            _ => {}
-        }
-        match self.tma_pending.iter_mut().find(|p| p.thread == t) {
-            Some(p) => {
-                p.pc = pc;
-                p.copies += 1;
-                p.agents.extend(written);
-                if let Some(k) = p.first_write.take() {
-                    self.flag_approx(k);
-                }
+            _ => {
+                self.unverifiable(t, pc, Why::TmaDestinationNotShared, Some(o(0)), 0, true);
+                return;
             }
-            None => self.tma_pending.push(TmaBatch {
-                thread: t,
+        };
+        // The extent is known when the phase completes; until then the first byte.
+        let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
+        let agent = self.async_access(t, pc, AccessKind::Write, dest, 1, u, Proxy::Async);
+        let cmd = self.push(
+            t,
+            Command::mbarrier(MbarrierOp::CompleteTx, a, 0, InstId(pc)),
+        );
+        if let Some(g) = agent {
+            self.tma_loads.push(g);
+            if let Some(copy) = self.copies.get_mut(g as usize) {
+                copy.phases.push(cmd);
+            }
+        }
+        // On an uninitialized mbarrier barrier-graph reports the error (it replays the
+        // `complete_tx`).
+        if let Some(s) = self.mbars.state(a) {
+            self.tma_open.push(OpenTma {
                 mbar: a,
+                phase: s.phase,
+                thread: t,
                 pc,
-                copies: 1,
-                first_write: written,
-                agents: written.into_iter().collect(),
-                overrun,
-            }),
+                agent,
+                cmd,
+            });
+        }
+    }
+
+    /// Called when a phase of `mbar` completes: TMA loads still open towards that phase
+    /// missed it (it completed without their bytes), so their byte counts cannot be derived.
+    pub(super) fn tma_phase_completed(&mut self, mbar: u32, completed: u32) {
+        let Some(first) = self
+            .tma_open
+            .iter()
+            .find(|o| o.mbar == mbar && o.phase == completed)
+            .copied()
+        else {
+            return;
+        };
+        self.tma_open
+            .retain(|o| !(o.mbar == mbar && o.phase == completed));
+        self.unverifiable(
+            first.thread,
+            first.pc,
+            Why::TmaPhaseCompletedWithoutCopy,
+            None,
+            0,
+            true,
+        );
+    }
+
+    /// No thread can run: completes every mbarrier phase that has open TMA loads and all its
+    /// arrivals, deriving the copies' byte counts from the bytes the phase still expects
+    /// (one `complete_tx` of at least 1 byte per copy, summing to them, so the barrier-graph
+    /// replay completes the phase exactly when its last copy is counted). Returns whether a
+    /// phase completed.
+    pub(super) fn complete_tma_phases(&mut self) -> bool {
+        if self.tma_open.is_empty() || self.stop {
+            return false;
+        }
+        let mut mbars: Vec<u32> = self.tma_open.iter().map(|o| o.mbar).collect();
+        mbars.sort_unstable();
+        mbars.dedup();
+        let mut any = false;
+        for a in mbars {
+            let Some(state) = self.mbars.state(a) else {
+                continue;
+            };
+            if state.pending != 0 {
+                continue; // arrivals missing: the phase cannot complete
+            }
+            let (mut mine, rest): (Vec<OpenTma>, Vec<OpenTma>) = self
+                .tma_open
+                .iter()
+                .partition(|o| o.mbar == a && o.phase == state.phase);
+            if mine.is_empty() {
+                continue;
+            }
+            self.tma_open = rest;
+            let k = mine.len() as i64;
+            if state.tx < k {
+                let first = mine[0];
+                let why = Why::TmaTooFewBytes {
+                    copies: k as u32,
+                    bytes: state.tx.max(0) as u32,
+                };
+                self.unverifiable(first.thread, first.pc, why, None, 0, true);
+                continue;
+            }
+            let bytes = state.tx as u32;
+            mine.sort_by_key(|o| {
+                o.agent
+                    .and_then(|g| self.copies.get(g as usize))
+                    .map_or(u32::MAX, |c| match c.access.view() {
+                        CommandView::Access { addr, .. } => addr,
+                        _ => u32::MAX,
+                    })
+            });
+            let limit = self
+                .smem_size
+                .unwrap_or(self.smem.len() as u32)
+                .min(self.smem.len() as u32);
+            let alone = mine.len() == 1;
+            let bound = if alone {
+                bytes
+            } else {
+                bytes.saturating_sub(16 * (mine.len() as u32 - 1)).max(1)
+            };
+            for (i, o) in mine.iter().enumerate() {
+                // Each copy completes at least 1 byte; the last one the rest.
+                let share = if i + 1 == mine.len() {
+                    bytes - (mine.len() as u32 - 1)
+                } else {
+                    1
+                };
+                if let Some(c) = self.cmds[o.thread].get_mut(o.cmd as usize) {
+                    *c = Command::mbarrier(MbarrierOp::CompleteTx, a, share, c.inst());
+                }
+                let Some(g) = o.agent else {
+                    continue;
+                };
+                let Some(access) = self.copies.get(g as usize).map(|c| c.access) else {
+                    continue;
+                };
+                let CommandView::Access { addr, may, .. } = access.view() else {
+                    continue;
+                };
+                let mut len = bound;
+                if u64::from(addr) + u64::from(bound) > u64::from(limit) {
+                    len = limit.saturating_sub(addr).max(1);
+                    if alone {
+                        let msg = format!(
+                            "thread {}: TMA load of {bytes} bytes (the transaction bytes its mbarrier expects) at shared {addr:#x} by `{}` at PTX line {} lies outside the {}-byte shared window",
+                            o.thread,
+                            self.opcode(o.pc),
+                            self.line(o.pc),
+                            self.smem_size.unwrap_or(self.smem.len() as u32)
+                        );
+                        self.finding(o.thread, o.pc, FindingKind::SharedOutOfBounds, msg);
+                    }
+                }
+                let inst = access.inst();
+                if let Some(copy) = self.copies.get_mut(g as usize) {
+                    copy.access = if alone {
+                        Command::access(AccessKind::Write, addr, len, may, inst)
+                    } else {
+                        Command::approx_access(AccessKind::Write, addr, len, may, inst)
+                    };
+                }
+                let u = self.src.single(ValueSource::GlobalLoad(InstId(o.pc)));
+                self.smem.set_unk(addr as usize, len as usize, u);
+            }
+            let r = self.mbars.complete_tx(a, bytes);
+            self.mbar_result(a, r);
+            any = true;
+        }
+        any
+    }
+
+    /// At the end of the emulation: TMA loads whose phase never completed (arrivals
+    /// missing) have no derivable byte count.
+    pub(super) fn unfinished_tma(&mut self) {
+        if self.stop || self.trapped {
+            return;
+        }
+        if let Some(first) = self.tma_open.first().copied() {
+            let waiting = self
+                .th
+                .iter()
+                .any(|th| th.state == (super::State::MbarWait { addr: first.mbar }));
+            if !waiting {
+                self.unverifiable(
+                    first.thread,
+                    first.pc,
+                    Why::TmaPhaseNeverCompletes,
+                    None,
+                    0,
+                    true,
+                );
+            }
         }
     }
 
@@ -342,14 +448,15 @@ impl Machine<'_> {
         }
     }
 
-    /// Clips the upper-bound extent of every TMA load that shares its `expect_tx` with others
-    /// at the next higher destination of any TMA load of the kernel: the assumption (in the
-    /// TMA note) that TMA loads into different destinations never overlap. The extent stays
-    /// flagged as an upper bound.
+    /// Clips the upper-bound extent of every TMA load that shares its phase with others, and
+    /// of every TMA store, at the next higher shared address of any TMA load or store of the
+    /// kernel: the assumption (in the TMA notes) that TMA tiles at different addresses never
+    /// overlap. The extent stays flagged as an upper bound.
     pub(super) fn clip_tma_extents(&mut self) {
         let mut dests: Vec<u32> = self
             .tma_loads
             .iter()
+            .chain(&self.tma_stores)
             .filter_map(|&g| match self.copies.get(g as usize)?.access.view() {
                 CommandView::Access { addr, .. } => Some(addr),
                 _ => None,
@@ -357,7 +464,7 @@ impl Machine<'_> {
             .collect();
         dests.sort_unstable();
         dests.dedup();
-        for &g in &self.tma_loads {
+        for &g in self.tma_loads.iter().chain(&self.tma_stores) {
             let Some(copy) = self.copies.get_mut(g as usize) else {
                 continue;
             };
@@ -380,54 +487,6 @@ impl Machine<'_> {
         }
     }
 
-    /// Applies the deferred `complete_tx` of thread `t`'s pending TMA loads: the bytes the
-    /// mbarrier's phase still expects, as one command at the last copy.
-    pub(super) fn flush_tma(&mut self, t: usize) {
-        let Some(k) = self.tma_pending.iter().position(|p| p.thread == t) else {
-            return;
-        };
-        let batch = self.tma_pending.swap_remove(k);
-        let (a, pc) = (batch.mbar, batch.pc);
-        if batch.copies == 1
-            && let Some((d, n)) = batch.overrun
-        {
-            let msg = format!(
-                "thread {t}: TMA load of {n} bytes (the transaction bytes its mbarrier expects) at shared {d:#x} by `{}` at PTX line {} lies outside the {}-byte shared window",
-                self.opcode(pc),
-                self.line(pc),
-                self.smem_size.unwrap_or(self.smem.len() as u32)
-            );
-            self.finding(t, pc, FindingKind::SharedOutOfBounds, msg);
-        }
-        let tx = self.mbars.state(a).map_or(0, |s| s.tx);
-        let Ok(bytes) = u32::try_from(tx) else {
-            return;
-        };
-        if bytes == 0 {
-            self.unverifiable(t, pc, Why::TmaBytesCompletedElsewhere, None, 0, true);
-            return;
-        }
-        self.in_tma = true;
-        let c = self.push(
-            t,
-            Command::mbarrier(MbarrierOp::CompleteTx, a, bytes, InstId(pc)),
-        );
-        self.in_tma = false;
-        for &g in &batch.agents {
-            if let Some(copy) = self.copies.get_mut(g as usize) {
-                copy.phases.push(c);
-            }
-        }
-        let r = self.mbars.complete_tx(a, bytes);
-        self.mbar_result(a, r);
-    }
-
-    pub(super) fn flush_tma_all(&mut self) {
-        while let Some(t) = self.tma_pending.first().map(|p| p.thread) {
-            self.flush_tma(t);
-        }
-    }
-
     /// A TMA store or reduction (`cp[.reduce].async.bulk.tensor` shared → global): a read of
     /// shared memory whose extent lives in the tensor map. Recorded as a read from the source
     /// to the end of the shared allocation (an over-approximation, in a kernel note).
@@ -436,7 +495,7 @@ impl Machine<'_> {
         let src = ops.get(1).copied().unwrap_or(Opnd::Sink);
         if !self.notes.iter().any(|n| n.starts_with("TMA stores")) {
             self.notes.push(format!(
-                "TMA stores (`cp.async.bulk.tensor` from shared memory, first at PTX line {}) take their extent from the tensor map, which weft cannot read: each is recorded as reading from its source address to the end of the shared allocation, from its issue until the cp.async.bulk.wait_group that completes it",
+                "TMA stores (`cp.async.bulk.tensor` from shared memory, first at PTX line {}) take their extent from the tensor map, which weft cannot read: each is recorded as reading from its source address up to the next shared address of another TMA load or store (assuming TMA tiles at different addresses never overlap) or the end of the shared allocation, from its issue until the cp.async.bulk.wait_group that completes it",
                 self.line(pc)
             ));
         }
@@ -451,6 +510,7 @@ impl Machine<'_> {
                 {
                     // The extent is an upper bound of what the tensor map selects.
                     self.flag_approx(g);
+                    self.tma_stores.push(g);
                     self.bulk_pending[t].push((g, UNCOMMITTED));
                 }
             }

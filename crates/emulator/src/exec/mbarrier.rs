@@ -52,6 +52,7 @@ impl Machine<'_> {
         match r {
             Ok(PhaseStep::Pending(p)) => Some(p),
             Ok(PhaseStep::Completed { completed }) => {
+                self.tma_phase_completed(addr, completed);
                 self.wake_mbar(addr);
                 Some(completed)
             }
@@ -63,8 +64,6 @@ impl Machine<'_> {
 
     pub(super) fn mbarrier(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        // Pending TMA completions happen before any later operation on their mbarrier.
-        self.flush_tma_all();
         if self.th[t].may > 0 {
             self.unverifiable(
                 t,
@@ -168,6 +167,17 @@ impl Machine<'_> {
             // the current phase open until the copies complete: recorded as an operation of
             // that phase that changes no count (`expect_tx` of 0 bytes, which like an
             // increment must happen before the phase's last arrival).
+            // The arrival happens when the thread's prior tcgen05 operations complete; as an
+            // operation of its phase its predecessors are the issue's. (The tensor-core
+            // operations' shared-memory reads are not recorded: the tensor-core note.)
+            Op::TcgenCommitArrive => {
+                let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
+                    return;
+                };
+                self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
+                let r = self.mbars.arrive(a, 1, 0, false);
+                self.mbar_result(a, r);
+            }
             Op::CpAsyncMbarArrive { noinc } => {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
                     return;

@@ -226,9 +226,6 @@ impl Machine<'_> {
     }
 
     pub(super) fn push(&mut self, t: usize, c: Command) -> u32 {
-        if !self.tma_pending.is_empty() && !self.in_tma {
-            self.flush_tma(t);
-        }
         if let Some(proxy) = self.divert
             && c.is_access()
         {

@@ -81,23 +81,20 @@ enum Addr {
 /// The group of an asynchronous copy issued but not yet committed.
 const UNCOMMITTED: u32 = u32::MAX;
 
-/// TMA loads a thread issued in a row towards one mbarrier, awaiting their `complete_tx`.
-#[derive(Debug, Clone)]
-struct TmaBatch {
-    thread: usize,
+/// A TMA load whose mbarrier phase has not completed yet: its byte count (in the tensor
+/// map) is derived when the phase completes.
+#[derive(Debug, Clone, Copy)]
+struct OpenTma {
+    /// The mbarrier and the phase that was current at the issue.
     mbar: u32,
-    /// The last copy's instruction.
+    phase: u32,
+    thread: usize,
     pc: u32,
-    copies: u32,
-    /// The first copy's agent: its write is flagged as an over-approximated extent once a
-    /// second copy joins the batch.
-    first_write: Option<u32>,
-    /// The copies' agents: they complete before the phase the batch's `complete_tx` is
-    /// counted in.
-    agents: Vec<u32>,
-    /// The first copy's destination and bytes when they overran the shared window (its
-    /// recorded write was clipped): an out-of-bounds finding if it stays the only copy.
-    overrun: Option<(u32, u32)>,
+    /// The copy's agent (`None` when its destination was outside the shared window).
+    agent: Option<u32>,
+    /// The index of its `complete_tx` command in the issuing thread (value patched when the
+    /// phase completes).
+    cmd: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,11 +145,8 @@ struct Machine<'a> {
     /// Bytes charged to `--max-memory` besides the windows and the commands: the register
     /// files, and the race stage's entries for accesses longer than 16 bytes.
     charged: u64,
-    /// TMA loads issued by a thread towards one mbarrier whose `complete_tx` is deferred
-    /// until the thread's next command: (thread, mbarrier, last copy's instruction).
-    tma_pending: Vec<TmaBatch>,
-    /// Set while a TMA instruction records its own commands (no flush).
-    in_tma: bool,
+    /// TMA loads whose phase has not completed yet.
+    tma_open: Vec<OpenTma>,
     /// Asynchronous copies recorded so far (agents of the program).
     copies: Vec<AsyncCopy>,
     /// Per thread, its `cp.async` copies not yet completed by a wait: (copy, group), the
@@ -169,8 +163,9 @@ struct Machine<'a> {
     proxy_fences: Vec<Vec<u32>>,
     /// Set while an asynchronous copy records its access: `push` makes it an agent.
     divert: Option<Proxy>,
-    /// The TMA loads among `copies`.
+    /// The TMA loads and stores among `copies`.
     tma_loads: Vec<u32>,
+    tma_stores: Vec<u32>,
     bars: BarrierFile,
     mbars: MbarrierFile,
     /// Executions of `mbarrier.init` so far per (thread, instruction): the occurrence that
@@ -326,8 +321,7 @@ fn run_once<'a>(
         kp_unset,
         commands: 0,
         charged: registers,
-        tma_pending: Vec::new(),
-        in_tma: false,
+        tma_open: Vec::new(),
         copies: Vec::new(),
         cp_pending: vec![Vec::new(); n],
         cp_committed: vec![0; n],
@@ -336,6 +330,7 @@ fn run_once<'a>(
         proxy_fences: vec![Vec::new(); n],
         divert: None,
         tma_loads: Vec::new(),
+        tma_stores: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
         init_occ: rustc_hash::FxHashMap::default(),
@@ -396,7 +391,9 @@ impl Machine<'_> {
                     self.retry_activemask(t / WARP_SIZE as usize);
                 }
             }
-            if !progress {
+            // No thread can run: the TMA loads still in flight complete their phases
+            // (their bytes arrive as late as possible), which may wake waiters.
+            if !progress && !self.complete_tma_phases() {
                 return;
             }
         }
@@ -428,14 +425,16 @@ impl Machine<'_> {
                     self.retry_activemask(w);
                 }
             }
-            if !progress {
+            // No thread can run: the TMA loads still in flight complete their phases
+            // (their bytes arrive as late as possible), which may wake waiters.
+            if !progress && !self.complete_tma_phases() {
                 return;
             }
         }
     }
 
     fn finish(mut self) -> Result<Emulation, Error> {
-        self.flush_tma_all();
+        self.unfinished_tma();
         self.clip_tma_extents();
         let mut stuck_collective = Vec::new();
         for t in 0..self.n {
@@ -598,7 +597,8 @@ impl Machine<'_> {
             | Op::MbarCompleteTx
             | Op::MbarWait { .. }
             | Op::MbarInval
-            | Op::CpAsyncMbarArrive { .. } => self.mbarrier(t, pc, inst, ops),
+            | Op::CpAsyncMbarArrive { .. }
+            | Op::TcgenCommitArrive => self.mbarrier(t, pc, inst, ops),
             Op::CpAsync => self.cp_async(t, pc, inst, ops),
             Op::CpAsyncCommit => self.cp_async_commit(t),
             Op::CpAsyncWait { all } => self.cp_async_wait(t, pc, ops, all),

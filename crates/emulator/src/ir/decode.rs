@@ -228,6 +228,20 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         | "madc" | "vadd" | "vsub" | "vmad" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr"
         | "vset" | "istypep" => Op::Float,
         "tex" | "tld4" | "txq" | "suld" | "suq" | "sured" | "sust" => Op::Texture,
+        // `tcgen05.commit` arrives on an mbarrier once the thread's prior tcgen05 operations
+        // complete: an arrival like `cp.async.mbarrier.arrive.noinc` (the multicast form
+        // signals other CTAs of the cluster, which weft does not model).
+        "tcgen05" if m.h("commit") => {
+            if inst
+                .modifiers()
+                .any(|x| x.starts_with("mbarrier::arrive::one"))
+                && !inst.modifiers().any(|x| x.starts_with("multicast"))
+            {
+                Op::TcgenCommitArrive
+            } else {
+                Op::UnsupportedControl
+            }
+        }
         "mma" | "wgmma" | "wmma" | "tcgen05" | "movmatrix" => Op::TensorCore,
         "fence"
             if m.h("proxy")

@@ -324,6 +324,9 @@ pub(crate) enum Op {
     CpAsyncMbarArrive {
         noinc: bool,
     },
+    /// `tcgen05.commit...mbarrier::arrive::one [mbar]`: one arrival on the mbarrier once the
+    /// thread's prior tensor-core operations complete.
+    TcgenCommitArrive,
     /// `cp.async.commit_group`.
     CpAsyncCommit,
     /// `cp.async.wait_group N` (operand 0) or, with `all`, `cp.async.wait_all`.
@@ -376,6 +379,7 @@ impl Op {
                 | Op::CpAsyncBulk { mbar: true, .. }
                 | Op::TmaLoad
                 | Op::CpAsyncMbarArrive { .. }
+                | Op::TcgenCommitArrive
                 | Op::CpAsyncCommit
                 | Op::CpAsyncWait { .. }
                 | Op::BulkCommit
