@@ -105,7 +105,7 @@ fn kernel(k: &KernelReport) -> Kernel<'_> {
             .violations
             .iter()
             .map(|v| Violation {
-                kind: &v.kind,
+                kind: v.kind.as_str(),
                 message: &v.message,
                 locations: v.locations.iter().map(Location::from).collect(),
                 threads: &v.threads,

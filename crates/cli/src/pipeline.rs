@@ -485,7 +485,7 @@ mod tests {
         let run = verify(inputs, &options(), &Progress::new(false)).expect("no usage error");
         assert_eq!(run.kernels.len(), 1);
         assert_eq!(run.kernels[0].verdict, Verdict::Violation);
-        assert_eq!(run.kernels[0].violations[0].kind, "race");
+        assert_eq!(run.kernels[0].violations[0].kind, crate::report::Kind::Race);
         let files: Vec<&str> = run.errors.iter().map(|e| e.file.as_str()).collect();
         assert_eq!(files, ["gone.ptx", "bad.ptx"]);
 

@@ -98,11 +98,51 @@ pub struct ThreadRange {
     pub last: u32,
 }
 
+/// What kind of violation a report is; [`Kind::as_str`] is its stable kebab-case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// Some execution blocks forever (barriers, mbarriers or a warp collective).
+    Deadlock,
+    /// Another violation of the barrier or mbarrier rules (barrier-graph's kinds).
+    Sync(barrier_graph::ViolationKind),
+    /// Two unordered accesses to one shared byte, at least one a write.
+    Race,
+    /// A generic write read by an async-proxy copy without `fence.proxy.async`.
+    MissingProxyFence,
+    /// A shared-memory access outside the CTA's shared window.
+    SharedOutOfBounds,
+    /// A reachable `trap`.
+    TrapReachable,
+}
+
+impl Kind {
+    /// The stable kebab-case name (JSON `kind`, SARIF rule id, text diagnostic code).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Deadlock => "deadlock",
+            Kind::Sync(k) => k.as_str(),
+            Kind::Race => "race",
+            Kind::MissingProxyFence => "missing-proxy-fence",
+            Kind::SharedOutOfBounds => "shared-out-of-bounds",
+            Kind::TrapReachable => "trap-reachable",
+        }
+    }
+}
+
+impl From<barrier_graph::ViolationKind> for Kind {
+    fn from(k: barrier_graph::ViolationKind) -> Kind {
+        match k {
+            barrier_graph::ViolationKind::Deadlock => Kind::Deadlock,
+            k => Kind::Sync(k),
+        }
+    }
+}
+
 /// One violation of deadlock freedom, safe recycling, race freedom or a barrier rule.
 #[derive(Debug, Clone)]
 pub struct Violation {
-    /// Stable kebab-case kind (`deadlock`, `race`, ...).
-    pub kind: String,
+    /// The kind.
+    pub kind: Kind,
     /// One-line headline.
     pub message: String,
     /// Every source location involved; the first is the primary one.

@@ -4,44 +4,55 @@
 //! result's primary location is the CUDA file and line when `.loc` gives one (else the PTX
 //! line); `relatedLocations` hold the other locations involved and the PTX lines.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::report::{self, KernelReport, Location, RunReport};
+use crate::report::{self, KernelReport, Kind, Location, RunReport};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-fn rule_description(kind: &str) -> &'static str {
+fn rule_description(kind: Kind) -> &'static str {
+    use barrier_graph::ViolationKind as V;
     match kind {
-        "deadlock" => "Some execution blocks forever on a barrier.",
-        "barrier-count-mismatch" => "Operations of one barrier generation disagree on the count.",
-        "barrier-overflow" => "More threads registered on a barrier generation than its count.",
-        "no-waiter" => "A barrier generation completes with arrivals only; nobody waits.",
-        "unsafe-recycling" => {
+        Kind::Deadlock => "Some execution blocks forever on a barrier.",
+        Kind::Sync(V::BarrierCountMismatch) => {
+            "Operations of one barrier generation disagree on the count."
+        }
+        Kind::Sync(V::BarrierOverflow) => {
+            "More threads registered on a barrier generation than its count."
+        }
+        Kind::Sync(V::NoWaiter) => {
+            "A barrier generation completes with arrivals only; nobody waits."
+        }
+        Kind::Sync(V::UnsafeRecycling) => {
             "A barrier generation is not ordered after the previous generation of the same \
              barrier, so different executions synchronize different operations."
         }
-        "invalid-barrier-id" => "A barrier id outside 0-15.",
-        "invalid-thread-count" => {
+        Kind::Sync(V::InvalidBarrierId) => "A barrier id outside 0-15.",
+        Kind::Sync(V::InvalidThreadCount) => {
             "A barrier thread count that is zero, not a multiple of the warp size, or larger \
              than the CTA."
         }
-        "barrier-divergence" => "Lanes of one warp execute different aligned barrier instructions.",
-        "race" => "Two unordered accesses to the same shared byte, at least one a write.",
-        "missing-proxy-fence" => {
+        Kind::Sync(V::BarrierDivergence) => {
+            "Lanes of one warp execute different aligned barrier instructions."
+        }
+        Kind::Sync(
+            V::MbarrierUninitialized
+            | V::MbarrierInvalidCount
+            | V::MbarrierOverflow
+            | V::MbarrierReinit
+            | V::MbarrierPhaseRace,
+        ) => "An mbarrier protocol error.",
+        Kind::Sync(V::Deadlock) => "Some execution blocks forever on a barrier.",
+        Kind::Race => "Two unordered accesses to the same shared byte, at least one a write.",
+        Kind::MissingProxyFence => {
             "A generic-proxy shared-memory write read by a bulk or TMA copy (async proxy) \
              without fence.proxy.async between them."
         }
-        "shared-out-of-bounds" => "A shared-memory access outside the CTA's shared window.",
-        "trap-reachable" => "A trap instruction is reachable.",
-        "unverifiable" => {
-            "The kernel could not be verified: synchronization or shared addresses depend on \
-             an unknown input, or the CTA shape is unknown."
-        }
-        k if k.starts_with("mbarrier-") => "An mbarrier protocol error.",
-        _ => "A synchronization violation.",
+        Kind::SharedOutOfBounds => "A shared-memory access outside the CTA's shared window.",
+        Kind::TrapReachable => "A trap instruction is reachable.",
     }
 }
 
@@ -140,22 +151,33 @@ fn result(
 
 /// Builds the SARIF log.
 pub fn document(run: &RunReport) -> Value {
-    let mut kinds = BTreeSet::new();
+    // Rule id → description, for the rules that occur.
+    let mut kinds: BTreeMap<&'static str, &'static str> = BTreeMap::new();
     let mut results = Vec::new();
     for kernel in &run.kernels {
         for v in &kernel.violations {
-            kinds.insert(v.kind.clone());
+            kinds.insert(v.kind.as_str(), rule_description(v.kind));
             let threads = report::describe_threads(&v.threads, weft_program::WARP_SIZE);
             let mut message = format!("{} (kernel {}", v.message, kernel.kernel);
             if !v.threads.is_empty() {
                 message.push_str(&format!("; {threads}"));
             }
             message.push(')');
-            results.push(result(kernel, &v.kind, "error", message, &v.locations));
+            results.push(result(
+                kernel,
+                v.kind.as_str(),
+                "error",
+                message,
+                &v.locations,
+            ));
         }
         if kernel.violations.is_empty() {
             for u in &kernel.unverifiable {
-                kinds.insert("unverifiable".to_owned());
+                kinds.insert(
+                    "unverifiable",
+                    "The kernel could not be verified: synchronization or shared addresses \
+                     depend on an unknown input, or the CTA shape is unknown.",
+                );
                 let mut message =
                     format!("could not verify kernel {}: {}", kernel.kernel, u.reason);
                 // The location gives the instruction; the register and inputs follow once.
@@ -187,7 +209,7 @@ pub fn document(run: &RunReport) -> Value {
             "message": { "text": error.message },
             "locations": [physical(&error.file, error.line, error.column)],
         }));
-        kinds.insert("input-error".to_owned());
+        kinds.insert("input-error", "A PTX file could not be read or parsed.");
     }
     for warning in &run.warnings {
         results.push(json!({
@@ -196,18 +218,11 @@ pub fn document(run: &RunReport) -> Value {
             "message": { "text": warning.message },
             "locations": [physical(&warning.file, warning.line, warning.column)],
         }));
-        kinds.insert("no-kernel".to_owned());
+        kinds.insert("no-kernel", "A PTX file has no kernel (.entry) to verify.");
     }
     let rules: Vec<Value> = kinds
         .iter()
-        .map(|kind| {
-            let description = if kind == "input-error" {
-                "A PTX file could not be read or parsed."
-            } else if kind == "no-kernel" {
-                "A PTX file has no kernel (.entry) to verify."
-            } else {
-                rule_description(kind)
-            };
+        .map(|(kind, description)| {
             json!({
                 "id": kind,
                 "name": kind,

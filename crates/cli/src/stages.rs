@@ -15,7 +15,8 @@ use weft_program::{BarrierKey, CtaShape, InstId, Program, ThreadId};
 use crate::options::Options;
 use crate::reasons;
 use crate::report::{
-    self, DotGraph, DotNode, KernelReport, Location, PtxFile, ThreadRange, Unverifiable, Violation,
+    self, DotGraph, DotNode, KernelReport, Kind, Location, PtxFile, ThreadRange, Unverifiable,
+    Violation,
 };
 use crate::sources::location;
 
@@ -298,12 +299,12 @@ fn assumptions(file: &PtxFile, emulation: &Emulation) -> Vec<report::Assumption>
 #[cold]
 fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
     // One violation per (kind, instruction), naming every thread that hit it.
-    let mut groups: BTreeMap<(&'static str, InstId), (Vec<u32>, &str)> = BTreeMap::new();
+    let mut groups: BTreeMap<(Kind, InstId), (Vec<u32>, &str)> = BTreeMap::new();
     for f in &emulation.findings {
         let kind = match f.kind {
-            FindingKind::SharedOutOfBounds => "shared-out-of-bounds",
-            FindingKind::TrapReachable => "trap-reachable",
-            FindingKind::CollectiveDeadlock => "deadlock",
+            FindingKind::SharedOutOfBounds => Kind::SharedOutOfBounds,
+            FindingKind::TrapReachable => Kind::TrapReachable,
+            FindingKind::CollectiveDeadlock => Kind::Deadlock,
         };
         let entry = groups
             .entry((kind, f.inst))
@@ -317,7 +318,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
             let threads = report::thread_ranges(threads);
             let who = describe(&threads, program);
             Violation {
-                kind: kind.to_owned(),
+                kind,
                 message: message.to_owned(),
                 locations: vec![location(file, &emulation.sources, inst, who)],
                 threads,
@@ -507,7 +508,7 @@ fn sync_violation(file: &PtxFile, emulation: &Emulation, v: &SyncViolation) -> V
         notes.push(format!("threads: {}", describe(&threads, program)));
     }
     Violation {
-        kind: v.kind.as_str().to_owned(),
+        kind: v.kind.into(),
         message: v.message.clone(),
         locations,
         threads,
@@ -702,7 +703,7 @@ fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Viol
         ));
     }
     Violation {
-        kind: "race".to_owned(),
+        kind: Kind::Race,
         message,
         locations,
         threads: report::thread_ranges([
@@ -749,7 +750,7 @@ fn proxy_fence_violation(
         f.pairs
     )];
     Violation {
-        kind: "missing-proxy-fence".to_owned(),
+        kind: Kind::MissingProxyFence,
         message,
         locations,
         threads: report::thread_ranges([

@@ -11,7 +11,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor::WriteColor};
 
-use crate::report::{KernelReport, Location, RunReport, Unverifiable, Verdict, Violation};
+use crate::report::{KernelReport, Kind, Location, RunReport, Unverifiable, Verdict, Violation};
 use crate::sources::span_of;
 
 /// Options of the text writer.
@@ -193,7 +193,7 @@ fn emit(out: &mut dyn WriteColor, files: &Files, diagnostic: &Diagnostic<usize>)
 /// The diagnostic's headline. A deadlock's message spells out every blocked generation,
 /// which the labels and notes show one by one, so its headline is the first clause.
 fn headline(violation: &Violation) -> &str {
-    if violation.kind == "deadlock" {
+    if violation.kind == Kind::Deadlock {
         first_clause(&violation.message)
     } else {
         &violation.message
@@ -221,7 +221,7 @@ fn write_violation(
     let labels = labels(&mut files, kernel, &violation.locations, &mut notes);
     notes.extend(violation.notes.iter().map(|n| format!("note: {n}")));
     let diagnostic = Diagnostic::new(Severity::Error)
-        .with_code(violation.kind.clone())
+        .with_code(violation.kind.as_str())
         .with_message(headline(violation))
         .with_labels(labels)
         .with_notes(notes);
