@@ -8,6 +8,9 @@ use crate::unverifiable::{SyncOp, Value, Why};
 use crate::{FindingKind, ValueSource};
 use weft_program::{AccessKind, Command, CommandView, InstId, MbarrierOp, Proxy};
 
+/// The fewest bytes a TMA box spans: its inner dimension is a multiple of 16 bytes.
+const TMA_MIN_BOX: u32 = 16;
+
 impl Machine<'_> {
     /// `cp.async` (non-bulk): a shared write of `size` bytes whose values come from global
     /// memory.
@@ -364,7 +367,9 @@ impl Machine<'_> {
             let bound = if alone {
                 bytes
             } else {
-                bytes.saturating_sub(16 * (mine.len() as u32 - 1)).max(1)
+                bytes
+                    .saturating_sub(TMA_MIN_BOX * (mine.len() as u32 - 1))
+                    .max(1)
             };
             for (i, o) in mine.iter().enumerate() {
                 // Each copy completes at least 1 byte; the last one the rest.
@@ -512,6 +517,20 @@ impl Machine<'_> {
                     self.flag_approx(g);
                     self.tma_stores.push(g);
                     self.bulk_pending[t].push((g, UNCOMMITTED));
+                    // But every TMA box starts at the source and spans at least 16 bytes
+                    // (its inner dimension is a multiple of 16 bytes): that prefix is read for
+                    // sure, an exact access of its own (same issue, same completion).
+                    if len > TMA_MIN_BOX
+                        && let Some(mut prefix) = self.copies.get(g as usize).cloned()
+                    {
+                        let inst = prefix.access.inst();
+                        let may = self.th[t].may > 0;
+                        prefix.access =
+                            Command::access(AccessKind::Read, s, TMA_MIN_BOX, may, inst);
+                        let p = self.copies.len() as u32;
+                        self.copies.push(prefix);
+                        self.bulk_pending[t].push((p, UNCOMMITTED));
+                    }
                 }
             }
             Addr::Unknown(u) => {
