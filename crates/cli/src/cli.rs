@@ -57,6 +57,11 @@ pub struct Cli {
     #[arg(short = 's', long = "warp-sync")]
     pub warp_sync: bool,
 
+    /// Count benign races (unordered writes of the same value to the same bytes) as
+    /// violations: without it they are warnings and do not change the verdict.
+    #[arg(long = "strict")]
+    pub strict: bool,
+
     /// Treat initialized `.global`/`.const` module variables (`__device__` tables) as unknown
     /// inputs instead of reading their initializers.
     #[arg(long = "no-initializers")]

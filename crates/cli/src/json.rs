@@ -22,6 +22,7 @@ struct Kernel<'a> {
     verdict: &'static str,
     cta_shape: Option<[u32; 3]>,
     warp_sync: bool,
+    strict: bool,
     params: &'a [String],
     violations: Vec<Violation<'a>>,
     unverifiable: Vec<Unverifiable<'a>>,
@@ -48,6 +49,7 @@ struct Violation<'a> {
     barrier: Option<u32>,
     generation: Option<u32>,
     notes: &'a [String],
+    benign: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -100,6 +102,7 @@ fn kernel(k: &KernelReport) -> Kernel<'_> {
         verdict: k.verdict.as_str(),
         cta_shape: k.cta_shape,
         warp_sync: k.warp_sync,
+        strict: k.strict,
         params: &k.params,
         violations: k
             .violations
@@ -113,6 +116,7 @@ fn kernel(k: &KernelReport) -> Kernel<'_> {
                 barrier: v.barrier,
                 generation: v.generation,
                 notes: &v.notes,
+                benign: v.benign,
             })
             .collect(),
         unverifiable: k

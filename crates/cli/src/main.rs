@@ -78,6 +78,7 @@ fn try_main() -> anyhow::Result<u8> {
         cta: cli.cta.0,
         grid,
         warp_sync: cli.warp_sync,
+        strict: cli.strict,
         initializers: !cli.no_initializers,
         params: cli.params.clone(),
         kernels: cli.kernels.clone(),

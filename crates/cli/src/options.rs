@@ -13,6 +13,8 @@ pub struct Options {
     pub grid: [u32; 3],
     /// `-s`.
     pub warp_sync: bool,
+    /// `--strict`: benign races are violations.
+    pub strict: bool,
     /// Read initialized module variables (`--no-initializers` clears it).
     pub initializers: bool,
     /// `-p`.

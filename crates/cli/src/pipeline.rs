@@ -370,6 +370,7 @@ fn verify_kernel(
             .or(function.perf.reqntid)
             .or(function.perf.maxntid),
         warp_sync: options.warp_sync,
+        strict: options.strict,
         params: job
             .params
             .iter()
@@ -448,6 +449,7 @@ mod tests {
             cta: [0; 3],
             grid: [1; 3],
             warp_sync: false,
+            strict: false,
             initializers: true,
             params: Vec::new(),
             kernels: Vec::new(),

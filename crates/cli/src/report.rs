@@ -107,6 +107,8 @@ pub enum Kind {
     Sync(barrier_graph::ViolationKind),
     /// Two unordered accesses to one shared byte, at least one a write.
     Race,
+    /// Two unordered plain writes of the same known value (a warning unless `--strict`).
+    BenignRace,
     /// A generic write read by an async-proxy copy without `fence.proxy.async`.
     MissingProxyFence,
     /// A shared-memory access outside the CTA's shared window.
@@ -122,6 +124,7 @@ impl Kind {
             Kind::Deadlock => "deadlock",
             Kind::Sync(k) => k.as_str(),
             Kind::Race => "race",
+            Kind::BenignRace => "benign-race",
             Kind::MissingProxyFence => "missing-proxy-fence",
             Kind::SharedOutOfBounds => "shared-out-of-bounds",
             Kind::TrapReachable => "trap-reachable",
@@ -155,6 +158,9 @@ pub struct Violation {
     pub generation: Option<u32>,
     /// Further lines of explanation (counts, wait-for cycle, ...).
     pub notes: Vec<String>,
+    /// A benign race (`benign-race`: unordered writes of the same value): a warning that
+    /// makes the verdict a violation only under `--strict`.
+    pub benign: bool,
 }
 
 /// Why a kernel could not be verified.
@@ -271,6 +277,8 @@ pub struct KernelReport {
     pub cta_shape: Option<[u32; 3]>,
     /// Whether warps ran in lock-step.
     pub warp_sync: bool,
+    /// `--strict`: benign races count as violations.
+    pub strict: bool,
     /// The `--param` specs that applied to this kernel.
     pub params: Vec<String>,
     /// Violations, in the order the stages found them.
@@ -295,7 +303,8 @@ impl KernelReport {
         if self.verdict == Verdict::Parsed {
             return;
         }
-        self.verdict = if !self.violations.is_empty() {
+        let strict = self.strict;
+        self.verdict = if self.violations.iter().any(|v| strict || !v.benign) {
             Verdict::Violation
         } else if !self.unverifiable.is_empty() {
             Verdict::Unverifiable

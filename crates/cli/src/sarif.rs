@@ -46,6 +46,10 @@ fn rule_description(kind: Kind) -> &'static str {
             | V::MbarrierPhaseRace,
         ) => "An mbarrier protocol error.",
         Kind::Sync(V::Deadlock) => "Some execution blocks forever on a barrier.",
+        Kind::BenignRace => {
+            "Two unordered plain writes store the same known value to the same bytes (a \
+             warning; a violation with --strict)."
+        }
         Kind::Race => "Two unordered accesses to the same shared byte, at least one a write.",
         Kind::MissingProxyFence => {
             "A generic-proxy shared-memory write read by a bulk or TMA copy (async proxy) \
@@ -163,15 +167,12 @@ pub fn document(run: &RunReport) -> Value {
                 message.push_str(&format!("; {threads}"));
             }
             message.push(')');
-            results.push(result(
-                kernel,
-                v.kind.as_str(),
-                "error",
-                message,
-                &v.locations,
-            ));
+            let level = if v.benign { "warning" } else { "error" };
+            let mut r = result(kernel, v.kind.as_str(), level, message, &v.locations);
+            r["properties"]["benign"] = json!(v.benign);
+            results.push(r);
         }
-        if kernel.violations.is_empty() {
+        if kernel.verdict != report::Verdict::Violation {
             for u in &kernel.unverifiable {
                 kinds.insert(
                     "unverifiable",

@@ -193,6 +193,23 @@ pub fn verify(
     for r in &races.races {
         report.violations.push(race_violation(&file, &emulation, r));
     }
+    // Unordered writes of one value: a warning (a violation only under --strict).
+    for r in &races.benign {
+        let mut v = race_violation(&file, &emulation, r);
+        v.kind = report::Kind::BenignRace;
+        v.message = format!(
+            "benign race: unordered writes of the same value to shared {}",
+            shared_name(&emulation, r.addr)
+        );
+        v.notes.push(
+            "both writes store the same known bytes, so whichever lands last the memory \
+             holds that value; a read racing with them is reported as a race (--strict \
+             makes this a violation)"
+                .to_owned(),
+        );
+        v.benign = true;
+        report.violations.push(v);
+    }
     // A race on an over-approximated extent cannot be decided: the kernel is not verified,
     // and no violation is claimed.
     for r in &races.possible {
@@ -325,6 +342,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
                 barrier: None,
                 generation: None,
                 notes: Vec::new(),
+                benign: false,
             }
         })
         .collect()
@@ -518,6 +536,7 @@ fn sync_violation(file: &PtxFile, emulation: &Emulation, v: &SyncViolation) -> V
         },
         generation: v.generations.first().copied(),
         notes,
+        benign: false,
     }
 }
 
@@ -713,6 +732,7 @@ fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Viol
         barrier: None,
         generation: None,
         notes,
+        benign: false,
     }
 }
 
@@ -760,6 +780,7 @@ fn proxy_fence_violation(
         barrier: None,
         generation: None,
         notes,
+        benign: false,
     }
 }
 

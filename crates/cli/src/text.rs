@@ -220,7 +220,12 @@ fn write_violation(
     let mut notes = Vec::new();
     let labels = labels(&mut files, kernel, &violation.locations, &mut notes);
     notes.extend(violation.notes.iter().map(|n| format!("note: {n}")));
-    let diagnostic = Diagnostic::new(Severity::Error)
+    let severity = if violation.benign {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    let diagnostic = Diagnostic::new(severity)
         .with_code(violation.kind.as_str())
         .with_message(headline(violation))
         .with_labels(labels)
@@ -268,7 +273,12 @@ fn write_unverifiable(
 
 /// The summary line: `kernel K in FILE: verified`.
 pub fn summary(kernel: &KernelReport) -> String {
+    let benign = kernel.violations.iter().filter(|v| v.benign).count();
     let what = match kernel.verdict {
+        Verdict::Verified if benign > 0 => format!(
+            "verified, with {benign} benign race{} (warning)",
+            if benign == 1 { "" } else { "s" }
+        ),
         Verdict::Verified => "verified".to_owned(),
         Verdict::Parsed => "parsed".to_owned(),
         Verdict::Violation => {
@@ -306,7 +316,7 @@ pub fn write_kernel(
     for violation in &kernel.violations {
         write_violation(out, kernel, violation)?;
     }
-    if kernel.violations.is_empty() {
+    if kernel.verdict != Verdict::Violation {
         for unverifiable in &kernel.unverifiable {
             write_unverifiable(out, kernel, unverifiable)?;
         }

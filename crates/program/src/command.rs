@@ -225,6 +225,8 @@ pub struct Command {
     tag: Tag,
     /// Access: FLAG_MAY, FLAG_APPROX. Barrier: FLAG_ALIGNED. Mbarrier: the [`MbarrierOp`].
     small: u8,
+    /// A plain write's value id ([`crate::Program::written_value`]); 0: not known.
+    value: u16,
     inst: InstId,
     a: u32,
     b: u32,
@@ -239,6 +241,7 @@ impl Command {
             AccessKind::Atomic => Tag::Atomic,
         };
         Command {
+            value: 0,
             tag,
             small: if may { FLAG_MAY } else { 0 },
             inst,
@@ -281,6 +284,7 @@ impl Command {
             BarrierOp::Red => Tag::Red,
         };
         Command {
+            value: 0,
             tag,
             small: if aligned { FLAG_ALIGNED } else { 0 },
             inst,
@@ -292,6 +296,7 @@ impl Command {
     /// A warp-level barrier over the lanes of `mask`.
     pub fn warp_sync(mask: u32, inst: InstId) -> Self {
         Command {
+            value: 0,
             tag: Tag::WarpSync,
             small: 0,
             inst,
@@ -303,6 +308,7 @@ impl Command {
     /// An mbarrier operation.
     pub fn mbarrier(op: MbarrierOp, addr: u32, value: u32, inst: InstId) -> Self {
         Command {
+            value: 0,
             tag: Tag::Mbarrier,
             small: op as u8,
             inst,
@@ -314,12 +320,27 @@ impl Command {
     /// Thread exit.
     pub fn exit(inst: InstId) -> Self {
         Command {
+            value: 0,
             tag: Tag::Exit,
             small: 0,
             inst,
             a: 0,
             b: 0,
         }
+    }
+
+    /// This plain write, tagged with the id of the value it stores (see
+    /// [`crate::Program::values`]); any other command is returned unchanged.
+    pub fn with_value(mut self, id: u16) -> Self {
+        if self.tag == Tag::Write {
+            self.value = id;
+        }
+        self
+    }
+
+    /// The id of the value a plain write stores, when every byte of it was known.
+    pub fn value_id(&self) -> Option<u16> {
+        (self.value != 0).then_some(self.value)
     }
 
     /// The instruction that produced this command.

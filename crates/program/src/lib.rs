@@ -117,6 +117,10 @@ pub struct Program {
     /// Asynchronous copies in flight between their issue and their completion, as agents of
     /// their own, and the threads' `fence.proxy.async` positions.
     pub asyncs: AsyncOps,
+    /// The values plain writes store, when every byte was known: `values[id - 1]` holds the
+    /// bytes (little-endian, at most 16) of the writes tagged `id` ([`Command::value_id`]).
+    /// Two unordered plain writes storing the same bytes are a benign race.
+    pub values: Vec<u128>,
 }
 
 /// Why [`Program::new`] refused its parts.
@@ -157,7 +161,13 @@ impl Program {
             warp_size,
             threads,
             asyncs: AsyncOps::default(),
+            values: Vec::new(),
         })
+    }
+
+    /// The bytes a plain write tagged with value id `id` stores (little-endian).
+    pub fn written_value(&self, id: u16) -> Option<u128> {
+        self.values.get(usize::from(id).checked_sub(1)?).copied()
     }
 
     /// Lanes per warp (at least 1).

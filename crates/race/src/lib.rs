@@ -303,6 +303,12 @@ pub struct RaceStats {
 pub struct RaceReport {
     /// The races, one per pair of static instructions, sorted by representative.
     pub races: Vec<Race>,
+    /// Benign races: unordered plain writes of the same known value to the same bytes
+    /// (every byte both write holds the same value in both), grouped and sorted like
+    /// `races`. Not a race on the value: whichever write lands last, the bytes are the
+    /// same; a read racing with such writes is still in `races`. A pair of instructions can
+    /// appear here and in `races` (from dynamic accesses of different values).
+    pub benign: Vec<Race>,
     /// Races in which at least one access has an over-approximated extent: undecided, since
     /// the common bytes may be outside what it really accesses. Grouped and sorted like
     /// `races`; a pair of instructions can appear in both lists (from different dynamic
@@ -558,6 +564,8 @@ struct SiteKey {
     may: bool,
     approx: bool,
     mask: u8,
+    /// A plain write's value id ([`Command::value_id`]), 0 when unknown.
+    value: u16,
 }
 
 /// A distinct key in the sliding window, with its multiplicity, the program index and
@@ -641,6 +649,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 may,
                 approx,
                 mask: entry.mask(),
+                value: command.value_id().unwrap_or(0),
             }),
             _ => None,
         }
@@ -717,7 +726,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             }
         }
         for (lo, hi) in skipped {
-            if let Some(group) = acc.groups.get_mut(&(false, lo, hi)) {
+            if let Some(group) = acc.groups.get_mut(&(Class::Race, lo, hi)) {
                 group.at_least = true;
             }
         }
@@ -872,6 +881,24 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         !self.hb.ordered(first, second) && !self.hb.ordered(second, first)
     }
 
+    /// Whether two plain writes store known values that agree on every byte both write.
+    fn same_value(&self, a: &SiteKey, b: &SiteKey) -> bool {
+        let (Some(va), Some(vb)) = (
+            self.program.written_value(a.value),
+            self.program.written_value(b.value),
+        ) else {
+            return false;
+        };
+        let start = a.addr.max(b.addr);
+        let end = (u64::from(a.addr) + u64::from(a.len)).min(u64::from(b.addr) + u64::from(b.len));
+        let byte = |v: u128, base: u32, p: u64| (v >> (8 * (p - u64::from(base)))) as u8;
+        (u64::from(start)..end).all(|p| {
+            p - u64::from(a.addr) < 16
+                && p - u64::from(b.addr) < 16
+                && byte(va, a.addr, p) == byte(vb, b.addr, p)
+        })
+    }
+
     /// Tests every access of `bs` (thread `tb`) against the accesses of `as_` (thread `ta`,
     /// `ta < tb`), keeping the window of `as_` concurrent with the current `b`.
     fn merge(
@@ -972,6 +999,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     }
                     index = slot.prev;
                 }
+                let benign = a.kind == AccessKind::Write
+                    && bkey.kind == AccessKind::Write
+                    && self.same_value(&a, &bkey);
                 acc.record(
                     AccessSite {
                         thread: thread_a,
@@ -994,6 +1024,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         approx: bkey.approx,
                     },
                     common,
+                    benign,
                     self.config.detail,
                 );
             }
@@ -1078,10 +1109,21 @@ struct Group {
     truncated: bool,
 }
 
+/// Which list of the report a racing pair of accesses goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Class {
+    /// [`RaceReport::races`].
+    Race,
+    /// [`RaceReport::benign`]: two plain writes of the same known value.
+    Benign,
+    /// [`RaceReport::possible`]: an access has an over-approximated extent.
+    Possible,
+}
+
 #[derive(Default)]
 struct Accumulator {
-    /// Keyed by (either access approximate, lower instruction, higher instruction).
-    groups: FxHashMap<(bool, InstId, InstId), Group>,
+    /// Keyed by (class, lower instruction, higher instruction).
+    groups: FxHashMap<(Class, InstId, InstId), Group>,
     race_tests: u64,
     naive_pairs: u64,
     same_instruction_writes: u64,
@@ -1102,14 +1144,30 @@ impl Group {
 
 impl Accumulator {
     #[cold]
-    fn record(&mut self, first: AccessSite, second: AccessSite, addr: u32, detail: bool) {
+    fn record(
+        &mut self,
+        first: AccessSite,
+        second: AccessSite,
+        addr: u32,
+        benign: bool,
+        detail: bool,
+    ) {
+        let class = if first.approx || second.approx {
+            Class::Possible
+        } else if benign {
+            Class::Benign
+        } else {
+            Class::Race
+        };
         let key = (
-            first.approx || second.approx,
+            class,
             first.inst.min(second.inst),
             first.inst.max(second.inst),
         );
         let rep_key = (first.thread, second.thread, addr, first.index, second.index);
-        if !key.0 && self.recent.last() != Some(&(key.1, key.2)) {
+        // Only real races saturate an instruction pair: a benign pair must not let a thread
+        // pair that races for real go untested.
+        if class == Class::Race && self.recent.last() != Some(&(key.1, key.2)) {
             self.recent.push((key.1, key.2));
         }
         let group = self.groups.entry(key).or_insert_with(|| Group {
@@ -1158,7 +1216,8 @@ impl Accumulator {
     fn into_report(self, config: &Config) -> RaceReport {
         let mut races: Vec<Race> = Vec::new();
         let mut possible: Vec<Race> = Vec::new();
-        for ((approx, _, _), g) in self.groups {
+        let mut benign: Vec<Race> = Vec::new();
+        for ((class, _, _), g) in self.groups {
             let ((_, _, addr, _, _), first, second) = g.rep;
             let race = Race {
                 first,
@@ -1174,10 +1233,10 @@ impl Accumulator {
                 },
                 details_truncated: g.truncated || (config.detail && g.at_least),
             };
-            if approx {
-                possible.push(race);
-            } else {
-                races.push(race);
+            match class {
+                Class::Race => races.push(race),
+                Class::Benign => benign.push(race),
+                Class::Possible => possible.push(race),
             }
         }
         let order = |r: &Race| {
@@ -1190,9 +1249,11 @@ impl Accumulator {
         };
         races.sort_by_key(order);
         possible.sort_by_key(order);
+        benign.sort_by_key(order);
         let possible_thread_pairs = possible.iter().map(|r| r.thread_pairs).sum();
         RaceReport {
             races,
+            benign,
             possible,
             stats: RaceStats {
                 possible_thread_pairs,

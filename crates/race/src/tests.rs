@@ -664,3 +664,61 @@ fn same_instruction_write_counts_stop_at_a_cap() {
     assert_eq!(report.stats.same_instruction_writes, 49_600);
     assert!(!report.stats.same_instruction_writes_at_least);
 }
+
+#[test]
+fn writes_of_the_same_known_value_are_a_benign_race() {
+    // values: id 1 = 0x2a (4 bytes), id 2 = 0x2b, id 3 = 0x2a2a_0000_002a (8 bytes).
+    let mut program = per_thread(3, 1, |t| match t {
+        0 => vec![write(0, 4, 0).with_value(1)],
+        1 => vec![write(0, 4, 1).with_value(1)],
+        _ => vec![read(0, 4, 2)],
+    });
+    program.values = vec![0x2a, 0x2b, 0x2a2a_0000_002a];
+    let report = find_races(&program, &Unordered, &Config::default());
+    // The two writes: benign. The read against each write: races.
+    assert_eq!(report.benign.len(), 1);
+    assert_eq!(
+        (report.benign[0].first.inst, report.benign[0].second.inst),
+        (InstId(0), InstId(1))
+    );
+    assert_eq!(report.races.len(), 2);
+    assert!(
+        report
+            .races
+            .iter()
+            .all(|r| r.hazard != Hazard::WriteAfterWrite)
+    );
+
+    // Another value, or an unknown one: a race.
+    for other in [Some(2), None] {
+        let mut p = per_thread(2, 1, |t| {
+            let w = write(0, 4, t);
+            vec![match (t, other) {
+                (0, _) => w.with_value(1),
+                (_, Some(id)) => w.with_value(id),
+                (_, None) => w,
+            }]
+        });
+        p.values = program.values.clone();
+        let report = find_races(&p, &Unordered, &Config::default());
+        assert!(report.benign.is_empty());
+        assert_eq!(report.races.len(), 1);
+    }
+
+    // Overlapping writes of different widths agreeing on the common bytes: benign; an
+    // 8-byte write whose upper half differs from a 4-byte write there: a race.
+    let mut p = per_thread(3, 1, |t| match t {
+        0 => vec![write(0, 8, 0).with_value(3)],
+        1 => vec![write(0, 4, 1).with_value(1)],
+        _ => vec![write(4, 4, 2).with_value(1)],
+    });
+    p.values = program.values.clone();
+    let report = find_races(&p, &Unordered, &Config::default());
+    let insts = |v: &[Race]| -> Vec<(u32, u32)> {
+        v.iter()
+            .map(|r| (r.first.inst.0, r.second.inst.0))
+            .collect()
+    };
+    assert_eq!(insts(&report.benign), [(0, 1)]);
+    assert_eq!(insts(&report.races), [(0, 2)]);
+}

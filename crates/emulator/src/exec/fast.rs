@@ -470,6 +470,7 @@ impl Machine<'_> {
                 let (v, u) = self.get(base, s);
                 let u = self.src.union(u, may_u);
                 self.write_bytes(Mem::Shared, 0, x as usize, esize as usize, v, u);
+                self.tag_written_value(t, x, esize);
             }
         }
         pc + 1

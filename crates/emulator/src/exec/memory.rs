@@ -358,6 +358,46 @@ impl Machine<'_> {
         }
     }
 
+    /// Tags thread `t`'s last command, the plain shared write of `len` bytes at `addr` whose
+    /// bytes were just stored, with the id of its value when every byte is known (at most
+    /// 16 bytes, and while fewer than 65,535 distinct values were seen): the race stage
+    /// tells writes of the same value (a benign race) from others by it.
+    pub(super) fn tag_written_value(&mut self, t: usize, addr: u32, len: u32) {
+        if len == 0 || len > 16 {
+            return;
+        }
+        let mut value: u128 = 0;
+        let mut off = 0;
+        while off < len {
+            let n = (len - off).min(8);
+            let (v, u) = self.read_bytes(Mem::Shared, 0, (addr + off) as usize, n as usize);
+            if u != 0 {
+                return;
+            }
+            let v = if n == 8 {
+                v
+            } else {
+                v & ((1u64 << (8 * n)) - 1)
+            };
+            value |= u128::from(v) << (8 * off);
+            off += n;
+        }
+        let id = match self.value_ids.get(&value) {
+            Some(&id) => id,
+            None => {
+                let Ok(id) = u16::try_from(self.values.len() + 1) else {
+                    return;
+                };
+                self.values.push(value);
+                self.value_ids.insert(value, id);
+                id
+            }
+        };
+        if let Some(c) = self.cmds[t].last_mut() {
+            *c = c.with_value(id);
+        }
+    }
+
     pub(super) fn write_bytes(
         &mut self,
         which: Mem,
@@ -648,6 +688,8 @@ impl Machine<'_> {
         if which != Mem::Shared {
             // A local or `.param` store may have allocated a page.
             self.check_memory(t, pc);
+        } else {
+            self.tag_written_value(t, off, total);
         }
     }
 

@@ -168,6 +168,10 @@ struct Machine<'a> {
     tma_stores: Vec<u32>,
     bars: BarrierFile,
     mbars: MbarrierFile,
+    /// The values of plain shared writes whose bytes were all known (`Program::values`), and
+    /// the id of each.
+    values: Vec<u128>,
+    value_ids: rustc_hash::FxHashMap<u128, u16>,
     /// Executions of `mbarrier.init` so far per (thread, instruction): the occurrence that
     /// makes lanes of one warp one initialization.
     init_occ: rustc_hash::FxHashMap<(u32, u32), u32>,
@@ -334,6 +338,8 @@ fn run_once<'a>(
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
         init_occ: rustc_hash::FxHashMap::default(),
+        values: Vec::new(),
+        value_ids: rustc_hash::FxHashMap::default(),
         src,
         unverifiable: Vec::new(),
         reported: Default::default(),
@@ -471,6 +477,7 @@ impl Machine<'_> {
         let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
         let mut program = Program::new(self.shape, WARP_SIZE, threads)
             .map_err(|e| Error::InvalidConfig(e.to_string()))?;
+        program.values = std::mem::take(&mut self.values);
         program.asyncs = AsyncOps {
             copies: std::mem::take(&mut self.copies),
             proxy_fences: if self.proxy_fences.iter().any(|f| !f.is_empty()) {

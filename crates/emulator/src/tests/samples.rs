@@ -70,6 +70,8 @@ fn config_of(args: &[String]) -> Config {
             }
             "--warp-sync" => cfg.warp_sync = true,
             "--no-initializers" => cfg.initializers = false,
+            // A verdict option of the cli: the emulation is the same.
+            "--strict" => {}
             other => panic!("the manifest uses `{other}`: teach this test its configuration"),
         }
     }
