@@ -64,6 +64,12 @@ pub fn why(why: &Why, sources: &SourceTable) -> String {
              unbounded or bounded by an unknown value; bind parameters with --param or raise \
              the budget with --max-steps)"
         ),
+        Why::CtaStepBudget { limit } => format!(
+            "the CTA's threads exceeded their budget of {limit} instructions in all \
+             ({} x the step budget; threads that wait for each other in a loop each stay under \
+             their own; bind parameters with --param or raise the budget with --max-steps)",
+            emulator::CTA_STEP_FACTOR
+        ),
         Why::MemoryBudget {
             limit,
             commands,

@@ -115,6 +115,10 @@ pub use unverifiable::{GuardedOp, Region, SyncOp, Unverifiable, Value, Why};
 use ptx_parser::Module;
 use weft_program::{CtaShape, InstId, Program, SourceTable, ThreadId};
 
+/// The instructions all threads of the CTA may run together: this many times
+/// [`Config::step_limit`].
+pub const CTA_STEP_FACTOR: u64 = 16;
+
 /// The default [`Config::max_memory`]: 4 GiB.
 pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
 

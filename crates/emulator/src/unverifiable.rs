@@ -63,6 +63,14 @@ pub enum Why {
         /// The budget.
         limit: u64,
     },
+    /// The CTA's threads ran more instructions in all than [`crate::CTA_STEP_FACTOR`] ×
+    /// [`crate::Config::step_limit`] (threads that wait for each other at every step, as in
+    /// a shuffle or barrier loop, each stay under their own budget while the run grows with
+    /// the CTA).
+    CtaStepBudget {
+        /// The budget, in instructions of all threads.
+        limit: u64,
+    },
     /// The emulation's memory reached [`crate::Config::max_memory`].
     MemoryBudget {
         /// The budget in bytes.

@@ -521,6 +521,18 @@ impl Machine<'_> {
             self.unverifiable(t, pc, why, None, 0, true);
             return;
         }
+        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        if self.instructions > cta_limit {
+            self.unverifiable(
+                t,
+                pc,
+                Why::CtaStepBudget { limit: cta_limit },
+                None,
+                0,
+                true,
+            );
+            return;
+        }
         if let Some(g) = inst.guard {
             let i = self.base(t) + g.index();
             let (v, u) = (self.vals[i], self.unk[i]);

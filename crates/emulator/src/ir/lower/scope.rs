@@ -16,7 +16,7 @@ const MAX_REGISTERS: usize = 1 << 22;
 
 fn align_up(x: u64, a: u64) -> u64 {
     let a = a.max(1);
-    x.div_ceil(a) * a
+    x.div_ceil(a).saturating_mul(a)
 }
 
 fn var_align(v: &VarDecl<'_>) -> u64 {
@@ -71,7 +71,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                         offset: off,
                         size: u32::try_from(size).ok(),
                     });
-                    offset += size;
+                    offset = offset.saturating_add(size);
                 }
                 _ => externs.push(v),
             }
