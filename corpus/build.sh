@@ -3,7 +3,7 @@
 # here wrote, plus corpus/build/manifest.json in the shape of samples/manifest.json with
 # `expect` omitted (the verdict is discovered by running weft, not asserted).
 #
-#   bash corpus/build.sh            # ~2-3 min on 2 cores; one compiler at a time
+#   bash corpus/build.sh            # ~8-12 min on 2 cores; one compiler at a time
 #
 # - CUTLASS 3.x Hopper warp-specialized GEMMs (pip package nvidia-cutlass, headers in
 #   cutlass_library/source/include), instantiated by corpus/src/cutlass_sm90_gemm.cu:
@@ -17,6 +17,10 @@
 #   written here and CUTLASS's own Hopper examples (dense GEMM, warp-specialized persistent
 #   GEMM, warp-specialized FMHA), taken from the flashinfer-python wheel (pip download,
 #   pinned version; it bundles a CUTLASS source tree).
+# - FlashAttention-4's forward kernels for sm_90a and sm_100a (flash-attn-4 and quack-kernels
+#   wheels downloaded, not installed; compiled without torch by corpus/src/fa4_kernels.py).
+# - FlashInfer's Hopper prefill attention (headers and CUTLASS from the flashinfer-python
+#   wheel), instantiated by corpus/src/flashinfer_prefill_sm90.cu.
 #
 # Every compile runs under `timeout`; a failing one is reported and skipped, the others
 # still build.  The script exits 1 if any compile failed (after building the rest).
@@ -129,30 +133,43 @@ compile_cute_dsl() { # name which
 compile_cute_dsl cute-dsl-elementwise-add elementwise-add
 compile_cute_dsl cute-dsl-pipeline-ws pipeline-ws
 
+# Sources shipped in wheels that are downloaded (pinned, `pip download --no-deps`: the sources
+# are data), never installed: fetch_sources NAME PREFIXES SPEC... extracts the files under the
+# comma-separated PREFIXES of the wheels of SPEC... into $out/NAME/ once (kept between runs;
+# a changed SPEC or PREFIXES fetches again).
+fetch_sources() { # name prefixes spec...
+    local name="$1" prefixes="$2" dir="$out/$1"
+    shift 2
+    local stamp="$* $prefixes"
+    [ "$(cat "$dir/.complete" 2>/dev/null)" = "$stamp" ] && return 0
+    echo "corpus: fetching $* (sources only)" >&2
+    rm -rf "$dir" && mkdir -p "$dir/dl"
+    if timeout "$per_compile_timeout" $py -m pip download -q --no-deps "$@" -d "$dir/dl" >&2 &&
+        $py - "$dir/dl" "$dir" "$prefixes" <<'PY'
+import glob, sys, zipfile
+keep = tuple(sys.argv[3].split(","))
+for wheel in glob.glob(sys.argv[1] + "/*.whl"):
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith(keep)])
+PY
+    then
+        echo "$stamp" >"$dir/.complete"
+    else
+        echo "corpus: fetching $* FAILED" >&2
+    fi
+    rm -rf "$dir/dl"
+}
+
 # CUTLASS's own CuTe DSL Hopper examples (dense GEMM, warp-specialized persistent GEMM,
 # warp-specialized flash attention) are not in the nvidia-cutlass(-dsl) packages; the
-# flashinfer-python wheel (pure Python, ~60 MB, pinned: the sources are data) bundles a
-# CUTLASS 4.5 tree with them. The wheel is downloaded once and the needed directories
-# extracted into $out/flashinfer/ (kept between runs).
-flashinfer_version=0.7.2.post1
-flashinfer_dir="$out/flashinfer/$flashinfer_version"
-if [ ! -f "$flashinfer_dir/.complete" ]; then
-    echo "corpus: fetching flashinfer-python==$flashinfer_version (sources only)" >&2
-    rm -rf "$out/flashinfer" && mkdir -p "$out/flashinfer/dl"
-    if timeout "$per_compile_timeout" $py -m pip download -q --no-deps \
-        "flashinfer-python==$flashinfer_version" -d "$out/flashinfer/dl" >&2; then
-        $py - "$out/flashinfer/dl" "$flashinfer_dir" <<'PY' && touch "$flashinfer_dir/.complete"
-import glob, sys, zipfile
-(wheel,) = glob.glob(sys.argv[1] + "/flashinfer_python-*.whl")
-keep = ("flashinfer/data/cutlass/examples/python/CuTeDSL/",)
-with zipfile.ZipFile(wheel) as z:
-    z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith(keep)])
-PY
-        rm -rf "$out/flashinfer/dl"
-    fi
-    [ -f "$flashinfer_dir/.complete" ] || echo "corpus: flashinfer-python download FAILED" >&2
-fi
-cute_examples="$flashinfer_dir/flashinfer/data/cutlass/examples/python/CuTeDSL"
+# flashinfer-python wheel (pure Python, ~60 MB) bundles a CUTLASS 4.5 tree with them, and
+# FlashInfer's own Hopper attention headers (corpus/src/flashinfer_prefill_sm90.cu).
+fi_data=flashinfer/data
+fetch_sources flashinfer \
+    "$fi_data/cutlass/examples/python/CuTeDSL/,$fi_data/include/,$fi_data/cutlass/include/,$fi_data/cutlass/tools/util/include/" \
+    flashinfer-python==0.7.2.post1
+fi_data="$out/flashinfer/$fi_data"
+cute_examples="$fi_data/cutlass/examples/python/CuTeDSL"
 compile_cute_dsl_example() { # name which example-file
     compile "$1" "$cute_examples/hopper/$3" \
         $py corpus/src/cute_dsl_kernels.py "$2" "$out/$1.ptx" "$cute_examples"
@@ -160,6 +177,27 @@ compile_cute_dsl_example() { # name which example-file
 compile_cute_dsl_example cute-dsl-hopper-dense-gemm hopper-dense-gemm dense_gemm.py
 compile_cute_dsl_example cute-dsl-hopper-dense-gemm-persistent hopper-dense-gemm-persistent dense_gemm_persistent.py
 compile_cute_dsl_example cute-dsl-hopper-fmha hopper-fmha fmha.py
+
+# FlashAttention-4 (flash-attn-4, CuTe DSL) and its helper library quack-kernels: both wheels
+# require torch, which is not installed; corpus/src/fa4_kernels.py compiles FA4's forward
+# kernel classes without it (see its docstring).
+fetch_sources fa4 "flash_attn/cute/,quack/" flash-attn-4==4.0.0b36 quack-kernels==0.6.5
+compile_fa4() { # name which kernel-file
+    compile "$1" "$out/fa4/flash_attn/cute/$3" \
+        $py corpus/src/fa4_kernels.py "$2" "$out/$1.ptx" "$out/fa4"
+}
+compile_fa4 fa4-fwd-sm90 fwd-sm90 flash_fwd_sm90.py
+compile_fa4 fa4-fwd-sm100 fwd-sm100 flash_fwd_sm100.py
+
+# FlashInfer's Hopper prefill attention (FA3-style, CUDA C++ on CUTLASS), instantiated by
+# corpus/src/flashinfer_prefill_sm90.cu with the flags FlashInfer's JIT uses for sm90a
+# (flashinfer/jit/core.py: -O3 -DNDEBUG -use_fast_math, CUTE_SM90_EXTENDED_MMA_SHAPES).
+compile flashinfer-prefill-sm90 corpus/src/flashinfer_prefill_sm90.cu \
+    "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -O3 -DNDEBUG -use_fast_math \
+    --expt-relaxed-constexpr -DFLASHINFER_ENABLE_F16 -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED \
+    -diag-suppress 20012,1444 -I"$fi_data/include" -I"$fi_data/cutlass/include" \
+    -I"$fi_data/cutlass/tools/util/include" corpus/src/flashinfer_prefill_sm90.cu \
+    -o "$out/flashinfer-prefill-sm90.ptx"
 
 # Manifest: kernel names and CTA shapes are read from the PTX (.entry, .maxntid/.reqntid).
 $py - "$out/manifest.json" "${built[@]}" <<'PY'
@@ -255,6 +293,30 @@ for line in sys.argv[2:]:
                "mbarrier pipelines, named barriers between the math warpgroups; fp16, head "
                "dim 64, 64x128 MMA tile, no mask, non-persistent; sequence lengths 256, one "
                "head, batch 1 fixed through the TMA tensors' extents.")
+    elif name.startswith("fa4-fwd"):
+        # Params 0-3: the dynamic extents of Q, K, V, O after the kernel's transpose, 3 x u32
+        # each (seqlen, heads, batch); the key/value loop is bounded by K's seqlen.
+        args += ["--param", "0+0:u32=256", "--param", "1+0:u32=256"]
+        if name.endswith("sm90"):
+            arch = ("sm_90a: a producer warpgroup (TMA, setmaxnreg.dec) and two wgmma/softmax "
+                    "warpgroups with intra-warpgroup overlap, 128x128 tiles, 2 K/V stages")
+        else:
+            arch = ("sm_100a (FlashAttention-4 proper), 512 threads: two softmax warpgroups, a "
+                    "correction warpgroup, one MMA warp (tcgen05 into tensor memory), an "
+                    "epilogue and a TMA load warp; 2 Q stages, one tile per CTA")
+        why = ("FlashAttention-4's forward kernel (PyPI flash-attn-4 4.0.0b36, CuTe DSL, "
+               f"compiled without torch), fp16, head dim 128, no mask, {arch}; sequence "
+               "lengths 256.")
+    elif name == "flashinfer-prefill-sm90":
+        # Param 2 is the tile scheduler's Params: qo_len, kv_len (u32 @0, @4) and a
+        # cutlass::FastDivmod for the GQA group size (divisor, multiplier, shift @8, 12, 16;
+        # group size 1 is {1, 0, 0}). kv_len bounds the key/value loop.
+        args += ["--param", "2+0:u32=256", "--param", "2+4:u32=256", "--param", "2+8:u32=1",
+                 "--param", "2+12:u32=0", "--param", "2+16:u32=0"]
+        why = ("FlashInfer's Hopper (FA3-style) single-request prefill attention kernel as its "
+               "JIT instantiates it (fp16, head dim 128, no mask): a TMA producer warpgroup and "
+               "two wgmma/softmax consumer warpgroups (CUTLASS PipelineTmaAsync, named-barrier "
+               "warp scheduling), CTA tile 128x192; qo_len = kv_len = 256, one head.")
     elif name == "cute-dsl-elementwise-add":
         why = ("CuTe DSL naive_elementwise_add from the elementwise_add notebook, 2048x2048 fp16 "
                "(static shapes), no synchronization.")
