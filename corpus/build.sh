@@ -259,8 +259,10 @@ for line in sys.argv[2:]:
     elif name.startswith("triton-attention-ws"):
         # Params: sm_scale, M, Z, H, then four tensor descriptors (a 128-byte CUtensorMap,
         # shape 2 x i32, strides 2 x i64: params 4-23), then N_CTX (param 24), which bounds
-        # the warp-specialized key loop.
-        args += ["--param", "24=256"]
+        # the warp-specialized key loop. H (param 3) enters offset_y, which every thread of
+        # the default partition stores to one shared word for the worker partitions: with H
+        # known weft sees that they store the same value.
+        args += ["--param", "3=1", "--param", "24=256"]
         if name.endswith("sm90"):
             arch = ("sm_90a, 64-row Q tile: 3 warp groups (default + TMA producer + "
                     "wgmma/softmax consumer), setmaxnreg")
@@ -269,7 +271,8 @@ for line in sys.argv[2:]:
                     "signalled by tcgen05.commit")
         why = ("Triton flash-attention forward in the shape of tutorial 06 (TMA descriptors, "
                "online softmax), key/value loop tl.range(0, N_CTX, 64, "
-               f"warp_specialize=True), head dim 64, fp16, {arch}; N_CTX=256 (4 key blocks). "
+               f"warp_specialize=True), head dim 64, fp16, {arch}; N_CTX=256 (4 key blocks), "
+               "H=1. "
                "TMA descriptors stay unknown.")
     elif name == "cute-dsl-hopper-dense-gemm":
         why = ("CUTLASS CuTe DSL example hopper/dense_gemm.py (HopperWgmmaGemmKernel): one "
