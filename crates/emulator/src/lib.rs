@@ -50,7 +50,8 @@
 //!   `cp.async.bulk.wait_group[.read]` by group, the phase of `cp.async.mbarrier.arrive`, the
 //!   phase their `complete_tx` is counted in). Not an approximation, but the `complete_tx` of a
 //!   bulk or TMA load is recorded in the issuing thread at the issue point (its predecessors
-//!   are the issue's), and the bytes it writes are marked unknown at issue.
+//!   are the issue's), and the bytes it writes are marked unknown at issue (a TMA load's when
+//!   its phase completes).
 //! - `cp.async.bulk.tensor` loads (TMA with a tensor map): the byte count lives in the tensor
 //!   map, which the emulator cannot read. The copies issued towards an mbarrier phase (by any
 //!   thread, before or after the `expect_tx` that announces their bytes, across barriers)

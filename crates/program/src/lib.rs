@@ -185,7 +185,7 @@ impl Program {
         self.num_threads().div_ceil(self.warp_size())
     }
 
-    /// The thread that issued agent `agent` (an id `>= threads.len()` numbers the
+    /// The asynchronous copy an agent id names (an id `>= threads.len()` numbers the
     /// asynchronous copy `agent - threads.len()`), or `None` for a thread of the CTA.
     pub fn agent(&self, agent: ThreadId) -> Option<&AsyncCopy> {
         agent
