@@ -188,3 +188,28 @@ def test_a_test_suite_with_the_hook_fails_on_the_buggy_kernel_only(tmp_path):
     assert all("test_named_barrier_half_the_cta" in f for f in failed), out
     assert "error[unsafe-recycling]" in out
     assert "VerificationError" in out
+
+
+def test_a_cta_shape_that_disagrees_with_reqntid_is_refused():
+    compiled = kernels.compile_row_sum(90)
+    metadata = compiled.metadata._replace(num_warps=8)
+    fake = SimpleNamespace(asm=compiled.asm, metadata=metadata, name=compiled.name, src=compiled.src)
+    with pytest.raises(ValueError, match="reqntid 128"):
+        weft.triton.verify(fake)
+
+
+def test_hook_on_ptx_weft_cannot_read_warns_and_does_not_fail_the_compile(hook, tmp_path):
+    weft.triton.enable()
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(".version 8.0\n.target sm_90\n.entry k(\n{\n  bar.sync 0\n  ret;\n}\n")
+    metadata = {"hash": "not-a-real-hash", "name": "k", "num_warps": 4, "warp_size": 32}
+    from triton import knobs
+
+    with pytest.warns(weft.triton.UnverifiedWarning, match="could not verify"):
+        knobs.compilation.listener(src=None, metadata=metadata, metadata_group={"k.ptx": str(ptx)},
+                                   times=None, cache_hit=False)
+    assert weft.triton.cached_report("not-a-real-hash") is None
+    weft.triton.enable(unverifiable="raise")
+    with pytest.raises(weft.InputError):
+        knobs.compilation.listener(src=None, metadata=metadata, metadata_group={"k.ptx": str(ptx)},
+                                   times=None, cache_hit=True)

@@ -246,9 +246,24 @@ def _ptx_of(compiled: Any) -> str:
         ) from None
 
 
-def _threads(metadata: Any) -> int:
+def _threads(metadata: Any, ptx: str, name: str) -> int:
+    """One CTA of a Triton kernel: ``num_warps`` warps (``num_ctas`` > 1 makes a cluster of
+    such CTAs; weft verifies one CTA and reports cluster-wide synchronization as
+    unverifiable). The PTX's ``.reqntid`` must agree: weft does not verify a CTA shape the
+    kernel was not compiled for."""
     get = metadata.get if isinstance(metadata, Mapping) else lambda k, d=None: getattr(metadata, k, d)
-    return int(get("num_warps")) * int(get("warp_size", 32) or 32)
+    threads = int(get("num_warps")) * int(get("warp_size", 32) or 32)
+    m = re.search(r"\.entry\s+" + re.escape(name) + r"\s*\(.*?\)\s*([^{]*)\{", ptx, re.S)
+    reqntid = m and re.search(r"\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?", m.group(1))
+    if reqntid:
+        declared = 1
+        for d in reqntid.groups():
+            declared *= int(d or 1)
+        if declared != threads:
+            raise ValueError(
+                f"weft.triton: {name} has num_warps x warp_size = {threads} threads, but its PTX says .reqntid {declared}"
+            )
+    return threads
 
 
 def verify(
@@ -286,7 +301,7 @@ def verify(
             raise ValueError(f"weft.triton.verify: {e}") from None
     reports = weft.verify(
         ptx,
-        threads=_threads(compiled.metadata),
+        threads=_threads(compiled.metadata, ptx, compiled.name),
         params=params,
         warp_sync=warp_sync,
         kernel=compiled.name,
@@ -302,15 +317,17 @@ def verify(
 # --- the hook ------------------------------------------------------------------------------
 
 _lock = threading.Lock()
-_cache: dict[str, weft.KernelReport] = {}
+# Per compiled kernel hash: its report, or why weft could not read it.
+_cache: dict[str, Union[weft.KernelReport, str]] = {}
 _installed: Optional[_Listener] = None
 
 
 def cached_report(kernel_hash: str) -> Optional[weft.KernelReport]:
     """The report the hook made for the compiled kernel with this hash
-    (``compiled.hash``), if it has seen it."""
+    (``compiled.hash``), if it has seen it and could read its PTX."""
     with _lock:
-        return _cache.get(kernel_hash)
+        report = _cache.get(kernel_hash)
+    return report if isinstance(report, weft.KernelReport) else None
 
 
 class _Listener:
@@ -336,13 +353,24 @@ class _Listener:
             with open(ptx_path) as f:
                 ptx = f.read()
             name = str(metadata["name"])
-            [report] = weft.verify(ptx, threads=_threads(metadata), kernel=name, filename=f"{name}.ptx")
+            try:
+                [report] = weft.verify(ptx, threads=_threads(metadata, ptx, name), kernel=name, filename=f"{name}.ptx")
+            except (weft.InputError, ValueError) as e:
+                # weft could not read this kernel: it is not verified, which is not the
+                # kernel's fault (the unverifiable policy applies).
+                report = str(e)
             with _lock:
                 _cache[kernel_hash] = report
         self.act(report)
 
-    def act(self, report: weft.KernelReport) -> None:
-        if report.verdict == "violation":
+    def act(self, report: Union[weft.KernelReport, str]) -> None:
+        if isinstance(report, str):
+            message = f"weft could not verify this kernel: {report}"
+            if self.unverifiable == "raise":
+                raise weft.InputError([report], [])
+            if self.unverifiable == "warn":
+                warnings.warn(UnverifiedWarning(message), stacklevel=2)
+        elif report.verdict == "violation":
             if self.mode == "raise":
                 raise weft.VerificationError(report)
             warnings.warn(TritonVerificationWarning(report.text.rstrip("\n")), stacklevel=2)
