@@ -166,6 +166,11 @@ def test_malformed_ptx_is_an_input_error():
     assert isinstance(info.value, ValueError)
 
 
+def test_ptx_without_a_kernel_is_an_input_error():
+    with pytest.raises(weft.InputError, match="no kernel"):
+        weft.verify(".version 8.0\n.target sm_90\n.address_size 64\n")
+
+
 def test_other_threads_run_while_weft_verifies():
     # The extension releases the GIL: verification in threads gives the same verdicts.
     from concurrent.futures import ThreadPoolExecutor

@@ -63,8 +63,8 @@ class VerificationError(AssertionError):
 
 
 class InputError(ValueError):
-    """The PTX could not be parsed, or a kernel could not be lowered (e.g. an undeclared
-    register). ``errors`` holds each error as ``FILE:LINE:COLUMN: message``; ``reports``
+    """The PTX could not be parsed, has no kernel, or a kernel could not be lowered (e.g. an
+    undeclared register). ``errors`` holds each error as ``FILE:LINE:COLUMN: message``; ``reports``
     the reports of the kernels that could be verified."""
 
     def __init__(self, errors: list[str], reports: list[KernelReport]) -> None:
@@ -307,6 +307,7 @@ def verify(
     initializers: bool = True,
     filename: str = "<ptx>",
     detail: bool = False,
+    max_steps: Optional[int] = None,
 ) -> list[KernelReport]:
     """Verifies the kernels of a PTX text; returns one :class:`KernelReport` per kernel.
 
@@ -328,9 +329,12 @@ def verify(
     :param filename: the name reports give the PTX; a relative ``.file`` is looked up
         relative to its directory (and to the current directory).
     :param detail: report every racing access pair, not only a representative one.
+    :param max_steps: instructions per thread before the kernel is unverifiable
+        (``--max-steps``; default: the binary's default).
     :raises ValueError: a parameter spec that does not parse, or a ``kernel`` or parameter
         that names nothing in the PTX.
-    :raises InputError: the PTX does not parse, or a kernel cannot be lowered.
+    :raises InputError: the PTX does not parse, has no kernel, or a kernel cannot be
+        lowered.
     """
     kernels = [] if kernel is None else [kernel] if isinstance(kernel, str) else list(kernel)
     document, texts = _native.verify(
@@ -344,11 +348,15 @@ def verify(
         initializers=bool(initializers),
         kernels=kernels,
         detail=bool(detail),
+        max_steps=max_steps,
     )
     doc = json.loads(document)
     reports = [KernelReport._from_json(k, t) for k, t in zip(doc["kernels"], texts)]
-    if doc["errors"]:
-        raise InputError([_describe_error(e) for e in doc["errors"]], reports)
+    # Warnings (a module without a kernel: nothing was verified) count as input errors, as
+    # they do for the binary's exit status.
+    problems = doc["errors"] + doc.get("warnings", [])
+    if problems:
+        raise InputError([_describe_error(e) for e in problems], reports)
     return reports
 
 

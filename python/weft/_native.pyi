@@ -16,6 +16,7 @@ def verify(
     initializers: bool,
     kernels: list[str],
     detail: bool,
+    max_steps: Optional[int],
 ) -> tuple[str, list[str]]:
     """Verifies every selected kernel of ``ptx``. Returns the JSON document of
     ``weft --format json`` and each kernel's text rendering (same order). Raises
