@@ -156,6 +156,16 @@ def test_bad_arguments_raise():
         weft.verify(ptx, threads=(1, 2, 3, 4))
     with pytest.raises(ValueError):
         weft.verify(ptx, threads=-1)
+    # CUDA's limits, checked by the library entry point for every caller.
+    for shape in (2048, (32, 0), (32, 32, 2)):
+        with pytest.raises(ValueError, match="CTA shape"):
+            weft.verify(ptx, threads=shape)
+    with pytest.raises(ValueError, match="outside the grid"):
+        weft.verify(ptx, threads=128, cta=2, grid=2)
+    with pytest.raises(ValueError, match="grid"):
+        weft.verify(ptx, threads=128, grid=(1, 0))
+    [r] = weft.verify(ptx, threads=128, cta=(3, 1), params={1: 4})  # grid 4x2x1
+    assert r.verdict == "verified"
 
 
 def test_malformed_ptx_is_an_input_error():

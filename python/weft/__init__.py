@@ -267,13 +267,13 @@ class KernelReport:
         )
 
 
-def _dim3(value: Threads, what: str) -> list[int]:
+def _dim3(value: Threads, what: str, pad: int = 1) -> list[int]:
     dims = [value] if isinstance(value, int) else list(value)
     if not 1 <= len(dims) <= 3 or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
         raise ValueError(f"{what}: expected an int or 1 to 3 ints, got {value!r}")
     if any(d < 0 or d >= 2**32 for d in dims):
         raise ValueError(f"{what}: dimensions must be in 0..2**32, got {value!r}")
-    return dims + [1] * (3 - len(dims))
+    return dims + [pad] * (3 - len(dims))
 
 
 def _param_specs(params: Optional[Params]) -> list[str]:
@@ -303,7 +303,7 @@ def verify(
     warp_sync: bool = False,
     kernel: Union[str, Sequence[str], None] = None,
     cta: Threads = 0,
-    grid: Threads = 1,
+    grid: Optional[Threads] = None,
     initializers: bool = True,
     filename: str = "<ptx>",
     detail: bool = False,
@@ -322,7 +322,8 @@ def verify(
     :param kernel: verify only this kernel (or these kernels): the PTX name, or the plain
         identifier of an Itanium-mangled name.
     :param cta: the index of the emulated CTA (``%ctaid``), default ``(0, 0, 0)``.
-    :param grid: the grid shape in CTAs (``%nctaid``), default ``(1, 1, 1)``.
+    :param grid: the grid shape in CTAs (``%nctaid``); default: the smallest grid that
+        holds ``cta``.
     :param initializers: read initialized ``.global``/``.const`` module variables
         (``__device__`` tables); ``False`` treats them as unknown inputs
         (``--no-initializers``).
@@ -331,18 +332,20 @@ def verify(
     :param detail: report every racing access pair, not only a representative one.
     :param max_steps: instructions per thread before the kernel is unverifiable
         (``--max-steps``; default: the binary's default).
-    :raises ValueError: a parameter spec that does not parse, or a ``kernel`` or parameter
-        that names nothing in the PTX.
+    :raises ValueError: a parameter spec that does not parse, a ``kernel`` or parameter
+        that names nothing in the PTX, or a CTA shape, grid or CTA index outside CUDA's
+        limits.
     :raises InputError: the PTX does not parse, has no kernel, or a kernel cannot be
         lowered.
     """
     kernels = [] if kernel is None else [kernel] if isinstance(kernel, str) else list(kernel)
+    cta_index = _dim3(cta, "cta", pad=0)
     document, texts = _native.verify(
         ptx,
         filename=filename,
         threads=None if threads is None else _dim3(threads, "threads"),
-        cta=_dim3(cta, "cta"),
-        grid=_dim3(grid, "grid"),
+        cta=cta_index,
+        grid=[c + 1 for c in cta_index] if grid is None else _dim3(grid, "grid"),
         params=_param_specs(params),
         warp_sync=bool(warp_sync),
         initializers=bool(initializers),

@@ -272,7 +272,7 @@ def verify(
     *,
     warp_sync: bool = False,
     cta: weft.Threads = 0,
-    grid: weft.Threads = 1,
+    grid: Optional[weft.Threads] = None,
 ) -> weft.KernelReport:
     """Verifies one compiled Triton kernel; returns its :class:`weft.KernelReport`.
 
@@ -286,7 +286,8 @@ def verify(
         against the PTX's declared parameters (see :func:`param_map`).
     :param warp_sync: lanes of a warp run in lock-step.
     :param cta: the emulated program id (``tl.program_id``), default ``(0, 0, 0)``.
-    :param grid: the grid in programs (``tl.num_programs``), default ``(1, 1, 1)``.
+    :param grid: the grid in programs (``tl.num_programs``); default: the smallest grid
+        that holds ``cta``.
     :raises TypeError: ``compiled`` is not a compiled Triton kernel for an NVIDIA target,
         or ``args`` does not fit its signature.
     :raises ValueError: the argument map disagrees with the PTX (a Triton version whose

@@ -206,13 +206,15 @@ pub fn read_inputs(files: &[PathBuf]) -> Vec<Input> {
 
 /// The one entry point of weft, shared by the binary and the Python package: parses every
 /// input, selects kernels, and verifies each selected kernel in parallel (on the current
-/// rayon pool). A `-k` or `--param` that names nothing is a [`UsageError`]; a file that
-/// cannot be read or parsed is an input error in the report.
+/// rayon pool). A CTA shape, grid or CTA index outside CUDA's limits
+/// ([`Options::check_shapes`]) and a `-k` or `--param` that names nothing are
+/// [`UsageError`]s; a file that cannot be read or parsed is an input error in the report.
 pub fn verify(
     read: Vec<Input>,
     options: &Options,
     progress: &Progress,
 ) -> Result<RunReport, UsageError> {
+    options.check_shapes()?;
     progress.stage("parsing");
     let parsed: Vec<Option<(Result<Module<'_>, InputError>, f64)>> = read
         .par_iter()
@@ -490,6 +492,24 @@ mod tests {
         assert_eq!(run.kernels[0].violations[0].kind, crate::report::Kind::Race);
         let files: Vec<&str> = run.errors.iter().map(|e| e.file.as_str()).collect();
         assert_eq!(files, ["gone.ptx", "bad.ptx"]);
+
+        for (threads, grid, cta) in [
+            (Some([0, 1, 1]), [1; 3], [0; 3]),
+            (Some([1025, 1, 1]), [1; 3], [0; 3]),
+            (Some([32, 32, 2]), [1; 3], [0; 3]),
+            (None, [1, 0, 1], [0; 3]),
+            (None, [1, 65536, 1], [0; 3]),
+            (None, [2, 1, 1], [2, 0, 0]),
+        ] {
+            let shapes = Options {
+                threads,
+                grid,
+                cta,
+                ..options()
+            };
+            let inputs = vec![text("racy.ptx", racy)];
+            assert!(verify(inputs, &shapes, &Progress::new(false)).is_err());
+        }
 
         let mut selective = options();
         selective.kernels = vec!["nothing".into()];
