@@ -176,6 +176,16 @@ def test_malformed_ptx_is_an_input_error():
     assert isinstance(info.value, ValueError)
 
 
+def test_budgets_make_a_kernel_unverifiable():
+    ptx = read("samples/params/param_loop.ptx")
+    [r] = weft.verify(ptx, threads=128, params={1: 4}, max_steps=3)
+    assert r.verdict == "unverifiable", r.text
+    assert "max-steps" in r.text
+    [r] = weft.verify(ptx, threads=128, params={1: 4}, max_memory=1024)
+    assert r.verdict == "unverifiable", r.text
+    assert "max-memory" in r.text
+
+
 def test_ptx_without_a_kernel_is_an_input_error():
     with pytest.raises(weft.InputError, match="no kernel"):
         weft.verify(".version 8.0\n.target sm_90\n.address_size 64\n")

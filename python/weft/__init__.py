@@ -308,6 +308,7 @@ def verify(
     filename: str = "<ptx>",
     detail: bool = False,
     max_steps: Optional[int] = None,
+    max_memory: Optional[int] = None,
 ) -> list[KernelReport]:
     """Verifies the kernels of a PTX text; returns one :class:`KernelReport` per kernel.
 
@@ -332,6 +333,8 @@ def verify(
     :param detail: report every racing access pair, not only a representative one.
     :param max_steps: instructions per thread before the kernel is unverifiable
         (``--max-steps``; default: the binary's default).
+    :param max_memory: bytes the verification of one kernel may use before it is reported
+        unverifiable (``--max-memory``; default: the binary's default, 4 GiB).
     :raises ValueError: a parameter spec that does not parse, a ``kernel`` or parameter
         that names nothing in the PTX, or a CTA shape, grid or CTA index outside CUDA's
         limits.
@@ -352,6 +355,7 @@ def verify(
         kernels=kernels,
         detail=bool(detail),
         max_steps=max_steps,
+        max_memory=max_memory,
     )
     doc = json.loads(document)
     reports = [KernelReport._from_json(k, t) for k, t in zip(doc["kernels"], texts)]

@@ -17,6 +17,7 @@ def verify(
     kernels: list[str],
     detail: bool,
     max_steps: Optional[int],
+    max_memory: Optional[int],
 ) -> tuple[str, list[str]]:
     """Verifies every selected kernel of ``ptx``. Returns the JSON document of
     ``weft --format json`` and each kernel's text rendering (same order). Raises
