@@ -23,7 +23,7 @@ use weft::text::{TextOptions, write_kernel};
 /// of the document (same order), its text diagnostics without color. Raises `ValueError` for
 /// a `params` spec that does not parse or a kernel or parameter that names nothing.
 #[pyfunction]
-#[pyo3(signature = (ptx, *, filename, threads, cta, grid, params, warp_sync, initializers, kernels, detail, max_steps, max_memory))]
+#[pyo3(signature = (ptx, *, filename, threads, cta, grid, params, warp_sync, initializers, kernels, detail, max_steps, max_memory, strict))]
 #[allow(clippy::too_many_arguments)]
 fn verify(
     py: Python<'_>,
@@ -39,6 +39,7 @@ fn verify(
     detail: bool,
     max_steps: Option<u64>,
     max_memory: Option<u64>,
+    strict: bool,
 ) -> PyResult<(String, Vec<String>)> {
     let params = params
         .iter()
@@ -58,6 +59,7 @@ fn verify(
         dot: false,
         max_steps: max_steps.unwrap_or(weft::cli::DEFAULT_MAX_STEPS),
         max_memory: max_memory.unwrap_or(emulator::DEFAULT_MAX_MEMORY),
+        strict,
     };
     let input = Ok(Arc::new(PtxFile {
         path: PathBuf::from(filename),

@@ -31,6 +31,8 @@ def kwargs_of(args: list[str]) -> dict:
             kw["warp_sync"] = True
         elif flag == "--no-initializers":
             kw["initializers"] = False
+        elif flag == "--strict":
+            kw["strict"] = True
         else:
             raise AssertionError(f"the test does not know the flag {flag}")
     return kw
@@ -62,8 +64,9 @@ def check(r: weft.KernelReport, sample: dict) -> None:
     if "threads" in expect:
         assert [[t.first, t.last] for t in r.violations[0].threads] == expect["threads"]
     # The verdict is consistent with the findings, and the text ends with the summary line.
-    assert (r.verdict == "violation") == bool(r.violations)
-    assert (r.verdict == "unverifiable") == (not r.violations and bool(r.unverifiable))
+    errors = [v for v in r.violations if r.strict or not v.benign]
+    assert (r.verdict == "violation") == bool(errors)
+    assert (r.verdict == "unverifiable") == (not errors and bool(r.unverifiable))
     assert f"kernel {r.kernel} in {sample['ptx']}: " in r.text
 
 

@@ -128,6 +128,9 @@ class Violation:
     generation: Optional[int]
     """The 1-based barrier generation, if known."""
     notes: list[str]
+    benign: bool
+    """A benign race (kind ``benign-race``: unordered writes of the same value): a warning
+    that leaves the verdict as it is, unless the report is ``strict``."""
 
     @classmethod
     def _from_json(cls, d: Mapping[str, Any]) -> Violation:
@@ -140,6 +143,7 @@ class Violation:
             barrier=d["barrier"],
             generation=d["generation"],
             notes=list(d["notes"]),
+            benign=bool(d.get("benign", False)),
         )
 
 
@@ -217,6 +221,8 @@ class KernelReport:
     verdict: Verdict
     cta_shape: Optional[tuple[int, int, int]]
     warp_sync: bool
+    strict: bool
+    """Whether benign races count as violations."""
     params: list[str]
     """The parameter specs that applied, in ``--param`` syntax."""
     violations: list[Violation]
@@ -257,6 +263,7 @@ class KernelReport:
             verdict=d["verdict"],
             cta_shape=None if shape is None else tuple(shape),
             warp_sync=d["warp_sync"],
+            strict=bool(d.get("strict", False)),
             params=list(d["params"]),
             violations=[Violation._from_json(v) for v in d["violations"]],
             unverifiable=[Unverifiable._from_json(u) for u in d["unverifiable"]],
@@ -309,6 +316,7 @@ def verify(
     detail: bool = False,
     max_steps: Optional[int] = None,
     max_memory: Optional[int] = None,
+    strict: bool = False,
 ) -> list[KernelReport]:
     """Verifies the kernels of a PTX text; returns one :class:`KernelReport` per kernel.
 
@@ -333,6 +341,8 @@ def verify(
     :param detail: report every racing access pair, not only a representative one.
     :param max_steps: instructions per thread before the kernel is unverifiable
         (``--max-steps``; default: the binary's default).
+    :param strict: count benign races (unordered plain writes of the same known value to
+        the same bytes) as violations (``--strict``).
     :param max_memory: bytes the verification of one kernel may use before it is reported
         unverifiable (``--max-memory``; default: the binary's default, 4 GiB).
     :raises ValueError: a parameter spec that does not parse, a ``kernel`` or parameter
@@ -356,6 +366,7 @@ def verify(
         detail=bool(detail),
         max_steps=max_steps,
         max_memory=max_memory,
+        strict=bool(strict),
     )
     doc = json.loads(document)
     reports = [KernelReport._from_json(k, t) for k, t in zip(doc["kernels"], texts)]

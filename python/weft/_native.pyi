@@ -18,6 +18,7 @@ def verify(
     detail: bool,
     max_steps: Optional[int],
     max_memory: Optional[int],
+    strict: bool,
 ) -> tuple[str, list[str]]:
     """Verifies every selected kernel of ``ptx``. Returns the JSON document of
     ``weft --format json`` and each kernel's text rendering (same order). Raises

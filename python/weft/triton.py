@@ -273,6 +273,7 @@ def verify(
     warp_sync: bool = False,
     cta: weft.Threads = 0,
     grid: Optional[weft.Threads] = None,
+    strict: bool = False,
 ) -> weft.KernelReport:
     """Verifies one compiled Triton kernel; returns its :class:`weft.KernelReport`.
 
@@ -285,6 +286,7 @@ def verify(
         ``None`` stay unknown. Triton drops constexprs from the PTX; the map is checked
         against the PTX's declared parameters (see :func:`param_map`).
     :param warp_sync: lanes of a warp run in lock-step.
+    :param strict: benign races (same-value writes) count as violations.
     :param cta: the emulated program id (``tl.program_id``), default ``(0, 0, 0)``.
     :param grid: the grid in programs (``tl.num_programs``); default: the smallest grid
         that holds ``cta``.
@@ -308,6 +310,7 @@ def verify(
         kernel=compiled.name,
         cta=cta,
         grid=grid,
+        strict=strict,
         filename=f"{compiled.name}.ptx",
     )
     if len(reports) != 1:
