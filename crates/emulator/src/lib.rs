@@ -449,7 +449,7 @@ fn emulate_on(
             }
         }
     };
-    let total = u64::from(shape.x) * u64::from(shape.y) * u64::from(shape.z);
+    let total = u128::from(shape.x) * u128::from(shape.y) * u128::from(shape.z);
     if total == 0 || total > 1024 {
         return Err(Error::InvalidConfig(format!(
             "CTA shape {}x{}x{} has {total} threads (expected 1 to 1024)",

@@ -323,10 +323,16 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     Opnd::Reg(r)
                 } else {
                     match self.lookup_var(scope, name) {
-                        Some(VarLoc::Shared(o)) => Opnd::Imm((i64::from(o) + offset) as u64),
-                        Some(VarLoc::Local(o)) => Opnd::Imm((i64::from(o) + offset) as u64),
+                        Some(VarLoc::Shared(o)) => {
+                            Opnd::Imm((i64::from(o).wrapping_add(*offset)) as u64)
+                        }
+                        Some(VarLoc::Local(o)) => {
+                            Opnd::Imm((i64::from(o).wrapping_add(*offset)) as u64)
+                        }
                         // Call arguments and return buffers: the parameter window.
-                        Some(VarLoc::Param(o)) => Opnd::Mem(MemBase::Param, i64::from(o) + offset),
+                        Some(VarLoc::Param(o)) => {
+                            Opnd::Mem(MemBase::Param, i64::from(o).wrapping_add(*offset))
+                        }
                         // The `.param`-space address of a kernel parameter.
                         Some(VarLoc::KernelParam(i)) => {
                             let base = self
@@ -377,13 +383,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     } else {
                         match self.lookup_var(scope, name) {
                             Some(VarLoc::Shared(o)) => {
-                                Opnd::Mem(MemBase::Shared, i64::from(o) + offset)
+                                Opnd::Mem(MemBase::Shared, i64::from(o).wrapping_add(*offset))
                             }
                             Some(VarLoc::Local(o)) => {
-                                Opnd::Mem(MemBase::Local, i64::from(o) + offset)
+                                Opnd::Mem(MemBase::Local, i64::from(o).wrapping_add(*offset))
                             }
                             Some(VarLoc::Param(o)) => {
-                                Opnd::Mem(MemBase::Param, i64::from(o) + offset)
+                                Opnd::Mem(MemBase::Param, i64::from(o).wrapping_add(*offset))
                             }
                             Some(VarLoc::KernelParam(i)) => {
                                 Opnd::Mem(MemBase::KernelParam(i), *offset)
