@@ -43,6 +43,18 @@ def header(threads, shared_bytes):
     ]
 
 
+# Every thread stores its accumulator %r20 to out[tid] (keeps the work observable) and ends.
+STORE_RESULT = [
+    "    ld.param.u64 %rd1, [out];",
+    "    cvta.to.global.u64 %rd1, %rd1;",
+    "    mul.wide.u32 %rd2, %r1, 4;",
+    "    add.s64 %rd1, %rd1, %rd2;",
+    "    st.global.u32 [%rd1], %r20;",
+    "    ret;",
+    "}",
+]
+
+
 def work(lines, acc, n, seed_reg):
     """n integer operations on register `acc`, mixing in `seed_reg`."""
     ops = ["mad.lo.s32 {a}, {a}, 17, {s};", "xor.b32 {a}, {a}, 0x55aa;",
@@ -117,14 +129,7 @@ def cudadma(a):
         f"    @%p2 bar.arrive %r7, {n};",
         f"    setp.lt.u32 %p3, %r3, {t};",
         "    @%p3 bra COMPUTE_LOOP;",
-        "    ld.param.u64 %rd1, [out];",
-        "    cvta.to.global.u64 %rd1, %rd1;",
-        "    mul.wide.u32 %rd2, %r1, 4;",
-        "    add.s64 %rd1, %rd1, %rd2;",
-        "    st.global.u32 [%rd1], %r20;",
-        "    ret;",
-        "}",
-    ]
+    ] + STORE_RESULT
     return n, lines
 
 
@@ -184,14 +189,7 @@ def singe(a):
         "    add.s32 %r11, %r11, 1;",
         f"    setp.lt.u32 %p1, %r11, {p};",
         "    @%p1 bra PHASE;",
-        "    ld.param.u64 %rd1, [out];",
-        "    cvta.to.global.u64 %rd1, %rd1;",
-        "    mul.wide.u32 %rd2, %r1, 4;",
-        "    add.s64 %rd1, %rd1, %rd2;",
-        "    st.global.u32 [%rd1], %r20;",
-        "    ret;",
-        "}",
-    ]
+    ] + STORE_RESULT
     return n, lines
 
 
