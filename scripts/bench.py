@@ -42,7 +42,7 @@ QUICK = SIZES[:1] + SIZES[4:5]
 
 STATS = re.compile(
     r"commands (\d+), dynamic barriers (\d+).*race tests (\d+) \(naive pairs (\d+)\), instructions (\d+)\s+"
-    r"time: parse ([\d.]+) ms, emulate ([\d.]+) ms, graph ([\d.]+) ms, race ([\d.]+) ms, total ([\d.]+) ms; "
+    r"time: parse ([\d.]+) ms, emulate ([\d.]+) ms, graph ([\d.]+) ms, race ([\d.]+) ms, total ([\d.]+) (m?s); "
     r"peak memory ([\d.]+) MiB", re.S)
 
 
@@ -56,7 +56,7 @@ def run(weft, ptx, extra):
     g = m.groups()
     return {"commands": int(g[0]), "barriers": int(g[1]), "tests": int(g[2]), "pairs": int(g[3]),
             "insts": int(g[4]), "parse": float(g[5]), "emulate": float(g[6]), "graph": float(g[7]),
-            "race": float(g[8]), "total": float(g[9]), "peak": float(g[10]),
+            "race": float(g[8]), "total": float(g[9]) * (1 if g[10] == "ms" else 1000), "peak": float(g[11]),
             "rss": int(rss.group(1)) / 1024 if rss else float("nan")}
 
 
