@@ -540,6 +540,16 @@ fn sync_violation(file: &PtxFile, emulation: &Emulation, v: &SyncViolation) -> V
     }
 }
 
+/// The location of one access of a race-like finding, labelled with who accessed what.
+fn access_location(file: &PtxFile, emulation: &Emulation, site: &race::AccessSite) -> Location {
+    location(
+        file,
+        &emulation.sources,
+        site.inst,
+        access_label(site, &emulation.program),
+    )
+}
+
 fn access_label(site: &race::AccessSite, program: &Program) -> String {
     let what = match site.kind {
         weft_program::AccessKind::Read => "read",
@@ -673,18 +683,8 @@ fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Viol
         shared_name(emulation, r.addr)
     );
     let locations = vec![
-        location(
-            file,
-            &emulation.sources,
-            r.first.inst,
-            access_label(&r.first, program),
-        ),
-        location(
-            file,
-            &emulation.sources,
-            r.second.inst,
-            access_label(&r.second, program),
-        ),
+        access_location(file, emulation, &r.first),
+        access_location(file, emulation, &r.second),
     ];
     let mut notes = vec![format!(
         "{} and {} are not ordered by any barrier{}",
@@ -749,18 +749,8 @@ fn proxy_fence_violation(
         shared_name(emulation, f.addr)
     );
     let locations = vec![
-        location(
-            file,
-            &emulation.sources,
-            f.copy.inst,
-            access_label(&f.copy, program),
-        ),
-        location(
-            file,
-            &emulation.sources,
-            f.write.inst,
-            access_label(&f.write, program),
-        ),
+        access_location(file, emulation, &f.copy),
+        access_location(file, emulation, &f.write),
     ];
     let notes = vec![format!(
         "the write happens before the copy, but bulk and TMA copies read shared memory \
