@@ -170,13 +170,16 @@ fetch_sources flashinfer \
     flashinfer-python==0.7.2.post1
 fi_data="$out/flashinfer/$fi_data"
 cute_examples="$fi_data/cutlass/examples/python/CuTeDSL"
-compile_cute_dsl_example() { # name which example-file
-    compile "$1" "$cute_examples/hopper/$3" \
+compile_cute_dsl_example() { # name which example-file (under the examples directory)
+    compile "$1" "$cute_examples/$3" \
         $py corpus/src/cute_dsl_kernels.py "$2" "$out/$1.ptx" "$cute_examples"
 }
-compile_cute_dsl_example cute-dsl-hopper-dense-gemm hopper-dense-gemm dense_gemm.py
-compile_cute_dsl_example cute-dsl-hopper-dense-gemm-persistent hopper-dense-gemm-persistent dense_gemm_persistent.py
-compile_cute_dsl_example cute-dsl-hopper-fmha hopper-fmha fmha.py
+compile_cute_dsl_example cute-dsl-hopper-dense-gemm hopper-dense-gemm hopper/dense_gemm.py
+compile_cute_dsl_example cute-dsl-hopper-dense-gemm-persistent hopper-dense-gemm-persistent hopper/dense_gemm_persistent.py
+compile_cute_dsl_example cute-dsl-hopper-fmha hopper-fmha hopper/fmha.py
+# Blackwell (sm_100a): tcgen05 MMA into tensor memory, completion by tcgen05.commit.
+compile_cute_dsl_example cute-dsl-blackwell-dense-gemm blackwell-dense-gemm blackwell/dense_gemm.py
+compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-persistent blackwell-dense-gemm-persistent blackwell/dense_gemm_persistent.py
 
 # FlashAttention-4 (flash-attn-4, CuTe DSL) and its helper library quack-kernels: both wheels
 # require torch, which is not installed; corpus/src/fa4_kernels.py compiles FA4's forward
@@ -284,6 +287,18 @@ for line in sys.argv[2:]:
                "(HopperWgmmaGemmPersistentKernel): warp-specialized, a DMA warpgroup "
                "(setmaxnreg.dec) feeds an MMA warpgroup through a full/empty mbarrier ring, "
                "persistent tile scheduler; fp16, 128x128 tile, static M=N=128, K=256, L=1.")
+    elif name == "cute-dsl-blackwell-dense-gemm":
+        why = ("CUTLASS CuTe DSL example blackwell/dense_gemm.py (DenseGemmKernel) for sm_100a: "
+               "warp 0 issues TMA loads into a full/empty mbarrier ring and tcgen05.mma into "
+               "tensor memory (tcgen05.commit releases the stages), all four warps read the "
+               "accumulator from tensor memory in the TMA-store epilogue; fp16, 128x128 MMA "
+               "tile, one CTA per cluster, static M=N=128, K=256, L=1.")
+    elif name == "cute-dsl-blackwell-dense-gemm-persistent":
+        why = ("CUTLASS CuTe DSL example blackwell/dense_gemm_persistent.py "
+               "(PersistentDenseGemmKernel) for sm_100a: warp-specialized (a TMA warp, an MMA "
+               "warp issuing tcgen05.mma and tcgen05.commit, four epilogue warps), persistent "
+               "tile scheduler, accumulator pipeline in tensor memory; fp16, 128x128 MMA tile, "
+               "static M=N=128, K=256, L=1.")
     elif name == "cute-dsl-hopper-fmha":
         # Params 3, 5, 7, 9 are the dynamic extents of Q, K, V, O's TMA tensors, each 4 x
         # u32: sequence length, query heads per KV head, KV heads, batch.

@@ -13,6 +13,8 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
     python corpus/src/cute_dsl_kernels.py hopper-dense-gemm OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py hopper-dense-gemm-persistent OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py hopper-fmha OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-persistent OUT.ptx EXAMPLES
 
 - elementwise-add: `naive_elementwise_add` from the CuTe DSL notebook
   examples/python/CuTeDSL/notebooks/elementwise_add.ipynb (shipped in the nvidia-cutlass
@@ -38,6 +40,15 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
     non-persistent. Shapes are dynamic as in the example's driver (`mark_layout_dynamic`:
     its tile scheduler requires them), so the sequence lengths, heads and batch are
     kernel parameters; corpus/build.sh's manifest fixes them.
+- blackwell-dense-gemm: `blackwell/dense_gemm.py`, `DenseGemmKernel`, compiled for sm_100a:
+  warp-specialized (a TMA warp, an MMA warp issuing `tcgen05.mma` into tensor memory and
+  committing with `tcgen05.commit`, epilogue warps reading tensor memory), fp16 in,
+  fp32 accumulator, fp16 out, 128x128 MMA tile, one CTA per cluster (no 2-CTA
+  instructions), TMA-store epilogue, M=N=128, K=256, L=1 static.
+- blackwell-dense-gemm-persistent: `blackwell/dense_gemm_persistent.py`,
+  `PersistentDenseGemmKernel`: the same GEMM warp-specialized with a persistent tile
+  scheduler (a TMA warp, an MMA warp, epilogue warps; accumulator pipeline in tensor
+  memory), one persistent cluster.
 """
 import glob
 import os
@@ -51,7 +62,13 @@ STAGES = 4
 N_ITERS = 8
 
 
+def arch_of(which):
+    return "sm_100a" if which.startswith("blackwell-") else ARCH
+
+
 def build(which, examples=None):
+    if which.startswith("blackwell-"):
+        return build_blackwell_example(which, examples)
     if which.startswith("hopper-"):
         return build_hopper_example(which, examples)
     import cutlass
@@ -177,6 +194,38 @@ def build_hopper_example(which, examples):
         raise SystemExit(f"unknown kernel {which}")
 
 
+def build_blackwell_example(which, examples):
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.runtime import make_fake_compact_tensor
+    from cutlass.runtime import make_fake_stream
+
+    sys.path.insert(0, examples)
+    sys.path.insert(0, os.path.join(examples, "blackwell"))
+    stream = make_fake_stream()
+    if which in ("blackwell-dense-gemm", "blackwell-dense-gemm-persistent"):
+        m, n, k, l = 128, 128, 256, 1
+        # A (M, K, L) and B (N, K, L) K-major, C (M, N, L) N-major, as in the Hopper GEMMs.
+        a = make_fake_compact_tensor(cutlass.Float16, (m, k, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        b = make_fake_compact_tensor(cutlass.Float16, (n, k, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        c = make_fake_compact_tensor(cutlass.Float16, (m, n, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        # acc fp32, no 2-CTA instructions, 128x128 MMA tile, cluster 1x1, TMA store.
+        if which == "blackwell-dense-gemm":
+            import dense_gemm
+            gemm = dense_gemm.DenseGemmKernel(cutlass.Float32, False, (128, 128), (1, 1), True)
+            cute.compile(gemm, a, b, c, stream)
+        else:
+            import dense_gemm_persistent
+            gemm = dense_gemm_persistent.PersistentDenseGemmKernel(
+                cutlass.Float32, False, (128, 128), (1, 1), True)
+            cute.compile(gemm, a, b, c, 1, stream)  # max_active_clusters = 1
+    else:
+        raise SystemExit(f"unknown kernel {which}")
+
+
 def main(which, out_path, examples=None):
     with tempfile.TemporaryDirectory() as tmp:
         dump, cache = os.path.join(tmp, "dump"), os.path.join(tmp, "cache")
@@ -184,7 +233,7 @@ def main(which, out_path, examples=None):
         os.makedirs(cache)
         # CUTE_DSL_LINEINFO adds .file/.loc lines (source locations in weft's reports) and
         # changes no instruction.
-        env = dict(os.environ, CUTE_DSL_ARCH=ARCH, CUTE_DSL_KEEP="ptx", CUTE_DSL_LINEINFO="1",
+        env = dict(os.environ, CUTE_DSL_ARCH=arch_of(which), CUTE_DSL_KEEP="ptx", CUTE_DSL_LINEINFO="1",
                    CUTE_DSL_DUMP_DIR=dump, CUTE_DSL_CACHE_DIR=cache)
         child = [sys.executable, __file__, "--child", which]
         if examples:
