@@ -103,10 +103,12 @@ struct Agents {
     after: Vec<u32>,
 }
 
-/// Deduplicated graph edges `pred -> node`, grouped by target: `preds[node]`.
+/// Deduplicated graph edges `pred -> node`, grouped by target: `preds[node]`. `memory`:
+/// leave out the registrations at execution events ([`crate::exec`]).
 pub(crate) fn edges(
     nodes: &[DynamicBarrier],
     registrations: &[Vec<Registration>],
+    memory: bool,
 ) -> Vec<Vec<DynamicBarrierId>> {
     let mut preds: Vec<Vec<DynamicBarrierId>> = vec![Vec::new(); nodes.len()];
     let mut last_block: Vec<Option<DynamicBarrierId>> = vec![None; registrations.len()];
@@ -121,6 +123,9 @@ pub(crate) fn edges(
     for (t, regs) in registrations.iter().enumerate() {
         let mut last = None;
         for r in regs {
+            if memory && r.key.is_exec() {
+                continue;
+            }
             // A lane blocked at its warp's gather before registering (`bar.arrive`).
             if let Some(g) = r.gather {
                 if let Some(b) = last {
@@ -168,7 +173,12 @@ pub(crate) struct Chains {
 }
 
 impl Chains {
-    pub(crate) fn build(program: &Program, registrations: &[Vec<Registration>]) -> Self {
+    /// `memory`: leave out the registrations at execution events ([`crate::exec`]).
+    pub(crate) fn build(
+        program: &Program,
+        registrations: &[Vec<Registration>],
+        memory: bool,
+    ) -> Self {
         let n = program.threads.len();
         let mut blocking = vec![Vec::new(); n];
         let mut offsets = Vec::with_capacity(n + 1);
@@ -176,6 +186,7 @@ impl Chains {
         for (t, regs) in registrations.iter().enumerate() {
             let list: Vec<(u32, DynamicBarrierId)> = regs
                 .iter()
+                .filter(|r| !(memory && r.key.is_exec()))
                 .filter_map(|r| match r.gather {
                     Some(g) => Some((r.command, g)),
                     None if r.op.blocks() => r.node.map(|m| (r.command, m)),
@@ -211,12 +222,15 @@ impl Chains {
 impl HappensBefore {
     /// Builds the intervals. `preds` must point backwards (`pred < node`), which the replay
     /// guarantees; a forward edge is ignored here and reported by the caller. `chains` is
-    /// [`Chains::build`] of the same registrations.
+    /// [`Chains::build`] of the same registrations. `memory`: the relation without the
+    /// execution events ([`crate::exec`]), whose nodes then order nothing (they share one
+    /// row of zeros; no edge or chain of this relation reaches them).
     pub(crate) fn build(
         program: &Program,
         nodes: &[DynamicBarrier],
         preds: &[Vec<DynamicBarrierId>],
         chains: Chains,
+        memory: bool,
     ) -> Self {
         let n = program.threads.len();
         let ws = program.warp_size();
@@ -225,7 +239,17 @@ impl HappensBefore {
         let mut rows: Vec<Row> = Vec::with_capacity(nodes.len());
         let mut lanes: Vec<u32> = Vec::new();
         let mut row = vec![0u32; n];
+        let mut zeros: Option<u32> = None;
         for (m, node) in nodes.iter().enumerate() {
+            if memory && node.key.is_exec() {
+                let r = *zeros.get_or_insert_with(|| {
+                    let r = (bound.len() / n.max(1)) as u32;
+                    bound.resize(bound.len() + n, 0);
+                    r
+                });
+                rows.push(Row::Dense(r));
+                continue;
+            }
             let ps = preds.get(m).map_or(&[][..], Vec::as_slice);
             // A warp gather whose lanes all come from one warp and which has a single
             // predecessor with a dense row: store only the warp's lanes.

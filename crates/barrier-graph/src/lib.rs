@@ -66,10 +66,17 @@
 //! observed. Protocol errors get `mbarrier-…` kinds, a wait that never returns is a
 //! [`ViolationKind::Deadlock`], and the analogue of safe recycling (the same phase for every
 //! operation and wait in every execution) is [`ViolationKind::MbarrierPhaseRace`].
+//!
+//! Execution events ([`exec`](crate::exec): the lanes of a `.sync` warp collective such as
+//! `elect.sync`) order when threads run, not memory. They join the graph as nodes
+//! ([`NodeKey::Exec`]) for the checks above, which ask what any execution can do; the
+//! relation handed to the race stage ([`Analysis::happens_before`]) is built a second time
+//! without them.
 
 #![deny(missing_docs)]
 
 mod check;
+mod exec;
 mod hb;
 mod mbarrier;
 mod replay;
@@ -119,6 +126,13 @@ pub enum NodeKey {
     /// observed): it joins the waiting thread's previous blocking point with the phase, so a
     /// thread's blocking points stay a chain. Only created when the thread blocked earlier.
     MbarrierWait(u32),
+    /// An execution event (the lanes of one `.sync` warp collective, one warpgroup MMA
+    /// group; see [`weft_program::CommandView::Exec`]): it orders execution, not memory, so
+    /// only the well-synchronization checks see it, never the race stage's relation.
+    Exec(u32),
+    /// A wait for the execution event with this id that returned, joining the waiting
+    /// thread's previous blocking point with the event (as [`NodeKey::MbarrierWait`]).
+    ExecWait(u32),
 }
 
 impl NodeKey {
@@ -133,9 +147,14 @@ impl NodeKey {
     /// The mbarrier's shared address, if this is one.
     pub fn mbarrier(self) -> Option<u32> {
         match self {
-            NodeKey::Barrier(_) => None,
+            NodeKey::Barrier(_) | NodeKey::Exec(_) | NodeKey::ExecWait(_) => None,
             NodeKey::MbarrierPhase(a) | NodeKey::MbarrierWait(a) => Some(a),
         }
+    }
+
+    /// Whether this is an execution event or a wait for one: ordering of execution only.
+    pub fn is_exec(self) -> bool {
+        matches!(self, NodeKey::Exec(_) | NodeKey::ExecWait(_))
     }
 }
 
@@ -152,6 +171,8 @@ impl std::fmt::Display for NodeKey {
             NodeKey::Barrier(k) => k.fmt(f),
             NodeKey::MbarrierPhase(a) => write!(f, "mbarrier {a:#x}"),
             NodeKey::MbarrierWait(a) => write!(f, "wait on mbarrier {a:#x}"),
+            NodeKey::Exec(e) => write!(f, "execution event {e}"),
+            NodeKey::ExecWait(e) => write!(f, "wait on execution event {e}"),
         }
     }
 }
@@ -278,14 +299,18 @@ pub fn analyze(program: &Program) -> Analysis {
     let start = Instant::now();
     let mut replay = replay::replay(program);
     // The threads' blocking chains need only the registrations: build them beside the
-    // edges when the trace is large.
-    let (preds, chains) = {
+    // edges when the trace is large. `memory`: leave execution events out (the race
+    // stage's relation, see `exec`).
+    let relation = |memory: bool| {
         let edges = || {
-            let mut preds = hb::edges(&replay.nodes, &replay.registrations);
+            let mut preds = hb::edges(&replay.nodes, &replay.registrations, memory);
             mbarrier::add_edges(&replay.mbarriers, &mut preds);
+            if !memory {
+                exec::add_edges(&replay.exec, &mut preds);
+            }
             preds
         };
-        let chains = || hb::Chains::build(program, &replay.registrations);
+        let chains = || hb::Chains::build(program, &replay.registrations, memory);
         if parallel(&replay) {
             std::thread::scope(|s| {
                 let h = s.spawn(chains);
@@ -297,6 +322,7 @@ pub fn analyze(program: &Program) -> Analysis {
             (edges(), chains())
         }
     };
+    let (preds, chains) = relation(false);
     let mut edges = Vec::new();
     let mut forward = None;
     for (to, ps) in preds.iter().enumerate() {
@@ -308,11 +334,23 @@ pub fn analyze(program: &Program) -> Analysis {
         }
     }
     debug_assert!(forward.is_none(), "completion order is topological");
-    let mut happens_before = HappensBefore::build(program, &replay.nodes, &preds, chains);
+    let mut execution = HappensBefore::build(program, &replay.nodes, &preds, chains, false);
+    drop(preds);
+    // Without execution events the two relations are the same.
+    let mut memory = replay.exec.any.then(|| {
+        let (preds, chains) = relation(true);
+        HappensBefore::build(program, &replay.nodes, &preds, chains, true)
+    });
     if !program.asyncs.is_empty() {
         let observers = mbarrier::observers(&replay.mbarriers);
         let regs = &replay.registrations;
-        happens_before.add_agents(
+        // Only the race stage asks about copies: they go into the memory relation (the
+        // execution relation's thread part is what the checks use).
+        let hb = match memory.as_mut() {
+            Some(hb) => hb,
+            None => &mut execution,
+        };
+        hb.add_agents(
             program,
             |t, c| {
                 let list = regs.get(t.index())?;
@@ -333,12 +371,12 @@ pub fn analyze(program: &Program) -> Analysis {
             format!("internal: barrier dependence graph has a cycle through {a} -> {b}"),
         ));
     }
-    violations.extend(check::check_recycling(program, &replay, &happens_before));
+    violations.extend(check::check_recycling(program, &replay, &execution));
     if !replay.stuck {
         violations.extend(mbarrier::check_phases(
             program,
             &replay.mbarriers,
-            &happens_before,
+            &execution,
         ));
     }
     // Everything above decides well-synchronization; a lost signal (an arrive-only
@@ -375,7 +413,7 @@ pub fn analyze(program: &Program) -> Analysis {
         dynamic_barriers: graph
             .nodes
             .iter()
-            .filter(|n| !n.gather && !matches!(n.key, NodeKey::MbarrierWait(_)))
+            .filter(|n| !n.gather && !n.key.is_exec() && !matches!(n.key, NodeKey::MbarrierWait(_)))
             .count(),
         physical_barriers: physical.len(),
         mbarriers: mbarriers.len(),
@@ -383,7 +421,7 @@ pub fn analyze(program: &Program) -> Analysis {
         seconds: start.elapsed().as_secs_f64(),
     };
     Analysis {
-        happens_before: well_synchronized.then_some(happens_before),
+        happens_before: well_synchronized.then(|| memory.unwrap_or(execution)),
         violations,
         graph,
         stats,

@@ -622,6 +622,8 @@ mod tests {
         Sync,
         R(u32),
         W(u32),
+        /// A lane of the `.sync` warp collective (execution event) with this id.
+        Exec(u32),
     }
 
     /// Threads of warp size 1; every mbarrier command uses address `0x100 + 8 * bar`.
@@ -650,6 +652,7 @@ mod tests {
                             }
                             C::R(x) => Command::access(AccessKind::Read, x, 4, false, i),
                             C::W(x) => Command::access(AccessKind::Write, x, 4, false, i),
+                            C::Exec(e) => Command::exec(weft_program::ExecOp::Sync, e, i),
                         }
                     })
                     .collect();
@@ -827,6 +830,68 @@ mod tests {
         assert_eq!(v.mbarrier, Some(0x100));
         assert_eq!(v.counts, Some((1, 2)));
         assert!(v.message.contains("phase 0"), "{}", v.message);
+    }
+
+    /// The producer warp of a CuTe DSL mainloop, as threads 0 and 1 (its lanes) and a
+    /// consumer thread 2: both lanes wait on the empty barrier (bar 1, observing phase -1),
+    /// then only lane 0 writes the stage and arrives on the full barrier (bar 0). With
+    /// `collective`, the lanes meet at an `elect.sync` between the wait and the arrival.
+    fn elected_producer(collective: bool, lane1_writes: bool) -> Program {
+        let mut lane0 = vec![
+            (0, C::Init(1)),
+            (1, C::Init(1)),
+            (0, C::Sync),
+            (1, C::Wait(1)),
+        ];
+        let mut lane1 = vec![(0, C::Sync)];
+        if lane1_writes {
+            lane1.push((0, C::W(4)));
+        }
+        lane1.push((1, C::Wait(1)));
+        if collective {
+            lane0.push((0, C::Exec(7)));
+            lane1.push((0, C::Exec(7)));
+        }
+        lane0.extend([(0, C::W(0)), (0, C::Arrive)]);
+        let consumer: &[(u32, C)] = &[
+            (0, C::Sync),
+            (0, C::Wait(0)),
+            (0, C::R(0)),
+            (0, C::R(4)),
+            (1, C::Arrive),
+        ];
+        program(&[&lane0, &lane1, consumer])
+    }
+
+    #[test]
+    fn an_elect_sync_orders_the_lanes_waits_before_the_elected_arrival() {
+        // Without the rendezvous, lane 1's wait may start after the consumer released the
+        // stage (phase 0 of the empty barrier) and then wait for phase 1 instead.
+        assert_eq!(
+            kinds(&elected_producer(false, false)),
+            ["mbarrier-phase-race"]
+        );
+        let p = elected_producer(true, false);
+        assert_eq!(kinds(&p), Vec::<&str>::new());
+        let a = analyze(&p);
+        assert!(a.graph.nodes.iter().any(|n| n.key == NodeKey::Exec(7)));
+        let hb = a.happens_before.expect("well-synchronized");
+        // The elected lane's write reaches the consumer through the full barrier.
+        assert!(hb.ordered((ThreadId(0), 5), (ThreadId(2), 2)));
+    }
+
+    #[test]
+    fn an_elect_sync_orders_no_memory() {
+        // Lane 1 writes before the rendezvous; the consumer reads after a wait that observed
+        // the elected lane's arrival. In time the write comes first, but PTX gives the
+        // collective no memory ordering: the write is not released to the consumer.
+        let p = elected_producer(true, true);
+        let a = analyze(&p);
+        assert!(a.violations.is_empty(), "{:?}", a.violations);
+        let hb = a.happens_before.expect("well-synchronized");
+        assert!(!hb.ordered((ThreadId(1), 1), (ThreadId(2), 3)));
+        assert!(!hb.ordered((ThreadId(1), 1), (ThreadId(0), 6)));
+        assert!(hb.ordered((ThreadId(0), 5), (ThreadId(2), 2)));
     }
 
     #[test]

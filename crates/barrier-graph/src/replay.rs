@@ -39,6 +39,8 @@ enum Cursor {
     Errored,
     /// Blocked at an mbarrier wait ([`crate::mbarrier`] keeps the waiters).
     MbarrierWait,
+    /// Blocked at an execution event ([`crate::exec`] keeps the waiters).
+    ExecWait,
 }
 
 struct Replayer<'p> {
@@ -92,6 +94,7 @@ pub(crate) fn replay(program: &Program) -> Trace {
             violations: Vec::new(),
             stuck: false,
             mbarriers: Default::default(),
+            exec: crate::exec::ExecReplay::new(program),
         },
         exit_order: Vec::new(),
         stamp: vec![0; n],
@@ -213,6 +216,22 @@ impl Replayer<'_> {
                     }
                     if blocks {
                         self.cursors[t as usize] = Cursor::MbarrierWait;
+                        return;
+                    }
+                    continue;
+                }
+                CommandView::Exec { op, event } => {
+                    let mut woken = Vec::new();
+                    let blocks =
+                        crate::exec::step(&mut self.out, thread, pc, op, event, &mut woken);
+                    for w in woken {
+                        if w != thread {
+                            self.cursors[w.index()] = Cursor::Ready;
+                            self.queue.push_back(w.0);
+                        }
+                    }
+                    if blocks {
+                        self.cursors[t as usize] = Cursor::ExecWait;
                         return;
                     }
                     continue;
@@ -612,13 +631,19 @@ impl Replayer<'_> {
             .iter()
             .any(|t| t.end == ThreadEnd::Blocked);
         let mbarrier_waits = self.out.mbarriers.has_waiters();
-        if (!blocked.is_empty() || mbarrier_waits) && (!incomplete || emulator_deadlock) {
+        let exec_waits = !self.out.exec.waiting.is_empty();
+        if (!blocked.is_empty() || mbarrier_waits || exec_waits)
+            && (!incomplete || emulator_deadlock)
+        {
             self.out.stuck = true;
             if !blocked.is_empty() {
                 self.deadlock();
             }
             if mbarrier_waits {
                 crate::mbarrier::deadlocks(&mut self.out, self.program);
+            }
+            if exec_waits {
+                crate::exec::deadlocks(&mut self.out, self.program);
             }
         }
         // The emulator stopped at a barrier error this schedule did not hit: its schedule

@@ -28,6 +28,8 @@ pub(crate) struct Trace {
     pub stuck: bool,
     /// mbarrier objects, phases and waiters.
     pub mbarriers: MbarrierReplay,
+    /// Execution events ([`crate::exec`]).
+    pub exec: crate::exec::ExecReplay,
 }
 
 /// A command of a thread: `(thread, index)`.

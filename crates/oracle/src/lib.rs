@@ -37,6 +37,14 @@
 //! completed by mbarrier phases are outside the fragment). Agents are numbered after the
 //! threads, with one command each (index 0), as in the race check.
 //!
+//! Execution events ([`CommandView::Exec`]: the lanes of a `.sync` warp collective, a
+//! warpgroup MMA group) are one-shot: an event is complete once all its `Arrive` and `Sync`
+//! commands ran; a `Sync` blocks until then, a `Wait` blocks until then without counting, and
+//! a complete event releases its blocked threads at once (as a recycling does). They
+//! constrain the traces (and so well-synchronization and the time order of Definition 4) but
+//! order no memory: with execution events, races are decided on the static relation of
+//! barriers and program order ([`Exploration::memory_happens_before`]).
+//!
 //! Generations: Definition 5 taken literally gives an `arrive` the number of recyclings
 //! *before* it, one less than a `sync` of the same generation (whose time is the recycling
 //! step), and so gives every `arrive` of a first generation the generation 0 that Definition 6
@@ -50,7 +58,7 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashSet;
 use weft_program::{
-    AccessKind, BarrierCount, BarrierOp, Command, CommandView, CtaShape, InstId, Program,
+    AccessKind, BarrierCount, BarrierOp, Command, CommandView, CtaShape, ExecOp, InstId, Program,
     ThreadEnd, ThreadProgram,
 };
 
@@ -95,6 +103,11 @@ enum Op {
         bar: usize,
         count: u32,
     },
+    /// An execution event ([`CommandView::Exec`]): dense event index.
+    Exec {
+        op: ExecOp,
+        event: usize,
+    },
     Return,
 }
 
@@ -126,6 +139,8 @@ struct State {
     pc: Vec<u8>,
     blocked: u8,
     bars: Vec<Bar>,
+    /// Arrivals so far at each execution event.
+    exec: Vec<u8>,
 }
 
 /// Everything the exploration found.
@@ -150,6 +165,10 @@ pub struct Exploration {
     /// `reach[a][b]` holds `(pc_a, pc_b)` for every reachable configuration, as
     /// `(MAX_COMMANDS + 1)^2` flags indexed `pc_a * (MAX_COMMANDS + 1) + pc_b`.
     reach: Vec<Vec<Vec<bool>>>,
+    /// With execution events, when well-synchronized: the memory order (see
+    /// [`Exploration::memory_happens_before`]) as a closure over commands, indexed by
+    /// `offsets[t] + i`.
+    memory: Option<(Vec<usize>, Vec<Vec<bool>>)>,
 }
 
 const SIDE: usize = MAX_COMMANDS + 1;
@@ -209,6 +228,7 @@ fn decode_agents(program: &Program) -> Result<(Vec<Agent>, Vec<Vec<Op>>), Unsupp
 }
 
 fn decode(program: &Program) -> Result<Vec<Vec<Op>>, Unsupported> {
+    let mut events: Vec<u32> = Vec::new();
     let n = program.threads.len();
     if n > MAX_THREADS || n == 0 || program.warp_size() != 1 {
         return Err(Unsupported::TooLarge(format!(
@@ -257,6 +277,16 @@ fn decode(program: &Program) -> Result<Vec<Vec<Op>>, Unsupported> {
                         count,
                     }
                 }
+                CommandView::Exec { op, event } => {
+                    let event = match events.iter().position(|&x| x == event) {
+                        Some(e) => e,
+                        None => {
+                            events.push(event);
+                            events.len() - 1
+                        }
+                    };
+                    Op::Exec { op, event }
+                }
                 CommandView::Exit => Op::Return,
                 _ => return Err(unsupported),
             };
@@ -275,6 +305,8 @@ enum Next {
 
 struct Explorer<'a> {
     ops: &'a [Vec<Op>],
+    /// Arrivals (`Arrive` and `Sync` commands) of each execution event in the program.
+    arrivals: Vec<u8>,
     threads: u32,
     agents: &'a [Agent],
     generations: Vec<Vec<BTreeSet<u32>>>,
@@ -303,25 +335,53 @@ impl Explorer<'_> {
         let full: Vec<usize> = (0..state.bars.len())
             .filter(|&b| state.bars[b].full())
             .collect();
-        if !full.is_empty() {
-            return full
+        // An execution event whose arrivals are all in releases the threads blocked at it
+        // (its `Sync` lanes and `Wait`s) at once, as a recycling does.
+        let blocked_at = |t: usize| -> Option<usize> {
+            if state.blocked & (1 << t) == 0 {
+                return None;
+            }
+            match self.ops[t].get(usize::from(state.pc[t])) {
+                Some(&Op::Exec { event, .. }) => Some(event),
+                _ => None,
+            }
+        };
+        let mut ready: Vec<usize> = (0..self.threads as usize)
+            .filter_map(blocked_at)
+            .filter(|&e| state.exec[e] == self.arrivals[e])
+            .collect();
+        ready.sort_unstable();
+        ready.dedup();
+        if !full.is_empty() || !ready.is_empty() {
+            let mut out: Vec<Next> = ready
                 .into_iter()
-                .map(|b| {
+                .map(|e| {
                     let mut next = state.clone();
-                    let bar = next.bars[b];
                     for t in 0..self.threads as usize {
-                        if bar.waiting & (1 << t) != 0 {
+                        if blocked_at(t) == Some(e) {
                             next.pc[t] += 1;
                             next.blocked &= !(1 << t);
                         }
                     }
-                    next.bars[b] = Bar {
-                        completed: bar.completed + 1,
-                        ..Bar::default()
-                    };
                     Next::State(next)
                 })
                 .collect();
+            out.extend(full.into_iter().map(|b| {
+                let mut next = state.clone();
+                let bar = next.bars[b];
+                for t in 0..self.threads as usize {
+                    if bar.waiting & (1 << t) != 0 {
+                        next.pc[t] += 1;
+                        next.blocked &= !(1 << t);
+                    }
+                }
+                next.bars[b] = Bar {
+                    completed: bar.completed + 1,
+                    ..Bar::default()
+                };
+                Next::State(next)
+            }));
+            return out;
         }
         let mut out = Vec::new();
         let n = self.threads as usize;
@@ -375,6 +435,18 @@ impl Explorer<'_> {
                         next.pc[t] += 1;
                     }
                 }
+                Op::Exec { op, event } => match op {
+                    ExecOp::Arrive => {
+                        next.exec[event] += 1;
+                        next.pc[t] += 1;
+                    }
+                    ExecOp::Sync => {
+                        next.exec[event] += 1;
+                        next.blocked |= 1 << t;
+                    }
+                    ExecOp::Wait if state.exec[event] == self.arrivals[event] => next.pc[t] += 1,
+                    ExecOp::Wait => next.blocked |= 1 << t,
+                },
                 Op::Return => unreachable!("returned threads are skipped"),
             }
             out.push(Next::State(next));
@@ -402,7 +474,31 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
         })
         .max()
         .unwrap_or(0);
+    let events = ops
+        .iter()
+        .flatten()
+        .filter_map(|op| match op {
+            Op::Exec { event, .. } => Some(event + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    if events > 0 && !agents.is_empty() {
+        // The memory relation below has no rule for copies.
+        return Err(Unsupported::TooLarge(
+            "execution events together with asynchronous copies".into(),
+        ));
+    }
+    let mut arrivals = vec![0u8; events];
+    for op in ops.iter().flatten() {
+        if let Op::Exec { op, event } = *op {
+            if op != ExecOp::Wait {
+                arrivals[event] += 1;
+            }
+        }
+    }
     let mut explorer = Explorer {
+        arrivals,
         ops: &ops,
         threads: threads as u32,
         agents: &agents,
@@ -416,6 +512,7 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
         pc: vec![0; n],
         blocked: 0,
         bars: vec![Bar::default(); bars],
+        exec: vec![0; events],
     };
     let mut visited: FxHashSet<State> = FxHashSet::default();
     let mut stack = vec![initial.clone()];
@@ -451,11 +548,15 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
         .iter()
         .flatten()
         .all(|gens| gens.len() <= 1);
+    let well_synchronized = !deadlock && !error && consistent;
+    let memory =
+        (events > 0 && well_synchronized).then(|| memory_order(&ops, &explorer.generations));
     Ok(Exploration {
+        memory,
         deadlock,
         error,
         done_reachable,
-        well_synchronized: !deadlock && !error && consistent,
+        well_synchronized,
         generations: explorer.generations,
         states: visited.len(),
         ops,
@@ -464,7 +565,103 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
     })
 }
 
+/// The static happens-before relation of the WEFT paper (Figure 4) over commands, by
+/// transitive closure: program order, and every registration of a barrier generation before
+/// every `sync` of that generation (`generations` are the unique ones of a well-synchronized
+/// program). Execution events add nothing: they order when threads run, not memory.
+fn memory_order(
+    ops: &[Vec<Op>],
+    generations: &[Vec<BTreeSet<u32>>],
+) -> (Vec<usize>, Vec<Vec<bool>>) {
+    let mut offsets = Vec::with_capacity(ops.len() + 1);
+    let mut total = 0;
+    for seq in ops {
+        offsets.push(total);
+        total += seq.len();
+    }
+    offsets.push(total);
+    let mut r = vec![vec![false; total]; total];
+    for (t, seq) in ops.iter().enumerate() {
+        for i in 0..seq.len() {
+            for j in i..seq.len() {
+                r[offsets[t] + i][offsets[t] + j] = true;
+            }
+        }
+    }
+    let mut registrations: Vec<(usize, usize, u32, bool)> = Vec::new();
+    for (t, seq) in ops.iter().enumerate() {
+        for (i, op) in seq.iter().enumerate() {
+            if let Op::Barrier { sync, bar, .. } = *op {
+                if let Some(&g) = generations[t][i].first() {
+                    registrations.push((offsets[t] + i, bar, g, sync));
+                }
+            }
+        }
+    }
+    for &(a, bar, g, _) in &registrations {
+        for &(b, bar2, g2, sync) in &registrations {
+            if sync && bar == bar2 && g == g2 {
+                r[a][b] = true;
+            }
+        }
+    }
+    for k in 0..total {
+        for a in 0..total {
+            if r[a][k] {
+                for b in 0..total {
+                    if r[k][b] {
+                        r[a][b] = true;
+                    }
+                }
+            }
+        }
+    }
+    (offsets, r)
+}
+
 impl Exploration {
+    /// Whether `c1` happens before `c2` in memory: Definition 4 when the program has no
+    /// execution events (the WEFT paper's Lemma 1 makes the static relation and the trace
+    /// definition agree), else the static relation of barriers and program order alone
+    /// (`memory_order`), which execution events do not extend.
+    pub fn memory_happens_before(&self, c1: CommandRef, c2: CommandRef) -> bool {
+        let Some((offsets, r)) = &self.memory else {
+            return self.happens_before(c1, c2);
+        };
+        let at = |c: CommandRef| -> Option<usize> {
+            let t = c.0 as usize;
+            let i = c.1 as usize;
+            (offsets.get(t + 1)? - offsets[t] > i).then(|| offsets[t] + i)
+        };
+        match (at(c1), at(c2)) {
+            (Some(a), Some(b)) => r[a][b],
+            _ => false,
+        }
+    }
+
+    /// The memory order of [`Self::memory_happens_before`] as a closure over commands, even
+    /// without execution events (to test it against Definition 4), when well-synchronized.
+    pub fn static_order(&self) -> Option<impl Fn(CommandRef, CommandRef) -> bool + '_> {
+        let (offsets, r) = match &self.memory {
+            Some(m) => m.clone(),
+            None if self.well_synchronized && self.agents() == 0 => {
+                memory_order(&self.ops, &self.generations)
+            }
+            None => return None,
+        };
+        Some(move |c1: CommandRef, c2: CommandRef| {
+            let t1 = c1.0 as usize;
+            let t2 = c2.0 as usize;
+            offsets
+                .get(t1 + 1)
+                .is_some_and(|&e| e - offsets[t1] > c1.1 as usize)
+                && offsets
+                    .get(t2 + 1)
+                    .is_some_and(|&e| e - offsets[t2] > c2.1 as usize)
+                && r[offsets[t1] + c1.1 as usize][offsets[t2] + c2.1 as usize]
+        })
+    }
+
     /// Number of asynchronous-copy agents (numbered after the threads).
     pub fn agents(&self) -> usize {
         self.ops.len() - self.threads
@@ -503,7 +700,8 @@ impl Exploration {
         })
     }
 
-    /// Every racing pair of accesses `(c1, c2)` with `c1 < c2`, or `None` when the CTA is not
+    /// Every racing pair of accesses `(c1, c2)` with `c1 < c2` (neither ordered before the
+    /// other by [`Self::memory_happens_before`]), or `None` when the CTA is not
     /// well-synchronized (Definition 8 is only defined then).
     pub fn races(&self) -> Option<BTreeSet<(CommandRef, CommandRef)>> {
         if !self.well_synchronized {
@@ -527,8 +725,8 @@ impl Exploration {
                 if c1.0 != c2.0
                     && overlap
                     && conflict
-                    && self.can_precede(c1, c2)
-                    && self.can_precede(c2, c1)
+                    && !self.memory_happens_before(c1, c2)
+                    && !self.memory_happens_before(c2, c1)
                 {
                     races.insert((c1, c2));
                 }

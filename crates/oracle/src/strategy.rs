@@ -6,14 +6,17 @@
 //! between phases. Threads are then cut to [`MAX_LEN`] commands and, sometimes, one barrier
 //! count is perturbed; both make deadlocks, errors and unsafe recycling reachable.
 //!
+//! [`spec`] also adds execution events (`.sync` collectives, warpgroup MMA groups), which
+//! order execution but not memory.
+//!
 //! [`spec_with_copies`] also issues asynchronous copies (agents of their own, see
 //! [`weft_program::AsyncCopy`]) and waits that complete every copy their thread issued before
 //! them.
 
 use proptest::prelude::*;
 use weft_program::{
-    AccessKind, AsyncCopy, AsyncOps, BarrierCount, BarrierOp, Command, CtaShape, InstId, Program,
-    Proxy, ThreadEnd, ThreadId, ThreadProgram,
+    AccessKind, AsyncCopy, AsyncOps, BarrierCount, BarrierOp, Command, CtaShape, ExecOp, InstId,
+    Program, Proxy, ThreadEnd, ThreadId, ThreadProgram,
 };
 
 /// Most commands per generated thread (before the final `exit`).
@@ -58,6 +61,18 @@ pub enum Item {
     Wait {
         /// The waiting thread.
         thread: u8,
+    },
+    /// An execution event ([`weft_program::CommandView::Exec`]) of its own: each member
+    /// thread takes part with `Sync` (a lane of a `.sync` warp collective), `Arrive` (a
+    /// warp's MMA issue) if in `arrives`, or `Wait` (a retiring `wgmma.wait_group`) if in
+    /// `waits` and not in `arrives`.
+    Event {
+        /// Member threads (bitmask).
+        members: u8,
+        /// Which members only arrive.
+        arrives: u8,
+        /// Which members only wait.
+        waits: u8,
     },
 }
 
@@ -128,7 +143,7 @@ pub fn spec_with_copies() -> impl Strategy<Value = Spec> {
     })
 }
 
-/// Random [`Spec`]s.
+/// Random [`Spec`]s (barriers, accesses and execution events).
 pub fn spec() -> impl Strategy<Value = Spec> {
     (2u8..=4).prop_flat_map(|threads| {
         let all = (1u16 << threads) as u8;
@@ -138,6 +153,12 @@ pub fn spec() -> impl Strategy<Value = Spec> {
                 members,
                 syncs: syncs & members,
             });
+        let event =
+            (1..all, any::<u8>(), any::<u8>()).prop_map(|(members, arrives, waits)| Item::Event {
+                members,
+                arrives,
+                waits,
+            });
         let item = prop_oneof![
             2 => phase,
             3 => (0..threads, access()).prop_map(|(thread, (kind, addr, len))| Item::Access {
@@ -146,6 +167,7 @@ pub fn spec() -> impl Strategy<Value = Spec> {
                 addr,
                 len
             }),
+            1 => event,
         ];
         (
             Just(threads),
@@ -170,6 +192,7 @@ impl Spec {
         let inst = InstId(0);
         // Copies: (issuer, issue position, access, completion position).
         let mut copies: Vec<PlannedCopy> = Vec::new();
+        let mut events = 0u32;
         for item in &self.items {
             match *item {
                 Item::Phase {
@@ -220,6 +243,26 @@ impl Spec {
                     {
                         let access = Command::access(kind, addr, len, false, InstId(1000));
                         copies.push((t, seq.len(), access, None));
+                    }
+                }
+                Item::Event {
+                    members,
+                    arrives,
+                    waits,
+                } => {
+                    events += 1;
+                    for (t, seq) in cmds.iter_mut().enumerate() {
+                        let bit = 1 << t;
+                        if members & bit != 0 {
+                            let op = if arrives & bit != 0 {
+                                ExecOp::Arrive
+                            } else if waits & bit != 0 {
+                                ExecOp::Wait
+                            } else {
+                                ExecOp::Sync
+                            };
+                            seq.push((false, Command::exec(op, events, inst)));
+                        }
                     }
                 }
                 Item::Wait { thread } => {
@@ -336,6 +379,7 @@ fn with_inst(c: Command, inst: InstId) -> Command {
             count,
             aligned,
         } => Command::barrier(op, id, count, aligned, inst),
+        weft_program::CommandView::Exec { op, event } => Command::exec(op, event, inst),
         _ => Command::exit(inst),
     }
 }

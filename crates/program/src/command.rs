@@ -130,6 +130,20 @@ pub enum MbarrierOp {
     Inval,
 }
 
+/// How a command takes part in an execution event ([`CommandView::Exec`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ExecOp {
+    /// Counts towards the event and continues (a `wgmma.mma_async` issue).
+    Arrive,
+    /// Counts towards the event and blocks until it completes (a lane at a `.sync` warp
+    /// collective).
+    Sync,
+    /// Does not count; blocks until the event completes (a `wgmma.wait_group` that retires
+    /// the operation).
+    Wait,
+}
+
 /// Kinds of shared-memory access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AccessKind {
@@ -197,6 +211,21 @@ pub enum CommandView {
         /// Count, transaction bytes or parity, depending on `op`.
         value: u32,
     },
+    /// An *execution event*: synchronization that orders when threads run but not what
+    /// they see in memory. Event `event` completes once every [`ExecOp::Arrive`] and
+    /// [`ExecOp::Sync`] command naming it, in any thread, has executed; `Sync` and `Wait`
+    /// block until then. The emulator gives each dynamic event its own id: the lanes of one
+    /// `.sync` warp collective (`shfl`, `vote`, `match`, `redux`, `elect`), which PTX makes
+    /// wait for each other, or one warpgroup MMA group (the warps' issues, each warp's
+    /// retiring `wgmma.wait_group`). These commands constrain which executions exist (the
+    /// phase an mbarrier wait can observe, a generation's membership) and order no shared
+    /// accesses: the PTX memory model lists no synchronization for them.
+    Exec {
+        /// Arrive, sync or wait.
+        op: ExecOp,
+        /// The dynamic event.
+        event: u32,
+    },
     /// The thread exited (`exit`, or `ret` from the kernel).
     Exit,
 }
@@ -212,6 +241,7 @@ enum Tag {
     Red,
     WarpSync,
     Mbarrier,
+    Exec,
     Exit,
 }
 
@@ -224,6 +254,7 @@ const FLAG_APPROX: u8 = 4;
 pub struct Command {
     tag: Tag,
     /// Access: FLAG_MAY, FLAG_APPROX. Barrier: FLAG_ALIGNED. Mbarrier: the [`MbarrierOp`].
+    /// Exec: the [`ExecOp`].
     small: u8,
     /// A plain write's value id ([`crate::Program::written_value`]); 0: not known.
     value: u16,
@@ -317,6 +348,18 @@ impl Command {
         }
     }
 
+    /// A part in the execution event `event` (see [`CommandView::Exec`]).
+    pub fn exec(op: ExecOp, event: u32, inst: InstId) -> Self {
+        Command {
+            value: 0,
+            tag: Tag::Exec,
+            small: op as u8,
+            inst,
+            a: event,
+            b: 0,
+        }
+    }
+
     /// Thread exit.
     pub fn exit(inst: InstId) -> Self {
         Command {
@@ -389,6 +432,15 @@ impl Command {
                 addr: self.a,
                 value: self.b,
             },
+            Tag::Exec => CommandView::Exec {
+                op: match self.small {
+                    0 => ExecOp::Arrive,
+                    1 => ExecOp::Sync,
+                    // `small` is only ever written from `op as u8` in `Command::exec`.
+                    _ => ExecOp::Wait,
+                },
+                event: self.a,
+            },
             Tag::Exit => CommandView::Exit,
         }
     }
@@ -416,7 +468,7 @@ impl fmt::Debug for Command {
 
 /// The text form: `read 0x40+4`, `write 0x40+16 (may)`, `read 0x40+256 (approx)`,
 /// `write 0x40+16 (may) (approx)`, `sync 1 64`, `arrive 2 all`,
-/// `warpsync 0xffffffff`, `mbarrier.wait_parity 0x100 1`, `exit`.
+/// `warpsync 0xffffffff`, `mbarrier.wait_parity 0x100 1`, `exec.sync 7`, `exit`.
 impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.view() {
@@ -465,6 +517,14 @@ impl fmt::Display for Command {
                 };
                 write!(f, "mbarrier.{o} {addr:#x} {value}")
             }
+            CommandView::Exec { op, event } => {
+                let o = match op {
+                    ExecOp::Arrive => "arrive",
+                    ExecOp::Sync => "sync",
+                    ExecOp::Wait => "wait",
+                };
+                write!(f, "exec.{o} {event}")
+            }
             CommandView::Exit => f.write_str("exit"),
         }
     }
@@ -494,6 +554,9 @@ mod tests {
             Command::warp_sync(0xffff, i),
             Command::mbarrier(MbarrierOp::WaitParity, 0x100, 1, i),
             Command::mbarrier(MbarrierOp::Inval, 0x100, 0, i),
+            Command::exec(ExecOp::Arrive, 3, i),
+            Command::exec(ExecOp::Sync, 4, i),
+            Command::exec(ExecOp::Wait, 5, i),
             Command::exit(i),
         ];
         let texts: Vec<String> = cases.iter().map(|c| c.to_string()).collect();
@@ -511,6 +574,9 @@ mod tests {
                 "warpsync 0xffff",
                 "mbarrier.wait_parity 0x100 1",
                 "mbarrier.inval 0x100 0",
+                "exec.arrive 3",
+                "exec.sync 4",
+                "exec.wait 5",
                 "exit",
             ]
         );

@@ -33,7 +33,7 @@ pub use barrier::{
     OpenGather, OpenGeneration, Participant, SyncError,
 };
 pub use command::{
-    AccessKind, BarrierCount, BarrierOp, Command, CommandView, InstId, MbarrierOp, ThreadId,
+    AccessKind, BarrierCount, BarrierOp, Command, CommandView, ExecOp, InstId, MbarrierOp, ThreadId,
 };
 pub use mbarrier::{
     InitSite, MBARRIER_MAX_COUNT, MbarrierError, MbarrierFile, MbarrierState, PhaseStep,

@@ -13,6 +13,11 @@
 //!   non-exit commands of different threads (Definition 4), and the exact set of racing
 //!   pairs of accesses.
 //!
+//! The first generator also adds execution events (`.sync` warp collectives, warpgroup MMA
+//! groups): they must constrain well-synchronization exactly as the oracle's traces do, and
+//! order no memory (happens-before and races are compared with the oracle's static memory
+//! order, which leaves them out).
+//!
 //! A second generator adds asynchronous copies (agents with one access each, issued at a
 //! position of their thread and completed by a later wait of it): happens-before between
 //! copies and commands and the races involving copies must agree too.
@@ -92,11 +97,30 @@ fn agree(program: &Program) -> Result<(), String> {
     for g in 0..program.asyncs.copies.len() {
         commands.push((ThreadId((program.threads.len() + g) as u32), 0));
     }
+    // Without execution events the static relation (a closure over commands) is
+    // Definition 4 (WEFT Lemma 1): a check of the oracle's own memory order.
+    let has_events = program
+        .threads
+        .iter()
+        .flat_map(|t| &t.commands)
+        .any(|c| matches!(c.view(), CommandView::Exec { .. }));
+    if let (false, Some(order)) = (has_events, e.static_order()) {
+        for &a in &commands {
+            for &b in &commands {
+                let (x, y) = ((a.0.0, a.1), (b.0.0, b.1));
+                if a.0 != b.0 && order(x, y) != e.happens_before(x, y) {
+                    return Err(format!(
+                        "oracle: static order {x:?} -> {y:?} differs from Definition 4"
+                    ));
+                }
+            }
+        }
+    }
     for &a in &commands {
         for &b in &commands {
             if a.0 != b.0 {
                 let got = hb.ordered(a, b);
-                let want = e.happens_before((a.0.0, a.1), (b.0.0, b.1));
+                let want = e.memory_happens_before((a.0.0, a.1), (b.0.0, b.1));
                 if got != want {
                     return Err(format!(
                         "happens-before {}:{} -> {}:{} is {got}, oracle says {want}",

@@ -6,7 +6,7 @@ use super::{Machine, State};
 use crate::ir::{Inst, Op, Opnd, ReduxOp, ShflMode, VoteMode};
 use crate::unverifiable::{Value, Why};
 use crate::{FindingKind, ValueSource};
-use weft_program::WARP_SIZE;
+use weft_program::{Command, ExecOp, InstId, WARP_SIZE};
 
 impl Machine<'_> {
     pub(super) fn member_mask(&mut self, t: usize, pc: u32, inst: &Inst) -> u32 {
@@ -108,8 +108,17 @@ impl Machine<'_> {
             return;
         }
         self.exec_collective(w, pc, &inst, present);
+        // A `.sync` collective made its lanes wait for each other: an execution event of
+        // theirs (PTX orders no memory through it, so it is not a barrier).
+        let event = (waits_for_members && present.count_ones() > 1).then(|| {
+            self.exec_events = self.exec_events.wrapping_add(1);
+            self.exec_events
+        });
         for lt in self.warp_lanes(w) {
             if present & (1 << (lt - base)) != 0 {
+                if let Some(e) = event {
+                    self.push(lt, Command::exec(ExecOp::Sync, e, InstId(pc)));
+                }
                 self.th[lt].state = State::Run;
                 self.th[lt].pc = pc + 1;
             }

@@ -163,6 +163,8 @@ struct Machine<'a> {
     proxy_fences: Vec<Vec<u32>>,
     /// Set while an asynchronous copy records its access: `push` makes it an agent.
     divert: Option<Proxy>,
+    /// Execution events recorded so far (`Command::exec`): the next event's id.
+    exec_events: u32,
     /// The TMA loads and stores among `copies`.
     tma_loads: Vec<u32>,
     tma_stores: Vec<u32>,
@@ -333,6 +335,7 @@ fn run_once<'a>(
         bulk_committed: vec![0; n],
         proxy_fences: vec![Vec::new(); n],
         divert: None,
+        exec_events: 0,
         tma_loads: Vec::new(),
         tma_stores: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
