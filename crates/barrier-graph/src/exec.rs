@@ -39,6 +39,9 @@ use crate::report::{SyncViolation, ViolationKind, group_threads, inst_at, join};
 use crate::trace::{Cmd, Trace};
 use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
 
+/// A thread blocked at an event: `(command, event)`.
+type Blocked = (Cmd, u32);
+
 /// The execution-event part of the replay.
 #[derive(Debug, Default)]
 pub(crate) struct ExecReplay {
@@ -48,8 +51,8 @@ pub(crate) struct ExecReplay {
     arrived: FxHashMap<u32, Vec<(Participant, usize)>>,
     /// Completed events.
     done: FxHashMap<u32, DynamicBarrierId>,
-    /// Threads blocked at an event that has not completed: `(command, event)`.
-    pub(crate) waiting: Vec<(Cmd, u32)>,
+    /// Threads blocked at an event that has not completed.
+    pub(crate) waiting: Vec<Blocked>,
     /// Edges `event -> wait node` (the other in-edges come from registrations).
     pub(crate) edges: Vec<(DynamicBarrierId, DynamicBarrierId)>,
     /// Whether the program has an execution event at all.
@@ -157,7 +160,7 @@ fn complete(out: &mut Trace, event: u32, woken: &mut Vec<ThreadId>) {
         gather: false,
     });
     out.exec.done.insert(event, id);
-    let (ready, still): (Vec<(Cmd, u32)>, Vec<(Cmd, u32)>) = std::mem::take(&mut out.exec.waiting)
+    let (ready, still): (Vec<Blocked>, Vec<Blocked>) = std::mem::take(&mut out.exec.waiting)
         .into_iter()
         .partition(|&(_, e)| e == event);
     out.exec.waiting = still;

@@ -606,12 +606,11 @@ fn memory_order(
         }
     }
     for k in 0..total {
-        for a in 0..total {
-            if r[a][k] {
-                for b in 0..total {
-                    if r[k][b] {
-                        r[a][b] = true;
-                    }
+        let through = r[k].clone();
+        for row in &mut r {
+            if row[k] {
+                for (x, &y) in row.iter_mut().zip(&through) {
+                    *x |= y;
                 }
             }
         }

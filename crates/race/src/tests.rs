@@ -12,7 +12,7 @@ struct OracleHb(Exploration);
 impl HappensBeforeQuery for OracleHb {
     fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
         self.0
-            .happens_before((first.0.0, first.1), (second.0.0, second.1))
+            .memory_happens_before((first.0.0, first.1), (second.0.0, second.1))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Tests on hand-written PTX: each asserts concrete commands.
 
 use weft_program::{
-    AccessKind, BarrierCount, BarrierOp, CommandView, CtaShape, MbarrierOp, ThreadEnd,
+    AccessKind, BarrierCount, BarrierOp, CommandView, CtaShape, ExecOp, MbarrierOp, ThreadEnd,
 };
 
 use crate::{
@@ -194,10 +194,21 @@ fn elect_with_a_sink_lane_id_elects_one_lane_per_warp() {
     let e = run(body, "", &Config::default());
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
     let s = e.shared[0].offset;
-    assert_eq!(views(&e, 0), vec![write(s, 4), CommandView::Exit]);
-    assert_eq!(views(&e, 32), vec![write(s, 4), CommandView::Exit]);
+    // Each warp's lanes met at the collective: one execution event per warp, the same in
+    // all its lanes.
+    let event = |t: usize| match views(&e, t)[0] {
+        CommandView::Exec {
+            op: ExecOp::Sync,
+            event,
+        } => event,
+        v => panic!("thread {t} starts with {v:?}"),
+    };
+    assert_ne!(event(0), event(32));
+    assert_eq!(views(&e, 0)[1..], [write(s, 4), CommandView::Exit]);
+    assert_eq!(views(&e, 32)[1..], [write(s, 4), CommandView::Exit]);
     for t in (1..32).chain(33..64) {
-        assert_eq!(views(&e, t), vec![CommandView::Exit], "thread {t}");
+        assert_eq!(event(t), event(t / 32 * 32), "thread {t}");
+        assert_eq!(views(&e, t)[1..], [CommandView::Exit], "thread {t}");
     }
 }
 
@@ -221,10 +232,18 @@ fn shuffles_exchange_known_values() {
     "#;
     let e = run(body, "", &Config::default());
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    // Three rendezvous (execution events), then the store.
     // lane 2: down 3 -> 5, bfly 1 -> 3, idx 7 -> 7: 15.
-    assert_eq!(views(&e, 2)[0], write(15 * 4, 4));
+    assert_eq!(views(&e, 2)[3], write(15 * 4, 4));
     // lane 30: down 3 is out of range -> own value 30; bfly -> 31; idx -> 7: 68.
-    assert_eq!(views(&e, 30)[0], write(68 * 4, 4));
+    assert_eq!(views(&e, 30)[3], write(68 * 4, 4));
+    assert!(views(&e, 30)[..3].iter().all(|v| matches!(
+        v,
+        CommandView::Exec {
+            op: ExecOp::Sync,
+            ..
+        }
+    )));
 }
 
 #[test]
