@@ -137,6 +137,7 @@ fn sync_op(op: SyncOp) -> &'static str {
         SyncOp::Mbarrier => "an mbarrier operation",
         SyncOp::AsyncCopyToMbarrier => "an asynchronous copy signalling an mbarrier",
         SyncOp::TmaCopyToMbarrier => "a TMA copy signalling an mbarrier",
+        SyncOp::Warpgroup => "a warpgroup-aligned wgmma instruction",
     }
 }
 

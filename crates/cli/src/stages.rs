@@ -322,6 +322,10 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
             FindingKind::SharedOutOfBounds => Kind::SharedOutOfBounds,
             FindingKind::TrapReachable => Kind::TrapReachable,
             FindingKind::CollectiveDeadlock => Kind::Deadlock,
+            // An `.aligned` instruction some threads of its group skip, as for barriers.
+            FindingKind::WarpgroupDivergence => {
+                Kind::Sync(barrier_graph::ViolationKind::BarrierDivergence)
+            }
         };
         let entry = groups
             .entry((kind, f.inst))

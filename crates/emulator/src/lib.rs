@@ -88,6 +88,10 @@
 //!   format has `%s` or cannot be read). Any other function without a body makes the kernel
 //!   unverifiable when a call to it is reached.
 //! - Atomic results and the bytes they modify are unknown.
+//! - A warpgroup's `k`-th `wgmma.mma_async` executions are one operation: each lane's issue
+//!   arrives at its execution event and each lane's retiring `wgmma.wait_group` waits for
+//!   it (`exec::warpgroup`); threads of a warpgroup that execute different `wgmma`
+//!   instructions are a [`FindingKind::WarpgroupDivergence`].
 //! - Tensor-core instructions (`mma`, `wgmma`, `tcgen05`) are skipped: destinations
 //!   unknown, the shared reads of `wgmma` descriptors are not recorded.
 //! - Warp collectives (`shfl.sync`, `vote`, …) under an input-dependent branch return
@@ -293,6 +297,9 @@ pub enum FindingKind {
     /// A `.sync` warp collective whose member mask names lanes that never execute it: it
     /// waits forever (a deadlock).
     CollectiveDeadlock,
+    /// Threads of one warpgroup that did not all execute the same `.sync.aligned` `wgmma`
+    /// instruction (a warp skipped it, or lanes diverged around it): undefined in PTX.
+    WarpgroupDivergence,
 }
 
 /// A violation found while emulating.

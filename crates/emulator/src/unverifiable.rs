@@ -155,6 +155,8 @@ pub enum SyncOp {
     AsyncCopyToMbarrier,
     /// A TMA copy that signals an mbarrier.
     TmaCopyToMbarrier,
+    /// A `.sync.aligned` `wgmma` instruction (which threads of the warpgroup execute it).
+    Warpgroup,
 }
 
 /// An instruction whose execution must not depend on an unknown guard.

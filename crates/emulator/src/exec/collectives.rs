@@ -320,8 +320,8 @@ impl Machine<'_> {
     }
 }
 
-/// `0-19, 24` for sorted lane numbers.
-fn lane_ranges(lanes: &[usize]) -> String {
+/// `0-19, 24` for sorted lane (or thread) numbers.
+pub(super) fn lane_ranges(lanes: &[usize]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < lanes.len() {

@@ -23,6 +23,7 @@ mod memory;
 mod paged;
 mod report;
 mod values;
+mod warpgroup;
 
 /// Tracked bytes of an extern dynamic shared array of unknown size.
 const DYNAMIC_CAP: u32 = 256 * 1024;
@@ -163,8 +164,10 @@ struct Machine<'a> {
     proxy_fences: Vec<Vec<u32>>,
     /// Set while an asynchronous copy records its access: `push` makes it an agent.
     divert: Option<Proxy>,
-    /// Execution events recorded so far (`Command::exec`): the next event's id.
+    /// Execution events recorded so far (`Command::exec`): the last event's id.
     exec_events: u32,
+    /// `wgmma` ordering and alignment over warpgroups (`warpgroup` module).
+    wg: warpgroup::Warpgroups,
     /// The TMA loads and stores among `copies`.
     tma_loads: Vec<u32>,
     tma_stores: Vec<u32>,
@@ -336,6 +339,7 @@ fn run_once<'a>(
         proxy_fences: vec![Vec::new(); n],
         divert: None,
         exec_events: 0,
+        wg: warpgroup::Warpgroups::new(ir.sources.sites.iter().map(|s| &*s.opcode), n),
         tma_loads: Vec::new(),
         tma_stores: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
@@ -457,6 +461,9 @@ impl Machine<'_> {
         for &(t, pc) in &stuck_collective {
             self.stuck_collective(t, pc);
         }
+        if !self.stop && !self.trapped {
+            self.check_warpgroup_alignment();
+        }
         let stopped = self.stop || self.trapped;
         self.data_notes();
         let threads: Vec<ThreadProgram> = (0..self.n)
@@ -557,6 +564,9 @@ impl Machine<'_> {
         // Validated (`ir::valid`): `ops` has the operands each operation reads.
         let o = |k: usize| ops[k];
         self.th[t].pc = pc + 1;
+        if let Some(&Some(kind)) = self.wg.kinds.get(pc as usize) {
+            self.warpgroup(t, pc, kind, ops);
+        }
         match inst.op {
             Op::Mov => self.mov(t, pc, inst, o(0), o(1)),
             Op::Add

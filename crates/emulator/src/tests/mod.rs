@@ -738,3 +738,4 @@ mod collectives;
 mod control;
 mod memory;
 mod samples;
+mod warpgroup;

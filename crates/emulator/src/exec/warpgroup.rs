@@ -1,0 +1,228 @@
+//! The warpgroup side of `wgmma`: what its instructions order and who must execute them.
+//!
+//! - **Ordering.** A `wgmma.mma_async` is one operation of the warpgroup (four consecutive
+//!   warps, the first a multiple of 4): it runs only after all four warps issued it, and a
+//!   warp's `wgmma.wait_group N` that retires the group holding it returns only after it
+//!   ran. So every lane's issue happens (in time) before every lane's retiring
+//!   `wait_group`, although a warp goes on past its own issue without waiting. weft records
+//!   one execution event per warpgroup operation: each lane's `k`-th `mma_async` is an
+//!   arrival (`exec.arrive`), and each lane's `wait_group` that retires it a wait
+//!   (`exec.wait`). The results are per-thread registers, so the event orders no memory
+//!   (the operand reads are the asynchronous agents of the tensor-core stage).
+//! - **Alignment.** `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group` and
+//!   `wgmma.mma_async` are `.sync.aligned`: "all threads in the warpgroup must execute the
+//!   same" instruction, else the behaviour is undefined. Every thread records the `wgmma`
+//!   instructions it executes; when every thread has exited, threads of one warpgroup whose
+//!   sequences differ are a [`FindingKind::WarpgroupDivergence`] (a warp that skipped a
+//!   `wgmma`, or lanes that diverged around one).
+
+use rustc_hash::FxHashMap;
+use weft_program::{Command, ExecOp, InstId, WARP_SIZE};
+
+use super::{Machine, State};
+use crate::FindingKind;
+use crate::ir::Opnd;
+use crate::unverifiable::{SyncOp, Why};
+
+/// Threads of a warpgroup.
+const WARPGROUP: usize = 4 * WARP_SIZE as usize;
+
+/// A group not committed yet.
+const OPEN: u32 = u32::MAX;
+
+/// The `.sync.aligned` `wgmma` instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WgKind {
+    Fence,
+    Commit,
+    Wait,
+    Mma,
+}
+
+/// The kind of a `wgmma` opcode (`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`).
+pub(super) fn wg_kind(opcode: &str) -> Option<WgKind> {
+    let mut parts = opcode.split('.');
+    if parts.next()? != "wgmma" {
+        return None;
+    }
+    Some(match parts.next()? {
+        "fence" => WgKind::Fence,
+        "commit_group" => WgKind::Commit,
+        "wait_group" => WgKind::Wait,
+        "mma_async" => WgKind::Mma,
+        _ => return None,
+    })
+}
+
+/// Per-thread `wgmma` state.
+#[derive(Debug, Default)]
+pub(super) struct Warpgroups {
+    /// Per instruction, its kind; empty when the kernel has no `wgmma`.
+    pub(super) kinds: Vec<Option<WgKind>>,
+    /// Per thread: the `wgmma` instructions it executed, in order.
+    seq: Vec<Vec<u32>>,
+    /// Per thread: its `mma_async` executions so far.
+    issued: Vec<u32>,
+    /// The execution event of each (warpgroup, `k`-th issue).
+    events: FxHashMap<(u32, u32), u32>,
+    /// Per thread: the events of its operations not retired yet, with their group
+    /// ([`OPEN`] until a `commit_group`).
+    pending: Vec<Vec<(u32, u32)>>,
+    /// Per thread: the groups it committed.
+    committed: Vec<u32>,
+}
+
+impl Warpgroups {
+    /// The state for the instructions of `opcodes` and `n` threads.
+    pub(super) fn new<'s>(opcodes: impl Iterator<Item = &'s str>, n: usize) -> Self {
+        let kinds: Vec<Option<WgKind>> = opcodes.map(wg_kind).collect();
+        if kinds.iter().all(Option::is_none) {
+            return Warpgroups::default();
+        }
+        Warpgroups {
+            kinds,
+            seq: vec![Vec::new(); n],
+            issued: vec![0; n],
+            events: FxHashMap::default(),
+            pending: vec![Vec::new(); n],
+            committed: vec![0; n],
+        }
+    }
+}
+
+impl Machine<'_> {
+    /// The warpgroup part of a `wgmma` instruction of kind `kind` executed by thread `t`
+    /// (its own semantics run as before).
+    pub(super) fn warpgroup(&mut self, t: usize, pc: u32, kind: WgKind, ops: &[Opnd]) {
+        if self.th[t].may > 0 {
+            // Both sides of an input-dependent branch run here: which lanes execute the
+            // instruction depends on the input.
+            let src = self.th[t].may_src;
+            self.unverifiable(t, pc, Why::UnderBranch(SyncOp::Warpgroup), None, src, true);
+            return;
+        }
+        let wg = &mut self.wg;
+        if let Some(seq) = wg.seq.get_mut(t) {
+            seq.push(pc);
+        }
+        match kind {
+            WgKind::Fence => {}
+            WgKind::Mma => {
+                let k = wg.issued[t];
+                wg.issued[t] = k.saturating_add(1);
+                let next = self.exec_events.wrapping_add(1);
+                let event = *wg.events.entry(((t / WARPGROUP) as u32, k)).or_insert(next);
+                if event == next {
+                    self.exec_events = next;
+                }
+                wg.pending[t].push((event, OPEN));
+                self.push(t, Command::exec(ExecOp::Arrive, event, InstId(pc)));
+            }
+            WgKind::Commit => {
+                let g = wg.committed[t];
+                for e in wg.pending[t].iter_mut().filter(|e| e.1 == OPEN) {
+                    e.1 = g;
+                }
+                wg.committed[t] = g.saturating_add(1);
+            }
+            WgKind::Wait => {
+                // `wait_group N` (an immediate in practice): every committed group but the
+                // N most recent is complete. An unknown N retires nothing (orders less).
+                let o = ops.first().copied().unwrap_or(Opnd::Sink);
+                let (keep, u) = self.rd(t, o, pc);
+                if u != 0 {
+                    return;
+                }
+                let wg = &mut self.wg;
+                let limit = u64::from(wg.committed[t]).saturating_sub(keep);
+                let mut retired: Vec<u32> = Vec::new();
+                wg.pending[t].retain(|&(event, group)| {
+                    let done = group != OPEN && u64::from(group) < limit;
+                    if done && !retired.contains(&event) {
+                        retired.push(event);
+                    }
+                    !done
+                });
+                for event in retired {
+                    self.push(t, Command::exec(ExecOp::Wait, event, InstId(pc)));
+                }
+            }
+        }
+    }
+
+    /// After a run in which every thread exited: the threads of each warpgroup must have
+    /// executed the same `wgmma` instructions in the same order.
+    pub(super) fn check_warpgroup_alignment(&mut self) {
+        if self.wg.kinds.is_empty() || (0..self.n).any(|t| self.th[t].state != State::Exited) {
+            return;
+        }
+        for first in (0..self.n).step_by(WARPGROUP) {
+            let threads = first..(first + WARPGROUP).min(self.n);
+            let seqs = &self.wg.seq;
+            let Some(k) = (0..)
+                .take_while(|&k| threads.clone().any(|t| seqs[t].get(k).is_some()))
+                .find(|&k| {
+                    let at = seqs[first].get(k);
+                    threads.clone().any(|t| seqs[t].get(k) != at) || threads.len() < WARPGROUP
+                })
+            else {
+                continue;
+            };
+            // Threads by what they executed as their k-th `wgmma` instruction.
+            let mut groups: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
+            for t in threads.clone() {
+                let at = seqs[t].get(k).copied();
+                match groups.iter_mut().find(|(p, _)| *p == at) {
+                    Some((_, ts)) => ts.push(t),
+                    None => groups.push((at, vec![t])),
+                }
+            }
+            groups.sort_by_key(|(_, ts)| std::cmp::Reverse(ts.len()));
+            let what = |p: Option<u32>| match p {
+                Some(p) => format!("`{}` (PTX line {})", self.opcode(p), self.line(p)),
+                None => "no further wgmma instruction before exiting".to_owned(),
+            };
+            let parts: Vec<String> = groups
+                .iter()
+                .map(|(p, ts)| {
+                    format!(
+                        "threads {} execute {}",
+                        super::collectives::lane_ranges(ts),
+                        what(*p)
+                    )
+                })
+                .collect();
+            let mut message = format!(
+                "wgmma instructions are .sync.aligned over the warpgroup (threads {}-{}): all its threads must execute the same one, but as the warpgroup's wgmma instruction number {}, {}",
+                first,
+                first + WARPGROUP - 1,
+                k + 1,
+                parts.join("; ")
+            );
+            if threads.len() < WARPGROUP {
+                message.push_str(&format!(
+                    "; the CTA has only {} of the warpgroup's {WARPGROUP} threads",
+                    threads.len()
+                ));
+            }
+            // Reported at the majority's instruction, by the threads that did not execute it.
+            let (at, _) = groups[0];
+            let Some(at) = at.or_else(|| groups.iter().find_map(|(p, _)| *p)) else {
+                continue;
+            };
+            let odd: Vec<usize> = match groups
+                .iter()
+                .skip(1)
+                .flat_map(|(_, ts)| ts)
+                .copied()
+                .collect::<Vec<_>>()
+            {
+                v if v.is_empty() => groups[0].1.clone(),
+                v => v,
+            };
+            for t in odd {
+                self.finding(t, at, FindingKind::WarpgroupDivergence, message.clone());
+            }
+        }
+    }
+}
