@@ -8,6 +8,27 @@ use crate::unverifiable::{Value, Why};
 use crate::{FindingKind, ValueSource};
 use weft_program::{Command, ExecOp, InstId, WARP_SIZE};
 
+/// What the `.sync` collectives recorded, to leave out events that would order nothing new.
+#[derive(Debug)]
+pub(super) struct Recorded {
+    /// Per thread: its non-access commands so far.
+    pub(super) synced: Vec<u32>,
+    /// Per thread: `synced` right after its last collective's event (`u32::MAX`: none).
+    tail: Vec<u32>,
+    /// Per warp: the lanes of its last collective's event.
+    last: Vec<u32>,
+}
+
+impl Recorded {
+    pub(super) fn new(n: usize) -> Self {
+        Recorded {
+            synced: vec![0; n],
+            tail: vec![u32::MAX; n],
+            last: vec![0; n.div_ceil(WARP_SIZE as usize)],
+        }
+    }
+}
+
 impl Machine<'_> {
     pub(super) fn member_mask(&mut self, t: usize, pc: u32, inst: &Inst) -> u32 {
         let ops = self.ir.operands(inst);
@@ -109,15 +130,27 @@ impl Machine<'_> {
         }
         self.exec_collective(w, pc, &inst, present);
         // A `.sync` collective made its lanes wait for each other: an execution event of
-        // theirs (PTX orders no memory through it, so it is not a barrier).
-        let event = (waits_for_members && present.count_ones() > 1).then(|| {
+        // theirs (PTX orders no memory through it, so it is not a barrier). When the same
+        // lanes met last at the warp's previous collective and none recorded anything but
+        // shared accesses since, the new event orders nothing the well-synchronization
+        // checks ask about (they compare synchronization commands only): not recorded.
+        let repeat = self.coll.last.get(w) == Some(&present)
+            && self
+                .warp_lanes(w)
+                .filter(|lt| present & (1 << (lt - base)) != 0)
+                .all(|lt| self.coll.tail[lt] == self.coll.synced[lt]);
+        let event = (waits_for_members && present.count_ones() > 1 && !repeat).then(|| {
             self.exec_events = self.exec_events.wrapping_add(1);
             self.exec_events
         });
+        if event.is_some() {
+            self.coll.last[w] = present;
+        }
         for lt in self.warp_lanes(w) {
             if present & (1 << (lt - base)) != 0 {
                 if let Some(e) = event {
                     self.push(lt, Command::exec(ExecOp::Sync, e, InstId(pc)));
+                    self.coll.tail[lt] = self.coll.synced[lt];
                 }
                 self.th[lt].state = State::Run;
                 self.th[lt].pc = pc + 1;

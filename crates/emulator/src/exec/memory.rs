@@ -236,6 +236,9 @@ impl Machine<'_> {
         }
         let idx = self.cmds[t].len() as u32;
         self.cmds[t].push(c);
+        if !c.is_access() {
+            self.coll.synced[t] = self.coll.synced[t].wrapping_add(1);
+        }
         if self.cfg.warp_sync {
             let w = t / WARP_SIZE as usize;
             self.steps[t].push(self.warp_step[w]);

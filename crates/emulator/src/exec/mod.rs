@@ -168,6 +168,8 @@ struct Machine<'a> {
     exec_events: u32,
     /// `wgmma` ordering and alignment over warpgroups (`warpgroup` module).
     wg: warpgroup::Warpgroups,
+    /// What the last `.sync` collective of each warp recorded (`collectives` module).
+    coll: collectives::Recorded,
     /// The TMA loads and stores among `copies`.
     tma_loads: Vec<u32>,
     tma_stores: Vec<u32>,
@@ -339,6 +341,7 @@ fn run_once<'a>(
         proxy_fences: vec![Vec::new(); n],
         divert: None,
         exec_events: 0,
+        coll: collectives::Recorded::new(n),
         wg: warpgroup::Warpgroups::new(ir.sources.sites.iter().map(|s| &*s.opcode), n),
         tma_loads: Vec::new(),
         tma_stores: Vec::new(),

@@ -7,7 +7,8 @@
 //!   `wait_group`, although a warp goes on past its own issue without waiting. weft records
 //!   one execution event per warpgroup operation: each lane's `k`-th `mma_async` is an
 //!   arrival (`exec.arrive`), and each lane's `wait_group` that retires it a wait
-//!   (`exec.wait`). The results are per-thread registers, so the event orders no memory
+//!   (`exec.wait`). A lane's issues with only shared accesses between them (in one commit
+//!   group) share the first one's event. The results are per-thread registers, so the event orders no memory
 //!   (the operand reads are the asynchronous agents of the tensor-core stage).
 //! - **Alignment.** `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group` and
 //!   `wgmma.mma_async` are `.sync.aligned`: "all threads in the warpgroup must execute the
@@ -70,6 +71,9 @@ pub(super) struct Warpgroups {
     pending: Vec<Vec<(u32, u32)>>,
     /// Per thread: the groups it committed.
     committed: Vec<u32>,
+    /// Per thread: its non-access commands (`collectives::Recorded::synced`) right after its
+    /// last arrival.
+    tail: Vec<u32>,
 }
 
 impl Warpgroups {
@@ -86,6 +90,7 @@ impl Warpgroups {
             events: FxHashMap::default(),
             pending: vec![Vec::new(); n],
             committed: vec![0; n],
+            tail: vec![u32::MAX; n],
         }
     }
 }
@@ -110,6 +115,15 @@ impl Machine<'_> {
             WgKind::Mma => {
                 let k = wg.issued[t];
                 wg.issued[t] = k.saturating_add(1);
+                // A run of issues with only shared accesses between them (and no commit):
+                // the first one's arrival orders every synchronization command the later
+                // ones would, and a wait that retires the later ones waits for it. Claiming
+                // that all lanes issued the first of the run (not the last) only orders less.
+                if wg.pending[t].last().is_some_and(|e| e.1 == OPEN)
+                    && wg.tail[t] == self.coll.synced[t]
+                {
+                    return;
+                }
                 let next = self.exec_events.wrapping_add(1);
                 let event = *wg.events.entry(((t / WARPGROUP) as u32, k)).or_insert(next);
                 if event == next {
@@ -117,6 +131,7 @@ impl Machine<'_> {
                 }
                 wg.pending[t].push((event, OPEN));
                 self.push(t, Command::exec(ExecOp::Arrive, event, InstId(pc)));
+                self.wg.tail[t] = self.coll.synced[t];
             }
             WgKind::Commit => {
                 let g = wg.committed[t];
