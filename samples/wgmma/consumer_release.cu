@@ -21,6 +21,9 @@
 //                            wgmma instructions are .sync.aligned over the warpgroup: all
 //                            its threads must execute the same ones (undefined otherwise),
 //                            so this is reported (barrier-divergence).
+//   wgmma_skipped_mma        The same, but warp 7 does not issue the wgmma.mma_async: also
+//                            barrier-divergence.  (On hardware the operation never starts
+//                            and warps 4-6 wait in wait_group forever.)
 // Launch: 256 threads.  Compile: compute_90a.
 #include <cstdint>
 
@@ -92,7 +95,7 @@ __device__ __forceinline__ void wgmma_m64n8k16(float (&d)[4], uint64_t a, uint64
                  : "memory");
 }
 
-template <bool SKIP_WAIT>
+template <bool SKIP_WAIT, bool SKIP_MMA = false>
 __device__ __forceinline__ void mainloop(const TensorMap &map_a, const TensorMap &map_b, float *out) {
     __shared__ __align__(128) uint16_t a_tiles[2][64 * 16];
     __shared__ __align__(128) uint16_t b_tiles[2][8 * 16];
@@ -125,7 +128,8 @@ __device__ __forceinline__ void mainloop(const TensorMap &map_a, const TensorMap
             const int s = i % 2;
             mbar_wait(&full[s], (i / 2) & 1);
             wgmma_fence();
-            wgmma_m64n8k16(acc, desc(a_tiles[s]), desc(b_tiles[s]));
+            if (!SKIP_MMA || t < 224)
+                wgmma_m64n8k16(acc, desc(a_tiles[s]), desc(b_tiles[s]));
             wgmma_commit();
             if (!SKIP_WAIT || t < 224)
                 wgmma_wait0();
@@ -143,4 +147,8 @@ __global__ void __launch_bounds__(256) wgmma_consumer_release(const __grid_const
 
 __global__ void __launch_bounds__(256) wgmma_skipped_wait(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b, float *__restrict__ out) {
     mainloop<true>(map_a, map_b, out);
+}
+
+__global__ void __launch_bounds__(256) wgmma_skipped_mma(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b, float *__restrict__ out) {
+    mainloop<false, true>(map_a, map_b, out);
 }
