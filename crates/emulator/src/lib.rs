@@ -22,6 +22,14 @@
 //! run in lock-step with a minimum-PC reconvergence scheme and every command records its
 //! warp step.
 //!
+//! Converged lanes of a warp execute together (`exec/warp.rs`): one decode and one dispatch
+//! per warp instruction, over register files laid out register by register per warp, and a
+//! warp collective whose lanes meet completes in place instead of through a rendezvous per
+//! lane. The result is exactly that of lane-by-lane execution: under `--warp-sync` by
+//! construction; otherwise a shared access whose order against another lane's access the
+//! grouping changed (possible only where lanes of a warp race), or another order-visible
+//! event, makes the run repeat lane by lane.
+//!
 //! # Soundness: unknown values
 //!
 //! Every register holds either known bits or an *unknown* value that records where it came

@@ -57,6 +57,24 @@ impl Machine<'_> {
         v as u32
     }
 
+    /// Lane `t`'s member mask of the collective `inst` at `pc` when it is known, without
+    /// recording anything (`None`: unknown).
+    pub(super) fn known_member_mask(&mut self, t: usize, pc: u32, inst: &Inst) -> Option<u32> {
+        let ops = self.ir.operands(inst);
+        let has_mask = match inst.op {
+            Op::Activemask => false,
+            Op::Vote(_) => ops.len() >= 3,
+            Op::Shfl(_) => ops.len() >= 5,
+            _ => true,
+        };
+        if !has_mask {
+            return Some(u32::MAX);
+        }
+        let m = ops.last().copied().unwrap_or(Opnd::Sink);
+        let (v, u) = self.rd(t, m, pc);
+        (u == 0).then_some(v as u32)
+    }
+
     pub(super) fn collective(&mut self, t: usize, pc: u32, inst: &Inst) {
         if self.th[t].may > 0 {
             let o = self.src.single(ValueSource::Other(

@@ -257,10 +257,12 @@ impl Machine<'_> {
                 return;
             }
         };
-        let b = self.base(t);
-        let r = b..b + self.nregs;
-        let snap_v = self.vals[r.clone()].to_vec();
-        let snap_u = self.unk[r.clone()].to_vec();
+        // Thread `t`'s registers (`values::Machine::slot`).
+        let regs: Vec<usize> = (0..self.nregs)
+            .map(|k| self.slot(t) + k * super::values::LANES)
+            .collect();
+        let snap_v: Vec<u64> = regs.iter().map(|&i| self.vals[i]).collect();
+        let snap_u: Vec<u32> = regs.iter().map(|&i| self.unk[i]).collect();
         let snap_stack = self.th[t].stack.clone();
         let depth = snap_stack.len();
         let saved = self.th[t].may_src;
@@ -268,11 +270,13 @@ impl Machine<'_> {
         self.th[t].may += 1;
         self.th[t].may_src = merged;
         let end_a = self.run_path(t, target, join, depth);
-        let a_v = self.vals[r.clone()].to_vec();
-        let a_u = self.unk[r.clone()].to_vec();
+        let a_v: Vec<u64> = regs.iter().map(|&i| self.vals[i]).collect();
+        let a_u: Vec<u32> = regs.iter().map(|&i| self.unk[i]).collect();
         let a_pc = self.th[t].pc;
-        self.vals[r.clone()].copy_from_slice(&snap_v);
-        self.unk[r.clone()].copy_from_slice(&snap_u);
+        for (k, &i) in regs.iter().enumerate() {
+            self.vals[i] = snap_v[k];
+            self.unk[i] = snap_u[k];
+        }
         self.th[t].stack = snap_stack;
         let end_b = if self.stop {
             PathEnd::Stopped
@@ -285,8 +289,7 @@ impl Machine<'_> {
             self.stop = true;
             return;
         }
-        for k in 0..self.nregs {
-            let i = b + k;
+        for (k, &i) in regs.iter().enumerate() {
             if a_v[k] != self.vals[i] || a_u[k] != self.unk[i] {
                 let u = self.src.union(a_u[k], self.unk[i]);
                 self.unk[i] = self.src.union(u, merged);

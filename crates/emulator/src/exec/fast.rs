@@ -11,6 +11,7 @@ use weft_program::{AccessKind, Command, InstId};
 use super::Machine;
 use super::alu::{Alu, alu, compare, mad, mask, mov_bits, sx};
 use super::memory::Mem;
+use super::values::LANES;
 use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, Op, Opnd, RegId, Space};
 
 /// A register or immediate source.
@@ -240,10 +241,10 @@ pub(super) fn general_only(ir: &Ir) -> Vec<FastInst> {
 
 impl Machine<'_> {
     #[inline(always)]
-    fn get(&self, base: usize, s: Src) -> (u64, u32) {
+    pub(super) fn get(&self, base: usize, s: Src) -> (u64, u32) {
         match s {
             Src::Reg(r) => {
-                let i = base + r.index();
+                let i = base + r.index() * LANES;
                 (self.vals[i], self.unk[i])
             }
             Src::Imm(v) => (v, 0),
@@ -251,8 +252,8 @@ impl Machine<'_> {
     }
 
     #[inline(always)]
-    fn put(&mut self, base: usize, r: RegId, v: u64, u: u32) {
-        let i = base + r.index();
+    pub(super) fn put(&mut self, base: usize, r: RegId, v: u64, u: u32) {
+        let i = base + r.index() * LANES;
         self.vals[i] = v;
         self.unk[i] = u;
     }
@@ -261,14 +262,14 @@ impl Machine<'_> {
     /// it has a fast form, the budget allows one more step and its guard is known. Returns
     /// the guard's value (true when unguarded).
     #[inline(always)]
-    fn fast_ready(&self, base: usize, f: &FastInst, executed: u64) -> Option<bool> {
+    pub(super) fn fast_ready(&self, base: usize, f: &FastInst, executed: u64) -> Option<bool> {
         if matches!(f.op, FastOp::Slow) || executed >= self.cfg.step_limit {
             return None;
         }
         let Some(guard) = f.guard else {
             return self.shared_target(base, f.op).map(|_| true);
         };
-        let i = base + guard.index();
+        let i = base + guard.index() * LANES;
         let (v, u) = (self.vals[i], self.unk[i]);
         if u != 0 {
             return None;
@@ -291,7 +292,7 @@ impl Machine<'_> {
             }
             _ => return Some(0),
         };
-        let i = base + r.index();
+        let i = base + r.index() * LANES;
         if self.unk[i] != 0 {
             return None;
         }
@@ -309,7 +310,7 @@ impl Machine<'_> {
     #[inline(always)]
     pub(super) fn step(&mut self, t: usize) {
         let pc = self.th[t].pc;
-        let base = t * self.nregs;
+        let base = self.slot(t);
         let Some(&f) = self.fast.get(pc as usize) else {
             return self.step_slow(t);
         };
@@ -330,7 +331,7 @@ impl Machine<'_> {
     /// step of the general interpreter. Fast instructions never change the thread's state
     /// or stop the emulation, so the caller's checks are needed only after the slow step.
     pub(super) fn run_fast(&mut self, t: usize) {
-        let base = t * self.nregs;
+        let base = self.slot(t);
         let mut pc = self.th[t].pc;
         let mut executed = self.th[t].executed;
         let start = executed;
@@ -358,7 +359,7 @@ impl Machine<'_> {
     /// Executes the fast operation `op` at `pc` for the thread whose registers start at
     /// `base`; returns the next PC.
     #[inline(always)]
-    fn exec_fast(&mut self, t: usize, base: usize, pc: u32, op: FastOp) -> u32 {
+    pub(super) fn exec_fast(&mut self, t: usize, base: usize, pc: u32, op: FastOp) -> u32 {
         match op {
             FastOp::Slow | FastOp::Nop => {}
             FastOp::Bin {
@@ -470,7 +471,12 @@ impl Machine<'_> {
                 let (v, u) = self.get(base, s);
                 let u = self.src.union(u, may_u);
                 self.write_bytes(Mem::Shared, 0, x as usize, esize as usize, v, u);
-                self.tag_written_value(t, x, esize);
+                if u == 0 && esize <= 8 {
+                    // The bytes just written: known, the low `esize` bytes of `v`.
+                    self.tag_value(t, u128::from(mask(v, 8 * esize as u8)));
+                } else {
+                    self.tag_written_value(t, x, esize);
+                }
             }
         }
         pc + 1

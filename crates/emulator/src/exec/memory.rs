@@ -226,6 +226,9 @@ impl Machine<'_> {
     }
 
     pub(super) fn push(&mut self, t: usize, c: Command) -> u32 {
+        if self.pass_lockstep && c.is_access() {
+            self.track_access(t, c);
+        }
         if let Some(proxy) = self.divert
             && c.is_access()
         {
@@ -385,10 +388,20 @@ impl Machine<'_> {
             value |= u128::from(v) << (8 * off);
             off += n;
         }
+        self.tag_value(t, value);
+    }
+
+    /// Tags thread `t`'s last command, a plain shared write whose bytes are all known, with
+    /// the id of `value` (its bytes, little-endian); see [`Self::tag_written_value`].
+    pub(super) fn tag_value(&mut self, t: usize, value: u128) {
         let id = match self.value_ids.get(&value) {
             Some(&id) => id,
             None => {
                 let Ok(id) = u16::try_from(self.values.len() + 1) else {
+                    if self.lockstep_used {
+                        // Which values got ids depends on the order they came in.
+                        self.reorder();
+                    }
                     return;
                 };
                 self.values.push(value);

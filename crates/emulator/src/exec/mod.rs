@@ -23,6 +23,7 @@ mod memory;
 mod paged;
 mod report;
 mod values;
+mod warp;
 mod warpgroup;
 
 /// Tracked bytes of an extern dynamic shared array of unknown size.
@@ -204,6 +205,18 @@ struct Machine<'a> {
     data_trusted: Vec<bool>,
     data_read: Vec<bool>,
     data_written: Vec<bool>,
+    /// Whether converged lanes execute together (`warp` module; off for [`Paths::Lanes`]
+    /// and [`Paths::GeneralOnly`]).
+    warps: bool,
+    /// Without `--warp-sync`: whether the current warp pass ran a lock-step group, the
+    /// lane the reference schedule runs now, and the reorder check of the pass.
+    pass_lockstep: bool,
+    cursor: usize,
+    track: warp::Tracker,
+    /// Whether a lock-step group ever ran in this run.
+    lockstep_used: bool,
+    /// The lock-step order became visible: the run is repeated lane by lane.
+    reordered: bool,
 }
 
 /// Which interpreter paths a run uses.
@@ -211,6 +224,9 @@ struct Machine<'a> {
 pub(crate) enum Paths {
     /// The fast path for the instructions it covers, the general interpreter for the rest.
     Fast,
+    /// The fast path lane by lane: no warp-level execution (the reference schedule; a run
+    /// whose lock-step order became visible is repeated this way).
+    Lanes,
     /// The general interpreter for every instruction (differential tests).
     #[cfg_attr(not(test), allow(dead_code))]
     GeneralOnly,
@@ -229,8 +245,14 @@ pub(crate) fn run(
     paths: Paths,
 ) -> Result<Emulation, Error> {
     let mut trusted = vec![cfg.initializers; ir.data.vars.len()];
+    let mut paths = paths;
     loop {
         let m = run_once(ir, shape, cfg, trusted.clone(), paths)?;
+        if m.reordered {
+            // The lock-step order was visible (`warp` module): the reference schedule.
+            paths = Paths::Lanes;
+            continue;
+        }
         let mut again = false;
         for (k, trust) in trusted.iter_mut().enumerate() {
             if *trust && m.data_read[k] && m.data_written[k] {
@@ -265,7 +287,11 @@ fn run_once<'a>(
     // What the run needs before its first instruction: refuse it here rather than abort.
     let local_len = n.saturating_mul(ir.local_size as usize);
     let param_len = n.saturating_mul(ir.param_size as usize);
-    let registers = (n as u64).saturating_mul(nregs as u64).saturating_mul(12);
+    // Register files are allocated whole warps at a time (`values::Machine::slot`).
+    let slots = n.div_ceil(WARP_SIZE as usize) * WARP_SIZE as usize;
+    let registers = (slots as u64)
+        .saturating_mul(nregs as u64)
+        .saturating_mul(12);
     let fixed = [
         registers,
         Paged::empty_footprint(tracked as usize),
@@ -295,15 +321,15 @@ fn run_once<'a>(
     let mut m = Machine {
         ir,
         fast: match paths {
-            Paths::Fast => fast::table(ir),
+            Paths::Fast | Paths::Lanes => fast::table(ir),
             Paths::GeneralOnly => fast::general_only(ir),
         },
         cfg,
         shape,
         n,
         nregs,
-        vals: vec![0; n * nregs],
-        unk: vec![undef; n * nregs],
+        vals: vec![0; slots * nregs],
+        unk: vec![undef; slots * nregs],
         th: (0..n)
             .map(|t| Thread {
                 pc: 0,
@@ -367,6 +393,12 @@ fn run_once<'a>(
         data_read: vec![false; data_trusted.len()],
         data_written: vec![false; data_trusted.len()],
         data_trusted,
+        warps: paths == Paths::Fast,
+        pass_lockstep: false,
+        cursor: 0,
+        track: warp::Tracker::new(),
+        lockstep_used: false,
+        reordered: false,
     };
     // Registers start undefined: unknown (`undef`); `--param` bytes are known.
     for p in &ir.kernel_params {
@@ -392,20 +424,48 @@ fn run_once<'a>(
 
 impl Machine<'_> {
     fn run_threads(&mut self) {
+        let warps = self.n.div_ceil(WARP_SIZE as usize);
         loop {
             let mut progress = false;
-            for t in 0..self.n {
-                let ran = self.th[t].state == State::Run;
-                while self.th[t].state == State::Run && !self.stop {
-                    self.run_fast(t);
-                    progress = true;
+            for w in 0..warps {
+                let lanes = self.warp_lanes(w);
+                if self.warps {
+                    self.begin_pass();
                 }
-                if self.stop {
-                    return;
+                let mut t = lanes.start;
+                while t < lanes.end {
+                    self.cursor = t;
+                    let ran = self.th[t].state == State::Run;
+                    while self.th[t].state == State::Run && !self.stop {
+                        progress = true;
+                        if self.warps {
+                            match self.lockstep(t) {
+                                warp::Group::Nothing => {}
+                                warp::Group::Advanced => continue,
+                                warp::Group::Collective { last } => {
+                                    // The lanes before `last` joined the collective and
+                                    // wait for the next pass; `last` completed it.
+                                    t = last;
+                                    self.cursor = t;
+                                    continue;
+                                }
+                            }
+                        }
+                        self.run_fast(t);
+                    }
+                    if self.stop {
+                        if self.pass_lockstep {
+                            // Lanes after `t` ran ahead of the stop.
+                            self.reordered = true;
+                        }
+                        return;
+                    }
+                    if ran {
+                        self.retry_activemask(w);
+                    }
+                    t += 1;
                 }
-                if ran {
-                    self.retry_activemask(t / WARP_SIZE as usize);
-                }
+                self.pass_lockstep = false;
             }
             // No thread can run: the TMA loads still in flight complete their phases
             // (their bytes arrive as late as possible), which may wake waiters.
@@ -429,13 +489,31 @@ impl Machine<'_> {
                         .min();
                     let Some(pc) = min_pc else { break };
                     self.warp_step[w] = self.warp_step[w].wrapping_add(1);
+                    let wb = lanes.start;
+                    let (mut mask, mut running) = (0u32, 0u32);
                     for t in lanes.clone() {
-                        if self.th[t].state == State::Run && self.th[t].pc == pc {
-                            self.step(t);
-                            progress = true;
+                        if self.th[t].state == State::Run {
+                            running |= 1 << (t - wb);
+                            if self.th[t].pc == pc {
+                                mask |= 1 << (t - wb);
+                            }
                         }
-                        if self.stop {
-                            return;
+                    }
+                    progress = true;
+                    if self.warps
+                        && (self.warp_step_fast(wb, mask, pc, mask == running)
+                            || self.collective_in_step(wb, mask, pc))
+                    {
+                        // The lanes of the step executed it together (`warp` module).
+                    } else {
+                        for t in lanes.clone() {
+                            // A lane's step can release another lane to this PC.
+                            if self.th[t].state == State::Run && self.th[t].pc == pc {
+                                self.step(t);
+                            }
+                            if self.stop {
+                                return;
+                            }
                         }
                     }
                     self.retry_activemask(w);
@@ -547,7 +625,7 @@ impl Machine<'_> {
             return;
         }
         if let Some(g) = inst.guard {
-            let i = self.base(t) + g.index();
+            let i = self.reg_at(t, g);
             let (v, u) = (self.vals[i], self.unk[i]);
             if u != 0 {
                 self.unknown_guard(t, pc, &inst, Opnd::Reg(g), u);

@@ -144,6 +144,17 @@ impl Paged {
         if !self.in_bounds(s, len) {
             return false;
         }
+        let at = s % PAGE;
+        if at + len <= PAGE {
+            // Within one page: find it once.
+            let page = self.page_mut(s);
+            let le = v.to_le_bytes();
+            for (i, b) in page.bytes[at..at + len].iter_mut().enumerate() {
+                *b = le.get(i).copied().unwrap_or(0);
+            }
+            page.unk[at..at + len].fill(u);
+            return true;
+        }
         for i in 0..len {
             let at = s + i;
             let page = self.page_mut(at);

@@ -33,6 +33,11 @@ impl Machine<'_> {
         u: u32,
         control: bool,
     ) {
+        if self.pass_lockstep && (control || t != self.cursor) {
+            // Lanes after the cursor ran ahead (`warp` module): the order is visible.
+            self.reorder();
+            return;
+        }
         if control {
             self.stop = true;
         } else if !self.reported.insert(pc) {
@@ -55,6 +60,10 @@ impl Machine<'_> {
 
     #[cold]
     pub(super) fn finding(&mut self, t: usize, pc: u32, kind: FindingKind, message: String) {
+        if self.pass_lockstep && t != self.cursor {
+            self.reorder();
+            return;
+        }
         let assertion = (kind == FindingKind::TrapReachable)
             .then(|| self.ir.asserts.get(&pc).cloned())
             .flatten();

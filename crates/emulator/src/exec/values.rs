@@ -7,7 +7,10 @@ use super::Machine;
 const MAX_SOURCES: usize = 8;
 
 use crate::ValueSource;
-use crate::ir::{Inst, Opnd, Sreg};
+use crate::ir::{Inst, Opnd, RegId, Sreg};
+
+/// Lanes per warp, as an index stride of the register files.
+pub(super) const LANES: usize = WARP_SIZE as usize;
 use rustc_hash::FxHashMap;
 use weft_program::{InstId, WARP_SIZE};
 
@@ -73,16 +76,26 @@ impl Sources {
 }
 
 impl Machine<'_> {
-    #[inline]
-    pub(super) fn base(&self, t: usize) -> usize {
-        t * self.nregs
+    /// Thread `t`'s slot in the register files: register `r` of `t` is at
+    /// `slot(t) + r.index() * LANES`. The files are laid out warp by warp, register by
+    /// register, lane by lane (a structure of arrays), so that one register of a warp's
+    /// lanes is contiguous for warp-level execution (`warp` module).
+    #[inline(always)]
+    pub(super) fn slot(&self, t: usize) -> usize {
+        (t / LANES) * self.nregs * LANES + t % LANES
+    }
+
+    /// The index of register `r` of thread `t` in the register files.
+    #[inline(always)]
+    pub(super) fn reg_at(&self, t: usize, r: RegId) -> usize {
+        self.slot(t) + r.index() * LANES
     }
 
     #[inline(always)]
     pub(super) fn rd(&mut self, t: usize, o: Opnd, pc: u32) -> (u64, u32) {
         match o {
             Opnd::Reg(r) => {
-                let i = self.base(t) + r.index();
+                let i = self.reg_at(t, r);
                 (self.vals[i], self.unk[i])
             }
             Opnd::Imm(v) => (v, 0),
@@ -93,11 +106,11 @@ impl Machine<'_> {
     pub(super) fn rd_other(&mut self, t: usize, o: Opnd, pc: u32) -> (u64, u32) {
         match o {
             Opnd::Reg(r) => {
-                let i = self.base(t) + r.index();
+                let i = self.reg_at(t, r);
                 (self.vals[i], self.unk[i])
             }
             Opnd::NotReg(r) => {
-                let i = self.base(t) + r.index();
+                let i = self.reg_at(t, r);
                 (!self.vals[i] & 1, self.unk[i])
             }
             Opnd::Imm(v) => (v, 0),
@@ -115,7 +128,7 @@ impl Machine<'_> {
     pub(super) fn wr(&mut self, t: usize, o: Opnd, v: u64, u: u32) {
         match o {
             Opnd::Reg(r) => {
-                let i = self.base(t) + r.index();
+                let i = self.reg_at(t, r);
                 self.vals[i] = v;
                 self.unk[i] = u;
             }

@@ -739,4 +739,5 @@ mod collectives;
 mod control;
 mod memory;
 mod samples;
+mod warp;
 mod warpgroup;

@@ -2,7 +2,9 @@
 //! computes exactly what the general interpreter computes.
 
 use crate::exec::Paths;
-use crate::{Config, emulate, emulate_on};
+use crate::{
+    Config, Emulation, ParamBinding, ParamRef, ParamValue, ScalarType, emulate, emulate_on,
+};
 use weft_program::{CtaShape, ThreadEnd};
 
 /// The manifest's entries: (name, PTX path relative to the repository, kernel (every kernel
@@ -15,7 +17,12 @@ fn manifest() -> Vec<(String, String, Option<String>, Vec<String>)> {
             path.display()
         )
     });
-    let json: serde_json::Value = serde_json::from_str(&text).expect("the manifest is JSON");
+    entries(&text)
+}
+
+/// The entries of a manifest in the samples' format.
+fn entries(text: &str) -> Vec<(String, String, Option<String>, Vec<String>)> {
+    let json: serde_json::Value = serde_json::from_str(text).expect("the manifest is JSON");
     let field = |e: &serde_json::Value, k: &str| e[k].as_str().expect("a string field").to_string();
     json["samples"]
         .as_array()
@@ -63,10 +70,7 @@ fn config_of(args: &[String]) -> Config {
             }
             "--param" => {
                 let v = it.next().expect("--param takes a value");
-                // The manifest fixes whole parameters: `INDEX_OR_NAME=INTEGER`.
-                let (target, value) = v.split_once('=').expect("TARGET=VALUE");
-                let value = value.parse().expect("an integer");
-                cfg.params.push(super::param(target, None, value));
+                cfg.params.push(binding(v));
             }
             "--warp-sync" => cfg.warp_sync = true,
             "--no-initializers" => cfg.initializers = false,
@@ -76,6 +80,141 @@ fn config_of(args: &[String]) -> Config {
         }
     }
     cfg
+}
+
+/// A `--param` of the manifests: `TARGET=INTEGER` for a whole parameter, or
+/// `TARGET+OFFSET:TYPE=VALUE` for a scalar field (`u8`..`u64`, `s8`..`s64`, `f32`, `f64`).
+fn binding(v: &str) -> ParamBinding {
+    let (lhs, value) = v.split_once('=').expect("TARGET=VALUE");
+    let (target, field) = match lhs.split_once('+') {
+        None => (lhs, None),
+        Some((target, field)) => {
+            let (off, ty) = field.split_once(':').expect("OFFSET:TYPE");
+            let bytes = |b: &str| b.parse::<u8>().expect("a width") / 8;
+            let ty = match ty.split_at(1) {
+                ("u" | "b", b) => ScalarType::Unsigned(bytes(b)),
+                ("s", b) => ScalarType::Signed(bytes(b)),
+                ("f", "32") => ScalarType::F32,
+                ("f", "64") => ScalarType::F64,
+                _ => panic!("the manifest uses type `{ty}`: teach this test"),
+            };
+            (target, Some((off.parse().expect("an offset"), ty)))
+        }
+    };
+    let value = match field {
+        Some((_, ScalarType::F32 | ScalarType::F64)) => {
+            ParamValue::Float(value.parse().expect("a number"))
+        }
+        _ => ParamValue::Int(value.parse().expect("an integer")),
+    };
+    ParamBinding {
+        target: match target.parse() {
+            Ok(i) => ParamRef::Index(i),
+            Err(_) => ParamRef::Name(target.into()),
+        },
+        field,
+        value,
+    }
+}
+
+/// A thread's commands with written values, its steps and its end.
+type ResolvedThread = (
+    Vec<(weft_program::Command, Option<u128>)>,
+    Vec<u32>,
+    ThreadEnd,
+);
+
+/// A thread program with each written value's id replaced by the value: value ids number
+/// the distinct values in the order the emulation first wrote them, which depends on the
+/// schedule; the values do not.
+fn resolved(e: &Emulation) -> Vec<ResolvedThread> {
+    e.program
+        .threads
+        .iter()
+        .map(|t| {
+            let commands = t
+                .commands
+                .iter()
+                .map(|c| {
+                    let value = c.value_id().and_then(|id| e.program.written_value(id));
+                    (c.with_value(0), value)
+                })
+                .collect();
+            (commands, t.steps.clone(), t.end)
+        })
+        .collect()
+}
+
+/// Asserts that two emulations of one kernel computed the same: each thread's commands
+/// (written values compared by value), steps and end, the asynchronous copies, every
+/// unverifiable reason, finding, assumption and note, and the counts.
+pub(super) fn assert_same(name: &str, a: &Emulation, b: &Emulation) {
+    assert_eq!(resolved(a), resolved(b), "{name}: programs differ");
+    assert_eq!(
+        a.program.asyncs, b.program.asyncs,
+        "{name}: asynchronous copies differ"
+    );
+    assert_eq!(a.unverifiable, b.unverifiable, "{name}");
+    assert_eq!(a.findings, b.findings, "{name}");
+    assert_eq!(a.assumptions, b.assumptions, "{name}");
+    assert_eq!(a.notes, b.notes, "{name}");
+    assert_eq!(a.stats.instructions, b.stats.instructions, "{name}");
+    assert_eq!(a.stats.commands, b.stats.commands, "{name}");
+}
+
+/// Every entry of a manifest (`path`, relative to the repository) emulates alike with
+/// warp-level execution and lane by lane, as the manifest configures it and with
+/// `--warp-sync` switched (so both schedules of the `warp` module run on every kernel);
+/// returns the thread-instructions compared.
+fn warp_path_agrees(path: &str) -> u64 {
+    let text = std::fs::read_to_string(repo().join(path)).expect("the manifest is readable");
+    let entries = entries(&text);
+    assert!(!entries.is_empty(), "{path} lists no kernel");
+    let mut instructions = 0;
+    for (name, ptx, kernel, args) in &entries {
+        let path = repo().join(ptx);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{name}: {}: {e}", path.display()));
+        let module = ptx_parser::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let kernels: Vec<&str> = match kernel {
+            Some(k) => vec![k.as_str()],
+            None => module.entries().map(|f| f.name).collect(),
+        };
+        for kernel in kernels {
+            for switch in [false, true] {
+                let mut cfg = config_of(args);
+                cfg.warp_sync ^= switch;
+                let warp = emulate_on(&module, kernel, &cfg, Paths::Fast);
+                let lanes = emulate_on(&module, kernel, &cfg, Paths::Lanes);
+                let name = format!("{name} ({kernel}, warp-sync {})", cfg.warp_sync);
+                match (warp, lanes) {
+                    (Ok(w), Ok(l)) => {
+                        assert_same(&name, &w, &l);
+                        instructions += w.stats.instructions;
+                    }
+                    (Err(w), Err(l)) => assert_eq!(w.to_string(), l.to_string(), "{name}"),
+                    (w, l) => panic!("{name}: warp {:?} but lanes {:?}", w.err(), l.err()),
+                }
+            }
+        }
+    }
+    instructions
+}
+
+/// Warp-level execution computes exactly what lane-by-lane execution computes, on every
+/// sample, with and without `--warp-sync`.
+#[test]
+fn warp_execution_agrees_with_lanes_on_every_sample() {
+    assert!(warp_path_agrees("samples/manifest.json") > 0);
+}
+
+/// The same on the real-world corpus (`corpus/build`, built by `corpus/build.sh`): run
+/// with `cargo test -p emulator -- --ignored` once it is built (the kernels are large for
+/// the test profile).
+#[test]
+#[ignore = "needs corpus/build (corpus/build.sh); slow in the test profile"]
+fn warp_execution_agrees_with_lanes_on_the_corpus() {
+    assert!(warp_path_agrees("corpus/build/manifest.json") > 0);
 }
 
 /// Every manifest entry emulates (or fails with the same error) on the fast path and on the
@@ -100,11 +239,12 @@ fn fast_path_agrees_with_the_general_interpreter_on_every_sample() {
         };
         assert!(!kernels.is_empty(), "{name}: no kernel");
         for kernel in kernels {
-            let fast = emulate_on(&module, kernel, &cfg, Paths::Fast);
+            let fast = emulate_on(&module, kernel, &cfg, Paths::Lanes);
             let general = emulate_on(&module, kernel, &cfg, Paths::GeneralOnly);
             match (fast, general) {
                 (Ok(f), Ok(g)) => {
                     assert_eq!(f.program, g.program, "{name}: programs differ");
+                    assert_same(name, &f, &g);
                     assert_eq!(f.unverifiable, g.unverifiable, "{name}");
                     assert_eq!(f.findings, g.findings, "{name}");
                     assert_eq!(f.assumptions, g.assumptions, "{name}");

@@ -1,0 +1,650 @@
+//! Warp-level execution: the converged lanes of a warp execute an instruction together, with
+//! one decode and one dispatch per warp instruction and a loop over the lanes inside.
+//!
+//! Two schedules use it, and both compute exactly what lane-by-lane execution computes:
+//!
+//! - **`--warp-sync`** (`Machine::run_lockstep`): a warp step already executes the lanes at
+//!   the minimum PC in lane order, one instruction each. Executing a fast-path instruction
+//!   (`fast.rs`) for all of them at once, lane by lane inside one dispatch, is the same
+//!   sequence of effects. A warp collective whose lanes all meet at one step completes in
+//!   place ([`Machine::collective_in_step`]) instead of through a rendezvous per lane.
+//! - **Without `--warp-sync`** (`Machine::run_threads`): the reference schedule runs each
+//!   thread until it blocks, in thread order. While lane `c` is the next to run, the lanes
+//!   `c..` of its warp that are runnable at its PC form a *group* that executes lane-local
+//!   instructions together (fast-path instructions, integer ALU and address arithmetic,
+//!   loads and stores, opaque instructions: [`lane_local`]) until a lane diverges or an
+//!   instruction with effects beyond the lane comes. This moves the lanes after `c` ahead of
+//!   `c`'s later instructions in the same pass. Registers are private, so only shared
+//!   memory can observe it: every shared access in such a pass goes through
+//!   [`Machine::track_access`], which detects an access ordered after a conflicting access
+//!   of a *higher* lane of the warp in the same pass (the reverse of the reference order).
+//!   Anything else whose order is visible — an unverifiable reason or finding recorded by a
+//!   lane other than `c`, a stop (budgets count instructions and commands), the value-id
+//!   space running out — is treated the same way. Any of these abandons the run, which is
+//!   repeated lane by lane ([`super::Paths::Lanes`]); a kernel without such a conflict (every
+//!   race-free kernel, and racy ones whose races do not cross lanes of a warp within a pass)
+//!   gets the lane-by-lane result from the faster schedule.
+
+use super::alu::{Alu, alu, compare};
+use super::fast::{FastInst, FastOp, Src};
+use super::values::LANES;
+use super::{Machine, State};
+use crate::ir::{Op, RegId};
+use weft_program::{AccessKind, Command, CommandView, WARP_SIZE};
+
+/// Iterates the set bits of a lane mask, lowest first.
+macro_rules! each_lane {
+    ($mask:expr, |$l:ident| $body:block) => {{
+        let mut m: u32 = $mask;
+        while m != 0 {
+            let $l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            $body
+        }
+    }};
+}
+
+/// What a group of lanes did ([`Machine::lockstep`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Group {
+    /// Nothing: the group has fewer than two lanes or its next instruction is not one the
+    /// group executes together.
+    Nothing,
+    /// The group advanced; the cursor lane continues.
+    Advanced,
+    /// The group met at a warp collective that completed in place: the lanes before `last`
+    /// took their step (and wait, in the reference schedule, for the next pass); the
+    /// cursor moves on to `last`, the lane that completed it.
+    Collective { last: usize },
+}
+
+/// Whether `op` reads and writes only the executing lane's registers and memory windows
+/// (tensor-core instructions are not: `wgmma` orders warpgroups, `warpgroup` module)
+/// (shared accesses are recorded commands, which [`Machine::track_access`] watches), and
+/// never blocks, stops the emulation or changes control flow: the instructions a group
+/// executes lane by lane inside its lock-step.
+pub(super) fn lane_local(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Mov
+            | Op::Add
+            | Op::Sub
+            | Op::Mul(_)
+            | Op::Mad(_)
+            | Op::Div
+            | Op::Rem
+            | Op::Abs
+            | Op::Neg
+            | Op::Min
+            | Op::Max
+            | Op::And
+            | Op::Or
+            | Op::Xor
+            | Op::Not
+            | Op::Cnot
+            | Op::Shl
+            | Op::Shr
+            | Op::Bfe
+            | Op::Bfi
+            | Op::Brev
+            | Op::Popc
+            | Op::Clz
+            | Op::Prmt
+            | Op::Lop3
+            | Op::Setp(..)
+            | Op::Selp
+            | Op::Slct
+            | Op::Cvt
+            | Op::Cvta { .. }
+            | Op::Isspacep(_)
+            | Op::Mapa
+            | Op::Ld
+            | Op::St
+            | Op::Float
+            | Op::Texture
+            | Op::Skip
+    )
+}
+
+/// Per shared byte, for the reorder check of one warp pass: the pass's epoch (high 16 bits),
+/// one more than the highest lane that wrote it (bits 8..16) and that read it (bits 0..8)
+/// in that pass.
+pub(super) struct Tracker {
+    bytes: Vec<u32>,
+    epoch: u32,
+}
+
+impl Tracker {
+    pub(super) fn new() -> Self {
+        Tracker {
+            bytes: Vec::new(),
+            epoch: 0,
+        }
+    }
+}
+
+impl Machine<'_> {
+    /// The lanes of `mask` (bit `l`: thread `wb + l`) ready to execute the fast instruction
+    /// `f` together, the step budget aside (the callers check it): each guard is known.
+    /// Returns the lanes whose guard holds (`None`: some lane needs the general
+    /// interpreter, which also covers a shared access whose address is unknown or out of
+    /// bounds).
+    #[inline(always)]
+    fn warp_guards(&self, wb: usize, mask: u32, f: &FastInst) -> Option<u32> {
+        match f.op {
+            FastOp::Slow => return None,
+            FastOp::LdShared { .. } | FastOp::StShared { .. } => {}
+            _ if f.guard.is_none() => return Some(mask),
+            _ => {}
+        }
+        let mut active = 0;
+        let ws = self.slot(wb);
+        each_lane!(mask, |l| {
+            if self.fast_ready(ws + l, f, 0)? {
+                active |= 1 << l;
+            }
+        });
+        Some(active)
+    }
+
+    /// The values and sources of operand `s` for all lanes of the warp whose slot is `ws`.
+    #[inline(always)]
+    fn lanes_of(&self, ws: usize, s: Src) -> ([u64; LANES], [u32; LANES]) {
+        match s {
+            Src::Reg(r) => {
+                let i = ws + r.index() * LANES;
+                let mut v = [0; LANES];
+                let mut u = [0; LANES];
+                v.copy_from_slice(&self.vals[i..i + LANES]);
+                u.copy_from_slice(&self.unk[i..i + LANES]);
+                (v, u)
+            }
+            Src::Imm(v) => ([v; LANES], [0; LANES]),
+        }
+    }
+
+    /// Writes known results `out` to register `d` of the lanes of `lanes`.
+    #[inline(always)]
+    fn put_lanes(&mut self, ws: usize, d: RegId, lanes: u32, out: &[u64; LANES]) {
+        let i = ws + d.index() * LANES;
+        if lanes == u32::MAX {
+            self.vals[i..i + LANES].copy_from_slice(out);
+            self.unk[i..i + LANES].fill(0);
+        } else {
+            each_lane!(lanes, |l| {
+                self.vals[i + l] = out[l];
+                self.unk[i + l] = 0;
+            });
+        }
+    }
+
+    /// Executes the fast operation `op` at `pc` for the lanes of `active` with one dispatch;
+    /// returns the lanes that take a branch (`op` is `bra`). Integer operations on known
+    /// values run as loops over the warp's lanes (each register of a warp is contiguous:
+    /// `values::Machine::slot`); lanes with an unknown operand, and the other operations,
+    /// run the lane-by-lane fast path's code lane by lane (shared accesses in lane order).
+    #[inline(always)]
+    fn warp_exec(&mut self, wb: usize, active: u32, pc: u32, op: FastOp) -> u32 {
+        let ws = self.slot(wb);
+        let known = match op {
+            FastOp::Bin {
+                alu: k,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+            } => {
+                let (av, au) = self.lanes_of(ws, a);
+                let (bv, bu) = self.lanes_of(ws, b);
+                let known = active & known_lanes(&au, &bu, &[0; LANES]);
+                let m = ones(bits);
+                let mut out = [0u64; LANES];
+                macro_rules! map {
+                    (|$x:ident, $y:ident| $e:expr) => {
+                        for l in 0..LANES {
+                            let ($x, $y) = (av[l], bv[l]);
+                            out[l] = ($e) & m;
+                        }
+                    };
+                }
+                match k {
+                    Alu::Add => map!(|x, y| x.wrapping_add(y)),
+                    Alu::Sub => map!(|x, y| x.wrapping_sub(y)),
+                    Alu::And => map!(|x, y| x & y),
+                    Alu::Or => map!(|x, y| x | y),
+                    Alu::Xor => map!(|x, y| x ^ y),
+                    // The low `bits` bits of a product do not depend on signedness.
+                    Alu::MulLo => map!(|x, y| x.wrapping_mul(y)),
+                    _ => map!(|x, y| alu(k, bits, signed, x, y)),
+                }
+                self.put_lanes(ws, d, known, &out);
+                known
+            }
+            FastOp::Mad {
+                bits, d, a, b, c, ..
+            } => {
+                let (av, au) = self.lanes_of(ws, a);
+                let (bv, bu) = self.lanes_of(ws, b);
+                let (cv, cu) = self.lanes_of(ws, c);
+                let known = active & known_lanes(&au, &bu, &cu);
+                let m = ones(bits);
+                let mut out = [0u64; LANES];
+                for l in 0..LANES {
+                    // `mad.lo`: the low `bits` bits, whatever the signedness.
+                    out[l] = av[l].wrapping_mul(bv[l]).wrapping_add(cv[l]) & m;
+                }
+                self.put_lanes(ws, d, known, &out);
+                known
+            }
+            FastOp::Mov { bits, d, s } => {
+                let (sv, su) = self.lanes_of(ws, s);
+                let known = active & known_lanes(&su, &[0; LANES], &[0; LANES]);
+                let m = ones(bits);
+                let mut out = [0u64; LANES];
+                for (x, v) in out.iter_mut().zip(sv) {
+                    *x = v & m;
+                }
+                self.put_lanes(ws, d, known, &out);
+                known
+            }
+            FastOp::Setp {
+                cmp,
+                bits,
+                signed,
+                p,
+                q,
+                a,
+                b,
+            } => {
+                let (av, au) = self.lanes_of(ws, a);
+                let (bv, bu) = self.lanes_of(ws, b);
+                let known = active & known_lanes(&au, &bu, &[0; LANES]);
+                let mut out = [0u64; LANES];
+                for l in 0..LANES {
+                    out[l] = u64::from(compare(cmp, bits, signed, av[l], bv[l]));
+                }
+                self.put_lanes(ws, p, known, &out);
+                if let Some(q) = q {
+                    for x in &mut out {
+                        *x ^= 1;
+                    }
+                    self.put_lanes(ws, q, known, &out);
+                }
+                known
+            }
+            FastOp::Bra { .. } => return active,
+            _ => 0,
+        };
+        // The rest: lane by lane, with the lane-by-lane fast path's code.
+        each_lane!(active & !known, |l| {
+            self.exec_fast(wb + l, ws + l, pc, op);
+        });
+        0
+    }
+
+    /// Warp steps of `--warp-sync` for the lanes of `mask` (all runnable at `pc`, the
+    /// warp's minimum PC): the fast instruction at `pc` for all of them, and while
+    /// `converged` (no other lane of the warp can run) and they stay together, the fast
+    /// instructions after it, one warp step each. Returns `false`, having done nothing,
+    /// when the first instruction needs the general interpreter for some lane (the caller
+    /// then steps the lanes one by one).
+    pub(super) fn warp_step_fast(
+        &mut self,
+        wb: usize,
+        mask: u32,
+        pc: u32,
+        converged: bool,
+    ) -> bool {
+        let w = wb / LANES;
+        let mut most = 0;
+        each_lane!(mask, |l| {
+            most = most.max(self.th[wb + l].executed);
+        });
+        let room = self.cfg.step_limit.saturating_sub(most);
+        let mut steps = 0u64;
+        let mut pc = pc;
+        // Where the lanes go: those of `taken` to `target`, the others to `fall`.
+        let (mut taken, mut target, mut fall) = (0u32, pc, pc);
+        while steps < room {
+            let Some(&f) = self.fast.get(pc as usize) else {
+                break;
+            };
+            let Some(active) = self.warp_guards(wb, mask, &f) else {
+                break;
+            };
+            if steps > 0 {
+                // The next warp step (the caller counted the first).
+                self.warp_step[w] = self.warp_step[w].wrapping_add(1);
+            }
+            let branch = self.warp_exec(wb, active, pc, f.op);
+            steps += 1;
+            let to = match f.op {
+                FastOp::Bra { target } => target,
+                _ => pc + 1,
+            };
+            if !converged || (branch != 0 && branch != mask) {
+                (taken, target, fall) = (branch, to, pc + 1);
+                break;
+            }
+            pc = if branch != 0 { to } else { pc + 1 };
+            (taken, target, fall) = (0, pc, pc);
+        }
+        if steps == 0 {
+            return false;
+        }
+        each_lane!(mask, |l| {
+            let th = &mut self.th[wb + l];
+            th.executed += steps;
+            th.pc = if taken & (1 << l) != 0 { target } else { fall };
+        });
+        self.instructions += u64::from(mask.count_ones()) * steps;
+        true
+    }
+
+    /// A warp collective at `pc` reached by the lanes of `mask` (runnable, in lane order):
+    /// when it completes once the last of them joins — every other lane of its member mask
+    /// has already joined or has exited — completes it in place and returns `true`. Lane
+    /// by lane, each lane but the last would join and find a member (the last lane) still
+    /// running, which has no effect; the last lane's join completes it. Returns `false`
+    /// (nothing done) when that reasoning does not apply: a guard, an unknown member mask,
+    /// `activemask`, a budget that one of these steps would exceed.
+    pub(super) fn collective_in_step(&mut self, wb: usize, mask: u32, pc: u32) -> bool {
+        let Some(&inst) = self.ir.insts.get(pc as usize) else {
+            return false;
+        };
+        if !matches!(
+            inst.op,
+            Op::Shfl(_) | Op::Vote(_) | Op::MatchAny | Op::MatchAll | Op::Elect | Op::Redux(_)
+        ) || inst.guard.is_some()
+            || mask == 0
+        {
+            return false;
+        }
+        let last = 31 - mask.leading_zeros() as usize;
+        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        if self.instructions + u64::from(mask.count_ones()) > cta_limit {
+            return false;
+        }
+        let mut members = None;
+        let mut ok = true;
+        each_lane!(mask, |l| {
+            let t = wb + l;
+            if self.th[t].executed >= self.cfg.step_limit || self.th[t].may > 0 {
+                ok = false;
+            }
+            match self.known_member_mask(t, pc, &inst) {
+                Some(m) if m & (1 << last) != 0 && m & mask == mask => {
+                    if l == last {
+                        members = Some(m);
+                    }
+                }
+                _ => ok = false,
+            }
+        });
+        let Some(members) = members.filter(|_| ok) else {
+            return false;
+        };
+        // The last lane's join completes the collective only if every other member lane
+        // already waits at it or has ended.
+        let w = wb / WARP_SIZE as usize;
+        for t in self.warp_lanes(w) {
+            let l = t - wb;
+            if members & (1 << l) == 0 || mask & (1 << l) != 0 {
+                continue;
+            }
+            match self.th[t].state {
+                State::Coll(p) if p == pc => {}
+                State::Exited | State::Trapped(_) | State::Error => {}
+                _ => return false,
+            }
+        }
+        each_lane!(mask, |l| {
+            let th = &mut self.th[wb + l];
+            th.executed += 1;
+            th.state = State::Coll(pc);
+            th.pc = pc;
+        });
+        self.instructions += u64::from(mask.count_ones());
+        self.try_collective(w, pc, wb + last);
+        debug_assert!(self.th[wb + last].state == State::Run);
+        true
+    }
+
+    /// Without `--warp-sync`: the group of lane `c` (the lanes `c..` of its warp runnable at
+    /// its PC) executes lane-local instructions together, as far as they stay together.
+    pub(super) fn lockstep(&mut self, c: usize) -> Group {
+        let w = c / LANES;
+        let wb = w * LANES;
+        let end = self.warp_lanes(w).end;
+        let mut pc = self.th[c].pc;
+        // Only an instruction the group can execute together starts one.
+        let startable = self
+            .fast
+            .get(pc as usize)
+            .is_some_and(|f| !matches!(f.op, FastOp::Slow))
+            || self.ir.insts.get(pc as usize).is_some_and(|i| {
+                (lane_local(i.op) && self.wg_free(pc))
+                    || matches!(
+                        i.op,
+                        Op::Shfl(_)
+                            | Op::Vote(_)
+                            | Op::MatchAny
+                            | Op::MatchAll
+                            | Op::Elect
+                            | Op::Redux(_)
+                    )
+            });
+        if !startable {
+            return Group::Nothing;
+        }
+        let mut group = 0u32;
+        for t in c..end {
+            if self.th[t].state == State::Run && self.th[t].pc == pc {
+                group |= 1 << (t - wb);
+            }
+        }
+        if group.count_ones() < 2 {
+            return Group::Nothing;
+        }
+        let lanes = u64::from(group.count_ones());
+        let last = wb + 31 - group.leading_zeros() as usize;
+        // Lanes between `c` and the group's last lane that run elsewhere would run in
+        // between in the reference schedule: only a contiguous group may complete a
+        // collective in place.
+        let contiguous =
+            (c..=last).all(|t| group & (1 << (t - wb)) != 0 || self.th[t].state != State::Run);
+        self.pass_lockstep = true;
+        self.lockstep_used = true;
+        self.cursor = c;
+        let mut most = 0;
+        each_lane!(group, |l| {
+            most = most.max(self.th[wb + l].executed);
+        });
+        // Fast steps the budget allows every lane, and fast steps not yet counted.
+        let mut room = self.cfg.step_limit.saturating_sub(most);
+        let mut pending = 0u64;
+        let mut advanced = false;
+        while let Some(&f) = self.fast.get(pc as usize) {
+            if !matches!(f.op, FastOp::Slow) {
+                if pending >= room {
+                    break;
+                }
+                let Some(active) = self.warp_guards(wb, group, &f) else {
+                    break;
+                };
+                if let FastOp::Bra { target } = f.op {
+                    // Lanes that branch apart leave the group: each goes on alone.
+                    if active != 0 && active != group {
+                        break;
+                    }
+                    pc = if active != 0 { target } else { pc + 1 };
+                    pending += 1;
+                } else {
+                    self.warp_exec(wb, active, pc, f.op);
+                    pc += 1;
+                    pending += 1;
+                    if self.stop {
+                        // A shared access found the order visible.
+                        break;
+                    }
+                }
+                advanced = true;
+                continue;
+            }
+            // The general interpreter counts its own steps: count the fast ones first.
+            self.warp_count(wb, group, pending);
+            room -= pending;
+            pending = 0;
+            self.warp_set_pc(wb, group, pc);
+            let Some(&inst) = self.ir.insts.get(pc as usize) else {
+                break;
+            };
+            if lane_local(inst.op) && self.wg_free(pc) {
+                let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+                if self.instructions + lanes > cta_limit {
+                    break;
+                }
+                each_lane!(group, |l| {
+                    self.step_slow(wb + l);
+                });
+                advanced = true;
+                if self.stop {
+                    return Group::Advanced;
+                }
+                let mut still = true;
+                each_lane!(group, |l| {
+                    let th = &self.th[wb + l];
+                    still &= th.state == State::Run && th.pc == pc + 1;
+                });
+                if !still {
+                    return Group::Advanced;
+                }
+                room = room.saturating_sub(1);
+                pc += 1;
+                continue;
+            }
+            if contiguous && !self.activemask_waits(w) && self.collective_in_step(wb, group, pc) {
+                return Group::Collective { last };
+            }
+            break;
+        }
+        self.warp_count(wb, group, pending);
+        self.warp_set_pc(wb, group, pc);
+        if advanced {
+            Group::Advanced
+        } else {
+            Group::Nothing
+        }
+    }
+
+    /// Whether the instruction at `pc` is not a `wgmma` instruction (those have warpgroup
+    /// effects beyond the lane: `warpgroup` module).
+    fn wg_free(&self, pc: u32) -> bool {
+        self.wg.kinds.get(pc as usize).is_none_or(Option::is_none)
+    }
+
+    /// Whether a lane of warp `w` waits at an `activemask`.
+    fn activemask_waits(&self, w: usize) -> bool {
+        self.warp_lanes(w).any(|t| {
+            matches!(self.th[t].state, State::Coll(p)
+                if self.ir.insts.get(p as usize).is_some_and(|i| i.op == Op::Activemask))
+        })
+    }
+
+    /// Counts `steps` executed instructions for each lane of `mask`.
+    #[inline(always)]
+    fn warp_count(&mut self, wb: usize, mask: u32, steps: u64) {
+        if steps == 0 {
+            return;
+        }
+        each_lane!(mask, |l| {
+            self.th[wb + l].executed += steps;
+        });
+        self.instructions += u64::from(mask.count_ones()) * steps;
+    }
+
+    #[inline(always)]
+    fn warp_set_pc(&mut self, wb: usize, mask: u32, pc: u32) {
+        each_lane!(mask, |l| {
+            self.th[wb + l].pc = pc;
+        });
+    }
+
+    /// Starts the reorder check of a new warp pass (no lock-step in it yet).
+    pub(super) fn begin_pass(&mut self) {
+        self.pass_lockstep = false;
+        let tr = &mut self.track;
+        tr.epoch += 1;
+        if tr.epoch > u32::from(u16::MAX) {
+            tr.bytes.iter_mut().for_each(|b| *b = 0);
+            tr.epoch = 1;
+        }
+    }
+
+    /// The reorder check of a shared access `c` by thread `t` in a pass with lock-step: an
+    /// access after a conflicting one (either writes) of a higher lane of the same warp in
+    /// this pass is in the opposite order from the reference schedule.
+    pub(super) fn track_access(&mut self, t: usize, c: Command) {
+        let CommandView::Access {
+            kind, addr, len, ..
+        } = c.view()
+        else {
+            return;
+        };
+        let lane = (t % WARP_SIZE as usize) as u32 + 1;
+        let tr = &mut self.track;
+        let start = addr as usize;
+        let end = start.saturating_add(len as usize);
+        if tr.bytes.len() < end {
+            tr.bytes.resize(end.max(self.smem.len()), 0);
+        }
+        let epoch = tr.epoch << 16;
+        let mut conflict = false;
+        for b in &mut tr.bytes[start..end] {
+            let (mut w, mut r) = if *b >> 16 == epoch >> 16 {
+                ((*b >> 8) & 0xff, *b & 0xff)
+            } else {
+                (0, 0)
+            };
+            if kind == AccessKind::Read {
+                conflict |= w > lane;
+                r = r.max(lane);
+            } else {
+                conflict |= w > lane || r > lane;
+                w = w.max(lane);
+            }
+            *b = epoch | (w << 8) | r;
+        }
+        if conflict {
+            self.reorder();
+        }
+    }
+
+    /// The lock-step order became visible: this run is abandoned and repeated lane by lane.
+    #[cold]
+    pub(super) fn reorder(&mut self) {
+        self.reordered = true;
+        self.stop = true;
+    }
+}
+
+/// The lanes whose three operands are all known.
+#[inline(always)]
+fn known_lanes(a: &[u32; LANES], b: &[u32; LANES], c: &[u32; LANES]) -> u32 {
+    let mut known = 0u32;
+    for l in 0..LANES {
+        known |= u32::from(a[l] | b[l] | c[l] == 0) << l;
+    }
+    known
+}
+
+/// The mask of the low `bits` bits (`alu::mask` as a constant).
+#[inline(always)]
+fn ones(bits: u8) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}

@@ -1,0 +1,132 @@
+//! Warp-level execution (`exec/warp.rs`) against lane-by-lane execution on random kernels:
+//! straight-line integer code, shared stores and loads (racy ones too), branches on the
+//! lane and thread index, uniform loops, early exits, barriers, shuffles, votes and
+//! `activemask`, with and without `--warp-sync`, on full and partial warps.
+
+use proptest::prelude::*;
+
+use super::samples::assert_same;
+use crate::exec::Paths;
+use crate::{Config, emulate_on};
+use weft_program::CtaShape;
+
+/// A piece of a random kernel.
+#[derive(Debug, Clone)]
+enum Item {
+    /// One instruction (a template over registers `a`, `b`, `c`, predicate `p`, immediate).
+    Inst(u8, u8, u8, u8, u8, u32),
+    /// `if (p) { body }` on a thread-dependent predicate.
+    If(u8, Vec<Item>),
+    /// A loop with a uniform trip count.
+    Loop(u8, Vec<Item>),
+}
+
+fn item(depth: u32) -> BoxedStrategy<Item> {
+    let inst = (0u8..24, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+        .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
+    if depth == 0 {
+        return inst.boxed();
+    }
+    prop_oneof![
+        6 => inst,
+        1 => (1u8..5, prop::collection::vec(item(depth - 1), 0..6)).prop_map(|(p, b)| Item::If(p, b)),
+        1 => (1u8..4, prop::collection::vec(item(depth - 1), 0..6)).prop_map(|(n, b)| Item::Loop(n, b)),
+    ]
+    .boxed()
+}
+
+/// PTX for `items`; `top` marks code that every thread reaches together (barriers only
+/// there, so most kernels synchronize correctly; collectives anywhere).
+fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u32) {
+    for it in items {
+        match it {
+            Item::Inst(k, a, b, c, p, imm) => {
+                let l = match k {
+                    0 => format!("add.s32 %r{a}, %r{b}, %r{c};"),
+                    1 => format!("xor.b32 %r{a}, %r{b}, {imm};"),
+                    2 => format!("mul.lo.s32 %r{a}, %r{b}, {imm};"),
+                    3 => format!("shr.u32 %r{a}, %r{b}, {};", imm % 5),
+                    4 => format!("mad.lo.s32 %r{a}, %r{b}, %r{c}, {imm};"),
+                    5 => format!("rem.u32 %r{a}, %r{b}, {};", imm % 7 + 1),
+                    6 => format!("setp.lt.u32 %p{p}, %r{b}, {imm};"),
+                    7 => format!("selp.b32 %r{a}, %r{b}, %r{c}, %p{p};"),
+                    8 => format!("@%p{p} add.s32 %r{a}, %r{b}, 1;"),
+                    9 | 10 => format!(
+                        "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    st.shared.u32 [%r10], %r{c};"
+                    ),
+                    11 | 12 => format!(
+                        "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    ld.shared.u32 %r{a}, [%r10];"
+                    ),
+                    13 => format!("shfl.sync.bfly.b32 %r{a}, %r{b}, {}, 31, -1;", imm % 32),
+                    14 => format!("shfl.sync.idx.b32 %r{a}, %r{b}, %r{c}, 31, -1;"),
+                    15 => format!("vote.sync.ballot.b32 %r{a}, %p{p}, -1;"),
+                    16 => format!("activemask.b32 %r{a};"),
+                    17 => format!("and.b32 %r{a}, %r1, {};", imm % 64),
+                    18 if top => "bar.sync 0;".to_string(),
+                    19 if top => "bar.warp.sync -1;".to_string(),
+                    20 => format!("setp.eq.u32 %p{p}, %r1, {};", imm % 80),
+                    21 => format!("@%p{p} exit;"),
+                    22 => format!("redux.sync.add.u32 %r{a}, %r{b}, -1;"),
+                    _ => format!("sub.s32 %r{a}, %r{b}, %r{c};"),
+                };
+                out.push_str("    ");
+                out.push_str(&l);
+                out.push('\n');
+            }
+            Item::If(p, body) => {
+                *labels += 1;
+                let l = *labels;
+                out.push_str(&format!("    @!%p{p} bra SKIP{l};\n"));
+                emit(body, false, out, labels, depth);
+                out.push_str(&format!("SKIP{l}:\n"));
+            }
+            Item::Loop(n, body) => {
+                *labels += 1;
+                let l = *labels;
+                let r = 20 + depth;
+                out.push_str(&format!("    mov.u32 %r{r}, 0;\nLOOP{l}:\n"));
+                emit(body, top, out, labels, depth + 1);
+                out.push_str(&format!(
+                    "    add.s32 %r{r}, %r{r}, 1;\n    setp.lt.u32 %p7, %r{r}, {n};\n    @%p7 bra LOOP{l};\n"
+                ));
+            }
+        }
+    }
+}
+
+fn kernel(items: &[Item]) -> String {
+    let mut body = String::new();
+    let mut labels = 0;
+    emit(items, true, &mut body, &mut labels, 0);
+    format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<32>;\n    .reg .pred %p<8>;\n    .shared .align 4 .b8 s[256];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r11, s;\n    mov.u32 %r2, %laneid;\n    mul.lo.s32 %r3, %r1, 7;\n    and.b32 %r4, %r1, 3;\n    mov.u32 %r5, 0;\n    mov.u32 %r6, 1;\n    mov.u32 %r7, 2;\n    mov.u32 %r8, 3;\n    mov.u32 %r9, 4;\n    setp.lt.u32 %p1, %r2, 5;\n    setp.eq.u32 %p2, %r4, 1;\n    setp.gt.u32 %p3, %r1, 40;\n    setp.ne.u32 %p4, %r2, 31;\n{body}    ret;\n}}\n"
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Warp-level execution and lane-by-lane execution compute the same emulation.
+    #[test]
+    fn warp_execution_agrees_with_lanes(
+        items in prop::collection::vec(item(2), 1..24),
+        threads in prop::sample::select(vec![32u32, 48, 64, 96]),
+        warp_sync in any::<bool>(),
+    ) {
+        let text = kernel(&items);
+        let module = ptx_parser::parse(&text).expect("generated PTX parses");
+        let cfg = Config {
+            threads: Some(CtaShape::linear(threads)),
+            warp_sync,
+            step_limit: 20_000,
+            ..Config::default()
+        };
+        let warp = emulate_on(&module, "k", &cfg, Paths::Fast);
+        let lanes = emulate_on(&module, "k", &cfg, Paths::Lanes);
+        match (warp, lanes) {
+            (Ok(w), Ok(l)) => assert_same(&text, &w, &l),
+            (Err(w), Err(l)) => prop_assert_eq!(w.to_string(), l.to_string()),
+            (w, l) => panic!("warp {:?} but lanes {:?}\n{text}", w.err(), l.err()),
+        }
+    }
+}
