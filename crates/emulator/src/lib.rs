@@ -306,7 +306,9 @@ pub enum FindingKind {
     /// waits forever (a deadlock).
     CollectiveDeadlock,
     /// Threads of one warpgroup that did not all execute the same `.sync.aligned` `wgmma`
-    /// instruction (a warp skipped it, or lanes diverged around it): undefined in PTX.
+    /// instruction (a warp skipped it, or lanes diverged around it), or lanes of one warp
+    /// that did not all execute the same other `.aligned` instruction (`ldmatrix`,
+    /// `tcgen05.ld`, ...): undefined in PTX.
     WarpgroupDivergence,
 }
 

@@ -15,7 +15,9 @@
 //!   same" instruction, else the behaviour is undefined. Every thread records the `wgmma`
 //!   instructions it executes; when every thread has exited, threads of one warpgroup whose
 //!   sequences differ are a [`FindingKind::WarpgroupDivergence`] (a warp that skipped a
-//!   `wgmma`, or lanes that diverged around one).
+//!   `wgmma`, or lanes that diverged around one). The other `.aligned` instructions (not
+//!   barriers: `ldmatrix`, `stmatrix`, `mma.sync`, `tcgen05.ld`, `setmaxnreg`, ...) are checked
+//!   the same way over the lanes of each warp, outside input-dependent branches.
 
 use rustc_hash::FxHashMap;
 use weft_program::{Command, ExecOp, InstId, WARP_SIZE};
@@ -31,6 +33,9 @@ const WARPGROUP: usize = 4 * WARP_SIZE as usize;
 /// A group not committed yet.
 const OPEN: u32 = u32::MAX;
 
+/// The other `.aligned` instructions recorded per thread; beyond, only their number.
+const WARP_CAP: usize = 1 << 16;
+
 /// The `.sync.aligned` `wgmma` instructions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum WgKind {
@@ -38,13 +43,20 @@ pub(super) enum WgKind {
     Commit,
     Wait,
     Mma,
+    /// Another `.aligned` instruction (not a barrier): the lanes of the warp must all execute
+    /// it (`ldmatrix`, `stmatrix`, `mma.sync`, `tcgen05.ld`, `setmaxnreg`, ...).
+    Warp,
 }
 
-/// The kind of a `wgmma` opcode (`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`).
+/// The kind of a `wgmma` opcode (`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`),
+/// or of another `.aligned` instruction other than a barrier (the barrier state machine
+/// checks those).
 pub(super) fn wg_kind(opcode: &str) -> Option<WgKind> {
     let mut parts = opcode.split('.');
-    if parts.next()? != "wgmma" {
-        return None;
+    let head = parts.next()?;
+    if head != "wgmma" {
+        let aligned = opcode.split('.').any(|m| m == "aligned");
+        return (aligned && !matches!(head, "bar" | "barrier")).then_some(WgKind::Warp);
     }
     Some(match parts.next()? {
         "fence" => WgKind::Fence,
@@ -62,6 +74,10 @@ pub(super) struct Warpgroups {
     pub(super) kinds: Vec<Option<WgKind>>,
     /// Per thread: the `wgmma` instructions it executed, in order.
     seq: Vec<Vec<u32>>,
+    /// Per thread: the other `.aligned` instructions it executed, in order (the first
+    /// [`WARP_CAP`]), and how many.
+    warp_seq: Vec<Vec<u32>>,
+    warp_count: Vec<u64>,
     /// Per thread: its `mma_async` executions so far.
     issued: Vec<u32>,
     /// The execution event of each (warpgroup, `k`-th issue).
@@ -86,6 +102,8 @@ impl Warpgroups {
         Warpgroups {
             kinds,
             seq: vec![Vec::new(); n],
+            warp_seq: vec![Vec::new(); n],
+            warp_count: vec![0; n],
             issued: vec![0; n],
             events: FxHashMap::default(),
             pending: vec![Vec::new(); n],
@@ -99,6 +117,10 @@ impl Machine<'_> {
     /// The warpgroup part of a `wgmma` instruction of kind `kind` executed by thread `t`
     /// (its own semantics run as before).
     pub(super) fn warpgroup(&mut self, t: usize, pc: u32, kind: WgKind, ops: &[Opnd]) {
+        if self.th[t].may > 0 && kind == WgKind::Warp {
+            // Recorded only where the lanes' paths are known.
+            return;
+        }
         if self.th[t].may > 0 {
             // Both sides of an input-dependent branch run here: which lanes execute the
             // instruction depends on the input.
@@ -107,11 +129,18 @@ impl Machine<'_> {
             return;
         }
         let wg = &mut self.wg;
+        if kind == WgKind::Warp {
+            wg.warp_count[t] += 1;
+            if wg.warp_seq[t].len() < WARP_CAP {
+                wg.warp_seq[t].push(pc);
+            }
+            return;
+        }
         if let Some(seq) = wg.seq.get_mut(t) {
             seq.push(pc);
         }
         match kind {
-            WgKind::Fence => {}
+            WgKind::Fence | WgKind::Warp => {}
             WgKind::Mma => {
                 let k = wg.issued[t];
                 wg.issued[t] = k.saturating_add(1);
@@ -166,24 +195,64 @@ impl Machine<'_> {
     }
 
     /// After a run in which every thread exited: the threads of each warpgroup must have
-    /// executed the same `wgmma` instructions in the same order.
+    /// executed the same `wgmma` instructions in the same order, and the lanes of each warp
+    /// the same other `.aligned` instructions.
     pub(super) fn check_warpgroup_alignment(&mut self) {
         if self.wg.kinds.is_empty() || (0..self.n).any(|t| self.th[t].state != State::Exited) {
             return;
         }
-        for first in (0..self.n).step_by(WARPGROUP) {
-            let threads = first..(first + WARPGROUP).min(self.n);
-            let seqs = &self.wg.seq;
+        let seq = std::mem::take(&mut self.wg.seq);
+        self.check_aligned(
+            &seq,
+            WARPGROUP,
+            "wgmma instructions are .sync.aligned over the warpgroup",
+            "wgmma",
+        );
+        let warp = std::mem::take(&mut self.wg.warp_seq);
+        let complete = (0..self.n).all(|t| self.wg.warp_count[t] == warp[t].len() as u64);
+        self.check_aligned(
+            &warp,
+            WARP_SIZE as usize,
+            ".aligned instructions must be executed by every lane of the warp",
+            ".aligned",
+        );
+        // Beyond the recorded prefix only counts are kept: lanes that executed different
+        // numbers of them diverged somewhere after it.
+        if !complete {
+            for first in (0..self.n).step_by(WARP_SIZE as usize) {
+                let lanes = first..(first + WARP_SIZE as usize).min(self.n);
+                let c0 = self.wg.warp_count[first];
+                let odd: Vec<usize> = lanes.filter(|&t| self.wg.warp_count[t] != c0).collect();
+                if let (false, Some(&at)) = (odd.is_empty(), warp[first].last()) {
+                    let message = format!(
+                        ".aligned instructions must be executed by every lane of the warp, but lanes of warp {} executed different numbers of them ({} and more) after the first {}",
+                        first / WARP_SIZE as usize,
+                        c0,
+                        WARP_CAP
+                    );
+                    for t in odd {
+                        self.finding(t, at, FindingKind::WarpgroupDivergence, message.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Threads of each group of `size` (from thread 0) whose `seqs` differ: a finding at the
+    /// first instruction where they do, by the threads that did not execute it.
+    fn check_aligned(&mut self, seqs: &[Vec<u32>], size: usize, rule: &str, what: &str) {
+        for first in (0..self.n).step_by(size) {
+            let threads = first..(first + size).min(self.n);
             let Some(k) = (0..)
                 .take_while(|&k| threads.clone().any(|t| seqs[t].get(k).is_some()))
                 .find(|&k| {
                     let at = seqs[first].get(k);
-                    threads.clone().any(|t| seqs[t].get(k) != at) || threads.len() < WARPGROUP
+                    threads.clone().any(|t| seqs[t].get(k) != at) || threads.len() < size
                 })
             else {
                 continue;
             };
-            // Threads by what they executed as their k-th `wgmma` instruction.
+            // Threads by what they executed as their k-th such instruction.
             let mut groups: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
             for t in threads.clone() {
                 let at = seqs[t].get(k).copied();
@@ -193,9 +262,9 @@ impl Machine<'_> {
                 }
             }
             groups.sort_by_key(|(_, ts)| std::cmp::Reverse(ts.len()));
-            let what = |p: Option<u32>| match p {
+            let name = |p: Option<u32>| match p {
                 Some(p) => format!("`{}` (PTX line {})", self.opcode(p), self.line(p)),
-                None => "no further wgmma instruction before exiting".to_owned(),
+                None => format!("no further {what} instruction before exiting"),
             };
             let parts: Vec<String> = groups
                 .iter()
@@ -203,20 +272,20 @@ impl Machine<'_> {
                     format!(
                         "threads {} execute {}",
                         super::collectives::lane_ranges(ts),
-                        what(*p)
+                        name(*p)
                     )
                 })
                 .collect();
             let mut message = format!(
-                "wgmma instructions are .sync.aligned over the warpgroup (threads {}-{}): all its threads must execute the same one, but as the warpgroup's wgmma instruction number {}, {}",
+                "{rule} (threads {}-{}): all of them must execute the same one, but as their {what} instruction number {}, {}",
                 first,
-                first + WARPGROUP - 1,
+                first + size - 1,
                 k + 1,
                 parts.join("; ")
             );
-            if threads.len() < WARPGROUP {
+            if threads.len() < size {
                 message.push_str(&format!(
-                    "; the CTA has only {} of the warpgroup's {WARPGROUP} threads",
+                    "; the CTA has only {} of the group's {size} threads",
                     threads.len()
                 ));
             }

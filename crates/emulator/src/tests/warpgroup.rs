@@ -117,3 +117,28 @@ fn a_warp_or_lanes_skipping_an_aligned_wgmma_instruction_are_reported() {
         128
     );
 }
+
+#[test]
+fn lanes_skipping_another_aligned_instruction_are_reported() {
+    // Lanes 16-31 of every warp skip an `ldmatrix` (`.sync.aligned` over the warp).
+    let e = run(
+        ".shared .align 16 .b8 tile[512];\nmov.u32 %r1, %laneid;\nmov.u32 %r2, tile;\nsetp.lt.u32 %p1, %r1, 16;\n@%p1 ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r3}, [%r2];\nret;",
+    );
+    let f: Vec<_> = e
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::WarpgroupDivergence)
+        .collect();
+    assert_eq!(f.len(), 8 * 16);
+    assert!(f.iter().all(|f| f.thread.0 % 32 >= 16));
+    assert!(
+        f[0].message.contains("every lane of the warp"),
+        "{}",
+        f[0].message
+    );
+    // All lanes executing it: nothing to report.
+    let e = run(
+        ".shared .align 16 .b8 tile[512];\nmov.u32 %r2, tile;\nldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r3}, [%r2];\nret;",
+    );
+    assert!(e.findings.is_empty(), "{:?}", e.findings);
+}
