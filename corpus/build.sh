@@ -209,6 +209,11 @@ entries, pending = [], []
 # Built but kept out of `samples` (which crates/cli/tests/corpus.rs requires to get a
 # verdict) until weft accepts them; move an entry back once it does.
 PENDING = {}
+# Param 0 of the CuTe DSL Blackwell GEMMs holds the tcgen05 MMA atom's runtime fields
+# (accumulate, negate A, negate B as bytes 0, 1, 2). The negate flags select bits of the
+# tcgen05.mma instruction descriptor, which weft must know whole to lay out the shared
+# operands; the examples never negate.
+BLACKWELL_MMA_FIELDS = ["--param", "0+1:u8=0", "--param", "0+2:u8=0"]
 for line in sys.argv[2:]:
     if not line:
         continue
@@ -288,12 +293,14 @@ for line in sys.argv[2:]:
                "(setmaxnreg.dec) feeds an MMA warpgroup through a full/empty mbarrier ring, "
                "persistent tile scheduler; fp16, 128x128 tile, static M=N=128, K=256, L=1.")
     elif name == "cute-dsl-blackwell-dense-gemm":
+        args += BLACKWELL_MMA_FIELDS
         why = ("CUTLASS CuTe DSL example blackwell/dense_gemm.py (DenseGemmKernel) for sm_100a: "
                "warp 0 issues TMA loads into a full/empty mbarrier ring and tcgen05.mma into "
                "tensor memory (tcgen05.commit releases the stages), all four warps read the "
                "accumulator from tensor memory in the TMA-store epilogue; fp16, 128x128 MMA "
                "tile, one CTA per cluster, static M=N=128, K=256, L=1.")
     elif name == "cute-dsl-blackwell-dense-gemm-persistent":
+        args += BLACKWELL_MMA_FIELDS
         why = ("CUTLASS CuTe DSL example blackwell/dense_gemm_persistent.py "
                "(PersistentDenseGemmKernel) for sm_100a: warp-specialized (a TMA warp, an MMA "
                "warp issuing tcgen05.mma and tcgen05.commit, four epilogue warps), persistent "

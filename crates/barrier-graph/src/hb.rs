@@ -92,6 +92,8 @@ struct Agent {
     index: u32,
     /// Rows of [`Agents::after`]: completion phases the copy happens before.
     rows: Vec<u32>,
+    /// Index into [`Agents::joint`]: positions of other threads the copy completes before.
+    joint: Option<u32>,
 }
 
 /// The agents' part of the relation: `O(copies + phases × threads)`.
@@ -101,6 +103,10 @@ struct Agents {
     /// Per completion phase, `threads` entries: the first command of each thread that the
     /// phase's completion happens before ([`NEVER`]: none).
     after: Vec<u32>,
+    /// Completion positions of other threads than the issuer
+    /// ([`weft_program::AsyncOps::joint_done`]): a copy naming set `j` happens before the
+    /// commands `>= position` of each thread listed in `joint[j]`.
+    joint: Vec<Vec<(ThreadId, u32)>>,
 }
 
 /// Deduplicated graph edges `pred -> node`, grouped by target: `preds[node]`. `memory`:
@@ -378,6 +384,9 @@ impl HappensBefore {
                 done_seq: copy.done_seq,
                 index: list.len() as u32,
                 rows: Vec::new(),
+                joint: copy
+                    .joint
+                    .filter(|&j| (j as usize) < program.asyncs.joint_done.len()),
             };
             for &c in &copy.phases {
                 let Some(node) = phase_of(copy.issuer, c) else {
@@ -410,6 +419,14 @@ impl HappensBefore {
             list.push(agent);
         }
         self.agents.list = list;
+        self.agents.joint = program.asyncs.joint_done.clone();
+    }
+
+    /// The completion positions of copy `g` in other threads than its issuer.
+    fn joint(&self, g: &Agent) -> &[(ThreadId, u32)] {
+        g.joint
+            .and_then(|j| self.agents.joint.get(j as usize))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The agent an id beyond the CTA's threads names.
@@ -447,6 +464,10 @@ impl HappensBefore {
     /// Whether the copy `g` completes before command `b` of a thread.
     fn agent_before(&self, g: &Agent, b: (ThreadId, u32)) -> bool {
         (g.done != NEVER && self.position_before(g.issuer, g.done, b))
+            || self
+                .joint(g)
+                .iter()
+                .any(|&(u, p)| self.position_before(u, p, b))
             || g.rows.iter().any(|&r| {
                 self.agents
                     .after
@@ -469,12 +490,24 @@ impl HappensBefore {
                 return true;
             }
         }
-        g.rows.iter().any(|&r| {
-            self.agents
-                .after
-                .get(r as usize * self.threads + h.issuer.index())
-                .is_some_and(|&first| first < h.issue)
-        })
+        // A completion in another thread at the issuer's issue position may fall on either
+        // side of the issue (no sequence number relates them): only an earlier one orders.
+        let joint = self.joint(g).iter().any(|&(u, p)| {
+            if u == h.issuer {
+                p < h.issue
+            } else {
+                p < self.len_of(u)
+                    && h.issue > 0
+                    && self.ordered_threads((u, p), (h.issuer, h.issue - 1))
+            }
+        });
+        joint
+            || g.rows.iter().any(|&r| {
+                self.agents
+                    .after
+                    .get(r as usize * self.threads + h.issuer.index())
+                    .is_some_and(|&first| first < h.issue)
+            })
     }
 
     /// Number of asynchronous-copy agents (numbered from [`Self::num_threads`] on).

@@ -1045,3 +1045,49 @@ fn async_copy_ends_at_its_issuers_wait() {
     assert!(hb.ordered((ThreadId(1), 0), g1));
     assert!(!hb.ordered((ThreadId(1), 1), g1));
 }
+
+/// A copy with a joint completion set (a warpgroup's wgmma, retired by every lane's
+/// `wgmma.wait_group`): ordered before what follows any listed position, in its thread and
+/// through barriers; a later copy issued after a listed position of its issuer starts after
+/// it, one issued at that very position does not.
+#[test]
+fn async_copy_ends_before_every_joint_completion() {
+    use weft_program::{AccessKind, AsyncCopy, Proxy};
+    // Thread 0 issues at 0 and completes at 1; thread 1 completes at 2 (after its second
+    // read), then both meet at a barrier; thread 2 lists no completion.
+    let p0 = thread(&[C::R(0), C::R(0), C::SAll(0), C::R(0)], 0);
+    let p1 = thread(&[C::R(0), C::R(0), C::R(0), C::SAll(0), C::R(0)], 1000);
+    let p2 = thread(&[C::R(0), C::SAll(0), C::R(0)], 2000);
+    let mut p = program(1, vec![p0, p1, p2]);
+    let r = |k| Command::access(AccessKind::Read, 0, 4, false, InstId(k));
+    let mut wg = AsyncCopy::new(ThreadId(0), 0, r(500), Proxy::Async);
+    wg.complete_at(1, 1);
+    wg.joint = Some(0);
+    // Issued by thread 1 at position 2 (its completion position), and at 3.
+    let at_wait = AsyncCopy::new(ThreadId(1), 2, r(501), Proxy::Async);
+    let after = AsyncCopy::new(ThreadId(1), 3, r(502), Proxy::Async);
+    p.asyncs.copies.extend([wg, at_wait, after]);
+    p.asyncs.joint_done.push(vec![(ThreadId(1), 2)]);
+    let a = analyze(&p);
+    assert_clean(&a);
+    let hb = a.happens_before.as_ref().expect("well-synchronized");
+    let (g, h1, h2) = ((ThreadId(3), 0), (ThreadId(4), 0), (ThreadId(5), 0));
+    // Thread 1: not before its completion position, from it on.
+    assert!(!hb.ordered(g, (ThreadId(1), 1)));
+    assert!(hb.ordered(g, (ThreadId(1), 2)));
+    assert!(hb.ordered(g, (ThreadId(1), 4)));
+    // Thread 2: only after the barrier that follows the completions.
+    assert!(!hb.ordered(g, (ThreadId(2), 0)));
+    assert!(hb.ordered(g, (ThreadId(2), 2)));
+    // Copies of thread 1: the one issued at the completion position is unordered with it.
+    assert!(!hb.ordered(g, h1));
+    assert!(hb.ordered(g, h2));
+    // Without the joint set, thread 1 would only be ordered after the barrier.
+    let mut q = p.clone();
+    q.asyncs.copies[0].joint = None;
+    let a = analyze(&q);
+    let hb = a.happens_before.as_ref().expect("well-synchronized");
+    assert!(!hb.ordered(g, (ThreadId(1), 2)));
+    assert!(hb.ordered(g, (ThreadId(1), 4)));
+    assert!(!hb.ordered(g, h2));
+}

@@ -2,7 +2,7 @@
 //! value came from, and the `--param` that fixes one. The emulator knows no command-line
 //! flags and writes no sentences; this module does both.
 
-use emulator::{GuardedOp, Region, SyncOp, Value, ValueSource, Why};
+use emulator::{GuardedOp, MatrixIssue, Region, SyncOp, Value, ValueSource, Why};
 use weft_program::{InstId, SourceTable};
 
 /// What made the kernel unverifiable, as a report's reason states it. The instruction,
@@ -100,6 +100,11 @@ pub fn why(why: &Why, sources: &SourceTable) -> String {
         Why::TmaDestinationNotShared => {
             "a TMA load's destination is not a shared-memory address".into()
         }
+        Why::MatrixOperand(issue) => format!(
+            "the shared-memory operands of this tensor-core instruction cannot be laid out, so \
+             its reads cannot be checked for races: {}",
+            matrix_issue(*issue)
+        ),
         Why::Unsupported => {
             "the emulator has no semantics for this instruction; its results are unknown".into()
         }
@@ -127,6 +132,29 @@ fn value(v: Value) -> &'static str {
         Value::BulkCopySize => "the byte count of a bulk copy",
         Value::CpAsyncWaitGroupCount => "the cp.async.wait_group count",
         Value::BulkWaitGroupCount => "the cp.async.bulk.wait_group count",
+        Value::MatrixDescriptor => "a tensor-core shared-memory matrix descriptor",
+        Value::InstructionDescriptor => "the tcgen05.mma instruction descriptor",
+        Value::WgmmaWaitGroupCount => "the wgmma.wait_group count",
+    }
+}
+
+fn matrix_issue(issue: MatrixIssue) -> &'static str {
+    match issue {
+        MatrixIssue::ReservedSwizzle => "the descriptor names a reserved swizzling mode",
+        MatrixIssue::AbsoluteLeadingDimension => {
+            "the descriptor uses the absolute leading-dimension address mode, which weft does \
+             not model"
+        }
+        MatrixIssue::Shape => {
+            "the shape, element types or layout arguments lie outside the canonical layouts \
+             weft models"
+        }
+        MatrixIssue::Sparse => "sparse operand layouts are not modelled",
+        MatrixIssue::CtaPair => {
+            "a cta_group::2 operation shares its operands with the peer CTA (clusters are not \
+             modelled)"
+        }
+        MatrixIssue::Kind => "weft does not decode the instruction descriptor of this kind",
     }
 }
 

@@ -783,8 +783,10 @@ const ASYNC_NOTE: &str = "an asynchronous copy accesses shared memory at an unkn
 between its issue and its completion: for cp.async, the issuing thread's \
 cp.async.wait_group/wait_all (or the mbarrier phase of its cp.async.mbarrier.arrive); for a \
 bulk or TMA load, the mbarrier phase its bytes complete, observed by a wait; for a bulk or TMA \
-store, the issuing thread's cp.async.bulk.wait_group[.read]. A barrier orders nothing the copy \
-does before it completes";
+store, the issuing thread's cp.async.bulk.wait_group[.read]; for a tensor-core operand read \
+(wgmma.mma_async, tcgen05.mma), the wgmma.wait_group that retires it in any lane of its \
+warpgroup, or the mbarrier phase of a tcgen05.commit that tracks it. A barrier orders nothing \
+the copy does before it completes";
 
 fn dot_graph(analysis: &barrier_graph::Analysis) -> DotGraph {
     let violated = |key: BarrierKey, generation: u32| {

@@ -72,6 +72,20 @@
 //!   destinations are assumed not to overlap). A phase completed without its copies, with
 //!   fewer bytes than copies, or never completed makes the kernel unverifiable.
 //! - `tcgen05.commit...mbarrier::arrive::one` is an mbarrier arrival at its issue.
+//! - Tensor-core operand reads (`wgmma.mma_async`, `tcgen05.mma`; `exec/tensor.rs`,
+//!   `exec/descriptor.rs`): the shared-memory matrix descriptors are decoded into the exact
+//!   16-byte units read (an upper bound, the whole swizzle row segment of each unit, with a
+//!   nonzero base offset or tcgen05's 32-byte-atom swizzle), one async-proxy agent per
+//!   contiguous run. A warpgroup's `wgmma.mma_async` is one operation: the lanes' `k`-th
+//!   executions are matched, the reads start after the first issuing lane's earlier commands
+//!   and end before the retiring `wgmma.wait_group` of every lane (a lane naming other bytes
+//!   gets agents of its own). A `tcgen05.mma`'s reads end before the phase of the first
+//!   `tcgen05.commit` after it on each mbarrier (the commit tracks all prior operations of
+//!   the thread). An unknown descriptor, a sparse or `cta_group::2` operation or a layout
+//!   outside the canonical ones makes the kernel unverifiable. `tcgen05.mma` with
+//!   `collector::a::use` is still recorded as reading A from shared memory (an
+//!   over-approximation). `tcgen05.alloc` writes (unknown) bytes to shared memory in every
+//!   lane of the warp.
 //! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address up
 //!   to the next shared address of another TMA load or store (TMA tiles at different
 //!   addresses are assumed not to overlap) or the end of the shared allocation (an agent
@@ -100,8 +114,11 @@
 //!   arrives at its execution event and each lane's retiring `wgmma.wait_group` waits for
 //!   it (`exec::warpgroup`); threads of a warpgroup that execute different `wgmma`
 //!   instructions are a [`FindingKind::WarpgroupDivergence`].
-//! - Tensor-core instructions (`mma`, `wgmma`, `tcgen05`) are skipped: destinations
-//!   unknown, the shared reads of `wgmma` descriptors are not recorded.
+//! - The other tensor-core instructions are skipped, destinations unknown: `mma.sync` and
+//!   `movmatrix` (registers only), `wmma` (a note: `wmma.load`/`store` shared accesses are
+//!   not recorded) and the tensor-memory instructions `tcgen05.ld/st/cp/shift/dealloc/...`
+//!   (a note: tensor memory is not modelled, and `tcgen05.cp`'s shared reads are not
+//!   recorded).
 //! - Warp collectives (`shfl.sync`, `vote`, …) under an input-dependent branch return
 //!   unknown values. `activemask` waits for no lane: it returns the lanes of the warp that
 //!   reach the same instruction before every other lane has exited or stopped elsewhere
@@ -123,7 +140,7 @@ use std::fmt;
 pub use params::{
     ParamBinding, ParamError, ParamRef, ParamValue, ResolvedParam, ScalarType, resolve_params,
 };
-pub use unverifiable::{GuardedOp, Region, SyncOp, Unverifiable, Value, Why};
+pub use unverifiable::{GuardedOp, MatrixIssue, Region, SyncOp, Unverifiable, Value, Why};
 
 use ptx_parser::Module;
 use weft_program::{CtaShape, InstId, Program, SourceTable, ThreadId};

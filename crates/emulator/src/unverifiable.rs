@@ -98,6 +98,8 @@ pub enum Why {
     TmaPhaseNeverCompletes,
     /// A TMA load's destination operand is not a shared-memory address.
     TmaDestinationNotShared,
+    /// The shared-memory operands a tensor-core instruction reads cannot be laid out.
+    MatrixOperand(MatrixIssue),
     /// An instruction without emulator semantics whose results may matter.
     Unsupported,
     /// An instruction the emulator cannot model that may decide control flow or
@@ -140,6 +142,31 @@ pub enum Value {
     CpAsyncWaitGroupCount,
     /// The group count of `cp.async.bulk.wait_group`.
     BulkWaitGroupCount,
+    /// A shared-memory matrix descriptor of a tensor-core instruction.
+    MatrixDescriptor,
+    /// The instruction descriptor of `tcgen05.mma` (its shape and major-ness).
+    InstructionDescriptor,
+    /// The group count of `wgmma.wait_group`.
+    WgmmaWaitGroupCount,
+}
+
+/// Why the shared-memory operands of a tensor-core instruction cannot be laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatrixIssue {
+    /// The descriptor names a reserved swizzling mode.
+    ReservedSwizzle,
+    /// The descriptor uses the absolute leading-dimension address mode (not modelled).
+    AbsoluteLeadingDimension,
+    /// The shape, element types or layout arguments are outside the canonical layouts
+    /// weft models.
+    Shape,
+    /// A sparse operation (its operand layouts are not modelled).
+    Sparse,
+    /// `tcgen05.mma.cta_group::2`: the pair of CTAs shares the operands (clusters are not
+    /// modelled).
+    CtaPair,
+    /// A `tcgen05.mma` kind whose instruction descriptor weft does not decode.
+    Kind,
 }
 
 /// A synchronization operation.

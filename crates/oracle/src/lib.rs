@@ -204,6 +204,7 @@ fn decode_agents(program: &Program) -> Result<(Vec<Agent>, Vec<Vec<Op>>), Unsupp
             .get(c.issuer.index())
             .map_or(0, |t| t.commands.len());
         if !c.phases.is_empty()
+            || c.joint.is_some()
             || c.issuer.index() >= n
             || c.issue as usize > len
             || c.done.is_some_and(|d| d < c.issue || d as usize > len)

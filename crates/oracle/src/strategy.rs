@@ -355,6 +355,7 @@ impl Spec {
         program.asyncs = AsyncOps {
             copies,
             proxy_fences: Vec::new(),
+            joint_done: Vec::new(),
         };
         program
     }

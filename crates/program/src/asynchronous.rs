@@ -19,6 +19,11 @@
 //! barrier graph needs nothing of them; happens-before and the race check see them as
 //! threads of one access each, numbered after the CTA's threads.
 //!
+//! A copy may also complete before positions of *other* threads ([`AsyncCopy::joint`]): a
+//! warpgroup's `wgmma.mma_async` is one operation whose shared-memory operand reads end
+//! before the retiring `wgmma.wait_group` of every lane of the warpgroup, so its agent's
+//! completion positions are shared by the lanes ([`AsyncOps::joint_done`]).
+//!
 //! [`AsyncOps::proxy_fences`] lists, per thread, the positions of its `fence.proxy.async`
 //! instructions: a generic-proxy write read by an async-proxy copy (a bulk or TMA store)
 //! must be ordered before the copy through such a fence.
@@ -48,6 +53,10 @@ pub struct AsyncCopy {
     pub access: Command,
     /// The proxy of the access.
     pub proxy: Proxy,
+    /// An index into [`AsyncOps::joint_done`]: positions of other threads than the issuer
+    /// before which the copy is complete (a tensor-core operation retired by every lane of
+    /// its warpgroup). Several copies may share one set.
+    pub joint: Option<u32>,
     /// The first position of the issuer at which the copy is complete (its earliest
     /// completing wait), if any: the issuer's commands `>= done` happen after it.
     pub done: Option<u32>,
@@ -69,6 +78,7 @@ impl AsyncCopy {
             issue,
             access,
             proxy,
+            joint: None,
             done: None,
             done_seq: u32::MAX,
             phases: Vec::new(),
@@ -97,6 +107,9 @@ pub struct AsyncOps {
     /// Per thread (empty if none has any), the positions of its `fence.proxy.async`
     /// instructions, ascending.
     pub proxy_fences: Vec<Vec<u32>>,
+    /// Completion sets named by [`AsyncCopy::joint`]: `(thread, position)` pairs, each
+    /// meaning the copy is complete before the thread's commands `>= position`.
+    pub joint_done: Vec<Vec<(ThreadId, u32)>>,
 }
 
 impl AsyncOps {
@@ -109,6 +122,13 @@ impl AsyncOps {
     pub fn fences(&self, thread: ThreadId) -> &[u32] {
         self.proxy_fences
             .get(thread.index())
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The completion positions of other threads than its issuer of copy `copy`.
+    pub fn joint_of(&self, copy: &AsyncCopy) -> &[(ThreadId, u32)] {
+        copy.joint
+            .and_then(|j| self.joint_done.get(j as usize))
             .map_or(&[], Vec::as_slice)
     }
 }

@@ -23,7 +23,7 @@
 //! `--warp-sync` lock-step. The happens-before relation orders it after its issue and before
 //! its completion events (see [`weft_program::AsyncCopy`]); a race between a copy and its own
 //! issuing thread is a race like any other. [`missing_proxy_fences`] checks the proxy rule
-//! for the async-proxy reads of bulk and TMA stores.
+//! for the async-proxy reads of bulk and TMA stores and of tensor-core operands.
 //!
 //! # Over-approximated extents
 //!

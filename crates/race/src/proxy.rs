@@ -5,14 +5,21 @@
 //! the *generic proxy*. The PTX ISA (*Memory Consistency Model: Proxies*, and the
 //! `cp.async.bulk` and `fence.proxy` sections) requires a cross-proxy fence between accesses of
 //! one location through different proxies: a generic-proxy write that an async-proxy copy
-//! reads (the source tile of a bulk or TMA store) must be ordered before the copy through a
+//! reads (the source tile of a bulk or TMA store, a tensor-core operand read by `wgmma` or
+//! `tcgen05.mma`) must be ordered before the copy through a
 //! `fence.proxy.async` on the causality path: the write happens before the fence and the
 //! fence before the copy's issue (the fence may be the writer's, the issuer's, or any thread's
 //! on the path). The completion of a bulk copy implies the fence in the other direction, so
 //! bulk and TMA loads need none.
 //!
 //! A write the copy races with is a race (see [`crate::find_races`]); this check looks only
-//! at writes that happen before the copy, and reports each one no fence orders.
+//! at writes that happen before the copy, and reports each one no fence orders, unless an
+//! async-proxy write (a bulk or TMA load) that surely covers the common bytes happens after
+//! the generic write and before the read: the read then sees the load's bytes, not the
+//! generic write's. (Whether the generic write and that load need a fence between them, a
+//! write-after-write across proxies, is not checked.) A TMA load whose extent is an upper
+//! bound surely writes its first 16 bytes (every TMA box's inner dimension is a multiple of
+//! 16 bytes).
 
 use rustc_hash::FxHashMap;
 use weft_program::{AccessKind, CommandView, InstId, Program, Proxy, ThreadId};
@@ -105,6 +112,27 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
     }
     writes.sort_unstable();
     let max_len = writes.iter().map(|w| w.1).max().unwrap_or(0);
+    // Async-proxy writes and the bytes each surely writes: (first byte, end, agent).
+    let covers: Vec<(u64, u64, usize)> = program
+        .asyncs
+        .copies
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.proxy == Proxy::Async)
+        .filter_map(|(g, c)| match c.access.view() {
+            CommandView::Access {
+                kind: AccessKind::Write,
+                addr,
+                len,
+                approx,
+                ..
+            } => {
+                let sure = if approx { len.min(16) } else { len };
+                Some((u64::from(addr), u64::from(addr) + u64::from(sure), n + g))
+            }
+            _ => None,
+        })
+        .collect();
     let fenced_threads: Vec<ThreadId> = (0..n)
         .map(|t| ThreadId(t as u32))
         .filter(|&t| !program.asyncs.fences(t).is_empty())
@@ -176,6 +204,20 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
                     fs.get(k).is_some_and(|&p| pos_before(v, p, copy_cmd))
                 });
             if fenced {
+                continue;
+            }
+            // Overwritten through the async proxy before the read.
+            let (lo, hi) = (
+                u64::from(waddr).max(start),
+                (u64::from(waddr) + u64::from(wlen)).min(end),
+            );
+            let overwritten = covers.iter().any(|&(s, e, a)| {
+                s <= lo
+                    && hi <= e
+                    && hb.ordered(w, (ThreadId(a as u32), 0))
+                    && hb.ordered((ThreadId(a as u32), 0), copy_cmd)
+            });
+            if overwritten {
                 continue;
             }
             let (Some(ws), Some(cs)) = (site(program, t, i), site(program, r, 0)) else {

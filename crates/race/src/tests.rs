@@ -722,3 +722,63 @@ fn writes_of_the_same_known_value_are_a_benign_race() {
     assert_eq!(insts(&report.benign), [(0, 1)]);
     assert_eq!(insts(&report.races), [(0, 2)]);
 }
+
+/// Explicitly listed orderings (besides program order).
+struct Listed(Vec<((u32, u32), (u32, u32))>);
+
+impl HappensBeforeQuery for Listed {
+    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
+        (first.0 == second.0 && first.1 <= second.1)
+            || self
+                .0
+                .contains(&((first.0.0, first.1), (second.0.0, second.1)))
+    }
+}
+
+/// A generic write read through the async proxy (a tensor-core operand) without a fence is
+/// a missing fence, unless an async-proxy load surely overwrote those bytes in between.
+#[test]
+fn proxy_fence_not_needed_for_bytes_a_load_overwrote() {
+    use weft_program::{AccessKind, AsyncCopy, Proxy};
+    let t0 = ThreadProgram {
+        commands: vec![
+            Command::access(AccessKind::Write, 0, 4, false, InstId(1)),
+            Command::exit(InstId(2)),
+        ],
+        end: ThreadEnd::Exited,
+        steps: Vec::new(),
+    };
+    let mk = |load: Option<Command>| {
+        let mut p = Program::new(CtaShape::linear(1), 1, vec![t0.clone()]).expect("valid");
+        let read = Command::access(AccessKind::Read, 0, 32, false, InstId(3));
+        p.asyncs
+            .copies
+            .push(AsyncCopy::new(ThreadId(0), 1, read, Proxy::Async));
+        if let Some(l) = load {
+            p.asyncs
+                .copies
+                .push(AsyncCopy::new(ThreadId(0), 1, l, Proxy::Async));
+        }
+        p
+    };
+    // Agents: the read is 1, the load 2. The write happens before both; the load completes
+    // before the read starts.
+    let hb = Listed(vec![((0, 0), (1, 0)), ((0, 0), (2, 0)), ((2, 0), (1, 0))]);
+    let fences = missing_proxy_fences(&mk(None), &hb);
+    assert_eq!(fences.len(), 1);
+    assert_eq!(
+        (fences[0].write.thread, fences[0].copy.thread),
+        (ThreadId(0), ThreadId(1))
+    );
+    let exact = Command::access(AccessKind::Write, 0, 64, false, InstId(4));
+    assert!(missing_proxy_fences(&mk(Some(exact)), &hb).is_empty());
+    // An upper-bound extent surely covers its first 16 bytes only.
+    let approx = Command::approx_access(AccessKind::Write, 0, 64, false, InstId(4));
+    assert!(missing_proxy_fences(&mk(Some(approx)), &hb).is_empty());
+    let unordered = Command::approx_access(AccessKind::Write, 0, 64, false, InstId(4));
+    let late = Listed(vec![((0, 0), (1, 0)), ((0, 0), (2, 0))]);
+    // Not ordered before the read: no longer an overwrite.
+    assert_eq!(missing_proxy_fences(&mk(Some(unordered)), &late).len(), 1);
+    let short = Command::access(AccessKind::Write, 2, 64, false, InstId(4));
+    assert_eq!(missing_proxy_fences(&mk(Some(short)), &hb).len(), 1);
+}

@@ -168,13 +168,14 @@ impl Machine<'_> {
             // that phase that changes no count (`expect_tx` of 0 bytes, which like an
             // increment must happen before the phase's last arrival).
             // The arrival happens when the thread's prior tcgen05 operations complete; as an
-            // operation of its phase its predecessors are the issue's. (The tensor-core
-            // operations' shared-memory reads are not recorded: the tensor-core note.)
+            // operation of its phase its predecessors are the issue's. The shared-memory
+            // reads of the `tcgen05.mma`s it tracks end before that phase completes.
             Op::TcgenCommitArrive => {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
                     return;
                 };
-                self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
+                let c = self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
+                self.tcgen_commit(t, a, c);
                 let r = self.mbars.arrive(a, 1, 0, false);
                 self.mbar_result(a, r);
             }

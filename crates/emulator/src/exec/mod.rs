@@ -17,11 +17,13 @@ mod barriers;
 mod calls;
 mod collectives;
 mod control;
+mod descriptor;
 mod fast;
 mod mbarrier;
 mod memory;
 mod paged;
 mod report;
+mod tensor;
 mod values;
 mod warp;
 mod warpgroup;
@@ -171,6 +173,22 @@ struct Machine<'a> {
     wg: warpgroup::Warpgroups,
     /// What the last `.sync` collective of each warp recorded (`collectives` module).
     coll: collectives::Recorded,
+    /// Warpgroup-level `wgmma.mma_async` operations (`tensor` module), and the one named
+    /// by each (warpgroup, per-lane occurrence).
+    wg_ops: Vec<tensor::WgmmaOp>,
+    wg_index: FxHashMap<(u32, u32), u32>,
+    /// Per thread: its `wgmma.mma_async` executions so far, its operations not yet retired
+    /// by a `wgmma.wait_group` (operation, group; [`UNCOMMITTED`] until a commit), and the
+    /// groups it committed.
+    wg_occ: Vec<u32>,
+    wg_pending: Vec<Vec<(u32, u32)>>,
+    wg_committed: Vec<u32>,
+    /// Completion sets shared by copies ([`weft_program::AsyncOps::joint_done`]).
+    joint_done: Vec<Vec<(ThreadId, u32)>>,
+    /// Per thread, the agents of its `tcgen05.mma` operations, and per (thread, mbarrier)
+    /// how many of them a `tcgen05.commit` on that mbarrier already tracks.
+    tc_issued: Vec<Vec<u32>>,
+    tc_attached: FxHashMap<(u32, u32), usize>,
     /// The TMA loads and stores among `copies`.
     tma_loads: Vec<u32>,
     tma_stores: Vec<u32>,
@@ -369,6 +387,14 @@ fn run_once<'a>(
         exec_events: 0,
         coll: collectives::Recorded::new(n),
         wg: warpgroup::Warpgroups::new(ir.sources.sites.iter().map(|s| &*s.opcode), n),
+        wg_ops: Vec::new(),
+        wg_index: FxHashMap::default(),
+        wg_occ: vec![0; n],
+        wg_pending: vec![Vec::new(); n],
+        wg_committed: vec![0; n],
+        joint_done: Vec::new(),
+        tc_issued: vec![Vec::new(); n],
+        tc_attached: FxHashMap::default(),
         tma_loads: Vec::new(),
         tma_stores: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
@@ -576,6 +602,7 @@ impl Machine<'_> {
             } else {
                 Vec::new()
             },
+            joint_done: std::mem::take(&mut self.joint_done),
         };
         Ok(Emulation {
             program,
@@ -721,6 +748,11 @@ impl Machine<'_> {
                 let at = self.cmds[t].len() as u32;
                 self.proxy_fences[t].push(at);
             }
+            Op::WgmmaMma => self.wgmma_mma(t, pc, inst, ops),
+            Op::WgmmaCommit => self.wgmma_commit(t),
+            Op::WgmmaWait => self.wgmma_wait(t, pc, ops),
+            Op::TcgenMma => self.tcgen_mma(t, pc, ops),
+            Op::TcgenAlloc => self.tcgen_alloc(t, pc, inst, ops),
             Op::TmaLoad => self.tma_load(t, pc, inst, ops),
             Op::TmaStore => self.tma_store(t, pc, inst, ops),
             Op::CpAsyncBulk { to_shared, mbar } => {

@@ -242,6 +242,15 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
                 Op::UnsupportedControl
             }
         }
+        // Tensor-core operations with shared-memory operands read through descriptors, and
+        // the `wgmma` groups that complete them (`exec::tensor`). `wgmma.fence` orders
+        // register accesses only: it stays `TensorCore` (never the fast path's no-op), so
+        // the warpgroup alignment check sees it.
+        "wgmma" if m.h("mma_async") => Op::WgmmaMma,
+        "wgmma" if m.h("commit_group") => Op::WgmmaCommit,
+        "wgmma" if m.h("wait_group") => Op::WgmmaWait,
+        "tcgen05" if m.h("mma") => Op::TcgenMma,
+        "tcgen05" if m.h("alloc") => Op::TcgenAlloc,
         "mma" | "wgmma" | "wmma" | "tcgen05" | "movmatrix" => Op::TensorCore,
         "fence"
             if m.h("proxy")

@@ -396,13 +396,35 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             inlined_at,
             opcode: opcode.into_boxed_str(),
         });
-        if d.op == Op::TensorCore && !self.ir.notes.iter().any(|n| n.starts_with("tensor-core")) {
+        if d.op == Op::TensorCore {
+            self.tensor_core_note(inst, line);
+        }
+        Ok(())
+    }
+
+    /// The note for a tensor-core instruction the emulator skips, once per kind. `mma.sync`
+    /// and `movmatrix` work on registers only: their unknown results need no note.
+    fn tensor_core_note(&mut self, inst: &Instruction<'_>, line: u32) {
+        let (prefix, what) = match inst.opcode {
+            "wmma" => (
+                "wmma instructions",
+                "are skipped: their results are unknown and the shared-memory accesses of \
+                 wmma.load and wmma.store are not checked for races",
+            ),
+            "tcgen05" => (
+                "tensor memory",
+                "is not modelled: tcgen05.ld results are unknown, tensor-memory accesses \
+                 (tcgen05.alloc/ld/st/cp/shift) are not checked for races, and the \
+                 shared-memory reads of tcgen05.cp are not recorded",
+            ),
+            _ => return,
+        };
+        if !self.ir.notes.iter().any(|n| n.starts_with(prefix)) {
             self.ir.notes.push(format!(
-                "tensor-core instructions (first: `{}.{}` at PTX line {line}) are skipped: their results are unknown and shared-memory operands read through descriptors are not checked for races",
+                "{prefix} (first: `{}.{}` at PTX line {line}) {what}",
                 inst.opcode, inst.modifiers
             ));
         }
-        Ok(())
     }
 
     /// The jump table `name` of a `brx.idx` (innermost scope first) as an [`Opnd::List`] of

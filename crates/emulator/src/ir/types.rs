@@ -349,6 +349,20 @@ pub(crate) enum Op {
     Float,
     /// Texture/surface loads: destinations unknown.
     Texture,
+    /// `wgmma.mma_async`: reads its shared operands (B, and A unless in registers) through
+    /// matrix descriptors, asynchronously until a `wgmma.wait_group` retires it; the
+    /// accumulators become unknown. The shape is read from the opcode (`exec::tensor`).
+    WgmmaMma,
+    /// `wgmma.commit_group`.
+    WgmmaCommit,
+    /// `wgmma.wait_group N` (operand 0).
+    WgmmaWait,
+    /// `tcgen05.mma`: reads its shared operands through descriptors, asynchronously until
+    /// the issuing thread's next `tcgen05.commit` arrives on its mbarrier.
+    TcgenMma,
+    /// `tcgen05.alloc [dst], ncols`: writes the allocated tensor-memory address (unknown) to
+    /// shared memory at `dst`.
+    TcgenAlloc,
     /// Tensor-core instructions: skipped, destinations unknown.
     TensorCore,
     /// No effect the emulator models (fences, prefetch, `setmaxnreg`, commit groups).
@@ -380,6 +394,8 @@ impl Op {
                 | Op::TmaLoad
                 | Op::CpAsyncMbarArrive { .. }
                 | Op::TcgenCommitArrive
+                | Op::WgmmaCommit
+                | Op::WgmmaWait
                 | Op::CpAsyncCommit
                 | Op::CpAsyncWait { .. }
                 | Op::BulkCommit

@@ -739,5 +739,6 @@ mod collectives;
 mod control;
 mod memory;
 mod samples;
+mod tensor;
 mod warp;
 mod warpgroup;

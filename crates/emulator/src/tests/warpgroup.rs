@@ -5,10 +5,11 @@ use weft_program::{CommandView, ExecOp};
 
 use crate::{Config, Emulation, FindingKind, emulate};
 
-/// One CTA of two warpgroups (256 threads) running `body`.
+/// One CTA of two warpgroups (256 threads) running `body`; the operand reads of `MMA`
+/// (descriptors 0: 128 bytes at shared address 0 each) land in `s`.
 fn run(body: &str) -> Emulation {
     let src = format!(
-        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n.maxntid 256, 1, 1\n{{\n.reg .pred %p<4>;\n.reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n{body}\n}}\n"
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n.maxntid 256, 1, 1\n{{\n.shared .align 16 .b8 s[256];\n.reg .pred %p<4>;\n.reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n{body}\n}}\n"
     );
     let module = ptx_parser::parse(&src).expect("test PTX parses");
     emulate(&module, "k", &Config::default()).expect("emulation runs")

@@ -1,0 +1,508 @@
+//! Tensor-core operand reads: `wgmma.mma_async` and `tcgen05.mma` read their shared-memory
+//! operands through matrix descriptors ([`super::descriptor`]), asynchronously. Each
+//! contiguous run of bytes an operation reads is an agent of its own
+//! ([`weft_program::AsyncCopy`], async proxy), from the issue until what completes it:
+//!
+//! - `wgmma.mma_async` is one operation of the warpgroup (four consecutive warps, the first
+//!   a multiple of 4), which starts once all four warps issued it. Each warp's
+//!   `wgmma.commit_group` batches its uncommitted issues into a group, and a
+//!   `wgmma.wait_group N` that leaves at most `N` of the warp's groups pending returns after
+//!   the operations of the older ones completed. weft matches the lanes' `k`-th issues
+//!   (their `k`-th `wgmma.mma_async` executions) as one operation: its reads start after the
+//!   first issuing lane's earlier commands, and end before the retiring `wait_group` of every
+//!   lane of the warpgroup (the issuer's as [`AsyncCopy::done`], the others as a shared
+//!   completion set, [`AsyncCopy::joint`]). A lane whose issue names other bytes or another
+//!   instruction gets agents of its own, completed by its own waits.
+//! - `tcgen05.mma` is issued by one thread; `tcgen05.commit ... mbarrier::arrive::one`
+//!   makes the mbarrier track the completion of all that thread's prior tcgen05 operations.
+//!   An operation's reads end before the phase in which the arrive-on of the first commit
+//!   after it on each mbarrier is counted completes.
+//!
+//! [`AsyncCopy::done`]: weft_program::AsyncCopy::done
+//! [`AsyncCopy::joint`]: weft_program::AsyncCopy::joint
+
+use super::descriptor::{self, Footprint, LayoutError, OperandShape, SmemDesc};
+use super::{Machine, UNCOMMITTED};
+use crate::ValueSource;
+use crate::ir::{Inst, Opnd};
+use crate::unverifiable::{MatrixIssue, Value, Why};
+use weft_program::{AccessKind, Proxy, ThreadId, WARP_SIZE};
+
+/// Threads of a warpgroup.
+const WARPGROUP: usize = 4 * WARP_SIZE as usize;
+
+/// One warpgroup-level `wgmma.mma_async`: the agents of its reads and their completion set.
+#[derive(Debug, Clone)]
+pub(super) struct WgmmaOp {
+    pc: u32,
+    /// The bytes read (both operands), to tell whether a lane's issue is the same one.
+    runs: Vec<(u32, u32)>,
+    /// The thread whose issue created the agents.
+    issuer: usize,
+    /// The agents (indices of `Machine::copies`).
+    agents: Vec<u32>,
+    /// The completion set of the other lanes (index into `Machine::joint_done`).
+    joint: u32,
+}
+
+/// The shape of a `wgmma.mma_async`, from its opcode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct WgmmaShape {
+    n: u32,
+    k: u32,
+    a_bits: u32,
+    b_bits: u32,
+    sparse: bool,
+    /// `.f16`/`.bf16` operands: the only ones with transpose immediates.
+    transposable: bool,
+}
+
+fn elem_bits(ty: &str) -> Option<u32> {
+    Some(match ty {
+        "f16" | "bf16" => 16,
+        "tf32" => 32,
+        "e4m3" | "e5m2" | "u8" | "s8" => 8,
+        "b1" => 1,
+        _ => return None,
+    })
+}
+
+/// Parses `wgmma.mma_async{.sp}.sync.aligned.m64nNkK.dtype.atype.btype...`.
+pub(super) fn wgmma_shape(opcode: &str) -> Option<WgmmaShape> {
+    let mods: Vec<&str> = opcode.split('.').collect();
+    let at = mods.iter().position(|m| {
+        m.starts_with("m64n")
+            && m.contains('k')
+            && m[1..].chars().all(|c| c.is_ascii_alphanumeric())
+    })?;
+    let shape = mods[at].strip_prefix("m64n")?;
+    let (n, k) = shape.split_once('k')?;
+    let (n, k) = (n.parse().ok()?, k.parse().ok()?);
+    // dtype, atype, btype follow the shape.
+    let a = *mods.get(at + 2)?;
+    let b = *mods.get(at + 3)?;
+    let (a_bits, b_bits) = (elem_bits(a)?, elem_bits(b)?);
+    Some(WgmmaShape {
+        n,
+        k,
+        a_bits,
+        b_bits,
+        sparse: mods.contains(&"sp"),
+        transposable: a_bits == 16 && b_bits == 16,
+    })
+}
+
+/// The `tcgen05.mma` kinds whose instruction descriptor has the common layout (PTX ISA:
+/// *Instruction descriptor*, the table for `.kind::tf32`, `.kind::f16`, `.kind::f8f6f4` and
+/// `.kind::i8`): bits per element in shared memory.
+fn tcgen_kind_bits(opcode: &str) -> Option<u32> {
+    let kind = opcode.split('.').find_map(|m| m.strip_prefix("kind::"))?;
+    Some(match kind {
+        "f16" => 16,
+        "tf32" => 32,
+        "f8f6f4" | "i8" => 8,
+        _ => return None,
+    })
+}
+
+fn layout_issue(e: LayoutError) -> MatrixIssue {
+    match e {
+        LayoutError::InvalidSwizzle(_) => MatrixIssue::ReservedSwizzle,
+        LayoutError::AbsoluteLeadingDimension => MatrixIssue::AbsoluteLeadingDimension,
+        LayoutError::Shape => MatrixIssue::Shape,
+    }
+}
+
+impl Machine<'_> {
+    /// A descriptor operand's value, or `None` (recorded as unverifiable) when unknown.
+    fn descriptor(&mut self, t: usize, pc: u32, o: Opnd) -> Option<u64> {
+        let (v, u) = self.rd(t, o, pc);
+        if u != 0 {
+            self.unverifiable(
+                t,
+                pc,
+                Why::Unknown(Value::MatrixDescriptor),
+                Some(o),
+                u,
+                false,
+            );
+            return None;
+        }
+        Some(v)
+    }
+
+    /// An immediate operand (`wgmma`'s transpose flags).
+    fn immediate(&mut self, t: usize, pc: u32, o: Opnd) -> Option<u64> {
+        match o {
+            Opnd::Imm(v) => Some(v),
+            _ => {
+                self.unverifiable(
+                    t,
+                    pc,
+                    Why::MatrixOperand(MatrixIssue::Shape),
+                    None,
+                    0,
+                    false,
+                );
+                None
+            }
+        }
+    }
+
+    /// The footprint of one operand, or `None` (recorded as unverifiable).
+    fn operand_footprint(
+        &mut self,
+        t: usize,
+        pc: u32,
+        desc: Result<SmemDesc, LayoutError>,
+        shape: OperandShape,
+    ) -> Option<Footprint> {
+        match desc.and_then(|d| descriptor::footprint(&d, &shape)) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                self.unverifiable(t, pc, Why::MatrixOperand(layout_issue(e)), None, 0, false);
+                None
+            }
+        }
+    }
+
+    /// Records the reads of `footprints` by thread `t` as agents (async proxy); returns
+    /// their indices.
+    fn operand_agents(&mut self, t: usize, pc: u32, footprints: &[Footprint]) -> Vec<u32> {
+        let mut agents = Vec::new();
+        for f in footprints {
+            for &(start, len) in &f.runs {
+                self.divert = Some(Proxy::Async);
+                let ok = self.shared_access(t, pc, AccessKind::Read, start, len, 0);
+                self.divert = None;
+                if ok {
+                    let g = self.copies.len() as u32 - 1;
+                    if !f.exact {
+                        self.flag_approx(g);
+                    }
+                    agents.push(g);
+                }
+            }
+        }
+        agents
+    }
+
+    /// `wgmma.mma_async`: the accumulators become unknown; the shared operands are read by
+    /// the warpgroup's operation (module docs).
+    pub(super) fn wgmma_mma(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let u = self.src.single(ValueSource::Other("a tensor-core result"));
+        self.clobber(t, inst, u);
+        let occurrence = self.wg_occ[t];
+        self.wg_occ[t] = occurrence.saturating_add(1);
+        let Some(footprints) = self.wgmma_footprints(t, pc, ops) else {
+            return;
+        };
+        let runs: Vec<(u32, u32)> = footprints.iter().flat_map(|f| f.runs.clone()).collect();
+        let key = ((t / WARPGROUP) as u32, occurrence);
+        let joined = self.wg_index.get(&key).copied().filter(|&k| {
+            self.wg_ops
+                .get(k as usize)
+                .is_some_and(|op| op.pc == pc && op.runs == runs)
+        });
+        let op = match joined {
+            Some(k) => k,
+            None => {
+                let agents = self.operand_agents(t, pc, &footprints);
+                let joint = self.joint_done.len() as u32;
+                self.joint_done.push(Vec::new());
+                for &g in &agents {
+                    if let Some(c) = self.copies.get_mut(g as usize) {
+                        c.joint = Some(joint);
+                    }
+                }
+                let k = self.wg_ops.len() as u32;
+                self.wg_ops.push(WgmmaOp {
+                    pc,
+                    runs,
+                    issuer: t,
+                    agents,
+                    joint,
+                });
+                // The first issue of this occurrence names the warpgroup's operation; a lane
+                // that differs keeps agents of its own.
+                self.wg_index.entry(key).or_insert(k);
+                k
+            }
+        };
+        self.wg_pending[t].push((op, UNCOMMITTED));
+    }
+
+    /// The footprints of a `wgmma.mma_async`'s shared operands (A when it is a descriptor,
+    /// then B), or `None` after recording why they cannot be known.
+    fn wgmma_footprints(&mut self, t: usize, pc: u32, ops: &[Opnd]) -> Option<Vec<Footprint>> {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let Some(shape) = wgmma_shape(self.opcode(pc)) else {
+            self.unverifiable(
+                t,
+                pc,
+                Why::MatrixOperand(MatrixIssue::Shape),
+                None,
+                0,
+                false,
+            );
+            return None;
+        };
+        if shape.sparse {
+            self.unverifiable(
+                t,
+                pc,
+                Why::MatrixOperand(MatrixIssue::Sparse),
+                None,
+                0,
+                false,
+            );
+            return None;
+        }
+        // d, a-desc | {a}, b-desc, scale-d, [imm-scale-a, imm-scale-b], [imm-trans-a,]
+        // [imm-trans-b].
+        let a_desc = matches!(o(1), Opnd::Reg(_));
+        let (trans_a, trans_b) = if shape.transposable {
+            if a_desc {
+                (self.immediate(t, pc, o(6))?, self.immediate(t, pc, o(7))?)
+            } else {
+                (0, self.immediate(t, pc, o(6))?)
+            }
+        } else {
+            (0, 0)
+        };
+        let mut out = Vec::new();
+        if a_desc {
+            let d = self.descriptor(t, pc, o(1))?;
+            let a = OperandShape {
+                mn: 64,
+                k_bytes: shape.k * shape.a_bits / 8,
+                elem_bits: shape.a_bits,
+                mn_major: trans_a != 0,
+            };
+            out.push(self.operand_footprint(t, pc, Ok(descriptor::decode_wgmma(d)), a)?);
+        }
+        let d = self.descriptor(t, pc, o(2))?;
+        let b = OperandShape {
+            mn: shape.n,
+            k_bytes: shape.k * shape.b_bits / 8,
+            elem_bits: shape.b_bits,
+            mn_major: trans_b != 0,
+        };
+        out.push(self.operand_footprint(t, pc, Ok(descriptor::decode_wgmma(d)), b)?);
+        Some(out)
+    }
+
+    /// `wgmma.commit_group`: the thread's uncommitted operations form its next group.
+    pub(super) fn wgmma_commit(&mut self, t: usize) {
+        for e in self.wg_pending[t].iter_mut() {
+            if e.1 == UNCOMMITTED {
+                e.1 = self.wg_committed[t];
+            }
+        }
+        self.wg_committed[t] = self.wg_committed[t].saturating_add(1);
+    }
+
+    /// `wgmma.wait_group N`: the operations of every committed group but the `N` most
+    /// recent have completed when the thread continues.
+    pub(super) fn wgmma_wait(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+        let o = ops.first().copied().unwrap_or(Opnd::Sink);
+        let Some(keep) = self.known_operand(t, pc, o, Value::WgmmaWaitGroupCount) else {
+            return;
+        };
+        let limit = u64::from(self.wg_committed[t]).saturating_sub(keep);
+        let at = self.cmds[t].len() as u32;
+        let seq = self.copies.len() as u32;
+        let mut pending = std::mem::take(&mut self.wg_pending[t]);
+        pending.retain(|&(k, group)| {
+            let done = group != UNCOMMITTED && u64::from(group) < limit;
+            if done && let Some(op) = self.wg_ops.get(k as usize) {
+                if op.issuer == t {
+                    for &g in &op.agents {
+                        if let Some(c) = self.copies.get_mut(g as usize) {
+                            c.complete_at(at, seq);
+                        }
+                    }
+                } else if let Some(set) = self.joint_done.get_mut(op.joint as usize) {
+                    set.push((ThreadId(t as u32), at));
+                    self.charged = self.charged.saturating_add(8);
+                }
+            }
+            !done
+        });
+        self.wg_pending[t] = pending;
+    }
+
+    /// `tcgen05.mma`: the shared operands (A when it is a descriptor, and B) are read until
+    /// the thread's next `tcgen05.commit` arrives (module docs).
+    pub(super) fn tcgen_mma(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let (pair, sparse, bits) = {
+            let opcode = self.opcode(pc);
+            (
+                opcode.split('.').any(|m| m == "cta_group::2"),
+                opcode.split('.').any(|m| m == "sp"),
+                tcgen_kind_bits(opcode),
+            )
+        };
+        if pair {
+            self.unverifiable(
+                t,
+                pc,
+                Why::MatrixOperand(MatrixIssue::CtaPair),
+                None,
+                0,
+                false,
+            );
+            return;
+        }
+        if sparse {
+            self.unverifiable(
+                t,
+                pc,
+                Why::MatrixOperand(MatrixIssue::Sparse),
+                None,
+                0,
+                false,
+            );
+            return;
+        }
+        let Some(bits) = bits else {
+            self.unverifiable(t, pc, Why::MatrixOperand(MatrixIssue::Kind), None, 0, false);
+            return;
+        };
+        // [d-tmem], a-desc | [a-tmem], b-desc, idesc, ...
+        let (idesc, iu) = self.rd(t, o(3), pc);
+        if iu != 0 {
+            self.unverifiable(
+                t,
+                pc,
+                Why::Unknown(Value::InstructionDescriptor),
+                Some(o(3)),
+                iu,
+                false,
+            );
+            return;
+        }
+        if idesc & (1 << 2) != 0 {
+            self.unverifiable(
+                t,
+                pc,
+                Why::MatrixOperand(MatrixIssue::Sparse),
+                None,
+                0,
+                false,
+            );
+            return;
+        }
+        let n = ((idesc >> 17) & 0x3f) as u32 * 8;
+        let m = ((idesc >> 24) & 0x1f) as u32 * 16;
+        // Every dense kind reads 32 bytes of K per row.
+        let k_bytes = 32;
+        let mut footprints = Vec::new();
+        if matches!(o(1), Opnd::Reg(_)) {
+            let Some(d) = self.descriptor(t, pc, o(1)) else {
+                return;
+            };
+            let a = OperandShape {
+                mn: m,
+                k_bytes,
+                elem_bits: bits,
+                mn_major: idesc & (1 << 15) != 0,
+            };
+            let Some(f) = self.operand_footprint(t, pc, descriptor::decode_tcgen05(d), a) else {
+                return;
+            };
+            footprints.push(f);
+        }
+        let Some(d) = self.descriptor(t, pc, o(2)) else {
+            return;
+        };
+        let b = OperandShape {
+            mn: n,
+            k_bytes,
+            elem_bits: bits,
+            mn_major: idesc & (1 << 16) != 0,
+        };
+        let Some(f) = self.operand_footprint(t, pc, descriptor::decode_tcgen05(d), b) else {
+            return;
+        };
+        footprints.push(f);
+        let agents = self.operand_agents(t, pc, &footprints);
+        self.tc_issued[t].extend(agents);
+    }
+
+    /// `tcgen05.alloc`: each lane of the warp records the 4-byte write of the allocated
+    /// address (unknown to weft) to shared memory, as one instruction of the warp.
+    pub(super) fn tcgen_alloc(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let o = ops.first().copied().unwrap_or(Opnd::Sink);
+        if let Some(a) = self.shared_addr(t, pc, inst, o) {
+            let u = self.src.single(ValueSource::Other(
+                "a tensor-memory address (tcgen05.alloc)",
+            ));
+            self.shared_access(t, pc, AccessKind::Write, a, 4, u);
+        }
+    }
+
+    /// `tcgen05.commit`'s arrive-on on `mbar`, recorded as thread `t`'s command `cmd`: it
+    /// tracks every prior tcgen05 operation of the thread, so their reads complete before
+    /// the phase the arrival is counted in. Each operation is attached to the first commit
+    /// after it on each mbarrier (a later phase of the same mbarrier is observed after it in
+    /// the pipelines weft knows; leaving it out only loses orderings).
+    pub(super) fn tcgen_commit(&mut self, t: usize, mbar: u32, cmd: u32) {
+        let from = self
+            .tc_attached
+            .insert((t as u32, mbar), self.tc_issued[t].len());
+        for &g in self.tc_issued[t].get(from.unwrap_or(0)..).unwrap_or(&[]) {
+            if let Some(c) = self.copies.get_mut(g as usize) {
+                c.phases.push(cmd);
+                self.charged = self.charged.saturating_add(4);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wgmma_shapes_parse() {
+        let s = wgmma_shape("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16").unwrap();
+        assert_eq!(
+            s,
+            WgmmaShape {
+                n: 128,
+                k: 16,
+                a_bits: 16,
+                b_bits: 16,
+                sparse: false,
+                transposable: true
+            }
+        );
+        let s = wgmma_shape("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e5m2").unwrap();
+        assert_eq!((s.n, s.k, s.a_bits, s.transposable), (256, 32, 8, false));
+        let s = wgmma_shape("wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.f16.f16").unwrap();
+        assert!(s.sparse);
+        assert!(wgmma_shape("wgmma.mma_async.sync.aligned.m64n64k16.f32.q7.f16").is_none());
+    }
+
+    #[test]
+    fn tcgen_kinds() {
+        assert_eq!(
+            tcgen_kind_bits("tcgen05.mma.cta_group::1.kind::f16"),
+            Some(16)
+        );
+        assert_eq!(
+            tcgen_kind_bits("tcgen05.mma.cta_group::1.kind::tf32"),
+            Some(32)
+        );
+        assert_eq!(
+            tcgen_kind_bits("tcgen05.mma.cta_group::1.kind::i8"),
+            Some(8)
+        );
+        assert_eq!(
+            tcgen_kind_bits("tcgen05.mma.cta_group::1.kind::mxf4.block_scale"),
+            None
+        );
+    }
+}
