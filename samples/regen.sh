@@ -8,8 +8,9 @@
 # Compiles from the repository root with repository-relative paths, so the `.file`
 # lines name e.g. "samples/classic/transpose.cu"; any absolute path nvcc still writes
 # (CUDA headers inside .venv) is rewritten relative to the repository root or, outside
-# it, to "<external>/NAME".  Arch: compute_80, or compute_90 (compute_90a) for a source containing the
-# line "Compile: compute_90" ("Compile: compute_90a", for wgmma); a line "Compile-flags: ..." adds nvcc flags.  Runs one nvcc
+# it, to "<external>/NAME".  Arch: compute_80, or compute_90 / compute_90a / compute_100a
+# for a source containing the line "Compile: compute_90" (resp. 90a, 100a); a line
+# "Compile-flags: ..." adds nvcc flags.  Runs one nvcc
 # at a time.
 set -euo pipefail
 
@@ -29,7 +30,9 @@ for cu in "${sources[@]}"; do
     ptx="${cu%.cu}.ptx"
     arch=compute_80
     grep -q 'Compile: compute_90' "$cu" && arch=compute_90
+    # Architecture-specific targets for wgmma (sm_90a) and tcgen05 (sm_100a).
     grep -q 'Compile: compute_90a' "$cu" && arch=compute_90a
+    grep -q 'Compile: compute_100a' "$cu" && arch=compute_100a
     # Extra flags from a "Compile-flags: ..." line (e.g. -rdc=true for extern functions).
     read -r -a extra <<<"$(sed -n 's|^.*Compile-flags: *||p' "$cu" | head -n1)"
     echo "nvcc -ptx -lineinfo -arch=$arch ${extra[*]} $cu -o $ptx" >&2
