@@ -145,7 +145,7 @@ pub enum ExecOp {
 }
 
 /// Kinds of shared-memory access.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AccessKind {
     /// A load.
     Read,

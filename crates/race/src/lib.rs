@@ -101,10 +101,13 @@
 //! one writing, not both atomic) is saturated is not tested at all, and the races it would
 //! add are only counted as "at least" ([`Race::thread_pairs_at_least`]). No instruction pair
 //! that races is lost: a thread pair is skipped only when each instruction pair it could
-//! report already is reported. Threads with over-approximated accesses or more than
-//! [`MAX_SKIP_SITES`] distinct instructions in a chunk are always tested. The cost of a
-//! racy chunk is then its accesses plus one set lookup per thread pair, not the product of
-//! the threads' accesses. Likewise the exempt same-instruction write pairs of a chunk are
+//! report already is reported. Threads with over-approximated accesses are always tested.
+//! The saturation check of a thread pair costs the product of their distinct instructions
+//! in the chunk, so it is made only while that is at most a small multiple of the accesses
+//! it would save merging; and once every instruction pair that any two threads of the
+//! chunk could race on is saturated, every later thread pair is skipped with no check. The
+//! cost of a racy chunk is then its accesses plus at most a few lookups per thread pair,
+//! not the product of the threads' accesses. Likewise the exempt same-instruction write pairs of a chunk are
 //! counted up to [`SAME_INSTRUCTION_CAP`], then reported as "at least" that many.
 //!
 //! Architecture invariant: this crate does no IO and knows nothing of PTX text; it sees
@@ -140,9 +143,18 @@ pub const SATURATION: u32 = 64;
 /// this changes no verdict, only the number a note reports.
 pub const SAME_INSTRUCTION_CAP: u64 = 1 << 16;
 
-/// Threads with more distinct instructions than this in a chunk are never skipped (the
-/// saturation check would cost as much as the merge).
+/// Distinct sites (instruction, kind) of a thread in a chunk up to which they are
+/// collected by linear search; beyond, by sorting.
 pub const MAX_SKIP_SITES: usize = 8;
+
+/// A thread pair's saturation check (the product of the two threads' distinct sites in a
+/// chunk) is made only while it costs at most this many times the merge it would save (the
+/// two threads' accesses there).
+const SITE_CHECK_FACTOR: usize = 4;
+
+/// Distinct sites of a chunk up to which the chunk-wide saturation shortcut is computed
+/// (its instruction pairs are a set of at most the square of this).
+const MAX_UNIVERSE_SITES: usize = 512;
 
 /// Bytes per chunk of the address grouping.
 const CHUNK: u64 = 4;
@@ -694,6 +706,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // Thread pairs of this chunk found racing, per (lower, higher) instruction pair.
         let mut found: FxHashMap<(InstId, InstId), u32> = FxHashMap::default();
         let mut skipped: FxHashSet<(InstId, InstId)> = FxHashSet::default();
+        // The chunk-wide shortcut: once every instruction pair that any two of the chunk's
+        // threads could race on is saturated, no later thread pair can add a new one.
+        // Computed when the chunk's first race is found (race-free chunks never pay).
+        let mut universe: Option<Option<FxHashSet<(InstId, InstId)>>> = None;
+        let mut saturated_keys = 0usize;
         for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
@@ -706,10 +723,24 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 if self.config.warp_sync && self.warp(t.thread) == self.warp(u.thread) {
                     continue;
                 }
-                if !found.is_empty()
-                    && saturated(&sites[x], &sites[y], &found, threshold, &mut skipped)
-                {
-                    continue;
+                if !found.is_empty() {
+                    let keys = universe.get_or_insert_with(|| candidate_keys(&sites));
+                    if let Some(keys) = keys
+                        && saturated_keys == keys.len()
+                    {
+                        if skipped.len() < keys.len() {
+                            skipped.extend(keys.iter().copied());
+                        }
+                        continue;
+                    }
+                    let cost = sites[x].as_ref().map_or(0, Vec::len)
+                        * sites[y].as_ref().map_or(0, Vec::len);
+                    let merge = t.reads.len() + t.writes.len() + u.reads.len() + u.writes.len();
+                    if cost <= SITE_CHECK_FACTOR * merge
+                        && saturated(&sites[x], &sites[y], &found, threshold, &mut skipped)
+                    {
+                        continue;
+                    }
                 }
                 acc.recent.clear();
                 let (lo, hi) = if t.thread < u.thread { (t, u) } else { (u, t) };
@@ -720,7 +751,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     acc.recent.sort_unstable();
                     acc.recent.dedup();
                     for &key in &acc.recent {
-                        *found.entry(key).or_default() += 1;
+                        let n = found.entry(key).or_default();
+                        *n += 1;
+                        if *n == threshold {
+                            saturated_keys += 1;
+                        }
                     }
                 }
             }
@@ -732,12 +767,15 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
     }
 
-    /// The distinct (instruction, kind) pairs of a thread's accesses in a chunk, or `None`
-    /// when the thread is never to be skipped: it has an over-approximated access or more
-    /// than [`MAX_SKIP_SITES`] distinct instructions there.
+    /// The distinct (instruction, kind) pairs of a thread's accesses in a chunk, sorted
+    /// when there are more than [`MAX_SKIP_SITES`], or `None` when the thread is never to
+    /// be skipped: it has an over-approximated access there.
     fn sites(&self, list: &ThreadLists<'_>) -> Option<Vec<(InstId, AccessKind)>> {
         let thread = self.program.threads.get(list.thread as usize)?;
         let mut sites: Vec<(InstId, AccessKind)> = Vec::new();
+        // Up to MAX_SKIP_SITES sites a linear search is cheapest; beyond, the sites are
+        // collected as they come and deduplicated by sorting (O(accesses log accesses)).
+        let mut many = false;
         for entry in list.reads.iter().chain(list.writes) {
             let command = thread.commands.get(entry.index as usize)?;
             let CommandView::Access { kind, approx, .. } = command.view() else {
@@ -747,12 +785,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 return None;
             }
             let site = (command.inst(), kind);
-            if sites.last() != Some(&site) && !sites.contains(&site) {
-                if sites.len() == MAX_SKIP_SITES {
-                    return None;
-                }
+            if many {
                 sites.push(site);
+            } else if sites.last() != Some(&site) && !sites.contains(&site) {
+                sites.push(site);
+                many = sites.len() > MAX_SKIP_SITES;
             }
+        }
+        if many {
+            sites.sort_unstable();
+            sites.dedup();
         }
         Some(sites)
     }
@@ -1035,6 +1077,41 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
 
 /// Whether every instruction pair two threads could race on in a chunk has been found in
 /// `threshold` thread pairs there; if so, those pairs are added to `skipped`.
+/// The instruction pairs that two threads of a chunk could race on (an access of each, at
+/// least one writing, not both atomic), or `None` when a thread is never skipped or the
+/// chunk has more than [`MAX_UNIVERSE_SITES`] distinct sites.
+fn candidate_keys(
+    sites: &[Option<Vec<(InstId, AccessKind)>>],
+) -> Option<FxHashSet<(InstId, InstId)>> {
+    let mut all: Vec<(InstId, AccessKind)> = Vec::new();
+    for s in sites {
+        all.extend_from_slice(s.as_ref()?);
+        if all.len() > 4 * MAX_UNIVERSE_SITES {
+            all.sort_unstable();
+            all.dedup();
+            if all.len() > MAX_UNIVERSE_SITES {
+                return None;
+            }
+        }
+    }
+    all.sort_unstable();
+    all.dedup();
+    if all.len() > MAX_UNIVERSE_SITES {
+        return None;
+    }
+    let mut keys = FxHashSet::default();
+    for &(i, ki) in &all {
+        for &(j, kj) in &all {
+            if (ki.writes() || kj.writes())
+                && !(ki == AccessKind::Atomic && kj == AccessKind::Atomic)
+            {
+                keys.insert((i.min(j), i.max(j)));
+            }
+        }
+    }
+    Some(keys)
+}
+
 fn saturated(
     a: &Option<Vec<(InstId, AccessKind)>>,
     b: &Option<Vec<(InstId, AccessKind)>>,

@@ -621,6 +621,53 @@ fn racy_programs_cost_accesses_not_thread_pairs() {
 }
 
 #[test]
+fn racy_threads_with_many_distinct_instructions_still_saturate() {
+    // A mutant of the one-word stress input (issue 15): 12 distinct loads of the word, then
+    // 100 read-modify-writes. 14 distinct instructions per thread is more than
+    // MAX_SKIP_SITES, but far fewer than the square root of the 212 accesses' merge cost
+    // bound, so saturation must still apply: every instruction pair that races is
+    // reported, the later thread pairs only counted as "at least".
+    let mut commands: Vec<Command> = (10..22)
+        .map(|i| Command::access(AccessKind::Read, 0, 4, false, InstId(i)))
+        .collect();
+    let r = Command::access(AccessKind::Read, 0, 4, false, InstId(0));
+    let w = Command::access(AccessKind::Write, 0, 4, false, InstId(1));
+    commands.extend([r, w].repeat(100));
+    let program = uniform(1024, 1, commands);
+    let report = find_races(&program, &Unordered, &Config::default());
+    let accesses = report.stats.accesses;
+    assert_eq!(accesses, 1024 * 212);
+    // The write races with every load (13) and with itself.
+    assert_eq!(report.races.len(), 14, "{report:?}");
+    assert!(report.races.iter().all(|r| r.thread_pairs_at_least));
+    assert!(
+        report.stats.race_tests < 20 * accesses,
+        "{} tests for {accesses} accesses",
+        report.stats.race_tests
+    );
+}
+
+#[test]
+fn a_chunk_whose_instruction_pairs_are_all_saturated_skips_its_thread_pairs() {
+    // Another mutant of the one-word stress input: a loop body of 100 distinct stores, run
+    // 50 times by 256 threads. Each thread pair could race on 5,050 instruction pairs, too
+    // many to look up per thread pair; once all are saturated the rest are skipped.
+    let body: Vec<Command> = (0..100)
+        .map(|i| Command::access(AccessKind::Write, 0, 4, false, InstId(i)))
+        .collect();
+    let program = uniform(256, 1, body.repeat(50));
+    let report = find_races(&program, &Unordered, &Config::default());
+    let accesses = report.stats.accesses;
+    assert_eq!(report.races.len(), 5050, "{:?}", report.stats);
+    assert!(report.races.iter().all(|r| r.thread_pairs_at_least));
+    assert!(
+        report.stats.race_tests < 200 * accesses,
+        "{} tests for {accesses} accesses",
+        report.stats.race_tests
+    );
+}
+
+#[test]
 fn saturation_never_hides_an_instruction_pair() {
     // Threads 0..60 race on instruction 0 (one word: 1,770 thread pairs, saturated after
     // 64); thread 50 also writes with instruction 7 at the same word, which only it uses:

@@ -283,9 +283,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         }
         for st in &block.statements {
             match st {
-                Statement::Label { name, .. } => {
+                Statement::Label { name, line } => {
                     let pc = self.ir.insts.len() as u32;
-                    self.scopes[scope].labels.insert(name, pc);
+                    // ptxas rejects a label defined twice in one scope; taking either
+                    // definition would be a silent guess at the branch targets.
+                    if self.scopes[scope].labels.insert(name, pc).is_some() {
+                        return Err(err(*line, format!("duplicate label `{name}`")));
+                    }
                 }
                 Statement::Instruction(inst) => self.lower_inst(func, scope, inst)?,
                 Statement::Block(b) => self.lower_block(func, b, scope)?,

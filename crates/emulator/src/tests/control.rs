@@ -113,3 +113,22 @@ fn too_few_operands_is_an_input_error() {
         assert!(msg == format!("PTX line 9: {expected}"), "{body}: {msg}");
     }
 }
+
+/// A label defined twice in one scope is an input error (ptxas rejects it), not a guess at
+/// which definition a branch means; the same label in sibling `{ }` blocks is two labels.
+#[test]
+fn duplicate_labels_are_an_input_error() {
+    let kernel = |body: &str| {
+        format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 32, 1, 1\n{{\n.reg .pred %p<2>;\n{body}\nret;\n}}\n"
+        )
+    };
+    let twice = kernel("$L: bar.sync 0;\n$L: bar.sync 0;\n@%p1 bra $L;");
+    let module = ptx_parser::parse(&twice).expect("parses");
+    let err = crate::emulate(&module, "k", &Config::default()).expect_err("duplicate label");
+    assert!(err.to_string().contains("duplicate label `$L`"), "{err}");
+
+    let blocks = kernel("{ $L: bar.sync 0; }\n{ $L: bar.sync 0; }");
+    let module = ptx_parser::parse(&blocks).expect("parses");
+    assert!(crate::emulate(&module, "k", &Config::default()).is_ok());
+}
