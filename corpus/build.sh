@@ -89,6 +89,18 @@ compile_cutlass cutlass-sm90-tma-warpspecialized-asserts 1
 compile_cutlass cutlass-sm90-tma-warpspecialized-pingpong-asserts 2
 compile_cutlass cutlass-sm90-tma-warpspecialized-cooperative-asserts 3
 
+# CUTLASS 3.x Blackwell GEMM (sm_100a, tcgen05 MMA into tensor memory, CLC tile scheduler),
+# instantiated by corpus/src/cutlass_sm100_gemm.cu after example 70 with a 1-SM tile and
+# cluster 1x1x1.
+if [ -n "$cutlass_inc" ]; then
+    compile cutlass-sm100-tma-warpspecialized corpus/src/cutlass_sm100_gemm.cu \
+        "$nvcc" -ptx -lineinfo -arch=sm_100a --std=c++17 -I"$cutlass_inc" -DNDEBUG \
+        --expt-relaxed-constexpr corpus/src/cutlass_sm100_gemm.cu -o "$out/cutlass-sm100-tma-warpspecialized.ptx"
+else
+    echo "corpus: FAILED cutlass-sm100-tma-warpspecialized (no CUTLASS headers)" >&2
+    failed+=("cutlass-sm100-tma-warpspecialized")
+fi
+
 # A CUTLASS example exactly as the package ships it (host code, reference kernels, asserts,
 # cluster launch): its `main` includes curand, whose headers come from nvidia-curand.
 if ! $py -m pip show -q nvidia-curand >/dev/null 2>&1; then
@@ -229,6 +241,18 @@ for line in sys.argv[2:]:
                "reference kernels without a CTA shape. Only the GEMM kernel is checked: it "
                "synchronizes across the CTAs of its cluster (barrier.cluster), which weft does "
                "not model, so it must say so rather than verify it.")
+    elif name == "cutlass-sm100-tma-warpspecialized":
+        # Params: problem shape M, N, K, L (u32 @4..16, as in the sm90 GEMMs); the epilogue's
+        # beta (f32 @1280) and source pointers (@1288, @1296) decide whether the epilogue
+        # load warp joins the epilogue barriers (arrive count 224 or 256).
+        args += ["--param", "0+4:u32=128", "--param", "0+8:u32=128", "--param", "0+12:u32=256",
+                 "--param", "0+16:u32=1", "--param", "0+1280:f32=0", "--param", "0+1288:u64=0",
+                 "--param", "0+1296:u64=0"]
+        why = ("CUTLASS 3.x Blackwell GEMM (GemmUniversal, example 70's automatic schedules: TMA "
+               "warp, tcgen05 MMA warp into tensor memory, epilogue warps, cluster-launch-control "
+               "tile scheduler), fp16, 128x128x64 1-SM tile, cluster 1x1x1; M=N=128, K=256, beta "
+               "= 0, no source C. Its persistent loop asks the hardware for more work with "
+               "clusterlaunchcontrol.try_cancel, which weft does not model: it must say so.")
     elif name.startswith("cutlass"):
         # CUTLASS passes one by-value Params struct: mode (u32 @0), then the problem shape
         # (M, N, K, L as u32 @4, 8, 12, 16).  K bounds the mainloop's k-tile loop around
