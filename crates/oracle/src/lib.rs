@@ -33,8 +33,10 @@
 //! ([`weft_program::AsyncCopy`]) completed by their issuer's waits: each copy is an extra
 //! agent whose one access is a step that may run at any time after its issuer completed the
 //! commands before the issue position, and its issuer cannot execute a command at or after
-//! the copy's completion position until the copy ran (at most [`MAX_AGENTS`] copies; copies
-//! completed by mbarrier phases are outside the fragment). Agents are numbered after the
+//! the copy's completion position until the copy ran, nor another thread one at or after a
+//! joint completion position of the copy ([`weft_program::AsyncOps::joint_done`], a
+//! warpgroup operation retired by every member's wait) (at most [`MAX_AGENTS`] copies;
+//! copies completed by mbarrier phases are outside the fragment). Agents are numbered after the
 //! threads, with one command each (index 0), as in the race check.
 //!
 //! Execution events ([`CommandView::Exec`]: the lanes of a `.sync` warp collective, a
@@ -43,7 +45,9 @@
 //! a complete event releases its blocked threads at once (as a recycling does). They
 //! constrain the traces (and so well-synchronization and the time order of Definition 4) but
 //! order no memory: with execution events, races are decided on the static relation of
-//! barriers and program order ([`Exploration::memory_happens_before`]).
+//! barriers and program order ([`Exploration::memory_happens_before`]), extended by one hop
+//! for each copy (after what is ordered before its issue, before what is ordered after a
+//! completion position; a copy carries no order between the threads around it).
 //!
 //! Generations: Definition 5 taken literally gives an `arrive` the number of recyclings
 //! *before* it, one less than a `sync` of the same generation (whose time is the recycling
@@ -174,13 +178,16 @@ pub struct Exploration {
 const SIDE: usize = MAX_COMMANDS + 1;
 
 /// An asynchronous copy: issuer, issue position, completion position (if any).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Agent {
     issuer: usize,
     issue: u8,
     done: Option<u8>,
     /// Copies of the issuer with an index `>= done_seq` are issued after this one's wait.
     done_seq: u32,
+    /// Completion positions in other threads ([`weft_program::AsyncOps::joint_done`]): each
+    /// of them cannot execute its command at that position until the copy ran.
+    joint: Vec<(usize, u8)>,
 }
 
 fn decode_agents(program: &Program) -> Result<(Vec<Agent>, Vec<Vec<Op>>), Unsupported> {
@@ -203,8 +210,14 @@ fn decode_agents(program: &Program) -> Result<(Vec<Agent>, Vec<Vec<Op>>), Unsupp
             .threads
             .get(c.issuer.index())
             .map_or(0, |t| t.commands.len());
+        let joint = program.asyncs.joint_of(c);
         if !c.phases.is_empty()
-            || c.joint.is_some()
+            || joint.iter().any(|&(u, p)| {
+                program
+                    .threads
+                    .get(u.index())
+                    .is_none_or(|th| p as usize > th.commands.len())
+            })
             || c.issuer.index() >= n
             || c.issue as usize > len
             || c.done.is_some_and(|d| d < c.issue || d as usize > len)
@@ -222,6 +235,7 @@ fn decode_agents(program: &Program) -> Result<(Vec<Agent>, Vec<Vec<Op>>), Unsupp
             issue: c.issue as u8,
             done: c.done.map(|d| d as u8),
             done_seq: c.done_seq,
+            joint: joint.iter().map(|&(u, p)| (u.index(), p as u8)).collect(),
         });
         ops.push(vec![Op::Access { kind, addr, len }]);
     }
@@ -324,7 +338,9 @@ impl Explorer<'_> {
     fn waits_for_copy(&self, state: &State, t: usize) -> bool {
         let n = self.threads as usize;
         self.agents.iter().enumerate().any(|(g, a)| {
-            a.issuer == t && a.done.is_some_and(|d| d <= state.pc[t]) && state.pc[n + g] == 0
+            state.pc[n + g] == 0
+                && ((a.issuer == t && a.done.is_some_and(|d| d <= state.pc[t]))
+                    || a.joint.iter().any(|&(u, p)| u == t && p <= state.pc[t]))
         })
     }
 
@@ -484,12 +500,6 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
         })
         .max()
         .unwrap_or(0);
-    if events > 0 && !agents.is_empty() {
-        // The memory relation below has no rule for copies.
-        return Err(Unsupported::TooLarge(
-            "execution events together with asynchronous copies".into(),
-        ));
-    }
     let mut arrivals = vec![0u8; events];
     for op in ops.iter().flatten() {
         if let Op::Exec { op, event } = *op {
@@ -550,8 +560,8 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
         .flatten()
         .all(|gens| gens.len() <= 1);
     let well_synchronized = !deadlock && !error && consistent;
-    let memory =
-        (events > 0 && well_synchronized).then(|| memory_order(&ops, &explorer.generations));
+    let memory = (events > 0 && well_synchronized)
+        .then(|| memory_order(&ops, &explorer.generations, threads, &agents));
     Ok(Exploration {
         memory,
         deadlock,
@@ -573,6 +583,8 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
 fn memory_order(
     ops: &[Vec<Op>],
     generations: &[Vec<BTreeSet<u32>>],
+    threads: usize,
+    agents: &[Agent],
 ) -> (Vec<usize>, Vec<Vec<bool>>) {
     let mut offsets = Vec::with_capacity(ops.len() + 1);
     let mut total = 0;
@@ -616,6 +628,54 @@ fn memory_order(
             }
         }
     }
+    // Asynchronous copies, one hop on the closed relation of the threads (a copy carries no
+    // order from its issuer to the threads it completes before: nothing in PTX makes the
+    // issuer's other accesses visible through it). A copy is after every command ordered
+    // before its issue position, and before every command ordered after one of its
+    // completion positions (the issuer's wait, the joint positions); a copy is before
+    // another when one of its completion positions is ordered before the other's issue, or
+    // when the other is its issuer's and issued after its wait (`done_seq`).
+    let len = |t: usize| offsets[t + 1] - offsets[t];
+    let before_issue = |r: &Vec<Vec<bool>>, c: usize, a: &Agent| {
+        a.issue > 0 && r[c][offsets[a.issuer] + usize::from(a.issue) - 1]
+    };
+    let ends = |a: &Agent| -> Vec<usize> {
+        let mut e: Vec<usize> = a
+            .joint
+            .iter()
+            .filter(|&&(u, p)| usize::from(p) < len(u))
+            .map(|&(u, p)| offsets[u] + usize::from(p))
+            .collect();
+        if let Some(d) = a.done.filter(|&d| usize::from(d) < len(a.issuer)) {
+            e.push(offsets[a.issuer] + usize::from(d));
+        }
+        e
+    };
+    let mut extra: Vec<(usize, usize)> = Vec::new();
+    for (g, a) in agents.iter().enumerate() {
+        let me = offsets[threads + g];
+        let ends_a = ends(a);
+        for c in 0..offsets[threads] {
+            if before_issue(&r, c, a) {
+                extra.push((c, me));
+            }
+            if ends_a.iter().any(|&e| r[e][c]) {
+                extra.push((me, c));
+            }
+        }
+        for (h, b) in agents.iter().enumerate() {
+            if h == g {
+                continue;
+            }
+            let seq = a.issuer == b.issuer && a.done == Some(b.issue) && h as u32 >= a.done_seq;
+            if seq || ends_a.iter().any(|&e| before_issue(&r, e, b)) {
+                extra.push((me, offsets[threads + h]));
+            }
+        }
+    }
+    for (x, y) in extra {
+        r[x][y] = true;
+    }
     (offsets, r)
 }
 
@@ -645,7 +705,7 @@ impl Exploration {
         let (offsets, r) = match &self.memory {
             Some(m) => m.clone(),
             None if self.well_synchronized && self.agents() == 0 => {
-                memory_order(&self.ops, &self.generations)
+                memory_order(&self.ops, &self.generations, self.threads, &[])
             }
             None => return None,
         };

@@ -11,7 +11,9 @@
 //!
 //! [`spec_with_copies`] also issues asynchronous copies (agents of their own, see
 //! [`weft_program::AsyncCopy`]) and waits that complete every copy their thread issued before
-//! them.
+//! them, and warpgroup-style groups: the members arrive at an execution event, one of them
+//! issues a copy, and a later group wait (each member waits for the event) completes it at
+//! every member's position (joint completion).
 
 use proptest::prelude::*;
 use weft_program::{
@@ -61,6 +63,26 @@ pub enum Item {
     Wait {
         /// The waiting thread.
         thread: u8,
+    },
+    /// A warpgroup-style operation: every member arrives at a new execution event and
+    /// `issuer` (made a member) issues a copy right after its arrival; a later
+    /// [`Item::GroupWait`] retires it.
+    Group {
+        /// Member threads (bitmask).
+        members: u8,
+        /// The thread whose issue records the copy.
+        issuer: u8,
+        /// Read or write.
+        kind: AccessKind,
+        /// First byte.
+        addr: u32,
+    },
+    /// Every member of group `group` (mod the number of groups so far) waits for its event;
+    /// the copy completes before each member's next command (the issuer's as its wait, the
+    /// others' as joint completion positions, [`weft_program::AsyncCopy::joint`]).
+    GroupWait {
+        /// Which group.
+        group: u8,
     },
     /// An execution event ([`weft_program::CommandView::Exec`]) of its own: each member
     /// thread takes part with `Sync` (a lane of a `.sync` warp collective), `Arrive` (a
@@ -129,6 +151,14 @@ pub fn spec_with_copies() -> impl Strategy<Value = Spec> {
                 len: 4,
             }),
             2 => (0..threads).prop_map(|thread| Item::Wait { thread }),
+            1 => (1..all, 0..threads, prop_oneof![Just(AccessKind::Write), Just(AccessKind::Read)], 0u32..3)
+                .prop_map(|(members, issuer, kind, g)| Item::Group {
+                    members,
+                    issuer,
+                    kind,
+                    addr: 4 * g,
+                }),
+            1 => any::<u8>().prop_map(|group| Item::GroupWait { group }),
         ];
         (
             Just(threads),
@@ -193,6 +223,8 @@ impl Spec {
         // Copies: (issuer, issue position, access, completion position).
         let mut copies: Vec<PlannedCopy> = Vec::new();
         let mut events = 0u32;
+        // Groups: (event, members, copy index).
+        let mut groups: Vec<(u32, u8, Option<usize>)> = Vec::new();
         for item in &self.items {
             match *item {
                 Item::Phase {
@@ -242,7 +274,51 @@ impl Spec {
                         && copies.len() < crate::MAX_AGENTS
                     {
                         let access = Command::access(kind, addr, len, false, InstId(1000));
-                        copies.push((t, seq.len(), access, None));
+                        copies.push((t, seq.len(), access, None, Vec::new()));
+                    }
+                }
+                Item::Group {
+                    members,
+                    issuer,
+                    kind,
+                    addr,
+                } => {
+                    let members = (members | (1 << issuer)) & ((1u16 << n) - 1) as u8;
+                    events += 1;
+                    for (t, seq) in cmds.iter_mut().enumerate() {
+                        if members & (1 << t) != 0 {
+                            seq.push((false, Command::exec(ExecOp::Arrive, events, inst)));
+                        }
+                    }
+                    let t = usize::from(issuer);
+                    let copy = (copies.len() < crate::MAX_AGENTS && t < n).then(|| {
+                        let access = Command::access(kind, addr, 4, false, InstId(1000));
+                        copies.push((t, cmds[t].len(), access, None, Vec::new()));
+                        copies.len() - 1
+                    });
+                    groups.push((events, members, copy));
+                }
+                Item::GroupWait { group } => {
+                    if groups.is_empty() {
+                        continue;
+                    }
+                    let (event, members, copy) = groups[usize::from(group) % groups.len()];
+                    let issued = copies.len();
+                    for (t, seq) in cmds.iter_mut().enumerate() {
+                        if members & (1 << t) == 0 {
+                            continue;
+                        }
+                        seq.push((false, Command::exec(ExecOp::Wait, event, inst)));
+                        let at = seq.len();
+                        if let Some(c) = copy.and_then(|k| copies.get_mut(k)) {
+                            if c.0 == t {
+                                if c.3.is_none() {
+                                    c.3 = Some((at, issued));
+                                }
+                            } else {
+                                c.4.push((t, at));
+                            }
+                        }
                     }
                 }
                 Item::Event {
@@ -294,6 +370,7 @@ impl Spec {
             c.3 =
                 c.3.filter(|d| d.0 <= cmds[c.0].len())
                     .map(|(d, s)| (d, renumber(s)));
+            c.4.retain(|&(u, p)| p <= cmds[u].len());
         }
         if let Some((k, count)) = self.perturb {
             let barriers: Vec<(usize, usize)> = cmds
@@ -333,10 +410,11 @@ impl Spec {
                 }
             })
             .collect();
+        let mut joint_done = Vec::new();
         let copies = copies
             .into_iter()
             .enumerate()
-            .map(|(g, (t, issue, access, done))| {
+            .map(|(g, (t, issue, access, done, joint))| {
                 let id = InstId(if unique_insts { 900 + g as u32 } else { 900 });
                 let mut c = AsyncCopy::new(
                     ThreadId(t as u32),
@@ -347,6 +425,15 @@ impl Spec {
                 if let Some((at, seq)) = done {
                     c.complete_at(at as u32, seq as u32);
                 }
+                if !joint.is_empty() {
+                    c.joint = Some(joint_done.len() as u32);
+                    joint_done.push(
+                        joint
+                            .into_iter()
+                            .map(|(u, p)| (ThreadId(u as u32), p as u32))
+                            .collect(),
+                    );
+                }
                 c
             })
             .collect();
@@ -355,15 +442,21 @@ impl Spec {
         program.asyncs = AsyncOps {
             copies,
             proxy_fences: Vec::new(),
-            joint_done: Vec::new(),
+            joint_done,
         };
         program
     }
 }
 
 /// A copy being built: (issuer, issue position, access, completing wait: its position and
-/// the number of copies issued before it).
-type PlannedCopy = (usize, usize, Command, Option<(usize, usize)>);
+/// the number of copies issued before it, completion positions in other threads).
+type PlannedCopy = (
+    usize,
+    usize,
+    Command,
+    Option<(usize, usize)>,
+    Vec<(usize, usize)>,
+);
 
 fn with_inst(c: Command, inst: InstId) -> Command {
     match c.view() {

@@ -19,7 +19,8 @@
 //! order, which leaves them out).
 //!
 //! A second generator adds asynchronous copies (agents with one access each, issued at a
-//! position of their thread and completed by a later wait of it): happens-before between
+//! position of their thread and completed by a later wait of it, or, for a warpgroup-style
+//! group, by every member's wait: joint completion positions): happens-before between
 //! copies and commands and the races involving copies must agree too.
 
 use std::collections::BTreeSet;
@@ -179,6 +180,9 @@ fn copy_generator_covers_racing_and_ordered_copies() {
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let (mut racy, mut ordered, mut with_copies) = (0usize, 0usize, 0usize);
+    // Copies completed at other threads' positions (a warpgroup operation's joint set),
+    // within the oracle's fragment.
+    let mut joint = 0usize;
     let n = 2000;
     for _ in 0..n {
         let Ok(tree) = strategy::spec_with_copies().new_tree(&mut runner) else {
@@ -192,6 +196,9 @@ fn copy_generator_covers_racing_and_ordered_copies() {
             continue;
         };
         with_copies += 1;
+        if program.asyncs.copies.iter().any(|c| c.joint.is_some()) && e.well_synchronized {
+            joint += 1;
+        }
         let threads = program.threads.len() as u32;
         let Some(races) = e.races() else {
             continue;
@@ -203,8 +210,8 @@ fn copy_generator_covers_racing_and_ordered_copies() {
         }
     }
     assert!(
-        with_copies >= n / 4 && racy >= n / 20 && ordered >= n / 20,
-        "{with_copies} with copies, {racy} racy, {ordered} ordered"
+        with_copies >= n / 4 && racy >= n / 20 && ordered >= n / 20 && joint >= n / 40,
+        "{with_copies} with copies, {racy} racy, {ordered} ordered, {joint} with joint completions"
     );
 }
 
