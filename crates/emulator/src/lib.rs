@@ -129,6 +129,7 @@
 #![deny(missing_docs)]
 
 mod exec;
+mod explore;
 mod ir;
 mod params;
 #[cfg(test)]
@@ -137,6 +138,7 @@ mod unverifiable;
 
 use std::fmt;
 
+pub use explore::{Coverage, DEFAULT_MAX_PATHS, DEFAULT_MAX_TRIPS, Exploration, explore};
 pub use params::{
     ParamBinding, ParamError, ParamRef, ParamValue, ResolvedParam, ScalarType, resolve_params,
 };
@@ -195,6 +197,90 @@ pub struct Config {
     /// Loads from initialized `.global`/`.const` module variables return their
     /// initializers (`false`: `--no-initializers`, they are unknown inputs).
     pub initializers: bool,
+    /// Branches on symbolic predicates that decide synchronization become choices
+    /// ([`explore`]); `None`: they make the kernel unverifiable.
+    pub choices: Option<ChoicePlan>,
+}
+
+/// How one run of an exploration answers its choices (`docs/semantics.md` §6.5).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChoicePlan {
+    /// The answers of the run's first choices, in order; later choices take the side with
+    /// the smaller values.
+    pub answers: Vec<bool>,
+    /// Choices one branch makes on one variable per path (a loop's trips) before the
+    /// variable's larger values are no longer explored there (`--max-trips`).
+    pub max_trips: u32,
+}
+
+/// A symbolic term over kernel-parameter bytes, as data (the cli renders it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// Bytes `start..end` of kernel parameter `index`, zero- or sign-extended.
+    Param {
+        /// 0-based parameter index.
+        index: u32,
+        /// The parameter's name.
+        name: String,
+        /// First byte (offset inside the parameter).
+        start: u32,
+        /// One past the last byte.
+        end: u32,
+        /// The bytes are the whole (scalar) parameter.
+        whole: bool,
+        /// Sign-extended.
+        signed: bool,
+    },
+    /// A constant.
+    Const(u64),
+    /// `(base + k) mod 2^bits`.
+    Plus {
+        /// The base term.
+        base: Box<Expr>,
+        /// The constant added (modulo `2^bits`).
+        k: u64,
+        /// The width.
+        bits: u8,
+    },
+    /// Another operation, by name (`mul`, `shr`, `div`, `cvt`, `ult` for an unsigned `<`,
+    /// …), on its operands.
+    Op {
+        /// The operation.
+        op: String,
+        /// Its operands.
+        args: Vec<Expr>,
+    },
+}
+
+/// What a choice decides on: the value of a term, read as a `bits`-wide unsigned integer.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Variable {
+    /// The term.
+    pub expr: Expr,
+    /// The width its value is read at (1 for a predicate that is not a comparison with a
+    /// constant: the variable is the predicate itself).
+    pub bits: u8,
+}
+
+/// A branch on a symbolic predicate that decided synchronization, and the answer the run
+/// took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The branch (or guarded instruction).
+    pub inst: InstId,
+    /// The first thread that reached it undecided.
+    pub thread: ThreadId,
+    /// What the predicate constrains.
+    pub variable: Variable,
+    /// The predicate's value on this path.
+    pub answer: bool,
+    /// The values of the variable this path allows after the choice (inclusive intervals).
+    pub values: Vec<(u64, u64)>,
+    /// The values the other answer allowed.
+    pub alternative: Vec<(u64, u64)>,
+    /// The other answer is not explored: this branch had made [`ChoicePlan::max_trips`]
+    /// choices on the variable on this path.
+    pub bounded: bool,
 }
 
 impl Default for Config {
@@ -209,6 +295,7 @@ impl Default for Config {
             max_memory: DEFAULT_MAX_MEMORY,
             dynamic_shared: None,
             initializers: true,
+            choices: None,
         }
     }
 }
@@ -404,6 +491,22 @@ pub struct Emulation {
     pub notes: Vec<String>,
     /// Statistics.
     pub stats: Stats,
+    /// The choices this run made ([`Config::choices`]), in order.
+    pub choices: Vec<Choice>,
+    /// The values of each variable the run's choices allow (inclusive intervals), in order
+    /// of first choice.
+    pub path_values: Vec<(Variable, Vec<(u64, u64)>)>,
+    /// The run stopped without a verdict of its own: its remaining inputs are not explored
+    /// (a required value would need a parameter field outside the explored range; the
+    /// values are in [`Emulation::not_explored`]) or it has none (an assumed assertion
+    /// fails for every input on it).
+    pub abandoned: bool,
+    /// Values this run left unexplored (sides of choices without a witness input, or the
+    /// rest of an abandoned run).
+    pub not_explored: Vec<(Variable, Vec<(u64, u64)>)>,
+    /// Values of the parameter fields the choices depend on under which a launch follows
+    /// this run's choices (found by search and checked exactly); empty without choices.
+    pub witness: Vec<(Expr, u64)>,
 }
 
 /// Errors that prevent emulation altogether.

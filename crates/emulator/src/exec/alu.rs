@@ -5,6 +5,8 @@
 //! call them, and `tests::fast_path` runs every sample through both paths and compares.
 
 use super::Machine;
+use super::terms::{OpKind, Rel, TermId};
+use super::values::TERMED;
 use weft_program::InstId;
 
 use crate::ValueSource;
@@ -158,6 +160,22 @@ pub(super) enum Alu {
 }
 
 impl Alu {
+    /// The term operation of this ALU operation.
+    fn term_op(self) -> OpKind {
+        match self {
+            Alu::Add => OpKind::Add,
+            Alu::Sub => OpKind::Sub,
+            Alu::And => OpKind::And,
+            Alu::Or => OpKind::Or,
+            Alu::Xor => OpKind::Xor,
+            Alu::Shl => OpKind::Shl,
+            Alu::Shr => OpKind::Shr,
+            Alu::Min => OpKind::Min,
+            Alu::Max => OpKind::Max,
+            Alu::MulLo => OpKind::Mul,
+        }
+    }
+
     /// The two-operand operation `op` performs, if it is one.
     pub(super) fn of(op: Op) -> Option<Alu> {
         Some(match op {
@@ -388,7 +406,165 @@ pub(super) fn div_rem(a: u64, b: u64, bits: u8, signed: bool, rem: bool) -> Opti
     })
 }
 
+/// The integer comparison `cmp` as a term relation (`None` for `num`/`nan`), and whether it
+/// is signed on a type whose signedness is `signed`.
+fn rel(cmp: Cmp, signed: bool) -> Option<(Rel, bool)> {
+    Some(match cmp {
+        Cmp::Eq | Cmp::Equ => (Rel::Eq, signed),
+        Cmp::Ne | Cmp::Neu => (Rel::Ne, signed),
+        Cmp::Lt | Cmp::Ltu => (Rel::Lt, signed),
+        Cmp::Le | Cmp::Leu => (Rel::Le, signed),
+        Cmp::Gt | Cmp::Gtu => (Rel::Gt, signed),
+        Cmp::Ge | Cmp::Geu => (Rel::Ge, signed),
+        Cmp::Lo => (Rel::Lt, false),
+        Cmp::Ls => (Rel::Le, false),
+        Cmp::Hi => (Rel::Gt, false),
+        Cmp::Hs => (Rel::Ge, false),
+        Cmp::Num | Cmp::Nan => return None,
+    })
+}
+
 impl Machine<'_> {
+    /// The term of operand `(v, u)`: a constant when known, its term when termed.
+    fn operand_term(&mut self, (v, u): (u64, u32)) -> Option<TermId> {
+        if u == 0 {
+            self.src.terms.constant(v)
+        } else {
+            self.src.term(u)
+        }
+    }
+
+    /// The term of `op` on `args` (`None` when an operand has no term or the term would be
+    /// too large).
+    fn op_term(
+        &mut self,
+        op: OpKind,
+        bits: u8,
+        signed: bool,
+        args: &[(u64, u32)],
+    ) -> Option<TermId> {
+        let mut ts = [None; 3];
+        for (k, &a) in args.iter().enumerate().take(3) {
+            ts[k] = Some(self.operand_term(a)?);
+        }
+        match (op, args) {
+            (OpKind::Add, [(_, ua), (b, 0)]) if *ua != 0 => {
+                self.src.terms.add_const(ts[0]?, *b, bits)
+            }
+            (OpKind::Add, [(a, 0), (_, ub)]) if *ub != 0 => {
+                self.src.terms.add_const(ts[1]?, *a, bits)
+            }
+            (OpKind::Sub, [(_, ua), (b, 0)]) if *ua != 0 => {
+                self.src.terms.add_const(ts[0]?, b.wrapping_neg(), bits)
+            }
+            _ => self.src.terms.op(op, bits, signed, ts),
+        }
+    }
+
+    /// The id of the unknown result of `op` on `args`: the union of their sources, with
+    /// the result's term when some operand carries one. Called only when an operand is
+    /// unknown (never on the known-value path).
+    #[cold]
+    pub(super) fn unknown_result(
+        &mut self,
+        op: OpKind,
+        bits: u8,
+        signed: bool,
+        args: &[(u64, u32)],
+    ) -> u32 {
+        let mut u = 0;
+        let mut termed = false;
+        for &(_, x) in args {
+            termed |= x & TERMED != 0;
+            u = self.src.union(u, x);
+        }
+        if !termed {
+            return u;
+        }
+        let term = self.op_term(op, bits, signed, args);
+        self.src.termed(u, term)
+    }
+
+    /// `(v, u)`, or the value the choices so far determine for the termed id `u`.
+    #[inline]
+    pub(super) fn settle(&mut self, v: u64, u: u32) -> (u64, u32) {
+        if u & TERMED != 0
+            && let Some(x) = self.determined_value(u)
+        {
+            return (x, 0);
+        }
+        (v, u)
+    }
+
+    /// [`Machine::unknown_result`] of a two-operand ALU operation.
+    #[cold]
+    pub(super) fn unknown_alu(
+        &mut self,
+        k: Alu,
+        bits: u8,
+        signed: bool,
+        a: (u64, u32),
+        b: (u64, u32),
+    ) -> u32 {
+        self.unknown_result(k.term_op(), bits, signed, &[a, b])
+    }
+
+    /// The ids of the unknown results `p`, `q` of `setp` (`a cmp b`, combined with `c` by
+    /// `bop`): the union of the sources, with predicate terms when the operands have terms.
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn unknown_setp(
+        &mut self,
+        cmp: Cmp,
+        ty: crate::ir::Ty,
+        bop: BoolOp,
+        a: (u64, u32),
+        b: (u64, u32),
+        c: (u64, u32),
+    ) -> (u32, u32) {
+        let u = self.src.union(a.1, b.1);
+        let u = self.src.union(u, c.1);
+        if (a.1 | b.1 | c.1) & TERMED == 0 || ty.kind == Kind::F {
+            return (u, u);
+        }
+        let term = (|| {
+            let (r, signed) = rel(cmp, ty.signed())?;
+            let ta = self.operand_term(a)?;
+            let tb = self.operand_term(b)?;
+            let p = self.src.terms.cmp(r, signed, ty.bits, ta, tb)?;
+            let np = self.src.terms.not(p)?;
+            let k = match bop {
+                BoolOp::None => return Some((p, np)),
+                BoolOp::And => OpKind::BoolAnd,
+                BoolOp::Or => OpKind::BoolOr,
+                BoolOp::Xor => OpKind::BoolXor,
+            };
+            let tc = self.operand_term(c)?;
+            let p2 = self.src.terms.op(k, 1, false, [Some(p), Some(tc), None])?;
+            let q2 = self.src.terms.op(k, 1, false, [Some(np), Some(tc), None])?;
+            Some((p2, q2))
+        })();
+        match term {
+            Some((p, q)) => (self.src.termed(u, Some(p)), self.src.termed(u, Some(q))),
+            None => (u, u),
+        }
+    }
+
+    /// [`Machine::unknown_setp`] for the fast path's integer `setp` without a combiner.
+    #[cold]
+    pub(super) fn unknown_fast_setp(
+        &mut self,
+        cmp: Cmp,
+        bits: u8,
+        signed: bool,
+        a: (u64, u32),
+        b: (u64, u32),
+    ) -> (u32, u32) {
+        let kind = if signed { Kind::S } else { Kind::U };
+        let ty = crate::ir::Ty { bits, kind };
+        self.unknown_setp(cmp, ty, BoolOp::None, a, b, (0, 0))
+    }
+
     /// Executes an ALU instruction (every `Op` [`Machine::exec`] sends here).
     pub(super) fn exec_alu(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         // Validated (`ir::valid`): `ops` has the operands each operation reads.
@@ -396,37 +572,53 @@ impl Machine<'_> {
         let bits = inst.ty.bits;
         let signed = inst.ty.signed();
         if let Some(k) = Alu::of(inst.op) {
-            return self.bin(t, pc, o, bits, |a, b| alu(k, bits, signed, a, b));
+            return self.bin(t, pc, o, k, bits, signed);
         }
         match inst.op {
             Op::Mul(mode) => {
                 let (a, ua) = self.rd(t, o(1), pc);
                 let (b, ub) = self.rd(t, o(2), pc);
-                let u = self.src.union(ua, ub);
-                let v = if u == 0 {
-                    mul(a, b, bits, signed, mode)
+                let (v, u) = if ua | ub == 0 {
+                    (mul(a, b, bits, signed, mode), 0)
                 } else {
-                    0
+                    let k = match mode {
+                        MulMode::Lo => OpKind::Mul,
+                        MulMode::Hi => OpKind::MulHi,
+                        MulMode::Wide => OpKind::MulWide,
+                    };
+                    (0, self.unknown_result(k, bits, signed, &[(a, ua), (b, ub)]))
                 };
+                let (v, u) = self.settle(v, u);
                 self.wr(t, o(0), mask(v, mul_bits(bits, mode)), u);
             }
             Op::Mad(mode) => {
                 let (a, ua) = self.rd(t, o(1), pc);
                 let (b, ub) = self.rd(t, o(2), pc);
                 let (c, uc) = self.rd(t, o(3), pc);
-                let u = self.src.union(ua, ub);
-                let u = self.src.union(u, uc);
-                let v = if u == 0 {
-                    mad(a, b, c, bits, signed, mode)
+                let (v, u) = if ua | ub | uc == 0 {
+                    (mad(a, b, c, bits, signed, mode), 0)
                 } else {
-                    0
+                    (
+                        0,
+                        self.unknown_mad(bits, signed, mode, (a, ua), (b, ub), (c, uc)),
+                    )
                 };
+                let (v, u) = self.settle(v, u);
                 self.wr(t, o(0), mask(v, mul_bits(bits, mode)), u);
             }
             Op::Div | Op::Rem => {
                 let (a, ua) = self.rd(t, o(1), pc);
                 let (b, ub) = self.rd(t, o(2), pc);
-                let mut u = self.src.union(ua, ub);
+                let mut u = if ua | ub == 0 {
+                    0
+                } else {
+                    let k = if inst.op == Op::Rem {
+                        OpKind::Rem
+                    } else {
+                        OpKind::Div
+                    };
+                    self.unknown_result(k, bits, signed, &[(a, ua), (b, ub)])
+                };
                 let mut v = 0;
                 if u == 0 {
                     match div_rem(a, b, bits, signed, inst.op == Op::Rem) {
@@ -434,15 +626,24 @@ impl Machine<'_> {
                         None => u = self.src.single(ValueSource::Other("division by zero")),
                     }
                 }
+                let (v, u) = self.settle(v, u);
                 self.wr(t, o(0), mask(v, bits), u);
             }
-            Op::Abs => self.un(t, pc, o, bits, |a| sx(a, bits).wrapping_abs() as u64),
-            Op::Neg => self.un(t, pc, o, bits, |a| (sx(a, bits).wrapping_neg()) as u64),
-            Op::Not => self.un(t, pc, o, bits, |a| !a),
-            Op::Cnot => self.un(t, pc, o, bits, |a| u64::from(mask(a, bits) == 0)),
-            Op::Brev => self.un(t, pc, o, bits, |a| brev(a, bits)),
-            Op::Popc => self.un(t, pc, o, 32, |a| u64::from(mask(a, bits).count_ones())),
-            Op::Clz => self.un(t, pc, o, 32, |a| clz(a, bits)),
+            Op::Abs => self.un(t, pc, o, bits, OpKind::Abs, |a| {
+                sx(a, bits).wrapping_abs() as u64
+            }),
+            Op::Neg => self.un(t, pc, o, bits, OpKind::Neg, |a| {
+                (sx(a, bits).wrapping_neg()) as u64
+            }),
+            Op::Not => self.un(t, pc, o, bits, OpKind::Not, |a| !a),
+            Op::Cnot => self.un(t, pc, o, bits, OpKind::Cnot, |a| {
+                u64::from(mask(a, bits) == 0)
+            }),
+            Op::Brev => self.un(t, pc, o, bits, OpKind::Other("brev"), |a| brev(a, bits)),
+            Op::Popc => self.un(t, pc, o, 32, OpKind::Other("popc"), |a| {
+                u64::from(mask(a, bits).count_ones())
+            }),
+            Op::Clz => self.un(t, pc, o, 32, OpKind::Other("clz"), |a| clz(a, bits)),
             Op::Bfe | Op::Bfi | Op::Prmt | Op::Lop3 => self.exec_bits(t, pc, inst, o),
             Op::Setp(cmp, bop) => self.setp(t, pc, inst, ops, cmp, bop),
             Op::Selp => {
@@ -455,14 +656,27 @@ impl Machine<'_> {
             Op::Slct => self.slct(t, pc, inst, o),
             Op::Cvt => {
                 let (a, ua) = self.rd(t, o(1), pc);
+                let int = |k: Kind| matches!(k, Kind::U | Kind::S | Kind::B);
                 let (v, u) = if ua != 0 {
-                    (0, ua)
+                    let u = if int(inst.ty.kind) && int(inst.ty2.kind) && !inst.sat {
+                        let from = (u64::from(inst.ty2.bits) << 1) | u64::from(inst.ty2.signed());
+                        self.unknown_result(
+                            OpKind::Cvt,
+                            inst.ty.bits,
+                            inst.ty.signed(),
+                            &[(a, ua), (from, 0)],
+                        )
+                    } else {
+                        self.src.plain(ua)
+                    };
+                    (0, u)
                 } else {
                     match cvt(a, inst.ty, inst.ty2, inst.round, inst.sat) {
                         Some(v) => (v, 0),
                         None => (0, self.src.single(ValueSource::Float(InstId(pc)))),
                     }
                 };
+                let (v, u) = self.settle(v, u);
                 self.wr(t, o(0), v, u);
             }
             _ => {}
@@ -479,12 +693,32 @@ impl Machine<'_> {
         let u = self.src.union(ua, ub);
         let u = self.src.union(u, uc);
         let (v, u) = match inst.op {
-            Op::Bfe => (mask(bfe(a, b, c, bits, inst.ty.signed()), bits), u),
+            Op::Bfe => {
+                let u = if u == 0 {
+                    0
+                } else {
+                    let s = inst.ty.signed();
+                    self.unknown_result(OpKind::Other("bfe"), bits, s, &[(a, ua), (b, ub), (c, uc)])
+                };
+                (mask(bfe(a, b, c, bits, inst.ty.signed()), bits), u)
+            }
             Op::Bfi => {
                 let (d, ud) = self.rd(t, o(4), pc);
                 (mask(bfi(a, b, c, d, bits), bits), self.src.union(u, ud))
             }
-            Op::Prmt => (prmt(a, b, c), u),
+            Op::Prmt => {
+                let u = if u == 0 {
+                    0
+                } else {
+                    self.unknown_result(
+                        OpKind::Other("prmt"),
+                        32,
+                        false,
+                        &[(a, ua), (b, ub), (c, uc)],
+                    )
+                };
+                (prmt(a, b, c), u)
+            }
             _ => {
                 let (lut, ul) = self.rd(t, o(4), pc);
                 (mask(lop3(a, b, c, lut), bits), self.src.union(u, ul))
@@ -503,9 +737,53 @@ impl Machine<'_> {
         } else if ua == 0 && ub == 0 && a == b {
             (a, 0)
         } else {
-            let u = self.src.union(ua, ub);
-            (0, self.src.union(u, uc))
+            let u = self.unknown_result(OpKind::Selp, 64, false, &[(a, ua), (b, ub), (c, uc)]);
+            self.settle(0, u)
         }
+    }
+
+    /// The unknown result of `mad`: `a * b + c`, normalised as an addition when `c` is
+    /// known.
+    #[cold]
+    pub(super) fn unknown_mad(
+        &mut self,
+        bits: u8,
+        signed: bool,
+        mode: MulMode,
+        a: (u64, u32),
+        b: (u64, u32),
+        c: (u64, u32),
+    ) -> u32 {
+        let u = self.src.union(a.1, b.1);
+        let u = self.src.union(u, c.1);
+        if (a.1 | b.1 | c.1) & TERMED == 0 {
+            return u;
+        }
+        let term = (|| {
+            let (k, w) = match mode {
+                MulMode::Lo => (OpKind::Mul, bits),
+                MulMode::Hi => (OpKind::MulHi, bits),
+                MulMode::Wide => (OpKind::MulWide, mul_bits(bits, mode)),
+            };
+            let ta = self.operand_term(a)?;
+            let tb = self.operand_term(b)?;
+            let p = if a.1 | b.1 == 0 {
+                self.src.terms.constant(mul(a.0, b.0, bits, signed, mode))?
+            } else {
+                self.src
+                    .terms
+                    .op(k, bits, signed, [Some(ta), Some(tb), None])?
+            };
+            if c.1 == 0 {
+                self.src.terms.add_const(p, c.0, w)
+            } else {
+                let tc = self.operand_term(c)?;
+                self.src
+                    .terms
+                    .op(OpKind::Add, w, signed, [Some(p), Some(tc), None])
+            }
+        })();
+        self.src.termed(u, term)
     }
 
     /// `slct`: `a` when `c` is not negative, else `b`.
@@ -533,16 +811,18 @@ impl Machine<'_> {
         t: usize,
         pc: u32,
         o: impl Fn(usize) -> Opnd,
+        k: Alu,
         bits: u8,
-        f: impl Fn(u64, u64) -> u64,
+        signed: bool,
     ) {
         let (a, ua) = self.rd(t, o(1), pc);
         let (b, ub) = self.rd(t, o(2), pc);
         if ua | ub == 0 {
-            self.wr(t, o(0), mask(f(a, b), bits), 0);
+            self.wr(t, o(0), mask(alu(k, bits, signed, a, b), bits), 0);
         } else {
-            let u = self.src.union(ua, ub);
-            self.wr(t, o(0), 0, u);
+            let u = self.unknown_alu(k, bits, signed, (a, ua), (b, ub));
+            let (v, u) = self.settle(0, u);
+            self.wr(t, o(0), v, u);
         }
     }
 
@@ -553,13 +833,16 @@ impl Machine<'_> {
         pc: u32,
         o: impl Fn(usize) -> Opnd,
         bits: u8,
+        k: OpKind,
         f: impl Fn(u64) -> u64,
     ) {
         let (a, ua) = self.rd(t, o(1), pc);
         if ua == 0 {
             self.wr(t, o(0), mask(f(a), bits), 0);
         } else {
-            self.wr(t, o(0), 0, ua);
+            let u = self.unknown_result(k, bits, false, &[(a, ua)]);
+            let (v, u) = self.settle(0, u);
+            self.wr(t, o(0), v, u);
         }
     }
 
@@ -581,6 +864,8 @@ impl Machine<'_> {
             (Opnd::List(start, len), _) if len > 0 => {
                 let w = bits / len as u8;
                 let (v, u) = self.rd(t, s, pc);
+                // The parts are other values than the whole: their terms are not `u`'s.
+                let u = self.src.plain(u);
                 let items: Vec<Opnd> = self.ir.list(start, len).to_vec();
                 for (i, x) in items.into_iter().enumerate() {
                     self.wr(t, x, mask(v >> (u32::from(w) * i as u32), w), u);
@@ -607,7 +892,8 @@ impl Machine<'_> {
         let o = |k: usize| ops[k];
         let (a, ua) = self.rd(t, o(1), pc);
         let (b, ub) = self.rd(t, o(2), pc);
-        let mut u = self.src.union(ua, ub);
+        let mut u = ua | ub;
+        let mut c_opnd = (0, 0);
         let bits = inst.ty.bits;
         let r = match inst.ty.kind {
             Kind::F => compare_float(cmp, bits, a, b),
@@ -624,7 +910,8 @@ impl Machine<'_> {
             (r, !r)
         } else {
             let (c, uc) = self.rd(t, o(3), pc);
-            u = self.src.union(u, uc);
+            u |= uc;
+            c_opnd = (c, uc);
             let c = c & 1 != 0;
             let f = |x: bool| match bop {
                 BoolOp::And => x && c,
@@ -635,8 +922,11 @@ impl Machine<'_> {
             (f(r), f(!r))
         };
         if u != 0 {
-            self.wr(t, p, 0, u);
-            self.wr(t, q, 0, u);
+            let (up, uq) = self.unknown_setp(cmp, inst.ty, bop, (a, ua), (b, ub), c_opnd);
+            let (vp, up) = self.settle(0, up);
+            let (vq, uq) = self.settle(0, uq);
+            self.wr(t, p, vp, up);
+            self.wr(t, q, vq, uq);
         } else {
             self.wr(t, p, u64::from(rp), 0);
             self.wr(t, q, u64::from(rq), 0);

@@ -1,6 +1,7 @@
 //! Control flow: calls, returns, exits, branches and paths under unknown guards.
 
 use super::memory::Mem;
+use super::terms::{OpKind, TermId};
 use super::{Frame, Machine, PathEnd, PathStart, State};
 use crate::ir::{Inst, MemBase, Op, Opnd, Pc};
 use crate::unverifiable::{GuardedOp, Region, Why};
@@ -98,17 +99,33 @@ impl Machine<'_> {
 
     /// Executes `inst`, whose guard register `guard` is unknown with sources `gu`.
     pub(super) fn unknown_guard(&mut self, t: usize, pc: u32, inst: &Inst, guard: Opnd, gu: u32) {
+        // The choices so far decide the predicate: the guard is as good as known.
+        if let Some(pred) = self.forced(gu) {
+            if pred != inst.guard_neg {
+                self.exec(t, pc, inst);
+            } else {
+                self.th[t].pc = pc + 1;
+            }
+            return;
+        }
         match inst.op {
             Op::Bra => {
                 // Validated: a `bra`'s first operand is a label.
                 let Some(&Opnd::Label(target)) = self.ir.operands(inst).first() else {
                     return;
                 };
-                if !self.assume_not_doomed(t, pc, target.0, pc + 1) {
+                if self.assume_not_doomed(t, pc, target.0, pc + 1) {
+                    // The assumed side's predicate value constrains the choices.
+                    let taken = self.th[t].pc == target.0;
+                    self.assume(gu, taken != inst.guard_neg);
+                } else {
                     self.fork(t, pc, PathStart::At(target.0), pc + 1, gu, guard);
                 }
             }
-            op if op.traps() => self.assume_not_taken(t, pc, pc),
+            op if op.traps() => {
+                self.assume_not_taken(t, pc, pc);
+                self.assume(gu, inst.guard_neg);
+            }
             Op::CallExtern(crate::ir::Extern::Unknown) => {
                 self.call_extern_unknown(t, pc, Some(guard), gu)
             }
@@ -116,6 +133,7 @@ impl Machine<'_> {
             Op::Ret if self.th[t].stack.is_empty() => {
                 self.fork(t, pc, PathStart::Exit, pc + 1, gu, guard)
             }
+            Op::BraIdx if self.decided(t, pc, inst, gu).is_some() => {}
             Op::BraIdx => {
                 self.unverifiable(
                     t,
@@ -126,6 +144,8 @@ impl Machine<'_> {
                     true,
                 );
             }
+            Op::Ret | Op::Call if self.decided(t, pc, inst, gu).is_some() => {}
+            op if op.is_sync() && self.decided(t, pc, inst, gu).is_some() => {}
             Op::Ret | Op::Call => {
                 self.unverifiable(
                     t,
@@ -168,6 +188,18 @@ impl Machine<'_> {
                 self.th[t].pc = pc + 1;
             }
         }
+    }
+
+    /// Executes `inst` (guarded by a predicate whose id is `gu`) as a choice when its guard
+    /// can be decided ([`Machine::choose`]): `Some(())` when it was, `None` otherwise.
+    fn decided(&mut self, t: usize, pc: u32, inst: &Inst, gu: u32) -> Option<()> {
+        let pred = self.choose(t, pc, gu)?;
+        if pred != inst.guard_neg {
+            self.exec(t, pc, inst);
+        } else {
+            self.th[t].pc = pc + 1;
+        }
+        Some(())
     }
 
     /// `brx.idx index, table`: jumps to the `index`-th label of the table. An unknown index
@@ -253,6 +285,19 @@ impl Machine<'_> {
         let join = match self.region(pc) {
             Ok(j) => j,
             Err(why) => {
+                // A choice on the predicate's term, when the run explores.
+                if let Some(pred) = self.choose(t, pc, gu) {
+                    let neg = self.ir.insts.get(pc as usize).is_some_and(|i| i.guard_neg);
+                    if pred != neg {
+                        match target {
+                            PathStart::At(x) => self.th[t].pc = x,
+                            PathStart::Exit => self.do_exit(t, pc),
+                        }
+                    } else {
+                        self.th[t].pc = fall;
+                    }
+                    return;
+                }
                 self.unverifiable(t, pc, Why::BranchDecidesSync(why), Some(guard), gu, true);
                 return;
             }
@@ -289,11 +334,24 @@ impl Machine<'_> {
             self.stop = true;
             return;
         }
+        // The predicate the taken side ran under, when it has a term: a register the two
+        // sides leave different is `selp(taken, not taken, predicate)`.
+        let taken_pred = self.src.term(gu).and_then(|p| {
+            let neg = self.ir.insts.get(pc as usize).is_some_and(|i| i.guard_neg);
+            if neg { self.src.terms.not(p) } else { Some(p) }
+        });
         for (k, &i) in regs.iter().enumerate() {
             if a_v[k] != self.vals[i] || a_u[k] != self.unk[i] {
                 let u = self.src.union(a_u[k], self.unk[i]);
-                self.unk[i] = self.src.union(u, merged);
-                self.vals[i] = 0;
+                let u = self.src.union(u, merged);
+                let (v, u) = match taken_pred {
+                    Some(p) => {
+                        self.merged_value(p, (a_v[k], a_u[k]), (self.vals[i], self.unk[i]), u)
+                    }
+                    None => (0, u),
+                };
+                self.unk[i] = u;
+                self.vals[i] = v;
             }
         }
         match (end_a, end_b) {
@@ -305,6 +363,31 @@ impl Machine<'_> {
             }
             _ => self.unverifiable(t, pc, Why::PathsEndDifferently, Some(guard), gu, true),
         }
+    }
+
+    /// The value of a register that is `a` after the side of a branch taken when `p` holds
+    /// and `b` after the other: `selp(a, b, p)` as a term (sources `u`), or the side's value
+    /// when the choices so far decide `p`.
+    fn merged_value(&mut self, p: TermId, a: (u64, u32), b: (u64, u32), u: u32) -> (u64, u32) {
+        let ta = if a.1 == 0 {
+            self.src.terms.constant(a.0)
+        } else {
+            self.src.term(a.1)
+        };
+        let tb = if b.1 == 0 {
+            self.src.terms.constant(b.0)
+        } else {
+            self.src.term(b.1)
+        };
+        let (Some(ta), Some(tb)) = (ta, tb) else {
+            return (0, u);
+        };
+        let term = self
+            .src
+            .terms
+            .op(OpKind::Selp, 64, false, [Some(ta), Some(tb), Some(p)]);
+        let u = self.src.termed(u, term);
+        self.settle(0, u)
     }
 
     pub(super) fn run_path(

@@ -375,8 +375,9 @@ impl Machine<'_> {
                 if ua | ub == 0 {
                     self.put(base, d, mask(alu(k, bits, signed, a, b), bits), 0);
                 } else {
-                    let u = self.src.union(ua, ub);
-                    self.put(base, d, 0, u);
+                    let u = self.unknown_alu(k, bits, signed, (a, ua), (b, ub));
+                    let (v, u) = self.settle(0, u);
+                    self.put(base, d, v, u);
                 }
             }
             FastOp::Mad {
@@ -390,12 +391,11 @@ impl Machine<'_> {
                 let (a, ua) = self.get(base, a);
                 let (b, ub) = self.get(base, b);
                 let (c, uc) = self.get(base, c);
-                let u = self.src.union(ua, ub);
-                let u = self.src.union(u, uc);
-                let v = if u == 0 {
-                    mad(a, b, c, bits, signed, MulMode::Lo)
+                let (v, u) = if ua | ub | uc == 0 {
+                    (mad(a, b, c, bits, signed, MulMode::Lo), 0)
                 } else {
-                    0
+                    let u = self.unknown_mad(bits, signed, MulMode::Lo, (a, ua), (b, ub), (c, uc));
+                    self.settle(0, u)
                 };
                 self.put(base, d, mask(v, bits), u);
             }
@@ -414,16 +414,18 @@ impl Machine<'_> {
             } => {
                 let (a, ua) = self.get(base, a);
                 let (b, ub) = self.get(base, b);
-                let u = self.src.union(ua, ub);
                 let r = compare(cmp, bits, signed, a, b);
-                let (rp, rq) = if u != 0 {
-                    (0, 0)
+                let (rp, rq, up, uq) = if ua | ub != 0 {
+                    let (up, uq) = self.unknown_fast_setp(cmp, bits, signed, (a, ua), (b, ub));
+                    let (vp, up) = self.settle(0, up);
+                    let (vq, uq) = self.settle(0, uq);
+                    (vp, vq, up, uq)
                 } else {
-                    (u64::from(r), u64::from(!r))
+                    (u64::from(r), u64::from(!r), 0, 0)
                 };
-                self.put(base, p, rp, u);
+                self.put(base, p, rp, up);
                 if let Some(q) = q {
-                    self.put(base, q, rq, u);
+                    self.put(base, q, rq, uq);
                 }
             }
             FastOp::Selp { d, a, b, c } => {

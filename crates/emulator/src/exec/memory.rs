@@ -32,7 +32,7 @@ impl Machine<'_> {
             Op::Cvta { to, space } => {
                 let (a, ua) = self.rd(t, o(1), pc);
                 let (v, u) = if ua != 0 {
-                    (0, ua)
+                    (0, self.src.plain(ua))
                 } else {
                     match (space, to) {
                         (Space::Shared, false) => (self.shared_base.wrapping_add(mask(a, 32)), 0),
@@ -74,7 +74,8 @@ impl Machine<'_> {
                     Space::Global => !in_shared && !in_local && !in_param,
                     _ => false,
                 };
-                self.wr(t, o(0), u64::from(v), ua);
+                let u = self.src.plain(ua);
+                self.wr(t, o(0), u64::from(v), u);
             }
             Op::Mapa => {
                 let (a, ua) = self.rd(t, o(1), pc);
@@ -423,6 +424,8 @@ impl Machine<'_> {
         v: u64,
         u: u32,
     ) {
+        // Memory holds plain source sets: a byte range of a value is another value.
+        let u = self.src.plain(u);
         let memory = match which {
             Mem::Shared => &mut self.smem,
             Mem::Local => &mut self.local,
@@ -483,10 +486,16 @@ impl Machine<'_> {
                 for (k, &dst) in dests.iter().enumerate() {
                     let o = off.saturating_add(k as u32 * esize);
                     let (v, u) = self.kparam(o, esize);
+                    let u = self.kparam_term(o, esize, signed, u);
                     let v = if signed {
                         mask(sx(v, bits) as u64, 64)
                     } else {
                         v
+                    };
+                    // A field the choices so far determine is known.
+                    let (v, u) = match self.determined_value(u) {
+                        Some(x) => (x, 0),
+                        None => (v, u),
                     };
                     self.wr(t, dst, v, u);
                 }
@@ -551,6 +560,21 @@ impl Machine<'_> {
             };
             let v = if signed { sx(v, bits) as u64 } else { v };
             self.wr(t, dst, v, u);
+        }
+    }
+
+    /// `u` (the sources of a load of `size` bytes at `off` of the kernel-parameter window)
+    /// with the load's term when all its bytes are unset input bytes: the parameter field.
+    fn kparam_term(&mut self, off: u32, size: u32, signed: bool, u: u32) -> u32 {
+        if u == 0 || size == 0 || size > 8 {
+            return u;
+        }
+        match self.kp.read(off as usize, size as usize) {
+            Some((_, Unks::Same(x))) if x == self.kp_unset => {
+                let term = self.src.terms.param(off, size as u8, signed);
+                self.src.termed(u, term)
+            }
+            _ => u,
         }
     }
 

@@ -15,6 +15,7 @@ mod alu;
 mod async_copy;
 mod barriers;
 mod calls;
+mod choices;
 mod collectives;
 mod control;
 mod descriptor;
@@ -24,6 +25,7 @@ mod memory;
 mod paged;
 mod report;
 mod tensor;
+pub(crate) mod terms;
 mod values;
 mod warp;
 mod warpgroup;
@@ -235,6 +237,8 @@ struct Machine<'a> {
     lockstep_used: bool,
     /// The lock-step order became visible: the run is repeated lane by lane.
     reordered: bool,
+    /// Choices on symbolic predicates (`choices` module).
+    choices: choices::Choices,
 }
 
 /// Which interpreter paths a run uses.
@@ -425,6 +429,7 @@ fn run_once<'a>(
         track: warp::Tracker::new(),
         lockstep_used: false,
         reordered: false,
+        choices: choices::Choices::default(),
     };
     // Registers start undefined: unknown (`undef`); `--param` bytes are known.
     for p in &ir.kernel_params {
@@ -592,6 +597,12 @@ impl Machine<'_> {
             })
             .collect();
         let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
+        let path_values = self.path_values();
+        let witness = self.witness_exprs();
+        let choices = std::mem::take(&mut self.choices.trail)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect();
         let mut program = Program::new(self.shape, WARP_SIZE, threads)
             .map_err(|e| Error::InvalidConfig(e.to_string()))?;
         program.values = std::mem::take(&mut self.values);
@@ -617,6 +628,11 @@ impl Machine<'_> {
                 commands,
                 seconds: 0.0,
             },
+            choices,
+            path_values,
+            abandoned: self.choices.abandoned,
+            witness,
+            not_explored: std::mem::take(&mut self.choices.not_explored),
         })
     }
 

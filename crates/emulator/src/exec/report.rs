@@ -38,6 +38,16 @@ impl Machine<'_> {
             self.reorder();
             return;
         }
+        // A required value that carries a term: a choice of its inputs' values, then the
+        // instruction runs again.
+        if control
+            && matches!(why, Why::Unknown(_))
+            && let Some(o) = reg
+            && self.split(t, pc, o)
+        {
+            self.th[t].pc = pc;
+            return;
+        }
         if control {
             self.stop = true;
         } else if !self.reported.insert(pc) {

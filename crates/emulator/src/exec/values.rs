@@ -2,6 +2,7 @@
 //! [`ValueSource`]s an unknown value carries.
 
 use super::Machine;
+use super::terms::{TermId, Terms};
 
 /// Source sets larger than this are truncated (the report names the first few inputs).
 const MAX_SOURCES: usize = 8;
@@ -14,11 +15,21 @@ pub(super) const LANES: usize = WARP_SIZE as usize;
 use rustc_hash::FxHashMap;
 use weft_program::{InstId, WARP_SIZE};
 
+/// Ids with this bit set are *termed*: a source set plus a symbolic term
+/// ([`super::terms`]). Every operation that derives a new value ([`Sources::union`]) drops
+/// the term; only the code that computes a result's term attaches one ([`Sources::termed`]).
+pub(super) const TERMED: u32 = 1 << 31;
+
 /// Interned sets of [`ValueSource`]s; id 0 is the empty set (a known value).
 pub(super) struct Sources {
     sets: Vec<Vec<ValueSource>>,
     index: FxHashMap<Vec<ValueSource>, u32>,
     unions: FxHashMap<(u32, u32), u32>,
+    /// Termed ids (`TERMED | k`): the plain set id and the term of entry `k`.
+    termed: Vec<(u32, TermId)>,
+    termed_index: FxHashMap<TermId, u32>,
+    /// The term arena.
+    pub(super) terms: Terms,
 }
 
 impl Sources {
@@ -27,7 +38,54 @@ impl Sources {
             sets: vec![Vec::new()],
             index: FxHashMap::default(),
             unions: FxHashMap::default(),
+            termed: Vec::new(),
+            termed_index: FxHashMap::default(),
+            terms: Terms::default(),
         }
+    }
+
+    /// The plain source-set id of `id` (its term dropped).
+    #[inline(always)]
+    pub(super) fn plain(&self, id: u32) -> u32 {
+        if id & TERMED == 0 {
+            id
+        } else {
+            self.termed
+                .get((id & !TERMED) as usize)
+                .map_or(id & !TERMED, |e| e.0)
+        }
+    }
+
+    /// The term `id` carries, if any.
+    #[inline]
+    pub(super) fn term(&self, id: u32) -> Option<TermId> {
+        if id & TERMED == 0 {
+            None
+        } else {
+            self.termed.get((id & !TERMED) as usize).map(|e| e.1)
+        }
+    }
+
+    /// The id of an unknown value with the sources of `id` and the term `term` (`None`:
+    /// the plain id). A term always carries the sources it was first seen with.
+    pub(super) fn termed(&mut self, id: u32, term: Option<TermId>) -> u32 {
+        let id = self.plain(id);
+        let Some(term) = term else {
+            return id;
+        };
+        if id == 0 {
+            return 0;
+        }
+        if let Some(&k) = self.termed_index.get(&term) {
+            return TERMED | k;
+        }
+        let k = self.termed.len() as u32;
+        if k >= TERMED {
+            return id;
+        }
+        self.termed.push((id, term));
+        self.termed_index.insert(term, k);
+        TERMED | k
     }
 
     pub(super) fn intern(&mut self, set: Vec<ValueSource>) -> u32 {
@@ -46,6 +104,7 @@ impl Sources {
 
     #[inline]
     pub(super) fn union(&mut self, a: u32, b: u32) -> u32 {
+        let (a, b) = (self.plain(a), self.plain(b));
         if a == b || b == 0 {
             return a;
         }
@@ -71,6 +130,7 @@ impl Sources {
     }
 
     pub(super) fn get(&self, id: u32) -> &[ValueSource] {
+        let id = self.plain(id);
         self.sets.get(id as usize).map_or(&[], Vec::as_slice)
     }
 }
@@ -111,7 +171,9 @@ impl Machine<'_> {
             }
             Opnd::NotReg(r) => {
                 let i = self.reg_at(t, r);
-                (!self.vals[i] & 1, self.unk[i])
+                let u = self.unk[i];
+                let term = self.src.term(u).and_then(|p| self.src.terms.not(p));
+                (!self.vals[i] & 1, self.src.termed(u, term))
             }
             Opnd::Imm(v) => (v, 0),
             Opnd::Sreg(s) => self.sreg(t, s, pc),

@@ -737,6 +737,7 @@ L:
 mod calls;
 mod collectives;
 mod control;
+mod explore;
 mod memory;
 mod samples;
 mod tensor;

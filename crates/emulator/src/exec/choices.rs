@@ -1,0 +1,545 @@
+//! Consistent choices on branches whose predicate is a symbolic term (`docs/semantics.md`
+//! §6.5).
+//!
+//! A branch on an unknown predicate that decides synchronization cannot be emulated on both
+//! sides. When the predicate carries a term ([`super::terms`]) and the run explores
+//! ([`crate::Config::choices`]), the branch becomes a *choice*: the predicate constrains one
+//! variable (a base term read at some width), and the run keeps, per variable, the set of
+//! values its choices so far allow. A predicate whose answer that set decides is not a
+//! choice (so the same predicate gets the same answer in every thread and occurrence, and
+//! `kt > 2` false rules out `kt > 3` true); otherwise the run takes the answer its plan
+//! gives for this choice, or the side with the smaller values, and records the choice. The
+//! driver (`crate::explore`) replays runs with other plans, depth first.
+//!
+//! The bound: once one branch has made [`crate::ChoicePlan::max_trips`] choices on a
+//! variable on a path (a loop's trips), a further choice there on it takes the smaller side
+//! only and records the other side as *not explored*.
+
+use super::Machine;
+use super::alu::sx;
+use super::terms::{Node, Set, TermId, complement, intersect, top};
+use super::values::TERMED;
+use crate::{Choice, Expr, Variable};
+use rustc_hash::FxHashMap;
+use weft_program::{InstId, ThreadId};
+
+/// A variable: a base term read at a width.
+type VarKey = (TermId, u8);
+
+/// The per-run state of the choices.
+#[derive(Default)]
+pub(super) struct Choices {
+    /// Per variable (base term, width): the values the choices so far allow.
+    store: FxHashMap<(TermId, u8), Set>,
+    /// Per variable and branch: the choices made there on it (a loop's trips).
+    counts: FxHashMap<((TermId, u8), u32), u32>,
+    /// The choices, in order, with their variables.
+    pub(super) trail: Vec<(Choice, (TermId, u8))>,
+    /// The variables in order of first choice.
+    pub(super) order: Vec<(TermId, u8)>,
+    /// Base terms whose value the choices determine (their value as a register holds it).
+    known: FxHashMap<TermId, u64>,
+    /// Parameter-field values that follow the path so far (the last witness found).
+    pub(super) witness: Option<Vec<(TermId, u64)>>,
+    /// The run was abandoned (`crate::Emulation::abandoned`).
+    pub(super) abandoned: bool,
+    /// The values it left unexplored then.
+    pub(super) not_explored: Vec<(Variable, Set)>,
+}
+
+impl Machine<'_> {
+    /// The value of the predicate `gu` carries at a branch that decides synchronization:
+    /// `None` when the run does not explore or the predicate has no term (the caller
+    /// reports the kernel unverifiable as before).
+    pub(super) fn choose(&mut self, t: usize, pc: u32, gu: u32) -> Option<bool> {
+        self.cfg.choices.as_ref()?;
+        let p = self.src.term(gu)?;
+        let c = self.src.terms.constraint(p);
+        self.choose_on(t, pc, (c.base, c.bits), &c.when_true, false)
+    }
+
+    /// A choice at `pc` between the values `when_true` of variable `key` and the others.
+    fn choose_on(
+        &mut self,
+        t: usize,
+        pc: u32,
+        key: (TermId, u8),
+        when_true: &[(u64, u64)],
+        yes_first: bool,
+    ) -> Option<bool> {
+        let plan = self.cfg.choices.as_ref()?;
+        let all = vec![(0, top(key.1))];
+        let cur = self.choices.store.get(&key).cloned().unwrap_or(all);
+        let yes = intersect(&cur, when_true);
+        let no = intersect(&cur, &complement(when_true, key.1));
+        if no.is_empty() {
+            return Some(true);
+        }
+        if yes.is_empty() {
+            return Some(false);
+        }
+        // Explore only sides with a concrete witness: every explored path has an input that
+        // follows it, so what it finds is real. A side without one is left unexplored.
+        let wy = self.witness(key, &yes);
+        let wn = self.witness(key, &no);
+        let (yes, no) = match (wy.is_some(), wn.is_some()) {
+            (true, true) => (yes, no),
+            (true, false) | (false, true) => {
+                let (keep, drop, answer) = if wy.is_some() {
+                    (yes, no, true)
+                } else {
+                    (no, yes, false)
+                };
+                let variable = self.variable(key);
+                self.choices.not_explored.push((variable, drop));
+                self.constrain(key, keep);
+                self.choices.witness = if answer { wy } else { wn };
+                return Some(answer);
+            }
+            (false, false) => {
+                let variable = self.variable(key);
+                self.choices.not_explored.push((variable, cur));
+                self.choices.abandoned = true;
+                self.stop = true;
+                return Some(false);
+            }
+        };
+        let k = self.choices.trail.len();
+        let count = self.choices.counts.get(&(key, pc)).copied().unwrap_or(0);
+        // The side with the smaller witness first (smaller values first).
+        let wv = |w: &Option<Vec<(TermId, u64)>>| {
+            w.as_ref()
+                .map(|w| w.iter().map(|&(_, v)| v).collect::<Vec<_>>())
+        };
+        let default = match (wv(&wy), wv(&wn)) {
+            _ if yes_first => true,
+            (Some(a), Some(b)) if a != b => a < b,
+            _ => yes[0].0 < no[0].0,
+        };
+        let bounded = count >= plan.max_trips;
+        let answer = match plan.answers.get(k) {
+            Some(&a) if !bounded => a,
+            _ => default,
+        };
+        let (values, alternative) = if answer { (yes, no) } else { (no, yes) };
+        self.choices.witness = if answer { wy } else { wn };
+        *self.choices.counts.entry((key, pc)).or_insert(0) += 1;
+        self.constrain(key, values.clone());
+        let variable = self.variable(key);
+        self.choices.trail.push((
+            Choice {
+                inst: InstId(pc),
+                thread: ThreadId(t as u32),
+                variable,
+                answer,
+                values,
+                alternative,
+                bounded,
+            },
+            key,
+        ));
+        Some(answer)
+    }
+
+    /// A value that must be known (a synchronization operand, a shared address) is unknown
+    /// in register operand `o` but carries a term: a choice between the smallest value the
+    /// path allows for the first undetermined parameter field the term reads and the other
+    /// values. Returns whether the register is known afterwards (the caller re-executes the
+    /// instruction).
+    pub(super) fn split(&mut self, t: usize, pc: u32, o: crate::ir::Opnd) -> bool {
+        use crate::ir::{MemBase, Opnd};
+        if self.cfg.choices.is_none() {
+            return false;
+        }
+        let r = match o {
+            Opnd::Reg(r) | Opnd::NotReg(r) | Opnd::Mem(MemBase::Reg(r), _) => r,
+            _ => return false,
+        };
+        let i = self.reg_at(t, r);
+        let Some(term) = self.src.term(self.unk[i]) else {
+            return false;
+        };
+        // Split the outermost sub-term the choices already constrain (a trip count), else
+        // the first parameter field the term reads.
+        let mut subs = Vec::new();
+        self.src.terms.subterms(term, &mut subs);
+        let constrained = subs.iter().find_map(|&x| {
+            if self.choices.known.contains_key(&x) {
+                return None;
+            }
+            let (w, _) = self.src.terms.natural(x);
+            self.choices
+                .store
+                .keys()
+                .filter(|(b, bits)| *b == x && *bits >= w)
+                .min_by_key(|(_, bits)| *bits)
+                .copied()
+        });
+        let mut leaves = Vec::new();
+        self.src.terms.params(term, &mut leaves);
+        let leaf = leaves
+            .into_iter()
+            .find(|l| !self.choices.known.contains_key(l))
+            .map(|l| (l, self.src.terms.natural(l).0));
+        let Some(key) = constrained.or(leaf) else {
+            return false;
+        };
+        let (leaf, w) = key;
+        // One value at a time (each a choice: this value, or the others), until the field
+        // is determined, the bound takes the value, or the path is abandoned.
+        for _ in 0..=self.cfg.choices.as_ref().map_or(0, |p| p.max_trips) {
+            let all = vec![(0, top(w))];
+            let cur = self.choices.store.get(&key).cloned().unwrap_or(all);
+            // Only sizes are explored value by value: values that read as negative (signed)
+            // are left unexplored, and so is the rest of this path.
+            let half = top(w.saturating_sub(1).max(1));
+            let from_witness = self
+                .witness_value(leaf, key.1)
+                .filter(|&v| v <= half && cur.iter().any(|&(lo, hi)| lo <= v && v <= hi));
+            let first = intersect(&cur, &[(0, half)]).first().map(|&(lo, _)| lo);
+            let Some(v) = from_witness.or(first) else {
+                let variable = self.variable(key);
+                self.choices.not_explored.push((variable, cur));
+                self.choices.abandoned = true;
+                self.stop = true;
+                return true;
+            };
+            match self.choose_on(t, pc, key, &[(v, v)], true) {
+                Some(true) => break,
+                Some(false) if !self.stop => continue,
+                _ => break,
+            }
+        }
+        self.unk[i] == 0
+    }
+
+    /// The branch at `pc` on the predicate `gu` is assumed to go the way whose predicate
+    /// value is `value` (its other side only traps: `docs/semantics.md` §6.2): the
+    /// assumption constrains the predicate's variable like a choice without an alternative.
+    /// A path on which no input satisfies it is abandoned (it has no executions the verdict
+    /// covers).
+    pub(super) fn assume(&mut self, gu: u32, value: bool) {
+        if self.cfg.choices.is_none() {
+            return;
+        }
+        let Some(p) = self.src.term(gu) else {
+            return;
+        };
+        let c = self.src.terms.constraint(p);
+        let key = (c.base, c.bits);
+        let all = vec![(0, top(c.bits))];
+        let cur = self.choices.store.get(&key).cloned().unwrap_or(all);
+        let side = if value {
+            c.when_true
+        } else {
+            complement(&c.when_true, c.bits)
+        };
+        let values = intersect(&cur, &side);
+        if values.is_empty() {
+            self.choices.abandoned = true;
+            self.stop = true;
+            return;
+        }
+        if values == cur {
+            return;
+        }
+        match self.witness(key, &values) {
+            Some(w) => self.choices.witness = Some(w),
+            None => {
+                // No input found that satisfies the assumption on this path: not explored.
+                let variable = self.variable(key);
+                self.choices.not_explored.push((variable, values));
+                self.choices.abandoned = true;
+                self.stop = true;
+                return;
+            }
+        }
+        self.constrain(key, values);
+    }
+
+    /// The value of the predicate `gu` carries when the choices so far decide it (every
+    /// value they allow gives the same answer); `None` otherwise, or when the run does not
+    /// explore.
+    pub(super) fn forced(&self, gu: u32) -> Option<bool> {
+        self.cfg.choices.as_ref()?;
+        let p = self.src.term(gu)?;
+        let c = self.src.terms.constraint(p);
+        let cur = self.choices.store.get(&(c.base, c.bits))?;
+        if intersect(cur, &complement(&c.when_true, c.bits)).is_empty() {
+            Some(true)
+        } else if intersect(cur, &c.when_true).is_empty() {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// The choices determined variable `(base, bits)` to be `v`: every register whose term
+    /// the determined variables now fix becomes known (in every thread).
+    fn determined(&mut self, (base, bits): (TermId, u8), v: u64) {
+        let (w, signed) = self.src.terms.natural(base);
+        if w > bits {
+            return;
+        }
+        if w < 64 && v >> w != 0 {
+            // No value of the base term reads as `v`: the path is infeasible, and nothing
+            // is concretised on it.
+            return;
+        }
+        let value = if signed { sx(v, w) as u64 } else { v };
+        self.choices.known.insert(base, value);
+        let mut memo = FxHashMap::default();
+        for i in 0..self.unk.len() {
+            let u = self.unk[i];
+            if u & TERMED == 0 {
+                continue;
+            }
+            let Some(term) = self.src.term(u) else {
+                continue;
+            };
+            if let Some(x) = self.src.terms.eval(term, &self.choices.known, &mut memo) {
+                self.vals[i] = x;
+                self.unk[i] = 0;
+            }
+        }
+    }
+
+    /// The value of the termed id `u` when the determined variables fix it.
+    pub(super) fn determined_value(&self, u: u32) -> Option<u64> {
+        if self.choices.known.is_empty() {
+            return None;
+        }
+        let term = self.src.term(u)?;
+        let mut memo = FxHashMap::default();
+        self.src.terms.eval(term, &self.choices.known, &mut memo)
+    }
+
+    /// Restricts variable `key` to `values` (determining it when one value is left).
+    fn constrain(&mut self, key: (TermId, u8), values: Set) {
+        self.choices.store.insert(key, values.clone());
+        if !self.choices.order.contains(&key) {
+            self.choices.order.push(key);
+        }
+        if let [(lo, hi)] = values[..]
+            && lo == hi
+        {
+            self.determined(key, lo);
+        }
+    }
+
+    /// Values of the parameter fields under which every variable's term lies in its
+    /// allowed values, with variable `key` restricted to `values`: `None` when the search
+    /// finds none. The search proposes, per field, small values and the boundaries of the
+    /// allowed values (for a term over one field, by binary search on the field, which
+    /// finds them when the term is monotone), and checks each proposal exactly by
+    /// evaluating every term; the first proposal that passes, in increasing order, wins.
+    fn witness(&self, key: (TermId, u8), values: &[(u64, u64)]) -> Option<Vec<(TermId, u64)>> {
+        let terms = &self.src.terms;
+        let mut vars: Vec<(VarKey, &[(u64, u64)])> = self
+            .choices
+            .store
+            .iter()
+            .filter(|(k, _)| **k != key)
+            .map(|(k, s)| (*k, s.as_slice()))
+            .collect();
+        vars.push((key, values));
+        vars.sort_by_key(|(k, _)| *k);
+        let mut leaves: Vec<TermId> = Vec::new();
+        let mut var_leaves = Vec::with_capacity(vars.len());
+        for ((base, _), _) in &vars {
+            let mut l = Vec::new();
+            terms.params(*base, &mut l);
+            for x in &l {
+                if !leaves.contains(x) {
+                    leaves.push(*x);
+                }
+            }
+            var_leaves.push(l);
+        }
+        if leaves.is_empty() || leaves.len() > 4 {
+            return None;
+        }
+        // The register value of a field that reads `v`.
+        let value_of = |leaf: TermId, v: u64| {
+            let (w, signed) = terms.natural(leaf);
+            if signed { sx(v, w) as u64 } else { v }
+        };
+        let mut cands: Vec<Vec<u64>> = Vec::with_capacity(leaves.len());
+        for &leaf in &leaves {
+            let (w, _) = terms.natural(leaf);
+            let max = top(w);
+            let half = top(w.saturating_sub(1).max(1));
+            let mut c: Vec<u64> = (0..=8).chain((4..31).map(|s| 1u64 << s)).collect();
+            for (((base, bits), set), l) in vars.iter().zip(&var_leaves) {
+                if l.as_slice() != [leaf] {
+                    continue;
+                }
+                for &(lo, hi) in set.iter() {
+                    if *base == leaf && *bits >= w {
+                        c.extend([lo, lo.saturating_add(1), hi.saturating_sub(1), hi]);
+                        continue;
+                    }
+                    // The smallest field value whose term reads at least `x`, assuming the
+                    // term grows with the field over 0..=half.
+                    let f = |v: u64| {
+                        let mut known = FxHashMap::default();
+                        known.insert(leaf, value_of(leaf, v));
+                        let mut memo = FxHashMap::default();
+                        terms.eval(*base, &known, &mut memo).map(|x| x & top(*bits))
+                    };
+                    for x in [lo, hi.saturating_add(1)] {
+                        let (mut a, mut b) = (0u64, half);
+                        while a < b {
+                            let m = a + (b - a) / 2;
+                            match f(m) {
+                                Some(y) if y >= x => b = m,
+                                Some(_) => a = m + 1,
+                                None => break,
+                            }
+                        }
+                        c.extend([a.saturating_sub(1), a, a.saturating_add(1)]);
+                    }
+                }
+            }
+            c.retain(|&v| v <= max);
+            c.sort_unstable();
+            c.dedup();
+            cands.push(c);
+        }
+        // Proposals in increasing order of the first field, then the next, … (bounded).
+        let mut idx = vec![0usize; leaves.len()];
+        let mut tried = 0u32;
+        loop {
+            tried += 1;
+            if tried > 20_000 {
+                return None;
+            }
+            let mut known = FxHashMap::default();
+            for (k, &leaf) in leaves.iter().enumerate() {
+                known.insert(leaf, value_of(leaf, cands[k][idx[k]]));
+            }
+            let mut memo = FxHashMap::default();
+            let ok = vars.iter().all(|((base, bits), set)| {
+                terms.eval(*base, &known, &mut memo).is_some_and(|x| {
+                    let x = x & top(*bits);
+                    set.iter().any(|&(lo, hi)| lo <= x && x <= hi)
+                })
+            });
+            if ok {
+                return Some(
+                    leaves
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &l)| (l, cands[k][idx[k]]))
+                        .collect(),
+                );
+            }
+            // Next proposal (the last field varies fastest).
+            let mut k = leaves.len();
+            loop {
+                if k == 0 {
+                    return None;
+                }
+                k -= 1;
+                idx[k] += 1;
+                if idx[k] < cands[k].len() {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+
+    /// The value of term `t` (read at `bits` bits) under the last witness.
+    fn witness_value(&self, t: TermId, bits: u8) -> Option<u64> {
+        let ws = self.choices.witness.as_ref()?;
+        let mut known = FxHashMap::default();
+        for &(leaf, v) in ws {
+            let (w, signed) = self.src.terms.natural(leaf);
+            known.insert(leaf, if signed { sx(v, w) as u64 } else { v });
+        }
+        let mut memo = FxHashMap::default();
+        self.src
+            .terms
+            .eval(t, &known, &mut memo)
+            .map(|v| v & top(bits))
+    }
+
+    /// The parameter fields of the last witness, as data.
+    pub(super) fn witness_exprs(&self) -> Vec<(Expr, u64)> {
+        self.choices
+            .witness
+            .iter()
+            .flatten()
+            .map(|&(leaf, v)| (self.expr(leaf), v))
+            .collect()
+    }
+
+    /// The values the run's choices allow, per variable in order of first choice.
+    pub(super) fn path_values(&self) -> Vec<(Variable, Set)> {
+        self.choices
+            .order
+            .iter()
+            .map(|key| {
+                let values = self.choices.store.get(key).cloned().unwrap_or_default();
+                (self.variable(*key), values)
+            })
+            .collect()
+    }
+
+    fn variable(&self, (base, bits): (TermId, u8)) -> Variable {
+        Variable {
+            expr: self.expr(base),
+            bits,
+        }
+    }
+
+    /// The term `t` as data for the report.
+    fn expr(&self, t: TermId) -> Expr {
+        match self.src.terms.node(t) {
+            Node::Param { off, size, signed } => {
+                let at = off as usize;
+                let found = self.ir.kernel_params.iter().enumerate().find(|(_, p)| {
+                    (p.offset as usize..p.offset as usize + p.size as usize).contains(&at)
+                });
+                match found {
+                    Some((index, p)) => {
+                        let start = off - p.offset;
+                        Expr::Param {
+                            index: index as u32,
+                            name: p.name.clone(),
+                            start,
+                            end: start + u32::from(size),
+                            whole: !p.aggregate && start == 0 && u32::from(size) == p.size,
+                            signed,
+                        }
+                    }
+                    None => Expr::Op {
+                        op: "param-window".to_owned(),
+                        args: vec![Expr::Const(u64::from(off))],
+                    },
+                }
+            }
+            Node::Const(c) => Expr::Const(c),
+            Node::Affine { base, k, bits } => Expr::Plus {
+                base: Box::new(self.expr(base)),
+                k,
+                bits,
+            },
+            Node::Op { op, args, .. } => Expr::Op {
+                op: op.name().to_owned(),
+                args: args.iter().flatten().map(|&a| self.expr(a)).collect(),
+            },
+            Node::Cmp {
+                rel, signed, a, b, ..
+            } => Expr::Op {
+                op: format!("{}.{}", rel.name(), if signed { "s" } else { "u" }),
+                args: vec![self.expr(a), self.expr(b)],
+            },
+            Node::Not(a) => Expr::Op {
+                op: "not".to_owned(),
+                args: vec![self.expr(a)],
+            },
+        }
+    }
+}

@@ -1,0 +1,706 @@
+//! Symbolic terms over kernel-parameter bytes (`docs/semantics.md` §6.5).
+//!
+//! An unknown value loaded from kernel-parameter bytes that no `--param` fixed carries a
+//! *term*: the parameter field it came from, and the integer arithmetic applied to it since.
+//! Terms are hash-consed (the same computation in two threads is the same [`TermId`]), an
+//! addition of a constant is kept in the normal form `base + k` (so `kt - n > 0` and
+//! `n < kt` constrain the same base term), and every other operation is an opaque node over
+//! its operands. A term larger than [`MAX_SIZE`] nodes is not built: the value stays a plain
+//! unknown, never a wrong term.
+//!
+//! Terms are only read where a branch on an unknown predicate decides synchronization
+//! (the `choices` module): values that only feed addresses and data are never asked for.
+
+use rustc_hash::FxHashMap;
+
+/// Terms with more nodes than this are not built (the value is a plain unknown).
+pub(crate) const MAX_SIZE: u32 = 48;
+
+/// A hash-consed term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct TermId(pub u32);
+
+/// A comparison of two integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Rel {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl OpKind {
+    /// The operation's name in a report.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            OpKind::Add => "add",
+            OpKind::Sub => "sub",
+            OpKind::Mul => "mul",
+            OpKind::MulHi => "mul.hi",
+            OpKind::MulWide => "mul.wide",
+            OpKind::Div => "div",
+            OpKind::Rem => "rem",
+            OpKind::Shl => "shl",
+            OpKind::Shr => "shr",
+            OpKind::Min => "min",
+            OpKind::Max => "max",
+            OpKind::And => "and",
+            OpKind::Or => "or",
+            OpKind::Xor => "xor",
+            OpKind::Not => "not",
+            OpKind::Neg => "neg",
+            OpKind::Abs => "abs",
+            OpKind::Cnot => "cnot",
+            OpKind::Selp => "selp",
+            OpKind::Cvt => "cvt",
+            OpKind::BoolAnd => "and.pred",
+            OpKind::BoolOr => "or.pred",
+            OpKind::BoolXor => "xor.pred",
+            OpKind::Other(name) => name,
+        }
+    }
+}
+
+impl Rel {
+    /// The relation's name in a report (`lt`, …).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Rel::Eq => "eq",
+            Rel::Ne => "ne",
+            Rel::Lt => "lt",
+            Rel::Le => "le",
+            Rel::Gt => "gt",
+            Rel::Ge => "ge",
+        }
+    }
+
+    /// `a rel b` ⇔ `b rel.flip() a`.
+    fn flip(self) -> Rel {
+        match self {
+            Rel::Eq => Rel::Eq,
+            Rel::Ne => Rel::Ne,
+            Rel::Lt => Rel::Gt,
+            Rel::Le => Rel::Ge,
+            Rel::Gt => Rel::Lt,
+            Rel::Ge => Rel::Le,
+        }
+    }
+}
+
+/// Opaque operations (their result is a function of their operands the emulator does not
+/// reason about beyond equality of terms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum OpKind {
+    Add,
+    Sub,
+    Mul,
+    MulHi,
+    MulWide,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Not,
+    Neg,
+    Abs,
+    Cnot,
+    Selp,
+    /// Integer conversion to `bits` (sign-extending when signed).
+    Cvt,
+    /// `setp` with a boolean combiner.
+    BoolAnd,
+    BoolOr,
+    BoolXor,
+    /// Anything else, by its opcode's name.
+    Other(&'static str),
+}
+
+/// A term node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Node {
+    /// `size` bytes at offset `off` of the kernel-parameter window, little-endian, zero- or
+    /// sign-extended to 64 bits.
+    Param { off: u32, size: u8, signed: bool },
+    /// A constant.
+    Const(u64),
+    /// `(base + k) mod 2^bits` (`base` is never itself an `Affine`).
+    Affine { base: TermId, k: u64, bits: u8 },
+    /// An opaque operation at width `bits`.
+    Op {
+        op: OpKind,
+        bits: u8,
+        signed: bool,
+        args: [Option<TermId>; 3],
+    },
+    /// The predicate `a rel b` on `bits`-wide operands (1 or 0).
+    Cmp {
+        rel: Rel,
+        signed: bool,
+        bits: u8,
+        a: TermId,
+        b: TermId,
+    },
+    /// The negation of a predicate.
+    Not(TermId),
+}
+
+/// Inclusive intervals of unsigned values, sorted and disjoint.
+pub(crate) type Set = Vec<(u64, u64)>;
+
+/// The largest value of a `bits`-wide integer.
+pub(crate) fn top(bits: u8) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// `a ∩ b`.
+pub(crate) fn intersect(a: &[(u64, u64)], b: &[(u64, u64)]) -> Set {
+    let mut out = Vec::new();
+    for &(alo, ahi) in a {
+        for &(blo, bhi) in b {
+            let lo = alo.max(blo);
+            let hi = ahi.min(bhi);
+            if lo <= hi {
+                out.push((lo, hi));
+            }
+        }
+    }
+    normalize(out)
+}
+
+/// `a ∪ b`.
+pub(crate) fn union(a: &[(u64, u64)], b: &[(u64, u64)]) -> Set {
+    let mut out: Set = a.iter().chain(b).copied().collect();
+    out.sort_unstable();
+    normalize(out)
+}
+
+/// Sorts and merges overlapping or adjacent intervals.
+fn normalize(mut v: Set) -> Set {
+    v.sort_unstable();
+    let mut out: Set = Vec::with_capacity(v.len());
+    for (lo, hi) in v {
+        if let Some(last) = out.last_mut()
+            && (lo <= last.1 || lo == last.1.wrapping_add(1) && last.1 != u64::MAX)
+        {
+            last.1 = last.1.max(hi);
+            continue;
+        }
+        out.push((lo, hi));
+    }
+    out
+}
+
+/// `{0..=top(bits)} \ s`.
+pub(crate) fn complement(s: &[(u64, u64)], bits: u8) -> Set {
+    let mut out = Vec::new();
+    let mut next: Option<u64> = Some(0);
+    for &(lo, hi) in s {
+        if let Some(n) = next
+            && lo > n
+        {
+            out.push((n, lo - 1));
+        }
+        next = hi.checked_add(1);
+    }
+    if let Some(n) = next
+        && n <= top(bits)
+    {
+        out.push((n, top(bits)));
+    }
+    out
+}
+
+/// The set `{ y : (y + k) mod 2^bits ∈ s }`.
+fn shift_back(s: &[(u64, u64)], k: u64, bits: u8) -> Set {
+    let m = u128::from(top(bits)) + 1;
+    let k = u128::from(k) % m;
+    let mut out = Vec::new();
+    for &(lo, hi) in s {
+        // y = z - k mod m, for z in lo..=hi.
+        let a = (u128::from(lo) + m - k) % m;
+        let b = (u128::from(hi) + m - k) % m;
+        if a <= b {
+            out.push((a as u64, b as u64));
+        } else {
+            out.push((a as u64, (m - 1) as u64));
+            out.push((0, b as u64));
+        }
+    }
+    normalize(out)
+}
+
+/// The `bits`-wide values `z` with `z rel c` (signed or unsigned), as unsigned intervals.
+fn truth(rel: Rel, signed: bool, bits: u8, c: u64) -> Set {
+    let max = top(bits);
+    let c = c & max;
+    if !signed {
+        return match rel {
+            Rel::Eq => vec![(c, c)],
+            Rel::Ne => complement(&[(c, c)], bits),
+            Rel::Lt => {
+                if c == 0 {
+                    Vec::new()
+                } else {
+                    vec![(0, c - 1)]
+                }
+            }
+            Rel::Le => vec![(0, c)],
+            Rel::Gt => {
+                if c == max {
+                    Vec::new()
+                } else {
+                    vec![(c + 1, max)]
+                }
+            }
+            Rel::Ge => vec![(c, max)],
+        };
+    }
+    // Signed: work on i128 in [min, maxs], then map negatives to their unsigned bits.
+    let bits_i = u32::from(bits.clamp(1, 64));
+    let smin = -(1i128 << (bits_i - 1));
+    let smax = (1i128 << (bits_i - 1)) - 1;
+    let sc = if c > (smax as u64) {
+        i128::from(c) - (1i128 << bits_i)
+    } else {
+        i128::from(c)
+    };
+    let ranges: Vec<(i128, i128)> = match rel {
+        Rel::Eq => vec![(sc, sc)],
+        Rel::Ne => vec![(smin, sc - 1), (sc + 1, smax)],
+        Rel::Lt => vec![(smin, sc - 1)],
+        Rel::Le => vec![(smin, sc)],
+        Rel::Gt => vec![(sc + 1, smax)],
+        Rel::Ge => vec![(sc, smax)],
+    };
+    let m = 1i128 << bits_i;
+    let mut out = Vec::new();
+    for (lo, hi) in ranges {
+        if lo > hi {
+            continue;
+        }
+        let (lo, hi) = (lo.max(smin), hi.min(smax));
+        if hi < 0 {
+            out.push(((lo + m) as u64, (hi + m) as u64));
+        } else if lo >= 0 {
+            out.push((lo as u64, hi as u64));
+        } else {
+            out.push((0, hi as u64));
+            out.push(((lo + m) as u64, (m - 1) as u64));
+        }
+    }
+    normalize(out)
+}
+
+/// What a predicate says about one variable: the variable (a base term read at `bits`
+/// bits: its value is `base mod 2^bits`) and the values for which the predicate is true.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Constraint {
+    pub base: TermId,
+    pub bits: u8,
+    pub when_true: Set,
+}
+
+/// The hash-consed term arena.
+#[derive(Default)]
+pub(crate) struct Terms {
+    nodes: Vec<Node>,
+    sizes: Vec<u32>,
+    index: FxHashMap<Node, TermId>,
+}
+
+impl Terms {
+    pub(crate) fn node(&self, t: TermId) -> Node {
+        self.nodes[t.0 as usize]
+    }
+
+    fn size(&self, t: TermId) -> u32 {
+        self.sizes[t.0 as usize]
+    }
+
+    fn intern(&mut self, n: Node) -> Option<TermId> {
+        if let Some(&t) = self.index.get(&n) {
+            return Some(t);
+        }
+        let children: u32 = match n {
+            Node::Param { .. } | Node::Const(_) => 0,
+            Node::Affine { base, .. } => self.size(base),
+            Node::Op { args, .. } => args.iter().flatten().map(|&a| self.size(a)).sum(),
+            Node::Cmp { a, b, .. } => self.size(a) + self.size(b),
+            Node::Not(a) => self.size(a),
+        };
+        let size = children.saturating_add(1);
+        if size > MAX_SIZE {
+            return None;
+        }
+        let id = TermId(u32::try_from(self.nodes.len()).ok()?);
+        self.nodes.push(n);
+        self.sizes.push(size);
+        self.index.insert(n, id);
+        Some(id)
+    }
+
+    pub(crate) fn param(&mut self, off: u32, size: u8, signed: bool) -> Option<TermId> {
+        self.intern(Node::Param { off, size, signed })
+    }
+
+    pub(crate) fn constant(&mut self, v: u64) -> Option<TermId> {
+        self.intern(Node::Const(v))
+    }
+
+    /// `(a + k) mod 2^bits`, normalised.
+    pub(crate) fn add_const(&mut self, a: TermId, k: u64, bits: u8) -> Option<TermId> {
+        let k = k & top(bits);
+        match self.node(a) {
+            Node::Const(c) => self.constant(c.wrapping_add(k) & top(bits)),
+            Node::Affine {
+                base,
+                k: k0,
+                bits: b0,
+            } if b0 == bits => {
+                let k = k0.wrapping_add(k) & top(bits);
+                if k == 0 {
+                    // `base mod 2^bits`: keep the width (a comparison at `bits` reads the
+                    // same bits of `base`).
+                    self.intern(Node::Affine { base, k: 0, bits })
+                } else {
+                    self.intern(Node::Affine { base, k, bits })
+                }
+            }
+            _ => self.intern(Node::Affine { base: a, k, bits }),
+        }
+    }
+
+    /// An opaque operation.
+    pub(crate) fn op(
+        &mut self,
+        op: OpKind,
+        bits: u8,
+        signed: bool,
+        args: [Option<TermId>; 3],
+    ) -> Option<TermId> {
+        self.intern(Node::Op {
+            op,
+            bits,
+            signed,
+            args,
+        })
+    }
+
+    /// `a rel b` on `bits`-wide operands; a constant operand goes right.
+    pub(crate) fn cmp(
+        &mut self,
+        rel: Rel,
+        signed: bool,
+        bits: u8,
+        a: TermId,
+        b: TermId,
+    ) -> Option<TermId> {
+        let (rel, a, b) = if matches!(self.node(a), Node::Const(_)) {
+            (rel.flip(), b, a)
+        } else {
+            (rel, a, b)
+        };
+        self.intern(Node::Cmp {
+            rel,
+            signed,
+            bits,
+            a,
+            b,
+        })
+    }
+
+    /// `!p`.
+    pub(crate) fn not(&mut self, p: TermId) -> Option<TermId> {
+        match self.node(p) {
+            Node::Not(q) => Some(q),
+            _ => self.intern(Node::Not(p)),
+        }
+    }
+
+    /// What predicate `p` constrains: one base term and the values for which `p` holds.
+    /// A predicate that is not a comparison of a term with a constant constrains itself (a
+    /// 1-bit variable, true for 1).
+    pub(crate) fn constraint(&self, p: TermId) -> Constraint {
+        let (q, negated) = match self.node(p) {
+            Node::Not(q) => (q, true),
+            _ => (p, false),
+        };
+        let mut c = self.positive(q);
+        if negated {
+            c.when_true = complement(&c.when_true, c.bits);
+        }
+        c
+    }
+
+    fn positive(&self, p: TermId) -> Constraint {
+        let opaque = Constraint {
+            base: p,
+            bits: 1,
+            when_true: vec![(1, 1)],
+        };
+        let Node::Cmp {
+            rel,
+            signed,
+            bits,
+            a,
+            b,
+        } = self.node(p)
+        else {
+            return opaque;
+        };
+        let Node::Const(c) = self.node(b) else {
+            return opaque;
+        };
+        let (base, k) = match self.node(a) {
+            Node::Affine { base, k, bits: ab } if ab >= bits => (base, k),
+            _ => (a, 0),
+        };
+        let z = truth(rel, signed, bits, c);
+        Constraint {
+            base,
+            bits,
+            when_true: shift_back(&z, k, bits),
+        }
+    }
+}
+
+impl Terms {
+    /// `t` and its sub-terms, outermost first.
+    pub(crate) fn subterms(&self, t: TermId, out: &mut Vec<TermId>) {
+        if out.contains(&t) {
+            return;
+        }
+        out.push(t);
+        match self.node(t) {
+            Node::Param { .. } | Node::Const(_) => {}
+            Node::Affine { base, .. } => self.subterms(base, out),
+            Node::Op { args, .. } => {
+                for a in args.into_iter().flatten() {
+                    self.subterms(a, out);
+                }
+            }
+            Node::Cmp { a, b, .. } => {
+                self.subterms(a, out);
+                self.subterms(b, out);
+            }
+            Node::Not(a) => self.subterms(a, out),
+        }
+    }
+
+    /// The parameter fields (`Param` nodes) `t` reads, in order of first appearance.
+    pub(crate) fn params(&self, t: TermId, out: &mut Vec<TermId>) {
+        match self.node(t) {
+            Node::Param { .. } => {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+            Node::Const(_) => {}
+            Node::Affine { base, .. } => self.params(base, out),
+            Node::Op { args, .. } => {
+                for a in args.into_iter().flatten() {
+                    self.params(a, out);
+                }
+            }
+            Node::Cmp { a, b, .. } => {
+                self.params(a, out);
+                self.params(b, out);
+            }
+            Node::Not(a) => self.params(a, out),
+        }
+    }
+
+    /// The width and extension of `t`'s value as a register holds it: `(w, signed)` means
+    /// the value is a `w`-bit quantity, zero-extended (sign-extended when `signed`).
+    pub(crate) fn natural(&self, t: TermId) -> (u8, bool) {
+        match self.node(t) {
+            Node::Param { size, signed, .. } => (size.saturating_mul(8), signed),
+            Node::Const(_) => (64, false),
+            Node::Affine { bits, .. } => (bits, false),
+            Node::Op { op, bits, .. } => match op {
+                OpKind::MulWide => (bits.saturating_mul(2).min(64), false),
+                OpKind::BoolAnd | OpKind::BoolOr | OpKind::BoolXor => (1, false),
+                OpKind::Selp => (64, false),
+                _ => (bits, false),
+            },
+            Node::Cmp { .. } | Node::Not(_) => (1, false),
+        }
+    }
+
+    /// The value of `t` when the variables `known` gives values for determine it (`known`
+    /// maps a base term to its value as a register holds it). Memoised in `memo`.
+    pub(crate) fn eval(
+        &self,
+        t: TermId,
+        known: &FxHashMap<TermId, u64>,
+        memo: &mut FxHashMap<TermId, Option<u64>>,
+    ) -> Option<u64> {
+        use super::alu::{Alu, alu, compare, cvt, div_rem, mask, mul, sx};
+        use crate::ir::{Cmp, Kind, MulMode, Ty};
+        if let Some(&v) = known.get(&t) {
+            return Some(v);
+        }
+        if let Some(&v) = memo.get(&t) {
+            return v;
+        }
+        let mut ev = |x: Option<TermId>| x.and_then(|x| self.eval(x, known, memo));
+        let v = match self.node(t) {
+            Node::Const(c) => Some(c),
+            Node::Param { .. } => None,
+            Node::Affine { base, k, bits } => ev(Some(base)).map(|b| mask(b.wrapping_add(k), bits)),
+            Node::Not(p) => ev(Some(p)).map(|p| u64::from(p & 1 == 0)),
+            Node::Cmp {
+                rel,
+                signed,
+                bits,
+                a,
+                b,
+            } => {
+                let (a, b) = (ev(Some(a)), ev(Some(b)));
+                match (a, b) {
+                    (Some(a), Some(b)) => {
+                        let cmp = match rel {
+                            Rel::Eq => Cmp::Eq,
+                            Rel::Ne => Cmp::Ne,
+                            Rel::Lt => Cmp::Lt,
+                            Rel::Le => Cmp::Le,
+                            Rel::Gt => Cmp::Gt,
+                            Rel::Ge => Cmp::Ge,
+                        };
+                        Some(u64::from(compare(cmp, bits, signed, a, b)))
+                    }
+                    _ => None,
+                }
+            }
+            Node::Op {
+                op,
+                bits,
+                signed,
+                args,
+            } => {
+                let a = ev(args[0]);
+                let b = ev(args[1]);
+                let c = ev(args[2]);
+                let two = |k: Alu| Some(mask(alu(k, bits, signed, a?, b?), bits));
+                match op {
+                    OpKind::Add => two(Alu::Add),
+                    OpKind::Sub => two(Alu::Sub),
+                    OpKind::And => two(Alu::And),
+                    OpKind::Or => two(Alu::Or),
+                    OpKind::Xor => two(Alu::Xor),
+                    OpKind::Shl => two(Alu::Shl),
+                    OpKind::Shr => two(Alu::Shr),
+                    OpKind::Min => two(Alu::Min),
+                    OpKind::Max => two(Alu::Max),
+                    OpKind::Mul => two(Alu::MulLo),
+                    OpKind::MulHi => Some(mask(mul(a?, b?, bits, signed, MulMode::Hi), bits)),
+                    OpKind::MulWide => {
+                        let w = bits.saturating_mul(2).min(64);
+                        Some(mask(mul(a?, b?, bits, signed, MulMode::Wide), w))
+                    }
+                    OpKind::Div | OpKind::Rem => {
+                        div_rem(a?, b?, bits, signed, op == OpKind::Rem).map(|v| mask(v, bits))
+                    }
+                    OpKind::Abs => Some(mask(sx(a?, bits).wrapping_abs() as u64, bits)),
+                    OpKind::Neg => Some(mask(sx(a?, bits).wrapping_neg() as u64, bits)),
+                    OpKind::Not => Some(mask(!a?, bits)),
+                    OpKind::Cnot => Some(u64::from(mask(a?, bits) == 0)),
+                    OpKind::Selp => Some(if c? & 1 != 0 { a? } else { b? }),
+                    OpKind::BoolAnd => Some((a? & 1) & (b? & 1)),
+                    OpKind::BoolOr => Some((a? & 1) | (b? & 1)),
+                    OpKind::BoolXor => Some((a? & 1) ^ (b? & 1)),
+                    OpKind::Cvt => {
+                        let from = b?;
+                        let kind = |s: bool| if s { Kind::S } else { Kind::U };
+                        let dst = Ty {
+                            bits,
+                            kind: kind(signed),
+                        };
+                        let src = Ty {
+                            bits: (from >> 1) as u8,
+                            kind: kind(from & 1 != 0),
+                        };
+                        cvt(a?, dst, src, 0, false)
+                    }
+                    OpKind::Other(_) => None,
+                }
+            }
+        };
+        memo.insert(t, v);
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affine_forms_share_their_base() {
+        let mut t = Terms::default();
+        let kt = t.param(12, 4, false).unwrap();
+        let n = t.constant(3).unwrap();
+        // kt - 3 > 0 (signed) and 3 < kt (signed) constrain kt alike.
+        let minus = t.add_const(kt, 3u64.wrapping_neg(), 32).unwrap();
+        let zero = t.constant(0).unwrap();
+        let p = t.cmp(Rel::Gt, true, 32, minus, zero).unwrap();
+        let q = t.cmp(Rel::Lt, true, 32, n, kt).unwrap();
+        let (cp, cq) = (t.constraint(p), t.constraint(q));
+        assert_eq!(cp.base, kt);
+        assert_eq!(cq.base, kt);
+        // Same truth set except where kt - 3 wraps (kt in [INT_MIN, INT_MIN + 2]).
+        assert_eq!(cq.when_true, vec![(4, 0x7fff_ffff)]);
+        assert_eq!(cp.when_true, vec![(4, 0x8000_0002)]);
+        // Hash-consing: the same computation is the same term.
+        assert_eq!(t.add_const(kt, 3u64.wrapping_neg(), 32), Some(minus));
+    }
+
+    #[test]
+    fn unsigned_wraparound_is_exact() {
+        let mut t = Terms::default();
+        let x = t.param(0, 4, false).unwrap();
+        let m1 = t.add_const(x, u64::MAX, 32).unwrap();
+        let zero = t.constant(0).unwrap();
+        // x - 1 > 0 (unsigned) ⇔ x ≠ 1 (x - 1 wraps at 0).
+        let p = t.cmp(Rel::Gt, false, 32, m1, zero).unwrap();
+        assert_eq!(t.constraint(p).when_true, vec![(0, 0), (2, 0xffff_ffff)]);
+        let np = t.not(p).unwrap();
+        assert_eq!(t.constraint(np).when_true, vec![(1, 1)]);
+    }
+
+    #[test]
+    fn sets() {
+        assert_eq!(complement(&[(0, 3), (10, 15)], 4), vec![(4, 9)]);
+        assert_eq!(intersect(&[(0, 10)], &[(5, 20), (30, 40)]), vec![(5, 10)]);
+        assert_eq!(union(&[(0, 3)], &[(4, 9)]), vec![(0, 9)]);
+        assert_eq!(complement(&[], 64), vec![(0, u64::MAX)]);
+    }
+
+    #[test]
+    fn the_size_cap_refuses_large_terms() {
+        let mut t = Terms::default();
+        let mut x = t.param(0, 4, false).unwrap();
+        let mut built = 0;
+        for _ in 0..100 {
+            match t.op(OpKind::Mul, 32, false, [Some(x), Some(x), None]) {
+                Some(y) => {
+                    x = y;
+                    built += 1;
+                }
+                None => break,
+            }
+        }
+        assert!(built < 100);
+    }
+}

@@ -1,0 +1,196 @@
+//! Bounded exploration of the choices on symbolic predicates (`docs/semantics.md` §6.5).
+//!
+//! [`explore`] emulates the kernel once per *path*: a sequence of answers to the choices a
+//! run meets ([`crate::Choice`]). The first run answers every choice with the side of the
+//! smaller values; each later run replays a prefix of an earlier path and flips its last
+//! choice whose other side was feasible and not explored (depth first, like loom's path
+//! exploration). Each path is an ordinary [`Emulation`], checked by the caller's `check`
+//! (the barrier-graph and race stages), which says whether the path is verified; the
+//! exploration stops at the first path that is not.
+//!
+//! Every concrete input follows exactly one sequence of answers, so when every path was
+//! explored and verified, the kernel is verified for every input, except the values the
+//! bound left out: a variable's choices beyond [`crate::ChoicePlan::max_trips`] on one path
+//! take the smaller side only, and [`Coverage::not_explored`] names the other side.
+
+use crate::exec::terms::{Set, union};
+use crate::{
+    ChoicePlan, Config, Emulation, Error, Expr, ParamBinding, ParamRef, ParamValue, ScalarType,
+    Variable,
+};
+use ptx_parser::Module;
+
+/// The default bound on choices per variable per path (`--max-trips`).
+pub const DEFAULT_MAX_TRIPS: u32 = 8;
+
+/// The most paths [`explore`] runs before it gives up (the result says so).
+pub const DEFAULT_MAX_PATHS: u32 = 512;
+
+/// Which inputs the explored paths cover.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Coverage {
+    /// The variables the choices decided on, in order of first choice, each with the union
+    /// of the values the explored paths allow.
+    pub explored: Vec<(Variable, Vec<(u64, u64)>)>,
+    /// Values no path explored because of the bound (per variable: the union of the sides
+    /// not taken at bounded choices). Empty when every feasible path was explored.
+    pub not_explored: Vec<(Variable, Vec<(u64, u64)>)>,
+    /// The bound in force.
+    pub max_trips: u32,
+}
+
+/// The result of [`explore`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exploration {
+    /// The first path `check` rejected, or else the last path explored.
+    pub emulation: Emulation,
+    /// Paths emulated.
+    pub paths: u32,
+    /// `check` rejected [`Exploration::emulation`].
+    pub failed: bool,
+    /// The rejected path did not reproduce: with its witness values fixed as parameters
+    /// ([`Emulation::witness`]), an ordinary emulation of the kernel passed `check` (the
+    /// path's symbolic values were less precise than the concrete run), so what the path
+    /// found is not confirmed. [`Exploration::emulation`] is the symbolic path.
+    pub unconfirmed: bool,
+    /// The exploration stopped at [`DEFAULT_MAX_PATHS`] paths with paths left.
+    pub incomplete: bool,
+    /// What the verified paths cover (before the failing one, when one failed).
+    pub coverage: Coverage,
+}
+
+fn add(list: &mut Vec<(Variable, Set)>, v: &Variable, s: &[(u64, u64)]) {
+    match list.iter_mut().find(|(x, _)| x == v) {
+        Some((_, have)) => *have = union(have, s),
+        None => list.push((v.clone(), s.to_vec())),
+    }
+}
+
+/// Emulates `kernel` along every path of its choices (bounded by `max_trips`), calling
+/// `check` on each; stops at the first path `check` returns `false` for. Without choices
+/// this is one [`crate::emulate`].
+pub fn explore(
+    module: &Module<'_>,
+    kernel: &str,
+    config: &Config,
+    max_trips: u32,
+    mut check: impl FnMut(&Emulation) -> bool,
+) -> Result<Exploration, Error> {
+    // Each decided choice: its answer and whether the other side is still to explore.
+    let mut stack: Vec<(bool, bool)> = Vec::new();
+    let mut coverage = Coverage {
+        max_trips,
+        ..Coverage::default()
+    };
+    let mut paths = 0u32;
+    loop {
+        let mut cfg = config.clone();
+        cfg.choices = Some(ChoicePlan {
+            answers: stack.iter().map(|&(a, _)| a).collect(),
+            max_trips,
+        });
+        let emulation = crate::emulate(module, kernel, &cfg)?;
+        paths += 1;
+        for (v, s) in &emulation.not_explored {
+            add(&mut coverage.not_explored, v, s);
+        }
+        // An abandoned path has no verdict of its own (its inputs are not explored, or it
+        // has none).
+        let ok = emulation.abandoned || check(&emulation);
+        if !ok {
+            // Confirm on a concrete launch: the witness fixes every field the choices read.
+            // Without choices the path is the kernel's only one: nothing to confirm.
+            let mut unconfirmed = !emulation.choices.is_empty();
+            let mut emulation = emulation;
+            if !emulation.witness.is_empty() {
+                let mut pinned = config.clone();
+                for (e, v) in &emulation.witness {
+                    if let Expr::Param {
+                        index,
+                        start,
+                        end,
+                        whole,
+                        ..
+                    } = e
+                    {
+                        let size = (end - start).clamp(1, 8) as u8;
+                        pinned.params.push(ParamBinding {
+                            target: ParamRef::Index(*index),
+                            field: (!whole)
+                                .then_some((u64::from(*start), ScalarType::Unsigned(size))),
+                            value: ParamValue::Int(i128::from(*v)),
+                        });
+                    }
+                }
+                pinned.choices = Some(ChoicePlan {
+                    answers: Vec::new(),
+                    max_trips,
+                });
+                let concrete = crate::emulate(module, kernel, &pinned);
+                if let Ok(concrete) = concrete
+                    && concrete.choices.is_empty()
+                    && !concrete.abandoned
+                    && !check(&concrete)
+                {
+                    {
+                        unconfirmed = false;
+                        let (witness, path_values) =
+                            (emulation.witness.clone(), emulation.path_values.clone());
+                        emulation = concrete;
+                        emulation.witness = witness;
+                        emulation.path_values = path_values;
+                    }
+                }
+            }
+            return Ok(Exploration {
+                emulation,
+                paths,
+                failed: true,
+                unconfirmed,
+                incomplete: false,
+                coverage,
+            });
+        }
+        if !emulation.abandoned {
+            for (v, s) in &emulation.path_values {
+                add(&mut coverage.explored, v, s);
+            }
+        }
+        for (k, c) in emulation.choices.iter().enumerate() {
+            if c.bounded {
+                add(&mut coverage.not_explored, &c.variable, &c.alternative);
+            }
+            if k >= stack.len() {
+                stack.push((c.answer, !c.bounded));
+            }
+        }
+        // Depth first: flip the deepest choice whose other side is still to explore.
+        while let Some(&(_, open)) = stack.last() {
+            if open {
+                break;
+            }
+            stack.pop();
+        }
+        let Some(last) = stack.last_mut() else {
+            return Ok(Exploration {
+                emulation,
+                paths,
+                failed: false,
+                unconfirmed: false,
+                incomplete: false,
+                coverage,
+            });
+        };
+        *last = (!last.0, false);
+        if paths >= DEFAULT_MAX_PATHS {
+            return Ok(Exploration {
+                emulation,
+                paths,
+                failed: false,
+                unconfirmed: false,
+                incomplete: true,
+                coverage,
+            });
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Choices on symbolic predicates and their bounded exploration (`crate::explore`).
+
+use crate::{Config, Emulation, Expr, Why, emulate, explore};
+use weft_program::{BarrierOp, CommandView};
+
+fn module(body: &str, params: &str) -> String {
+    format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k({params})\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
+    )
+}
+
+/// `bar.sync 0` once per trip of a loop bounded by `n` (param 0); the trip count is
+/// compared as `i < n` (signed).
+const LOOP: &str = "
+    .reg .b32 %r<4>;
+    .reg .pred %p<2>;
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, 0;
+    setp.lt.s32 %p1, %r2, %r1;
+    @!%p1 bra DONE;
+TOP:
+    bar.sync 0;
+    add.s32 %r2, %r2, 1;
+    setp.lt.s32 %p1, %r2, %r1;
+    @%p1 bra TOP;
+DONE:
+    ret;";
+
+fn syncs(e: &Emulation, t: usize) -> usize {
+    e.program.threads[t]
+        .commands
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.view(),
+                CommandView::Barrier {
+                    op: BarrierOp::Sync,
+                    ..
+                }
+            )
+        })
+        .count()
+}
+
+#[test]
+fn without_choices_the_loop_is_unverifiable() {
+    let src = module(LOOP, ".param .u32 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    let e = emulate(&m, "k", &Config::default()).unwrap();
+    assert!(matches!(
+        e.unverifiable.first().map(|u| &u.why),
+        Some(Why::BranchDecidesSync(_))
+    ));
+}
+
+#[test]
+fn exploration_runs_each_trip_count_up_to_the_bound() {
+    let src = module(LOOP, ".param .u32 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    let mut trips = Vec::new();
+    let x = explore(&m, "k", &Config::default(), 3, |e| {
+        assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+        // Every thread makes the same choices: the same number of barriers.
+        let n = syncs(e, 0);
+        assert!((0..64).all(|t| syncs(e, t) == n));
+        trips.push(n);
+        true
+    })
+    .unwrap();
+    // The entry test, then three free choices at the back edge; the fourth takes the
+    // smaller side only.
+    assert_eq!(trips, vec![0, 1, 2, 3, 4]);
+    assert_eq!(x.paths, 5);
+    assert!(!x.failed && !x.incomplete);
+    // The variable is the parameter itself; values n >= 4 (signed) were not explored.
+    let (v, explored) = &x.coverage.explored[0];
+    assert!(matches!(v.expr, Expr::Param { index: 0, .. }));
+    assert_eq!(v.bits, 32);
+    assert_eq!(explored, &vec![(0, 4), (0x8000_0000, 0xffff_ffff)]);
+    assert_eq!(x.coverage.not_explored[0].1, vec![(5, 0x7fff_ffff)]);
+}
+
+#[test]
+fn the_check_stops_at_the_first_failing_path() {
+    let src = module(LOOP, ".param .u32 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    let x = explore(&m, "k", &Config::default(), 8, |e| syncs(e, 0) < 2).unwrap();
+    assert!(x.failed);
+    assert_eq!(x.paths, 3);
+    // The failing path: n in 2..=2 (the smallest failing trip count).
+    assert_eq!(x.emulation.path_values[0].1, vec![(2, 2)]);
+}
+
+/// A count-down loop (`rem = n; do { ...; rem -= 1 } while (rem > 0)`): the affine form
+/// `n - k > 0` constrains `n` itself, so choices stay consistent with the first test.
+#[test]
+fn affine_predicates_constrain_their_base() {
+    let body = "
+    .reg .b32 %r<4>;
+    .reg .pred %p<2>;
+    ld.param.u32 %r1, [n];
+    setp.lt.u32 %p1, %r1, 1;
+    @%p1 bra DONE;
+    setp.gt.u32 %p1, %r1, 1000;
+    @%p1 bra DONE;
+TOP:
+    bar.sync 0;
+    add.s32 %r1, %r1, -1;
+    setp.gt.u32 %p1, %r1, 0;
+    @%p1 bra TOP;
+DONE:
+    ret;";
+    let src = module(body, ".param .u32 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    let mut trips = Vec::new();
+    let x = explore(&m, "k", &Config::default(), 3, |e| {
+        trips.push(syncs(e, 0));
+        true
+    })
+    .unwrap();
+    // n = 0, then n in 1..=1000: n = 1, 2, 3 and (bounded) n = 4, then n > 1000.
+    assert_eq!(trips, vec![0, 1, 2, 3, 4, 0]);
+    assert!(!x.incomplete);
+    assert_eq!(x.coverage.not_explored[0].1, vec![(5, 1000)]);
+}
+
+/// Choices made by one thread hold for every thread: a branch on `n > 5` taken by thread 0
+/// is not an independent choice for thread 1.
+#[test]
+fn the_same_predicate_gets_the_same_answer_in_every_thread() {
+    let body = "
+    .reg .b32 %r<4>;
+    .reg .pred %p<2>;
+    ld.param.u32 %r1, [n];
+    setp.gt.u32 %p1, %r1, 5;
+    @%p1 bra SKIP;
+    bar.sync 0;
+SKIP:
+    ret;";
+    let src = module(body, ".param .u32 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    let mut seen = Vec::new();
+    let x = explore(&m, "k", &Config::default(), 8, |e| {
+        seen.push((0..64).map(|t| syncs(e, t)).collect::<Vec<_>>());
+        e.choices.len() == 1
+    })
+    .unwrap();
+    assert_eq!(x.paths, 2);
+    assert_eq!(seen, vec![vec![1; 64], vec![0; 64]]);
+    assert!(x.coverage.not_explored.is_empty());
+}
+
+/// A predicate on a value with no term (a global load) stays unverifiable.
+#[test]
+fn predicates_without_terms_are_not_choices() {
+    let body = "
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [n];
+    ld.global.u32 %r1, [%rd1];
+    setp.gt.u32 %p1, %r1, 5;
+    @%p1 bra SKIP;
+    bar.sync 0;
+SKIP:
+    ret;";
+    let src = module(body, ".param .u64 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    let x = explore(&m, "k", &Config::default(), 8, |e| {
+        e.unverifiable.is_empty()
+    })
+    .unwrap();
+    assert!(x.failed);
+    assert_eq!(x.paths, 1);
+}
