@@ -58,6 +58,7 @@ fn verify(
         parse_only: false,
         dot: false,
         max_steps: max_steps.unwrap_or(weft::cli::DEFAULT_MAX_STEPS),
+        max_trips: emulator::DEFAULT_MAX_TRIPS,
         max_memory: max_memory.unwrap_or(emulator::DEFAULT_MAX_MEMORY),
         strict,
     };

@@ -105,8 +105,7 @@ def test_raise_for_violations_carries_the_text():
 
 
 def test_unverifiable_names_the_input_and_params_fix_it():
-    ptx = read("samples/params/param_loop.ptx")
-    [r] = weft.verify(ptx, threads=128)
+    [r] = weft.verify(read("samples/params/float_loop.ptx"), threads=128)
     assert r.verdict == "unverifiable"
     r.raise_for_violations()  # not a violation: no exception
     with pytest.raises(weft.VerificationError):
@@ -116,12 +115,19 @@ def test_unverifiable_names_the_input_and_params_fix_it():
     assert u.register is not None and u.location is not None
     assert u.hint is not None and "1=VALUE" in u.hint
     assert "warning[unverifiable]" in r.text
-    # The same parameter by index, by PTX name, and as a --param spec.
+    # A loop bounded by an integer parameter is explored (a bounded verdict)...
+    ptx = read("samples/params/param_loop.ptx")
+    [r] = weft.verify(ptx, threads=128)
+    assert r.verdict == "verified", r.text
+    assert r.coverage is not None and not r.coverage["complete"]
+    assert "coverage: bounded" in r.text
+    # ... and the same parameter fixed by index, by PTX name, and as a --param spec.
     for params in ({1: 4}, {"_Z10param_loopPKfiPf_param_1": 4}, ["1=4"]):
         [r] = weft.verify(ptx, threads=128, params=params)
         assert r.verdict == "verified", r.text
         r.raise_unless_verified()
         assert len(r.params) == 1
+        assert r.coverage is None
 
 
 def test_threads_shapes_and_kernel_selection():

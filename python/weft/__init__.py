@@ -234,6 +234,11 @@ class KernelReport:
     stats: Stats
     text: str
     """The text rendering, as the ``weft`` binary prints it (without color)."""
+    coverage: Optional[dict[str, Any]] = None
+    """Which problem sizes the verdict covers when branches on unfixed sizes were explored
+    (the JSON ``coverage`` object: ``paths``, ``max_trips``, ``complete``, ``variables``
+    with their ``explored`` and ``not_explored`` values, …); ``None`` when nothing was
+    explored. A verdict with ``complete`` false is bounded."""
 
     @property
     def verified(self) -> bool:
@@ -271,6 +276,7 @@ class KernelReport:
             notes=list(d["notes"]),
             stats=Stats(**d["stats"]),
             text=text,
+            coverage=d.get("coverage"),
         )
 
 

@@ -85,6 +85,12 @@ pub struct Cli {
     #[arg(long = "max-steps", value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
 
+    /// Trip counts to explore for loops bounded by kernel inputs: a branch on an input-derived
+    /// size that decides synchronization is explored for each answer, up to N choices per
+    /// branch and path; the report says which values were not explored.
+    #[arg(long = "max-trips", value_name = "N", default_value_t = emulator::DEFAULT_MAX_TRIPS)]
+    pub max_trips: u32,
+
     /// Memory the verification of one kernel may use (`4G`, `512M`, bytes); a kernel that
     /// needs more is reported unverifiable.
     #[arg(long = "max-memory", value_name = "SIZE", default_value = "4G")]

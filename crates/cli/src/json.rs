@@ -29,6 +29,7 @@ struct Kernel<'a> {
     assumptions: Vec<Assumption<'a>>,
     notes: &'a [String],
     stats: &'a Stats,
+    coverage: Option<&'a report::Coverage>,
 }
 
 #[derive(Debug, Serialize)]
@@ -143,6 +144,7 @@ fn kernel(k: &KernelReport) -> Kernel<'_> {
             .collect(),
         notes: &k.notes,
         stats: &k.stats,
+        coverage: k.coverage.as_ref(),
     }
 }
 

@@ -86,6 +86,7 @@ fn try_main() -> anyhow::Result<u8> {
         parse_only: cli.parse_only,
         dot: cli.dot.is_some(),
         max_steps: cli.max_steps,
+        max_trips: cli.max_trips,
         max_memory: cli.max_memory.0,
     };
     // Kernels run in parallel and the race stage splits one kernel's work across the same

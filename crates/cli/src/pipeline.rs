@@ -385,6 +385,7 @@ fn verify_kernel(
         stats: Stats::default(),
         peak_memory_kib: None,
         dot: None,
+        coverage: None,
     };
     report.stats.stage_seconds.parse = parse_seconds;
     if options.parse_only {
@@ -459,6 +460,7 @@ mod tests {
             parse_only: false,
             dot: false,
             max_steps: crate::cli::DEFAULT_MAX_STEPS,
+            max_trips: emulator::DEFAULT_MAX_TRIPS,
             max_memory: emulator::DEFAULT_MAX_MEMORY,
         }
     }

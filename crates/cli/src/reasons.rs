@@ -293,3 +293,143 @@ mod tests {
         );
     }
 }
+
+/// A symbolic term over kernel-parameter bytes, as text: `param 0 bytes 12..16`,
+/// `param 5 (K)`, `(param 5 (K) + 63) shr 6`, ….
+pub fn expr(e: &emulator::Expr) -> String {
+    use emulator::Expr;
+    match e {
+        Expr::Param {
+            index,
+            name,
+            start,
+            end,
+            whole,
+            ..
+        } => {
+            if *whole {
+                format!("param {index} ({})", crate::report::shown_name(name))
+            } else {
+                format!("param {index} bytes {start}..{end}")
+            }
+        }
+        Expr::Const(c) => {
+            if *c >= 1 << 63 {
+                format!("{}", *c as i64)
+            } else {
+                c.to_string()
+            }
+        }
+        Expr::Plus { base, k, bits } => {
+            let neg = *bits > 0 && *bits <= 64 && (k >> (bits - 1)) & 1 == 1;
+            let top = if *bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            if *k == 0 {
+                expr(base)
+            } else if neg {
+                format!("({} - {})", expr(base), (top - k).wrapping_add(1))
+            } else {
+                format!("({} + {k})", expr(base))
+            }
+        }
+        Expr::Op { op, args } => {
+            let args: Vec<String> = args.iter().map(expr).collect();
+            match (op.as_str(), args.as_slice()) {
+                (
+                    "add" | "sub" | "mul" | "div" | "rem" | "shl" | "shr" | "and" | "or" | "xor",
+                    [a, b],
+                ) => {
+                    let sym = match op.as_str() {
+                        "add" => "+",
+                        "sub" => "-",
+                        "mul" => "*",
+                        "div" => "/",
+                        "rem" => "%",
+                        "shl" => "<<",
+                        "shr" => ">>",
+                        "and" => "&",
+                        "or" => "|",
+                        _ => "^",
+                    };
+                    format!("({a} {sym} {b})")
+                }
+                _ => format!("{op}({})", args.join(", ")),
+            }
+        }
+    }
+}
+
+/// Inclusive unsigned intervals of a `bits`-wide variable as text: `0..=4`, `7`, and
+/// intervals in the upper half also as signed values (`-2147483648..=-1 (signed)`).
+pub fn ranges(set: &[[u64; 2]], bits: u8) -> String {
+    let half = if bits == 0 || bits > 64 {
+        u64::MAX
+    } else {
+        1u64 << (bits - 1)
+    };
+    let signed = |v: u64| -> i128 {
+        if bits > 0 && bits <= 64 && v >= half {
+            i128::from(v) - (1i128 << bits)
+        } else {
+            i128::from(v)
+        }
+    };
+    let parts: Vec<String> = set
+        .iter()
+        .map(|&[lo, hi]| {
+            if bits > 1 && lo >= half {
+                if lo == hi {
+                    format!("{} (signed)", signed(lo))
+                } else {
+                    format!("{}..={} (signed)", signed(lo), signed(hi))
+                }
+            } else if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo}..={hi}")
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        "no value".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod expr_tests {
+    use super::*;
+    use emulator::Expr;
+
+    #[test]
+    fn terms_and_ranges_read_as_text() {
+        let p = Expr::Param {
+            index: 0,
+            name: "params".into(),
+            start: 12,
+            end: 16,
+            whole: false,
+            signed: false,
+        };
+        let minus = Expr::Plus {
+            base: Box::new(p.clone()),
+            k: 0xffff_ffff,
+            bits: 32,
+        };
+        assert_eq!(expr(&minus), "(param 0 bytes 12..16 - 1)");
+        let shr = Expr::Op {
+            op: "shr".into(),
+            args: vec![p, Expr::Const(6)],
+        };
+        assert_eq!(expr(&shr), "(param 0 bytes 12..16 >> 6)");
+        assert_eq!(
+            ranges(&[[0, 4], [0x8000_0000, 0xffff_ffff]], 32),
+            "0..=4, -2147483648..=-1 (signed)"
+        );
+        assert_eq!(ranges(&[[3, 3]], 32), "3");
+    }
+}

@@ -264,8 +264,63 @@ pub struct DotGraph {
     pub edges: Vec<(usize, usize)>,
 }
 
+/// Which problem sizes a verdict covers, when branches on kernel inputs became choices
+/// (`docs/semantics.md` §6.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// Paths emulated (one per combination of answers).
+    pub paths: u32,
+    /// `--max-trips`: the choices one branch makes on one variable per path.
+    pub max_trips: u32,
+    /// Every feasible path was explored: the verdict holds for every value of the
+    /// variables (no bound cut a path short).
+    pub complete: bool,
+    /// The exploration stopped at its path limit with paths left.
+    pub incomplete: bool,
+    /// The variables the choices decided on.
+    pub variables: Vec<CoverageVariable>,
+    /// For a violation or unverifiable path: the values of each variable on that path.
+    pub failing_path: Vec<PathValue>,
+    /// For a violation or unverifiable path: parameter-field values under which a launch
+    /// takes that path (the smallest the search found).
+    pub failing_inputs: Vec<InputValue>,
+}
+
+/// A parameter field's value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputValue {
+    /// The field, as text (`param 0 bytes 12..16`).
+    pub term: String,
+    /// Its value (unsigned).
+    pub value: u64,
+}
+
+/// A variable of the exploration and the values the explored paths cover.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CoverageVariable {
+    /// The term, as text (`param 0 bytes 12..16`, `shr(param 5 + 63, 6)`, …).
+    pub term: String,
+    /// Its width in bits.
+    pub bits: u8,
+    /// Values the verified paths cover (inclusive intervals, unsigned).
+    pub explored: Vec<[u64; 2]>,
+    /// Values not explored because of the bound (inclusive intervals, unsigned).
+    pub not_explored: Vec<[u64; 2]>,
+}
+
+/// A variable's values on one path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PathValue {
+    /// The term, as text.
+    pub term: String,
+    /// Its width in bits.
+    pub bits: u8,
+    /// The values (inclusive intervals, unsigned).
+    pub values: Vec<[u64; 2]>,
+}
+
 /// Everything weft says about one kernel.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct KernelReport {
     /// The PTX file.
     pub file: Arc<PtxFile>,
@@ -295,6 +350,8 @@ pub struct KernelReport {
     pub peak_memory_kib: Option<u64>,
     /// The barrier dependence graph, when the barrier stage ran.
     pub dot: Option<DotGraph>,
+    /// Which problem sizes the verdict covers, when choices were explored.
+    pub coverage: Option<Coverage>,
 }
 
 impl KernelReport {

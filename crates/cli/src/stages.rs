@@ -83,7 +83,6 @@ pub fn verify(
     let kernel = report.kernel.clone();
 
     progress.kernel_stage("emulate", &kernel);
-    let start = Instant::now();
     let config = emulator::Config {
         threads: options.threads.map(|[x, y, z]| CtaShape { x, y, z }),
         cta: options.cta,
@@ -95,10 +94,36 @@ pub fn verify(
         max_memory: options.max_memory,
         ..emulator::Config::default()
     };
-    let emulated = emulator::emulate(module, &kernel, &config);
-    report.stats.stage_seconds.emulate = start.elapsed().as_secs_f64();
-    let emulation = match emulated {
-        Ok(emulation) => emulation,
+    // Each path of the choices on input-dependent branches is one emulation, checked by the
+    // later stages; the exploration stops at the first path that is not verified.
+    let template = report.clone();
+    let mut chosen: Option<KernelReport> = None;
+    let mut previous: Option<KernelReport> = None;
+    let mut benign: Vec<Violation> = Vec::new();
+    let mut times = report.stats.stage_seconds;
+    let explored = emulator::explore(module, &kernel, &config, options.max_trips, |emulation| {
+        let mut r = template.clone();
+        check(&mut r, &file, emulation, options, progress);
+        times.emulate += emulation.stats.seconds;
+        times.graph += r.stats.stage_seconds.graph;
+        times.race += r.stats.stage_seconds.race;
+        let ok =
+            r.unverifiable.is_empty() && !r.violations.iter().any(|v| options.strict || !v.benign);
+        if ok {
+            for v in r.violations.iter().filter(|v| v.benign) {
+                if !benign
+                    .iter()
+                    .any(|b| b.message == v.message && b.locations == v.locations)
+                {
+                    benign.push(v.clone());
+                }
+            }
+        }
+        previous = chosen.replace(r);
+        ok
+    });
+    let exploration = match explored {
+        Ok(exploration) => exploration,
         Err(emulator::Error::NoCtaShape { .. }) => {
             report.cta_shape = None;
             report.unverifiable.push(Unverifiable {
@@ -140,6 +165,141 @@ pub fn verify(
             });
         }
     };
+    if exploration.unconfirmed {
+        // The concrete re-run (the last report) passed: keep the path's own report.
+        chosen = previous;
+    }
+    let Some(mut last) = chosen else {
+        // Every path was abandoned: nothing was checked.
+        report.coverage = Some(coverage(&exploration));
+        report.unverifiable.push(Unverifiable {
+            reason: "no path of the choices on input-dependent branches could be explored"
+                .to_owned(),
+            location: None,
+            related: Vec::new(),
+            register: None,
+            inputs: Vec::new(),
+            hint: Some("fix the sizes with --param".to_owned()),
+        });
+        return Ok(());
+    };
+    if !exploration.failed {
+        // The benign races of every verified path (the last path's are among them).
+        last.violations.retain(|v| !v.benign);
+        last.violations.extend(benign);
+    }
+    last.stats.stage_seconds = times;
+    if exploration.unconfirmed {
+        // What the path found did not reproduce with its witness values fixed: not a
+        // violation weft can stand behind, and not a verified path either.
+        let found: Vec<String> = last
+            .violations
+            .iter()
+            .filter(|v| !v.benign)
+            .map(|v| v.kind.as_str().to_owned())
+            .collect();
+        last.violations.retain(|v| v.benign);
+        if !found.is_empty() {
+            last.unverifiable.push(Unverifiable {
+                reason: format!(
+                    "a path of the choices on input-dependent branches reports {} that does \
+                     not reproduce with its input values fixed (the symbolic values on the \
+                     path are less precise than a concrete run)",
+                    found.join(", ")
+                ),
+                location: None,
+                related: Vec::new(),
+                register: None,
+                inputs: Vec::new(),
+                hint: Some("fix the sizes with --param to verify given values".to_owned()),
+            });
+        }
+    }
+    let emulation = &exploration.emulation;
+    if exploration.paths > 1 || !emulation.choices.is_empty() {
+        last.coverage = Some(coverage(&exploration));
+    }
+    if exploration.incomplete {
+        last.unverifiable.push(Unverifiable {
+            reason: format!(
+                "exploring the answers of branches on kernel inputs stopped after {} paths \
+                 with paths left",
+                exploration.paths
+            ),
+            location: None,
+            related: Vec::new(),
+            register: None,
+            inputs: Vec::new(),
+            hint: Some("fix some of the sizes with --param, or lower --max-trips".to_owned()),
+        });
+    }
+    *report = last;
+    Ok(())
+}
+
+/// The report's coverage record of an exploration.
+fn coverage(x: &emulator::Exploration) -> report::Coverage {
+    let pairs = |s: &[(u64, u64)]| s.iter().map(|&(a, b)| [a, b]).collect::<Vec<_>>();
+    let not_explored = |v: &emulator::Variable| {
+        x.coverage
+            .not_explored
+            .iter()
+            .find(|(w, _)| w == v)
+            .map_or_else(Vec::new, |(_, s)| pairs(s))
+    };
+    report::Coverage {
+        paths: x.paths,
+        max_trips: x.coverage.max_trips,
+        complete: x.coverage.not_explored.is_empty() && !x.incomplete,
+        incomplete: x.incomplete,
+        variables: x
+            .coverage
+            .explored
+            .iter()
+            .map(|(v, s)| report::CoverageVariable {
+                term: reasons::expr(&v.expr),
+                bits: v.bits,
+                explored: pairs(s),
+                not_explored: not_explored(v),
+            })
+            .collect(),
+        failing_inputs: if x.failed {
+            x.emulation
+                .witness
+                .iter()
+                .map(|(e, v)| report::InputValue {
+                    term: reasons::expr(e),
+                    value: *v,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        failing_path: if x.failed {
+            x.emulation
+                .path_values
+                .iter()
+                .map(|(v, s)| report::PathValue {
+                    term: reasons::expr(&v.expr),
+                    bits: v.bits,
+                    values: pairs(s),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Runs the barrier-graph and race stages on one emulated path, filling `report`.
+fn check(
+    report: &mut KernelReport,
+    file: &PtxFile,
+    emulation: &Emulation,
+    options: &Options,
+    progress: &crate::progress::Progress,
+) {
+    let kernel = report.kernel.clone();
     let program = &emulation.program;
     let shape = program.shape;
     report.cta_shape = Some([shape.x, shape.y, shape.z]);
@@ -148,15 +308,15 @@ pub fn verify(
     report.stats.commands = emulation.stats.commands;
     report.stats.instructions = emulation.stats.instructions;
 
-    report.violations.extend(findings(&file, &emulation));
-    report.assumptions = assumptions(&file, &emulation);
+    report.violations.extend(findings(file, emulation));
+    report.assumptions = assumptions(file, emulation);
     if !emulation.unverifiable.is_empty() {
         for u in &emulation.unverifiable {
-            report.unverifiable.push(unverifiable(&file, &emulation, u));
+            report.unverifiable.push(unverifiable(file, emulation, u));
         }
         // The programs are incomplete or depend on unknown inputs: the later stages would
         // check something other than the kernel.
-        return Ok(());
+        return;
     }
 
     progress.kernel_stage("barrier graph", &kernel);
@@ -166,7 +326,7 @@ pub fn verify(
     report.stats.dynamic_barriers = analysis.stats.dynamic_barriers as u64;
     report.stats.physical_barriers = analysis.stats.physical_barriers as u64;
     for v in &analysis.violations {
-        report.violations.push(sync_violation(&file, &emulation, v));
+        report.violations.push(sync_violation(file, emulation, v));
     }
     if options.dot {
         report.dot = Some(dot_graph(&analysis));
@@ -174,7 +334,7 @@ pub fn verify(
 
     let Some(happens_before) = &analysis.happens_before else {
         // Not well-synchronized: there is no happens-before relation to test races against.
-        return Ok(());
+        return;
     };
     progress.kernel_stage("race", &kernel);
     let start = Instant::now();
@@ -191,15 +351,15 @@ pub fn verify(
     report.stats.race_tests = races.stats.race_tests;
     report.stats.naive_race_pairs = races.stats.naive_pairs;
     for r in &races.races {
-        report.violations.push(race_violation(&file, &emulation, r));
+        report.violations.push(race_violation(file, emulation, r));
     }
     // Unordered writes of one value: a warning (a violation only under --strict).
     for r in &races.benign {
-        let mut v = race_violation(&file, &emulation, r);
+        let mut v = race_violation(file, emulation, r);
         v.kind = report::Kind::BenignRace;
         v.message = format!(
             "benign race: unordered writes of the same value to shared {}",
-            shared_name(&emulation, r.addr)
+            shared_name(emulation, r.addr)
         );
         v.notes.push(
             "both writes store the same known bytes, so whichever lands last the memory \
@@ -213,12 +373,10 @@ pub fn verify(
     // A race on an over-approximated extent cannot be decided: the kernel is not verified,
     // and no violation is claimed.
     for r in &races.possible {
-        report
-            .unverifiable
-            .push(possible_race(&file, &emulation, r));
+        report.unverifiable.push(possible_race(file, emulation, r));
     }
     for f in race::missing_proxy_fences(program, happens_before) {
-        let v = proxy_fence_violation(&file, &emulation, &f);
+        let v = proxy_fence_violation(file, emulation, &f);
         if f.copy.approx {
             // The copy's extent is an upper bound: the write may lie outside what it reads.
             report.unverifiable.push(Unverifiable {
@@ -254,7 +412,6 @@ pub fn verify(
             race::SAME_INSTRUCTION_WRITES_NOTE
         ));
     }
-    Ok(())
 }
 
 /// `buf+128`, or `0x80` outside every known symbol.

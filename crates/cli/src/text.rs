@@ -307,6 +307,63 @@ pub fn summary(kernel: &KernelReport) -> String {
     )
 }
 
+/// What the exploration of choices on input-dependent branches covers, in words: bounded
+/// coverage says which values were not explored, and never reads as "every value".
+pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
+    let Some(c) = &kernel.coverage else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    let paths = format!("{} path{}", c.paths, if c.paths == 1 { "" } else { "s" });
+    if !c.failing_path.is_empty() {
+        let values: Vec<String> = if c.failing_inputs.is_empty() {
+            c.failing_path
+                .iter()
+                .map(|v| format!("{} = {}", v.term, crate::reasons::ranges(&v.values, v.bits)))
+                .collect()
+        } else {
+            c.failing_inputs
+                .iter()
+                .map(|v| format!("{} = {}", v.term, v.value))
+                .collect()
+        };
+        let what = match kernel.verdict {
+            Verdict::Violation => "found",
+            _ => "stopped",
+        };
+        lines.push(format!(
+            "coverage: {what} with {} (path {} of the exploration, smaller values first)",
+            values.join(", "),
+            c.paths
+        ));
+        return lines;
+    }
+    if kernel.verdict != Verdict::Verified {
+        return lines;
+    }
+    let terms: Vec<&str> = c.variables.iter().map(|v| v.term.as_str()).collect();
+    if c.complete {
+        lines.push(format!(
+            "coverage: verified for every value of {} ({paths} explored, none cut short)",
+            terms.join(", ")
+        ));
+    } else {
+        lines.push(format!(
+            "coverage: bounded: verified for every input except those with these values, \
+             which were not explored ({paths}, --max-trips {}):",
+            c.max_trips
+        ));
+        for v in c.variables.iter().filter(|v| !v.not_explored.is_empty()) {
+            lines.push(format!(
+                "  {} = {}",
+                v.term,
+                crate::reasons::ranges(&v.not_explored, v.bits)
+            ));
+        }
+    }
+    lines
+}
+
 /// Writes one kernel's diagnostics, summary line and notes (and statistics if asked).
 pub fn write_kernel(
     out: &mut dyn WriteColor,
@@ -338,6 +395,9 @@ pub fn write_kernel(
             a.describe(),
             a.branch.ptx_line
         )?;
+    }
+    for line in coverage_lines(kernel) {
+        writeln!(out, "  {line}")?;
     }
     for note in &kernel.notes {
         writeln!(out, "  note: {note}")?;

@@ -67,6 +67,44 @@ pub fn check_schema(doc: &Value) {
             "{shape}"
         );
         assert!(field(kernel, "warp_sync").is_boolean());
+        let coverage = field(kernel, "coverage");
+        if !coverage.is_null() {
+            assert!(field(coverage, "paths").as_u64().is_some_and(|n| n >= 1));
+            assert!(field(coverage, "max_trips").is_u64());
+            assert!(field(coverage, "complete").is_boolean());
+            assert!(field(coverage, "incomplete").is_boolean());
+            let ranges = |v: &Value| {
+                v.as_array().is_some_and(|a| {
+                    a.iter().all(|r| {
+                        r.as_array().is_some_and(|r| {
+                            r.len() == 2
+                                && r.iter().all(Value::is_u64)
+                                && r[0].as_u64() <= r[1].as_u64()
+                        })
+                    })
+                })
+            };
+            for v in field(coverage, "variables").as_array().expect("variables") {
+                assert!(field(v, "term").is_string());
+                assert!(field(v, "bits").is_u64());
+                assert!(ranges(field(v, "explored")));
+                assert!(ranges(field(v, "not_explored")));
+            }
+            for v in field(coverage, "failing_path")
+                .as_array()
+                .expect("failing_path")
+            {
+                assert!(field(v, "term").is_string());
+                assert!(ranges(field(v, "values")));
+            }
+            for v in field(coverage, "failing_inputs")
+                .as_array()
+                .expect("failing_inputs")
+            {
+                assert!(field(v, "term").is_string());
+                assert!(field(v, "value").is_u64());
+            }
+        }
         assert!(
             field(kernel, "params")
                 .as_array()

@@ -54,7 +54,7 @@ fn unverifiable_parameter_text() {
             "never",
             "--threads",
             "128",
-            "samples/params/param_loop.ptx",
+            "samples/params/float_loop.ptx",
         ],
     );
     insta::assert_snapshot!(format!(

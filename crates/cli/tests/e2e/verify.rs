@@ -423,3 +423,65 @@ fn possible_race_on_an_approximate_tma_extent_is_unverifiable() {
     assert_eq!(results[0]["level"], "warning");
     assert_eq!(results[0]["relatedLocations"].as_array().unwrap().len(), 1);
 }
+
+/// Problem sizes without `--param` (docs/semantics.md §6.5): the pipeline that breaks from
+/// the third trip on is caught with the smallest failing trip count, its fixed version gets
+/// a bounded verdict that says which trip counts were not explored, and `--param` still
+/// pins the size (no exploration).
+#[test]
+fn explored_sizes_report_their_coverage() {
+    let root = repo_root();
+    let bug = weft_in(
+        &root,
+        &["samples/sizes/pipeline_bug.ptx", "--format", "json"],
+    );
+    assert_eq!(bug.code, 1, "{bug:?}");
+    let doc = bug.json();
+    check_schema(&doc);
+    let k = &doc["kernels"][0];
+    assert_eq!(k["verdict"], "violation");
+    let inputs = k["coverage"]["failing_inputs"].as_array().expect("inputs");
+    assert_eq!(inputs.len(), 1);
+    assert_eq!(inputs[0]["value"], 3);
+    assert!(inputs[0]["term"].as_str().unwrap().starts_with("param 2"));
+    let text = weft_in(&root, &["samples/sizes/pipeline_bug.ptx"]);
+    assert!(text.stdout.contains("found with param 2"), "{text:?}");
+    assert!(text.stdout.contains("= 3 "), "{text:?}");
+
+    let ok = weft_in(
+        &root,
+        &[
+            "samples/sizes/pipeline.ptx",
+            "--format",
+            "json",
+            "--max-trips",
+            "4",
+        ],
+    );
+    assert_eq!(ok.code, 0, "{ok:?}");
+    let doc = ok.json();
+    check_schema(&doc);
+    let c = &doc["kernels"][0]["coverage"];
+    assert_eq!(c["complete"], false);
+    assert_eq!(c["max_trips"], 4);
+    let v = &c["variables"][0];
+    // Trip counts up to the bound were explored; the larger ones were not.
+    assert_eq!(v["explored"][0], serde_json::json!([0, 8]));
+    assert_eq!(v["not_explored"][0], serde_json::json!([9, 2147483647]));
+    let text = weft_in(&root, &["samples/sizes/pipeline.ptx", "--max-trips", "4"]);
+    assert!(text.stdout.contains("coverage: bounded"), "{text:?}");
+    assert!(!text.stdout.contains("every value"), "{text:?}");
+
+    let pinned = weft_in(
+        &root,
+        &[
+            "samples/sizes/pipeline_bug.ptx",
+            "--param",
+            "2=2",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(pinned.code, 0, "{pinned:?}");
+    assert!(pinned.json()["kernels"][0]["coverage"].is_null());
+}
