@@ -257,10 +257,17 @@ for line in sys.argv[2:]:
         # CUTLASS passes one by-value Params struct: mode (u32 @0), then the problem shape
         # (M, N, K, L as u32 @4, 8, 12, 16).  K bounds the mainloop's k-tile loop around
         # the producer/consumer mbarrier pipeline; M, N, L the tiles a CTA processes.
-        args += ["--param", "0+4:u32=128", "--param", "0+8:u32=128",
-                 "--param", "0+12:u32=256", "--param", "0+16:u32=1"]
+        # The plain warp-specialized kernel is explored over every problem size
+        # (docs/semantics.md §6.5); the pingpong and cooperative kernels still need the
+        # sizes fixed (an mbarrier wait parity their persistent tile loop computes from K
+        # stays unknown on the explored paths).
+        if not name.removesuffix("-asserts").endswith("-warpspecialized"):
+            args += ["--param", "0+4:u32=128", "--param", "0+8:u32=128",
+                     "--param", "0+12:u32=256", "--param", "0+16:u32=1"]
         # Further Params fields that weft's unverifiable reports named (the mbarrier
-        # transaction count, branches around mbarrier waits), fixed as a user would: the TMA
+        # transaction count, branches around mbarrier waits), fixed as a user would; they
+        # are not sizes (an mbarrier operand, a scalar and pointers: exploring them value
+        # by value would say nothing about problem sizes): the TMA
         # bytes per pipeline stage (A and B tiles, 2 x 128x64 halves = 32768), beta = 0 and
         # null C/D source pointers (no source tensor in the epilogue) and, for the
         # pingpong/cooperative tile schedulers, the field at byte 1656 = 1.
@@ -268,10 +275,13 @@ for line in sys.argv[2:]:
                  "--param", "0+776:u64=0", "--param", "0+784:u64=0"]
         if not name.removesuffix("-asserts").endswith("-warpspecialized"):
             args += ["--param", "0+1656:u64=1"]
+        sizes = ("problem sizes explored (no --param for M, N, K, L)"
+                 if name.removesuffix("-asserts").endswith("-warpspecialized")
+                 else "problem fixed to M=N=128, K=256, L=1 through the Params struct")
         why = ("CUTLASS Hopper warp-specialized GEMM (TMA + mbarrier pipeline, named barriers "
-               "between warpgroups); problem fixed to M=N=128, K=256, L=1 through the Params "
-               "struct, plus the TMA transaction bytes, beta = 0, no source C, and the tile "
-               "scheduler field weft asked for. TMA descriptors stay unknown.")
+               f"between warpgroups); {sizes}, plus the TMA transaction bytes, beta = 0, no "
+               "source C, and the tile scheduler field weft asked for. TMA descriptors stay "
+               "unknown.")
         if name.endswith("-asserts"):
             why += (" Compiled as CUTLASS ships it (no -DNDEBUG): its asserts call "
                     "__assertfail.")
@@ -281,20 +291,25 @@ for line in sys.argv[2:]:
     elif name.startswith("triton-matmul-ws"):
         # Each host tensor descriptor is a 128-byte CUtensorMap param plus shape (2 x i32)
         # and strides (2 x i64): M, N, K are params 15, 16, 17. K bounds the
-        # warp-specialized k loop (producer/consumer mbarrier ring between partitions).
-        args += ["--param", "15=128", "--param", "16=128", "--param", "17=256"]
+        # warp-specialized k loop (producer/consumer mbarrier ring between partitions):
+        # explored over every size (docs/semantics.md §6.5), no --param.
         arch = "sm_90a: 3 warp groups (default + producer + consumer), wgmma" \
             if name.endswith("sm90") else "sm_100a: tcgen05 MMA into tensor memory"
         why = ("Triton TMA matmul with tl.range(k_tiles, warp_specialize=True) (automatic warp "
                "specialization; setmaxnreg, mbarrier full/empty ring, named barriers), "
-               f"{arch}; M=N=128, K=256. TMA descriptors (params 0, 5, 10) stay unknown.")
+               f"{arch}; M, N, K explored. TMA descriptors (params 0, 5, 10) stay unknown.")
     elif name.startswith("triton-attention-ws"):
         # Params: sm_scale, M, Z, H, then four tensor descriptors (a 128-byte CUtensorMap,
         # shape 2 x i32, strides 2 x i64: params 4-23), then N_CTX (param 24), which bounds
         # the warp-specialized key loop. H (param 3) enters offset_y, which every thread of
         # the default partition stores to one shared word for the worker partitions: with H
-        # known weft sees that they store the same value.
-        args += ["--param", "3=1", "--param", "24=256"]
+        # known weft sees that they store the same value (H is a head count, not a loop
+        # bound). N_CTX is explored on sm90; on sm100 a path with N_CTX = 0 reports a race
+        # between stores of a value that depends on N_CTX that does not reproduce with
+        # N_CTX fixed, so the size stays fixed there.
+        args += ["--param", "3=1"]
+        if name.endswith("sm100"):
+            args += ["--param", "24=256"]
         if name.endswith("sm90"):
             arch = ("sm_90a, 64-row Q tile: 3 warp groups (default + TMA producer + "
                     "wgmma/softmax consumer), setmaxnreg")
@@ -303,8 +318,9 @@ for line in sys.argv[2:]:
                     "signalled by tcgen05.commit")
         why = ("Triton flash-attention forward in the shape of tutorial 06 (TMA descriptors, "
                "online softmax), key/value loop tl.range(0, N_CTX, 64, "
-               f"warp_specialize=True), head dim 64, fp16, {arch}; N_CTX=256 (4 key blocks), "
-               "H=1. "
+               f"warp_specialize=True), head dim 64, fp16, {arch}; "
+               + ("N_CTX=256 (4 key blocks)" if name.endswith("sm100") else "N_CTX explored")
+               + ", H=1. "
                "TMA descriptors stay unknown.")
     elif name == "cute-dsl-hopper-dense-gemm":
         why = ("CUTLASS CuTe DSL example hopper/dense_gemm.py (HopperWgmmaGemmKernel): one "
@@ -374,10 +390,9 @@ for line in sys.argv[2:]:
                "shared-memory ring, warp 1 consumes (full/empty mbarriers, 8 iterations, "
                "static shapes).")
     else:
-        # K (param 5) bounds the pipelined k loop around the shared-memory stages.
-        args += ["--param", "5=256"]
+        # K (param 5) bounds the pipelined k loop around the shared-memory stages: explored.
         why = ("Triton pipelined matmul (128x128x64 tiles, num_stages=3, wgmma) from the LLVM "
-               "NVPTX back end; K fixed to 256.")
+               "NVPTX back end; K explored.")
     entry = {"name": name, "ptx": ptx, "source": source, "kernel": kernel,
              "args": args, "why": why}
     if name in PENDING:
