@@ -35,8 +35,10 @@ SIZES = [
     ("singe 8 warps, 2000 phases", ["singe", "--phases", "2000"], []),
     ("singe 16 warps, 2000 phases, warp-synchronous (--warp-sync)",
      ["singe", "--warps", "16", "--phases", "2000", "--no-warp-barrier"], ["--warp-sync"]),
+    # 1024 threads x ~300,000 instructions: past the default CTA budget (16 x 10^7).
     ("singe 32 warps, 4000 phases, shuffle-heavy",
-     ["singe", "--warps", "32", "--phases", "4000", "--shuffles", "20", "--straight", "4"], []),
+     ["singe", "--warps", "32", "--phases", "4000", "--shuffles", "20", "--straight", "4"],
+     ["--max-steps", "100000000"]),
 ]
 QUICK = SIZES[:1] + SIZES[4:5]
 
@@ -99,13 +101,15 @@ def main():
     a = ap.parse_args()
     rows = []
     print("| kernel | commands | thread-insts | parse ms | emulate ms | graph ms | race ms | total ms "
-          "| M insts/s | M race tests/s | peak MiB (weft) | max RSS MiB |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| M insts/s | M race tests/s | peak MiB (weft) | max RSS MiB | load |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as tmp:
         for label, gen, extra in (QUICK if a.quick else SIZES):
             ptx = Path(tmp) / "k.ptx"
             ptx.write_text(subprocess.run([sys.executable, str(GEN), *gen], capture_output=True,
                                           text=True, check=True).stdout)
+            # The machine may be shared: the 1-minute load average when the runs start.
+            load = os.getloadavg()[0]
             best = min((run(a.weft, ptx, extra) for _ in range(a.repeat)), key=lambda r: r["total"])
             best["label"] = label
             rows.append(best)
@@ -113,7 +117,7 @@ def main():
             print(f"| {label} | {r['commands']:,} | {r['insts']:,} | {r['parse']:.1f} | {r['emulate']:.1f} "
                   f"| {r['graph']:.1f} | {r['race']:.1f} | {r['total']:.1f} "
                   f"| {r['insts'] / max(r['emulate'], 1e-6) / 1e3:.1f} "
-                  f"| {r['tests'] / max(r['race'], 1e-6) / 1e3:.1f} | {r['peak']:.1f} | {r['rss']:.1f} |",
+                  f"| {r['tests'] / max(r['race'], 1e-6) / 1e3:.1f} | {r['peak']:.1f} | {r['rss']:.1f} | {load:.1f} |",
                   flush=True)
     if a.svg:
         svg(rows, a.svg)

@@ -106,6 +106,9 @@ impl Machine<'_> {
 
     /// Completes the `activemask`s of warp `w` whose lanes no running lane can still join.
     pub(super) fn retry_activemask(&mut self, w: usize) {
+        if !self.has_activemask {
+            return;
+        }
         let waiting = self.warp_lanes(w).any(|t| {
             matches!(self.th[t].state, State::Coll(pc)
                 if self.ir.insts.get(pc as usize).is_some_and(|i| i.op == Op::Activemask))

@@ -9,7 +9,7 @@
 use weft_program::{AccessKind, Command, InstId};
 
 use super::Machine;
-use super::alu::{Alu, alu, compare, mad, mask, mov_bits, sx};
+use super::alu::{Alu, alu, compare, div_rem, mad, mask, mov_bits, sx};
 use super::memory::Mem;
 use super::values::LANES;
 use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, Op, Opnd, RegId, Space};
@@ -43,6 +43,16 @@ pub(super) enum FastOp {
         a: Src,
         b: Src,
         c: Src,
+    },
+    /// Integer `div` or `rem` (`rem`); on unknown operands the general interpreter's
+    /// `exec_alu` computes the result.
+    DivRem {
+        rem: bool,
+        bits: u8,
+        signed: bool,
+        d: RegId,
+        a: Src,
+        b: Src,
     },
     /// `mov` of a scalar: the value is masked to `bits` (1 for predicates).
     Mov {
@@ -128,6 +138,16 @@ fn decode(ir: &Ir, pc: u32, inst: &Inst) -> FastOp {
     };
     let op = match inst.op {
         op if let Some(k) = Alu::of(op) => bin(k),
+        Op::Div | Op::Rem if inst.ty.kind != Kind::F => (|| {
+            Some(FastOp::DivRem {
+                rem: inst.op == Op::Rem,
+                bits,
+                signed,
+                d: dst(ops.first())?,
+                a: src(ops.get(1))?,
+                b: src(ops.get(2))?,
+            })
+        })(),
         Op::Mad(MulMode::Lo) => (|| {
             Some(FastOp::Mad {
                 bits,
@@ -398,6 +418,32 @@ impl Machine<'_> {
                     self.settle(0, u)
                 };
                 self.put(base, d, mask(v, bits), u);
+            }
+            FastOp::DivRem {
+                rem,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+            } => {
+                let (a, ua) = self.get(base, a);
+                let (b, ub) = self.get(base, b);
+                if ua | ub == 0 {
+                    match div_rem(a, b, bits, signed, rem) {
+                        Some(q) => self.put(base, d, mask(q, bits), 0),
+                        None => {
+                            let u = self
+                                .src
+                                .single(crate::ValueSource::Other("division by zero"));
+                            self.put(base, d, 0, u);
+                        }
+                    }
+                } else if let Some(&inst) = self.ir.insts.get(pc as usize) {
+                    // Unknown operands: the general interpreter's semantics.
+                    let ops = self.ir.operands(&inst);
+                    self.exec_alu(t, pc, &inst, ops);
+                }
             }
             FastOp::Mov { bits, d, s } => {
                 let (v, u) = self.get(base, s);

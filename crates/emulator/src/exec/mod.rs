@@ -233,6 +233,8 @@ struct Machine<'a> {
     pass_lockstep: bool,
     cursor: usize,
     track: warp::Tracker,
+    /// Whether the kernel has an `activemask` (else no lane can wait at one).
+    has_activemask: bool,
     /// Whether a lock-step group ever ran in this run.
     lockstep_used: bool,
     /// The lock-step order became visible: the run is repeated lane by lane.
@@ -427,6 +429,7 @@ fn run_once<'a>(
         pass_lockstep: false,
         cursor: 0,
         track: warp::Tracker::new(),
+        has_activemask: ir.insts.iter().any(|i| i.op == Op::Activemask),
         lockstep_used: false,
         reordered: false,
         choices: choices::Choices::default(),

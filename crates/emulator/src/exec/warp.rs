@@ -171,10 +171,14 @@ impl Machine<'_> {
             self.vals[i..i + LANES].copy_from_slice(out);
             self.unk[i..i + LANES].fill(0);
         } else {
-            each_lane!(lanes, |l| {
-                self.vals[i + l] = out[l];
-                self.unk[i + l] = 0;
-            });
+            // A blend (branch-free, so it vectorizes): lanes outside `lanes` keep theirs.
+            let vals = &mut self.vals[i..i + LANES];
+            let unk = &mut self.unk[i..i + LANES];
+            for (l, (v, u)) in vals.iter_mut().zip(unk.iter_mut()).enumerate() {
+                let on = (lanes >> l) & 1 != 0;
+                *v = if on { out[l] } else { *v };
+                *u = if on { 0 } else { *u };
+            }
         }
     }
 
@@ -601,20 +605,17 @@ impl Machine<'_> {
         }
         let epoch = tr.epoch << 16;
         let mut conflict = false;
+        let write = kind != AccessKind::Read;
         for b in &mut tr.bytes[start..end] {
-            let (mut w, mut r) = if *b >> 16 == epoch >> 16 {
-                ((*b >> 8) & 0xff, *b & 0xff)
+            // This pass's entry, or none (an older epoch).
+            let e = if *b & 0xffff_0000 == epoch { *b } else { epoch };
+            let (w, r) = ((e >> 8) & 0xff, e & 0xff);
+            conflict |= w > lane || (write && r > lane);
+            *b = if write {
+                epoch | (w.max(lane) << 8) | r
             } else {
-                (0, 0)
+                epoch | (w << 8) | r.max(lane)
             };
-            if kind == AccessKind::Read {
-                conflict |= w > lane;
-                r = r.max(lane);
-            } else {
-                conflict |= w > lane || r > lane;
-                w = w.max(lane);
-            }
-            *b = epoch | (w << 8) | r;
         }
         if conflict {
             self.reorder();
