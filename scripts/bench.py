@@ -42,10 +42,17 @@ SIZES = [
 ]
 QUICK = SIZES[:1] + SIZES[4:5]
 
+# Each time is in ms, or in s from 1,000 ms on.
+T = r"([\d.]+ m?s)"
 STATS = re.compile(
     r"commands (\d+), dynamic barriers (\d+).*race tests (\d+) \(naive pairs (\d+)\), instructions (\d+)\s+"
-    r"time: parse ([\d.]+) ms, emulate ([\d.]+) ms, graph ([\d.]+) ms, race ([\d.]+) ms, total ([\d.]+) (m?s); "
+    rf"time: parse {T}, emulate {T}, graph {T}, race {T}, total {T}; "
     r"peak memory ([\d.]+) MiB", re.S)
+
+
+def ms(t):
+    value, unit = t.split()
+    return float(value) * (1 if unit == "ms" else 1000)
 
 
 def run(weft, ptx, extra):
@@ -57,8 +64,8 @@ def run(weft, ptx, extra):
         sys.exit(f"unexpected weft output for {ptx}:\n{p.stdout}\n{p.stderr}")
     g = m.groups()
     return {"commands": int(g[0]), "barriers": int(g[1]), "tests": int(g[2]), "pairs": int(g[3]),
-            "insts": int(g[4]), "parse": float(g[5]), "emulate": float(g[6]), "graph": float(g[7]),
-            "race": float(g[8]), "total": float(g[9]) * (1 if g[10] == "ms" else 1000), "peak": float(g[11]),
+            "insts": int(g[4]), "parse": ms(g[5]), "emulate": ms(g[6]), "graph": ms(g[7]),
+            "race": ms(g[8]), "total": ms(g[9]), "peak": float(g[10]),
             "rss": int(rss.group(1)) / 1024 if rss else float("nan")}
 
 

@@ -29,7 +29,7 @@ use super::alu::{Alu, alu, compare};
 use super::fast::{FastInst, FastOp, Src};
 use super::values::LANES;
 use super::{Machine, State};
-use crate::ir::{Op, RegId};
+use crate::ir::{Op, Opnd, RegId};
 use weft_program::{AccessKind, Command, CommandView, WARP_SIZE};
 
 /// Iterates the set bits of a lane mask, lowest first.
@@ -370,28 +370,16 @@ impl Machine<'_> {
         if self.instructions + u64::from(mask.count_ones()) > cta_limit {
             return false;
         }
-        let mut members = None;
-        let mut ok = true;
-        each_lane!(mask, |l| {
-            let t = wb + l;
-            if self.th[t].executed >= self.cfg.step_limit || self.th[t].may > 0 {
-                ok = false;
-            }
-            match self.known_member_mask(t, pc, &inst) {
-                Some(m) if m & (1 << last) != 0 && m & mask == mask => {
-                    if l == last {
-                        members = Some(m);
-                    }
-                }
-                _ => ok = false,
-            }
-        });
-        let Some(members) = members.filter(|_| ok) else {
+        // The last lane's member mask first: the join completes the collective only if
+        // every other member lane already waits at it or has ended (checked first, as it
+        // fails most often: lanes still running towards it).
+        let Some(members) = self.known_member_mask(wb + last, pc, &inst) else {
             return false;
         };
-        // The last lane's join completes the collective only if every other member lane
-        // already waits at it or has ended.
-        let w = wb / WARP_SIZE as usize;
+        if members & mask != mask {
+            return false;
+        }
+        let w = wb / LANES;
         for t in self.warp_lanes(w) {
             let l = t - wb;
             if members & (1 << l) == 0 || mask & (1 << l) != 0 {
@@ -402,6 +390,23 @@ impl Machine<'_> {
                 State::Exited | State::Trapped(_) | State::Error => {}
                 _ => return false,
             }
+        }
+        // Every other lane's join finds the last lane running (its member mask names it)
+        // and has no effect.
+        let same_mask = matches!(self.ir.operands(&inst).last(), Some(Opnd::Imm(_)));
+        let mut ok = true;
+        each_lane!(mask, |l| {
+            let t = wb + l;
+            let th = &self.th[t];
+            ok &= th.executed < self.cfg.step_limit && th.may == 0;
+            if ok && !same_mask {
+                ok &= self
+                    .known_member_mask(t, pc, &inst)
+                    .is_some_and(|m| m & (1 << last) != 0);
+            }
+        });
+        if !ok {
+            return false;
         }
         each_lane!(mask, |l| {
             let th = &mut self.th[wb + l];
@@ -528,7 +533,10 @@ impl Machine<'_> {
                 pc += 1;
                 continue;
             }
-            if contiguous && !self.activemask_waits(w) && self.collective_in_step(wb, group, pc) {
+            if contiguous
+                && !(self.has_activemask && self.activemask_waits(w))
+                && self.collective_in_step(wb, group, pc)
+            {
                 return Group::Collective { last };
             }
             break;
