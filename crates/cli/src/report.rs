@@ -277,6 +277,10 @@ pub struct Coverage {
     pub complete: bool,
     /// The exploration stopped at its path limit with paths left.
     pub incomplete: bool,
+    /// When every explored path's choices are on one parameter field: that field's values
+    /// (checked from 0 to `checked_up_to`) that follow a verified path. Every other value
+    /// in that range follows a path that was not explored; larger values are not checked.
+    pub inputs: Option<InputCoverage>,
     /// The variables the choices decided on.
     pub variables: Vec<CoverageVariable>,
     /// For a violation or unverifiable path: the values of each variable on that path.
@@ -293,6 +297,17 @@ pub struct InputValue {
     pub term: String,
     /// Its value (unsigned).
     pub value: u64,
+}
+
+/// A parameter field's values a bounded verdict covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputCoverage {
+    /// The field, as text (`param 0 bytes 8..12`).
+    pub term: String,
+    /// Its values that follow a verified path (inclusive intervals, unsigned).
+    pub verified: Vec<[u64; 2]>,
+    /// The largest value checked.
+    pub checked_up_to: u64,
 }
 
 /// A variable of the exploration and the values the explored paths cover.

@@ -252,6 +252,14 @@ fn coverage(x: &emulator::Exploration) -> report::Coverage {
         max_trips: x.coverage.max_trips,
         complete: x.coverage.not_explored.is_empty() && !x.incomplete,
         incomplete: x.incomplete,
+        inputs: match (&x.coverage.inputs, x.coverage.inputs_unknown) {
+            (Some((e, s)), false) => Some(report::InputCoverage {
+                term: reasons::expr(e),
+                verified: pairs(s),
+                checked_up_to: emulator::SCAN_LIMIT,
+            }),
+            _ => None,
+        },
         variables: x
             .coverage
             .explored

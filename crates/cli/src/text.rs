@@ -348,6 +348,18 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
             terms.join(", ")
         ));
     } else {
+        if let Some(i) = &c.inputs {
+            lines.push(format!(
+                "coverage: bounded: verified only for {} = {} ({paths}, --max-trips {}); \
+                 the other values up to {} follow paths that were not explored, larger \
+                 values were not checked",
+                i.term,
+                crate::reasons::ranges(&i.verified, 64),
+                c.max_trips,
+                i.checked_up_to
+            ));
+            return lines;
+        }
         lines.push(format!(
             "coverage: bounded: verified for every input except those with these values, \
              which were not explored ({paths}, --max-trips {}):",

@@ -23,6 +23,9 @@ use ptx_parser::Module;
 /// The default bound on choices per variable per path (`--max-trips`).
 pub const DEFAULT_MAX_TRIPS: u32 = 8;
 
+/// The largest parameter value [`Coverage::inputs`] checks.
+pub const SCAN_LIMIT: u64 = 1 << 14;
+
 /// The most paths [`explore`] runs before it gives up (the result says so).
 pub const DEFAULT_MAX_PATHS: u32 = 512;
 
@@ -37,6 +40,13 @@ pub struct Coverage {
     pub not_explored: Vec<(Variable, Vec<(u64, u64)>)>,
     /// The bound in force.
     pub max_trips: u32,
+    /// When every explored path's choices are on terms of one parameter field: that field
+    /// and its values in `0..=SCAN_LIMIT` that follow a verified path (every other value in
+    /// that range follows a path that was not explored). `None` otherwise.
+    pub inputs: Option<(Expr, Vec<(u64, u64)>)>,
+    /// Some path's choices read more than one field, or none: [`Coverage::inputs`] is
+    /// not known.
+    pub inputs_unknown: bool,
 }
 
 /// The result of [`explore`].
@@ -154,6 +164,16 @@ pub fn explore(
         if !emulation.abandoned {
             for (v, s) in &emulation.path_values {
                 add(&mut coverage.explored, v, s);
+            }
+            if !emulation.choices.is_empty() || !emulation.path_values.is_empty() {
+                match (&emulation.path_inputs, &mut coverage.inputs) {
+                    (None, _) => coverage.inputs_unknown = true,
+                    (Some((e, s)), None) => coverage.inputs = Some((e.clone(), s.clone())),
+                    (Some((e, s)), Some((have_e, have))) if e == have_e => {
+                        *have = union(have, s);
+                    }
+                    (Some(_), Some(_)) => coverage.inputs_unknown = true,
+                }
             }
         }
         for (k, c) in emulation.choices.iter().enumerate() {

@@ -138,7 +138,9 @@ mod unverifiable;
 
 use std::fmt;
 
-pub use explore::{Coverage, DEFAULT_MAX_PATHS, DEFAULT_MAX_TRIPS, Exploration, explore};
+pub use explore::{
+    Coverage, DEFAULT_MAX_PATHS, DEFAULT_MAX_TRIPS, Exploration, SCAN_LIMIT, explore,
+};
 pub use params::{
     ParamBinding, ParamError, ParamRef, ParamValue, ResolvedParam, ScalarType, resolve_params,
 };
@@ -507,6 +509,9 @@ pub struct Emulation {
     /// Values of the parameter fields the choices depend on under which a launch follows
     /// this run's choices (found by search and checked exactly); empty without choices.
     pub witness: Vec<(Expr, u64)>,
+    /// When every choice of the run is on terms of one parameter field: that field and
+    /// its values up to [`explore::SCAN_LIMIT`] that follow this run (inclusive intervals).
+    pub path_inputs: Option<(Expr, Vec<(u64, u64)>)>,
 }
 
 /// Errors that prevent emulation altogether.

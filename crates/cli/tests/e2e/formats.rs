@@ -84,6 +84,12 @@ pub fn check_schema(doc: &Value) {
                     })
                 })
             };
+            let inputs = field(coverage, "inputs");
+            if !inputs.is_null() {
+                assert!(field(inputs, "term").is_string());
+                assert!(ranges(field(inputs, "verified")));
+                assert!(field(inputs, "checked_up_to").is_u64());
+            }
             for v in field(coverage, "variables").as_array().expect("variables") {
                 assert!(field(v, "term").is_string());
                 assert!(field(v, "bits").is_u64());

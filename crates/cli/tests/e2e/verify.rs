@@ -468,8 +468,14 @@ fn explored_sizes_report_their_coverage() {
     // Trip counts up to the bound were explored; the larger ones were not.
     assert_eq!(v["explored"][0], serde_json::json!([0, 8]));
     assert_eq!(v["not_explored"][0], serde_json::json!([9, 2147483647]));
+    // In terms of the parameter: the trip counts that follow a verified path.
+    assert_eq!(c["inputs"]["verified"], serde_json::json!([[0, 8]]));
     let text = weft_in(&root, &["samples/sizes/pipeline.ptx", "--max-trips", "4"]);
-    assert!(text.stdout.contains("coverage: bounded"), "{text:?}");
+    assert!(
+        text.stdout
+            .contains("coverage: bounded: verified only for param 2"),
+        "{text:?}"
+    );
     assert!(!text.stdout.contains("every value"), "{text:?}");
 
     let pinned = weft_in(

@@ -465,6 +465,46 @@ impl Machine<'_> {
             .map(|v| v & top(bits))
     }
 
+    /// When every variable of the run reads the same one parameter field: that field and
+    /// its values in `0..=SCAN_LIMIT` under which a launch follows this run (every variable's
+    /// term, evaluated at the value, lies in the values the run allows).
+    pub(super) fn path_inputs(&self) -> Option<(Expr, Set)> {
+        let terms = &self.src.terms;
+        let mut leaf = None;
+        for (base, _) in self.choices.store.keys() {
+            let mut l = Vec::new();
+            terms.params(*base, &mut l);
+            match (l.as_slice(), leaf) {
+                ([x], None) => leaf = Some(*x),
+                ([x], Some(y)) if *x == y => {}
+                _ => return None,
+            }
+        }
+        let leaf = leaf?;
+        let (w, signed) = terms.natural(leaf);
+        let limit = crate::explore::SCAN_LIMIT.min(top(w));
+        let mut out: Set = Vec::new();
+        let mut known = FxHashMap::default();
+        let mut memo = FxHashMap::default();
+        for v in 0..=limit {
+            known.insert(leaf, if signed { sx(v, w) as u64 } else { v });
+            memo.clear();
+            let ok = self.choices.store.iter().all(|((base, bits), set)| {
+                terms.eval(*base, &known, &mut memo).is_some_and(|x| {
+                    let x = x & top(*bits);
+                    set.iter().any(|&(lo, hi)| lo <= x && x <= hi)
+                })
+            });
+            if ok {
+                match out.last_mut() {
+                    Some(last) if last.1 + 1 == v => last.1 = v,
+                    _ => out.push((v, v)),
+                }
+            }
+        }
+        Some((self.expr(leaf), out))
+    }
+
     /// The parameter fields of the last witness, as data.
     pub(super) fn witness_exprs(&self) -> Vec<(Expr, u64)> {
         self.choices

@@ -602,6 +602,11 @@ impl Machine<'_> {
         let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
         let path_values = self.path_values();
         let witness = self.witness_exprs();
+        let path_inputs = if self.choices.abandoned {
+            None
+        } else {
+            self.path_inputs()
+        };
         let choices = std::mem::take(&mut self.choices.trail)
             .into_iter()
             .map(|(c, _)| c)
@@ -635,6 +640,7 @@ impl Machine<'_> {
             path_values,
             abandoned: self.choices.abandoned,
             witness,
+            path_inputs,
             not_explored: std::mem::take(&mut self.choices.not_explored),
         })
     }
