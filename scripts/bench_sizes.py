@@ -42,7 +42,7 @@ def main():
     args = ap.parse_args()
     samples = json.load(open(args.manifest))["samples"]
     only = set(filter(None, args.only.split(",")))
-    print("| kernel | verdict | paths | not explored | best | median | CPU (best) |")
+    print("| kernel | verdict | paths | coverage | best | median | CPU (best) |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for s in samples:
         if only and s["name"] not in only:
@@ -54,9 +54,15 @@ def main():
             continue
         walls = sorted(r[0] for r in runs)
         best = min(runs, key=lambda r: r[0])
-        skipped = "; ".join(
-            f"{v['term']} in " + ", ".join(f"{a}..={b}" for a, b in v["not_explored"])
-            for v in c["variables"] if v["not_explored"])
+        if c.get("inputs"):
+            i = c["inputs"]
+            skipped = (f"verified only for {i['term']} = "
+                       + ", ".join(f"{a}..={b}" for a, b in i["verified"])
+                       + f" (checked up to {i['checked_up_to']})")
+        else:
+            skipped = "; ".join(
+                f"{v['term']} in " + ", ".join(f"{a}..={b}" for a, b in v["not_explored"])
+                for v in c["variables"] if v["not_explored"])
         print(f"| `{s['name']}` | {k['verdict']} | {c['paths']} (--max-trips {c['max_trips']}) "
               f"| {skipped or 'none'} | {walls[0]:.2f} s | {statistics.median(walls):.2f} s "
               f"| {best[1]:.2f} s |")
