@@ -201,6 +201,14 @@ impl Machine<'_> {
         let all_u = lanes
             .iter()
             .fold(0, |acc, &l| self.src.union(acc, a[l as usize].1));
+        if let (true, Op::Shfl(mode), Opnd::Imm(b), Opnd::Imm(c), Opnd::Reg(dr)) =
+            (self.warps, inst.op, o(2), o(3), d)
+        {
+            // Lane-independent lane selection: a permutation of the inputs (`warp`
+            // module; lane-by-lane runs take the general code below, and the tests compare).
+            self.shfl_permute(base, present, &a, (mode, b, c), dr, p);
+            return;
+        }
         match inst.op {
             Op::Shfl(mode) => {
                 for &l in &lanes {
@@ -212,22 +220,7 @@ impl Machine<'_> {
                         out.push((l, 0, u, 0, u));
                         continue;
                     }
-                    let bval = (b & 0x1f) as i64;
-                    let cval = (c & 0x1f) as i64;
-                    let seg = ((c >> 8) & 0x1f) as i64;
-                    let lane = i64::from(l);
-                    let max_lane = (lane & seg) | (cval & !seg);
-                    let min_lane = lane & seg;
-                    let (j, pval) = match mode {
-                        ShflMode::Up => (lane - bval, lane - bval >= max_lane),
-                        ShflMode::Down => (lane + bval, lane + bval <= max_lane),
-                        ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
-                        ShflMode::Idx => {
-                            let j = min_lane | (bval & !seg);
-                            (j, j <= max_lane)
-                        }
-                    };
-                    let j = if pval { j } else { lane };
+                    let (j, pval) = shfl_source(mode, l, b, c);
                     let (v, u) = if (0..32).contains(&j) && present & (1 << j) != 0 {
                         a[j as usize]
                     } else {
@@ -372,6 +365,27 @@ impl Machine<'_> {
         );
         self.finding(t, pc, FindingKind::CollectiveDeadlock, message);
     }
+}
+
+/// The lane lane `l` of a `shfl` in `mode` with operands `b` and `c` reads, and whether that
+/// lane is in its segment (`p`); a lane outside reads its own value.
+pub(super) fn shfl_source(mode: ShflMode, l: u32, b: u64, c: u64) -> (i64, bool) {
+    let bval = (b & 0x1f) as i64;
+    let cval = (c & 0x1f) as i64;
+    let seg = ((c >> 8) & 0x1f) as i64;
+    let lane = i64::from(l);
+    let max_lane = (lane & seg) | (cval & !seg);
+    let min_lane = lane & seg;
+    let (j, pval) = match mode {
+        ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+        ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+        ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+        ShflMode::Idx => {
+            let j = min_lane | (bval & !seg);
+            (j, j <= max_lane)
+        }
+    };
+    (if pval { j } else { lane }, pval)
 }
 
 /// `0-19, 24` for sorted lane (or thread) numbers.

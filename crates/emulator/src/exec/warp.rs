@@ -26,10 +26,11 @@
 //!   gets the lane-by-lane result from the faster schedule.
 
 use super::alu::{Alu, alu, compare};
+use super::collectives::shfl_source;
 use super::fast::{FastInst, FastOp, Src};
 use super::values::LANES;
 use super::{Machine, State};
-use crate::ir::{Op, Opnd, RegId};
+use crate::ir::{Op, Opnd, RegId, ShflMode};
 use weft_program::{AccessKind, Command, CommandView, WARP_SIZE};
 
 /// Iterates the set bits of a lane mask, lowest first.
@@ -418,6 +419,36 @@ impl Machine<'_> {
         self.try_collective(w, pc, wb + last);
         debug_assert!(self.th[wb + last].state == State::Run);
         true
+    }
+
+    /// A `shfl` whose lane selection operands are immediates, for the lanes of `present` of
+    /// the warp at `wb`: each lane's result is another lane's input `a` (read before any
+    /// write), written in lane order as the general code writes it.
+    pub(super) fn shfl_permute(
+        &mut self,
+        wb: usize,
+        present: u32,
+        a: &[(u64, u32); LANES],
+        (mode, b, c): (ShflMode, u64, u64),
+        d: RegId,
+        p: Opnd,
+    ) {
+        let mut inactive = None;
+        each_lane!(present, |l| {
+            let (j, pval) = shfl_source(mode, l as u32, b, c);
+            let (v, u) = match usize::try_from(j) {
+                Ok(j) if j < LANES && present & (1 << j) != 0 => a[j],
+                _ => (
+                    0,
+                    *inactive.get_or_insert_with(|| {
+                        self.src
+                            .single(crate::ValueSource::Other("a shuffle from an inactive lane"))
+                    }),
+                ),
+            };
+            self.wr(wb + l, Opnd::Reg(d), v, u);
+            self.wr(wb + l, p, u64::from(pval), 0);
+        });
     }
 
     /// Without `--warp-sync`: the group of lane `c` (the lanes `c..` of its warp runnable at
