@@ -107,7 +107,9 @@
 //! it would save merging; and once every instruction pair that any two threads of the
 //! chunk could race on is saturated, every later thread pair is skipped with no check. The
 //! cost of a racy chunk is then its accesses plus at most a few lookups per thread pair,
-//! not the product of the threads' accesses. Likewise the exempt same-instruction write pairs of a chunk are
+//! not the product of the threads' accesses. A benign pair (two writes of the same value)
+//! saturates like a race only where both instructions write one (address, width, value) in
+//! the whole chunk, so that no skipped thread pair could have made it a real race. Likewise the exempt same-instruction write pairs of a chunk are
 //! counted up to [`SAME_INSTRUCTION_CAP`], then reported as "at least" that many.
 //!
 //! Architecture invariant: this crate does no IO and knows nothing of PTX text; it sees
@@ -711,6 +713,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // Computed when the chunk's first race is found (race-free chunks never pay).
         let mut universe: Option<Option<FxHashSet<(InstId, InstId)>>> = None;
         let mut saturated_keys = 0usize;
+        let mut uniform: Option<UniformWrites> = None;
         for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
@@ -743,10 +746,24 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     }
                 }
                 acc.recent.clear();
+                acc.recent_benign.clear();
                 let (lo, hi) = if t.thread < u.thread { (t, u) } else { (u, t) };
                 self.merge(chunk, lo.thread, lo.writes, hi.thread, hi.reads, acc);
                 self.merge(chunk, lo.thread, lo.writes, hi.thread, hi.writes, acc);
                 self.merge(chunk, lo.thread, lo.reads, hi.thread, hi.writes, acc);
+                if !acc.recent_benign.is_empty() {
+                    // A benign pair saturates only if every later thread pair must find it
+                    // benign too: both instructions write one (address, width, value) in
+                    // this whole chunk. Otherwise it is never skipped over.
+                    let uniform = uniform.get_or_insert_with(|| self.uniform_writes(&lists));
+                    let same = |&(a, b): &(InstId, InstId)| {
+                        matches!((uniform.get(&a), uniform.get(&b)),
+                            (Some(Some(x)), Some(Some(y))) if x == y)
+                    };
+                    let keep: Vec<(InstId, InstId)> =
+                        acc.recent_benign.iter().copied().filter(same).collect();
+                    acc.recent.extend(keep);
+                }
                 if !acc.recent.is_empty() {
                     acc.recent.sort_unstable();
                     acc.recent.dedup();
@@ -761,10 +778,34 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             }
         }
         for (lo, hi) in skipped {
-            if let Some(group) = acc.groups.get_mut(&(Class::Race, lo, hi)) {
-                group.at_least = true;
+            for class in [Class::Race, Class::Benign] {
+                if let Some(group) = acc.groups.get_mut(&(class, lo, hi)) {
+                    group.at_least = true;
+                }
             }
         }
+    }
+
+    /// Per instruction writing in this chunk, its one (address, width, known value id) if
+    /// every write of it here has the same, else `None`.
+    fn uniform_writes(&self, lists: &[ThreadLists<'_>]) -> UniformWrites {
+        let mut map = UniformWrites::default();
+        for list in lists {
+            for entry in list.writes {
+                let Some(key) = self.key(list.thread, entry) else {
+                    continue;
+                };
+                let this = (key.value != 0).then_some((key.addr, key.len, key.value));
+                map.entry(key.inst)
+                    .and_modify(|u| {
+                        if *u != this {
+                            *u = None;
+                        }
+                    })
+                    .or_insert(this);
+            }
+        }
+        map
     }
 
     /// The distinct (instruction, kind) pairs of a thread's accesses in a chunk, sorted
@@ -1077,6 +1118,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
 
 /// Whether every instruction pair two threads could race on in a chunk has been found in
 /// `threshold` thread pairs there; if so, those pairs are added to `skipped`.
+/// Per instruction writing in a chunk, its one (address, width, value id) there, if all
+/// its writes there have the same.
+type UniformWrites = FxHashMap<InstId, Option<(u32, u32, u16)>>;
+
 /// The instruction pairs that two threads of a chunk could race on (an access of each, at
 /// least one writing, not both atomic), or `None` when a thread is never skipped or the
 /// chunk has more than [`MAX_UNIVERSE_SITES`] distinct sites.
@@ -1208,6 +1253,10 @@ struct Accumulator {
     /// The (lower, higher) instruction pairs recorded since the last [`Vec::clear`], with
     /// repeats: which pairs one thread pair's merges found.
     recent: Vec<(InstId, InstId)>,
+    /// The benign instruction pairs the current thread pair's merges found (they saturate
+    /// only where every write of both instructions in the chunk is the same: see
+    /// `uniform_writes`).
+    recent_benign: Vec<(InstId, InstId)>,
 }
 
 impl Group {
@@ -1246,6 +1295,9 @@ impl Accumulator {
         // pair that races for real go untested.
         if class == Class::Race && self.recent.last() != Some(&(key.1, key.2)) {
             self.recent.push((key.1, key.2));
+        }
+        if class == Class::Benign && self.recent_benign.last() != Some(&(key.1, key.2)) {
+            self.recent_benign.push((key.1, key.2));
         }
         let group = self.groups.entry(key).or_insert_with(|| Group {
             pairs: FxHashSet::default(),

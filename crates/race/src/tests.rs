@@ -829,3 +829,41 @@ fn proxy_fence_not_needed_for_bytes_a_load_overwrote() {
     let short = Command::access(AccessKind::Write, 2, 64, false, InstId(4));
     assert_eq!(missing_proxy_fences(&mk(Some(short)), &hb).len(), 1);
 }
+
+#[test]
+fn benign_pairs_saturate_only_where_every_write_is_the_same() {
+    // A mutant of the one-word stress input: every thread stores the same constant once,
+    // then loads the word 100 times. The store/store pair is benign in every thread pair,
+    // so it saturates like a race and the thread pairs after saturation are skipped.
+    let mut commands = vec![write(0, 4, 0).with_value(1)];
+    commands.extend(std::iter::repeat_n(read(0, 4, 1), 100));
+    let mut program = uniform(1024, 1, commands.clone());
+    program.values = vec![0x2a, 0x2b];
+    let report = find_races(&program, &Unordered, &Config::default());
+    let accesses = report.stats.accesses;
+    assert_eq!(report.benign.len(), 1, "{report:?}");
+    assert!(report.benign[0].thread_pairs_at_least);
+    assert_eq!(report.races.len(), 1, "{report:?}");
+    assert!(report.races[0].thread_pairs_at_least);
+    assert!(
+        report.stats.race_tests < 20 * accesses,
+        "{} tests for {accesses} accesses",
+        report.stats.race_tests
+    );
+
+    // The same program where thread 900 stores another value with the same instruction:
+    // the store/store pair is no longer the same everywhere, so its benign thread pairs
+    // never saturate it, and the real race of thread 900's store with the others' must be
+    // found (then saturating as a race).
+    let mut program = uniform(1024, 1, commands);
+    program.values = vec![0x2a, 0x2b];
+    program.threads[900].commands[0] = write(0, 4, 0).with_value(2);
+    let report = find_races(&program, &Unordered, &Config::default());
+    let store_store = report
+        .races
+        .iter()
+        .find(|r| r.first.inst == InstId(0) && r.second.inst == InstId(0))
+        .expect("the stores of thread 900 race with every other thread's");
+    assert_eq!(store_store.second.thread, ThreadId(900), "{store_store:?}");
+    assert!(store_store.thread_pairs >= u64::from(SATURATION));
+}
