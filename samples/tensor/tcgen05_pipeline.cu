@@ -17,6 +17,10 @@
 //                                    mbarrier.arrive right after issuing the MMAs: the
 //                                    producer's refill races with the MMAs still reading the
 //                                    stage.  Race.
+//   tcgen05_pipeline_no_dealloc      the commit-release pipeline whose warp 1 never
+//                                    deallocates its 64 tensor-memory columns: all tensor
+//                                    memory must be deallocated before the kernel exits.
+//                                    Tensor-memory violation.
 // Launch: 128 threads.  Compile: compute_100a.
 #include <cstdint>
 
@@ -96,7 +100,7 @@ __device__ __forceinline__ void commit(uint64_t *bar) {
                  : "memory");
 }
 
-template <bool CommitRelease>
+template <bool CommitRelease, bool Dealloc = true>
 __device__ __forceinline__ void pipeline(Smem &s, const TensorMap &map_a, const TensorMap &map_b, float *out) {
     const int t = threadIdx.x;
     const int warp = t / 32;
@@ -159,7 +163,8 @@ __device__ __forceinline__ void pipeline(Smem &s, const TensorMap &map_a, const 
     }
     if (warp == 1) {
         mbar_wait(&s.acc_full, 0);
-        asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, 64;" ::"r"(tmem) : "memory");
+        if (Dealloc)
+            asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, 64;" ::"r"(tmem) : "memory");
     }
 }
 
@@ -171,4 +176,9 @@ __global__ void __launch_bounds__(128) tcgen05_pipeline_commit_release(const __g
 __global__ void __launch_bounds__(128) tcgen05_pipeline_early_release(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b, float *__restrict__ out) {
     __shared__ Smem s;
     pipeline<false>(s, map_a, map_b, out);
+}
+
+__global__ void __launch_bounds__(128) tcgen05_pipeline_no_dealloc(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b, float *__restrict__ out) {
+    __shared__ Smem s;
+    pipeline<true, false>(s, map_a, map_b, out);
 }

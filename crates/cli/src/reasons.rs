@@ -135,6 +135,7 @@ fn value(v: Value) -> &'static str {
         Value::MatrixDescriptor => "a tensor-core shared-memory matrix descriptor",
         Value::InstructionDescriptor => "the tcgen05.mma instruction descriptor",
         Value::WgmmaWaitGroupCount => "the wgmma.wait_group count",
+        Value::TensorMemoryColumns => "the tensor-memory column count",
     }
 }
 

@@ -115,6 +115,8 @@ pub enum Kind {
     SharedOutOfBounds,
     /// A reachable `trap`.
     TrapReachable,
+    /// A violation of the tensor-memory allocation protocol.
+    TensorMemory,
 }
 
 impl Kind {
@@ -128,6 +130,7 @@ impl Kind {
             Kind::MissingProxyFence => "missing-proxy-fence",
             Kind::SharedOutOfBounds => "shared-out-of-bounds",
             Kind::TrapReachable => "trap-reachable",
+            Kind::TensorMemory => "tensor-memory",
         }
     }
 }

@@ -52,11 +52,14 @@ fn rule_description(kind: Kind) -> &'static str {
         }
         Kind::Race => "Two unordered accesses to the same shared byte, at least one a write.",
         Kind::MissingProxyFence => {
-            "A generic-proxy shared-memory write read by a bulk or TMA copy (async proxy) \
-             without fence.proxy.async between them."
+            "A generic-proxy shared-memory write read by a bulk or TMA copy or a tensor-core \
+             operand read (async proxy) without fence.proxy.async between them."
         }
         Kind::SharedOutOfBounds => "A shared-memory access outside the CTA's shared window.",
         Kind::TrapReachable => "A trap instruction is reachable.",
+        Kind::TensorMemory => {
+            "A violation of the tensor-memory allocation protocol (tcgen05.alloc/dealloc)."
+        }
     }
 }
 

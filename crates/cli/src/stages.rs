@@ -486,6 +486,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
         let kind = match f.kind {
             FindingKind::SharedOutOfBounds => Kind::SharedOutOfBounds,
             FindingKind::TrapReachable => Kind::TrapReachable,
+            FindingKind::TensorMemory => Kind::TensorMemory,
             FindingKind::CollectiveDeadlock => Kind::Deadlock,
             // An `.aligned` instruction some threads of its group skip, as for barriers.
             FindingKind::WarpgroupDivergence => {

@@ -86,6 +86,10 @@
 //!   `collector::a::use` is still recorded as reading A from shared memory (an
 //!   over-approximation). `tcgen05.alloc` writes (unknown) bytes to shared memory in every
 //!   lane of the warp.
+//! - Tensor memory: only the allocation protocol is checked (column counts, allocation after
+//!   `relinquish_alloc_permit`, the balance of allocated and deallocated columns when every
+//!   thread exited; one count per warp instruction); under an input-dependent branch the
+//!   balance is not checked. Tensor-memory addresses and accesses are not modelled.
 //! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address up
 //!   to the next shared address of another TMA load or store (TMA tiles at different
 //!   addresses are assumed not to overlap) or the end of the shared allocation (an agent
@@ -416,6 +420,10 @@ pub enum FindingKind {
     /// that did not all execute the same other `.aligned` instruction (`ldmatrix`,
     /// `tcgen05.ld`, ...): undefined in PTX.
     WarpgroupDivergence,
+    /// A violation of the tensor-memory allocation protocol: an invalid column count, an
+    /// allocation after `tcgen05.relinquish_alloc_permit`, or columns allocated and
+    /// deallocated in different numbers when the kernel exits.
+    TensorMemory,
 }
 
 /// A violation found while emulating.

@@ -148,6 +148,8 @@ pub enum Value {
     InstructionDescriptor,
     /// The group count of `wgmma.wait_group`.
     WgmmaWaitGroupCount,
+    /// The column count of `tcgen05.alloc` or `tcgen05.dealloc`.
+    TensorMemoryColumns,
 }
 
 /// Why the shared-memory operands of a tensor-core instruction cannot be laid out.

@@ -19,6 +19,7 @@ pub const KINDS: &[&str] = &[
     "trap-reachable",
     "missing-proxy-fence",
     "benign-race",
+    "tensor-memory",
 ];
 
 fn is_kind(kind: &str) -> bool {

@@ -191,6 +191,8 @@ struct Machine<'a> {
     /// how many of them a `tcgen05.commit` on that mbarrier already tracks.
     tc_issued: Vec<Vec<u32>>,
     tc_attached: FxHashMap<(u32, u32), usize>,
+    /// Tensor-memory accounting (`tensor` module).
+    tmem: tensor::TensorMemory,
     /// The TMA loads and stores among `copies`.
     tma_loads: Vec<u32>,
     tma_stores: Vec<u32>,
@@ -401,6 +403,7 @@ fn run_once<'a>(
         joint_done: Vec::new(),
         tc_issued: vec![Vec::new(); n],
         tc_attached: FxHashMap::default(),
+        tmem: tensor::TensorMemory::default(),
         tma_loads: Vec::new(),
         tma_stores: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
@@ -563,6 +566,7 @@ impl Machine<'_> {
 
     fn finish(mut self) -> Result<Emulation, Error> {
         self.unfinished_tma();
+        self.tensor_memory_at_exit();
         self.clip_tma_extents();
         let mut stuck_collective = Vec::new();
         for t in 0..self.n {
@@ -778,6 +782,8 @@ impl Machine<'_> {
             Op::WgmmaWait => self.wgmma_wait(t, pc, ops),
             Op::TcgenMma => self.tcgen_mma(t, pc, ops),
             Op::TcgenAlloc => self.tcgen_alloc(t, pc, inst, ops),
+            Op::TcgenDealloc => self.tcgen_dealloc(t, pc, ops),
+            Op::TcgenRelinquish => self.tcgen_relinquish(t),
             Op::TmaLoad => self.tma_load(t, pc, inst, ops),
             Op::TmaStore => self.tma_store(t, pc, inst, ops),
             Op::CpAsyncBulk { to_shared, mbar } => {

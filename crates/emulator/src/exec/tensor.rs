@@ -23,10 +23,38 @@
 
 use super::descriptor::{self, Footprint, LayoutError, OperandShape, SmemDesc};
 use super::{Machine, UNCOMMITTED};
-use crate::ValueSource;
 use crate::ir::{Inst, Opnd};
 use crate::unverifiable::{MatrixIssue, Value, Why};
+use crate::{FindingKind, ValueSource};
+use rustc_hash::FxHashMap;
 use weft_program::{AccessKind, Proxy, ThreadId, WARP_SIZE};
+
+/// Tensor-memory columns one allocation may request (PTX ISA: *Tensor Memory Allocation and
+/// Management Instructions*: `nCols` is a power of 2 in `[32, 512]`).
+const TMEM_MIN_COLS: u64 = 32;
+const TMEM_MAX_COLS: u64 = 512;
+
+/// The tensor-memory allocation protocol of the CTA, counted per warp instruction
+/// (`tcgen05.alloc`, `dealloc` and `relinquish_alloc_permit` are `.sync.aligned`: the
+/// warp allocates once).
+#[derive(Debug, Default)]
+pub(super) struct TensorMemory {
+    /// Columns allocated and deallocated so far (their difference at the end does not
+    /// depend on the interleaving).
+    allocated: u64,
+    deallocated: u64,
+    /// The first allocating and deallocating (thread, instruction), for the report.
+    first_alloc: Option<(usize, u32)>,
+    first_dealloc: Option<(usize, u32)>,
+    /// (warp, instruction, per-lane occurrence) already counted.
+    counted: rustc_hash::FxHashSet<(u32, u32, u32)>,
+    /// Per (thread, instruction): executions so far.
+    occurrences: FxHashMap<(u32, u32), u32>,
+    /// Threads that executed `tcgen05.relinquish_alloc_permit`.
+    relinquished: rustc_hash::FxHashSet<u32>,
+    /// An operation ran under an input-dependent branch: the balance is not checked.
+    uncertain: bool,
+}
 
 /// Threads of a warpgroup.
 const WARPGROUP: usize = 4 * WARP_SIZE as usize;
@@ -441,6 +469,108 @@ impl Machine<'_> {
             ));
             self.shared_access(t, pc, AccessKind::Write, a, 4, u);
         }
+        self.tmem_alloc(t, pc, ops);
+    }
+
+    /// Whether thread `t`'s execution of the warp instruction at `pc` is the first of its
+    /// warp (the one that counts).
+    fn first_of_warp(&mut self, t: usize, pc: u32) -> bool {
+        let k = self.tmem.occurrences.entry((t as u32, pc)).or_insert(0);
+        let occurrence = *k;
+        *k += 1;
+        let w = (t / WARP_SIZE as usize) as u32;
+        self.tmem.counted.insert((w, pc, occurrence))
+    }
+
+    /// The column count of `tcgen05.alloc`/`dealloc` (operand 1): a power of 2 in
+    /// `[32, 512]`, else a finding. `None` when unknown (recorded as unverifiable) or invalid.
+    fn tmem_columns(&mut self, t: usize, pc: u32, o: Opnd) -> Option<u64> {
+        let n = self.known_operand(t, pc, o, Value::TensorMemoryColumns)?;
+        if !(TMEM_MIN_COLS..=TMEM_MAX_COLS).contains(&n) || !n.is_power_of_two() {
+            let msg = format!(
+                "thread {t}: `{}` at PTX line {} names {n} tensor-memory columns: the count must be a power of 2 from 32 to 512",
+                self.opcode(pc),
+                self.line(pc)
+            );
+            self.finding(t, pc, FindingKind::TensorMemory, msg);
+            return None;
+        }
+        Some(n)
+    }
+
+    /// The allocation accounting of `tcgen05.alloc` (its shared write is recorded by
+    /// [`Self::tcgen_alloc`]).
+    fn tmem_alloc(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+        if self.th[t].may > 0 {
+            self.tmem.uncertain = true;
+            return;
+        }
+        if self.tmem.relinquished.contains(&(t as u32)) {
+            let msg = format!(
+                "thread {t}: `{}` at PTX line {} allocates tensor memory after the thread executed tcgen05.relinquish_alloc_permit (illegal in PTX)",
+                self.opcode(pc),
+                self.line(pc)
+            );
+            self.finding(t, pc, FindingKind::TensorMemory, msg);
+        }
+        let o = ops.get(1).copied().unwrap_or(Opnd::Sink);
+        let Some(n) = self.tmem_columns(t, pc, o) else {
+            return;
+        };
+        if self.first_of_warp(t, pc) {
+            self.tmem.allocated += n;
+            self.tmem.first_alloc.get_or_insert((t, pc));
+        }
+    }
+
+    /// `tcgen05.dealloc taddr, ncols`.
+    pub(super) fn tcgen_dealloc(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+        if self.th[t].may > 0 {
+            self.tmem.uncertain = true;
+            return;
+        }
+        let o = ops.get(1).copied().unwrap_or(Opnd::Sink);
+        let Some(n) = self.tmem_columns(t, pc, o) else {
+            return;
+        };
+        if self.first_of_warp(t, pc) {
+            self.tmem.deallocated += n;
+            self.tmem.first_dealloc.get_or_insert((t, pc));
+        }
+    }
+
+    /// `tcgen05.relinquish_alloc_permit`.
+    pub(super) fn tcgen_relinquish(&mut self, t: usize) {
+        self.tmem.relinquished.insert(t as u32);
+    }
+
+    /// When every thread exited: "all of the Tensor Memory that was allocated using
+    /// tcgen05.alloc instruction in a kernel, must be explicitly deallocated using
+    /// tcgen05.dealloc before the kernel exits" (PTX ISA, *tcgen05.alloc*).
+    pub(super) fn tensor_memory_at_exit(&mut self) {
+        let all_exited = self.th.iter().all(|th| th.state == super::State::Exited);
+        let tm = &self.tmem;
+        if self.stop || self.trapped || !all_exited || tm.uncertain {
+            return;
+        }
+        let (allocated, deallocated) = (tm.allocated, tm.deallocated);
+        if allocated == deallocated {
+            return;
+        }
+        let at = if allocated > deallocated {
+            tm.first_alloc
+        } else {
+            tm.first_dealloc
+        };
+        let Some((t, pc)) = at else {
+            return;
+        };
+        let msg = format!(
+            "the CTA's warps allocate {allocated} tensor-memory columns (first: `{}` at PTX line {}) and deallocate {deallocated} before the kernel exits: all tensor memory allocated with tcgen05.alloc must be deallocated with tcgen05.dealloc, no more",
+            self.opcode(pc),
+            self.line(pc)
+        );
+        self.finding(t, pc, FindingKind::TensorMemory, msg);
     }
 
     /// `tcgen05.commit`'s arrive-on on `mbar`, recorded as thread `t`'s command `cmd`: it

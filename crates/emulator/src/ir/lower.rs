@@ -417,9 +417,10 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             ),
             "tcgen05" => (
                 "tensor memory",
-                "is not modelled: tcgen05.ld results are unknown, tensor-memory accesses \
-                 (tcgen05.alloc/ld/st/cp/shift) are not checked for races, and the \
-                 shared-memory reads of tcgen05.cp are not recorded",
+                "is not modelled beyond its allocation protocol: tcgen05.ld results are \
+                 unknown, tensor-memory accesses (tcgen05.ld/st/cp/shift and the tcgen05.mma \
+                 accumulators) are not checked for races, and the shared-memory reads of \
+                 tcgen05.cp are not recorded",
             ),
             _ => return,
         };

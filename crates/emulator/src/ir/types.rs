@@ -361,8 +361,12 @@ pub(crate) enum Op {
     /// the issuing thread's next `tcgen05.commit` arrives on its mbarrier.
     TcgenMma,
     /// `tcgen05.alloc [dst], ncols`: writes the allocated tensor-memory address (unknown) to
-    /// shared memory at `dst`.
+    /// shared memory at `dst`, and allocates `ncols` columns (the tensor-memory accounting).
     TcgenAlloc,
+    /// `tcgen05.dealloc taddr, ncols`: frees `ncols` columns.
+    TcgenDealloc,
+    /// `tcgen05.relinquish_alloc_permit`: no later `tcgen05.alloc` of the CTA.
+    TcgenRelinquish,
     /// Tensor-core instructions: skipped, destinations unknown.
     TensorCore,
     /// No effect the emulator models (fences, prefetch, `setmaxnreg`, commit groups).

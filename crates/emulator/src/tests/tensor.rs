@@ -211,6 +211,8 @@ fn tcgen05_alloc_writes_shared_memory() {
     mov.u32 %r1, slot;
     tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;
     ld.shared.u32 %r2, [%r1];
+    tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r3}, [%r2];
+    tcgen05.wait::ld.sync.aligned;
     tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 32;
     ret;
 "#,
@@ -230,4 +232,60 @@ fn tcgen05_alloc_writes_shared_memory() {
         "{:?}",
         e.notes
     );
+}
+
+/// The tensor-memory allocation protocol: counted once per warp instruction, balanced at
+/// exit; an invalid count and an allocation after relinquishing the permit are findings.
+#[test]
+fn tensor_memory_allocation_protocol() {
+    let body = |cols: u32, dealloc: &str, relinquish_first: bool| {
+        format!(
+            r#"
+    .shared .align 4 .b8 slot[4];
+    .reg .b32 %r<4>;
+    mov.u32 %r1, slot;
+    {}
+    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], {cols};
+    ld.shared.u32 %r2, [%r1];
+    {dealloc}
+    ret;
+"#,
+            if relinquish_first {
+                "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;"
+            } else {
+                ""
+            }
+        )
+    };
+    let kinds = |e: &Emulation| -> Vec<String> {
+        e.findings
+            .iter()
+            .filter(|f| f.kind == crate::FindingKind::TensorMemory)
+            .map(|f| f.message.clone())
+            .collect()
+    };
+    let free = "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r2, 64;";
+    // Two warps, each allocating and freeing 64 columns: balanced.
+    let e = run_on("sm_100a", 64, &body(64, free, false));
+    assert!(kinds(&e).is_empty(), "{:?}", kinds(&e));
+    // No dealloc: 128 columns (one count per warp, not per lane) left allocated.
+    let e = run_on("sm_100a", 64, &body(64, "", false));
+    let k = kinds(&e);
+    assert_eq!(k.len(), 1, "{k:?}");
+    assert!(
+        k[0].contains("allocate 128 tensor-memory columns"),
+        "{}",
+        k[0]
+    );
+    assert!(k[0].contains("deallocate 0"), "{}", k[0]);
+    // Freeing more than allocated.
+    let twice = format!("{free}\n    {free}");
+    let e = run_on("sm_100a", 32, &body(64, &twice, false));
+    assert!(kinds(&e).iter().any(|m| m.contains("deallocate 128")));
+    // An invalid count.
+    let e = run_on("sm_100a", 32, &body(48, "", false));
+    assert!(kinds(&e).iter().any(|m| m.contains("power of 2")));
+    // Allocating after relinquishing the permit.
+    let e = run_on("sm_100a", 32, &body(64, free, true));
+    assert!(kinds(&e).iter().any(|m| m.contains("relinquish")));
 }
