@@ -109,6 +109,12 @@
 //!   `trap`, `__assertfail` — without synchronizing or exiting) is taken as an assumption
 //!   that the trap is not reached: the emulation follows the other side and records an
 //!   [`Assumption`]. The verdict covers the executions in which the assertion holds.
+//! - Kernel-parameter bytes no `--param` fixes are *symbolic*: values derived from them by
+//!   integer arithmetic carry terms (`exec/terms.rs`), and a branch on such a predicate that
+//!   decides synchronization is a *choice* that [`explore`] explores depth first, bounded by
+//!   [`ChoicePlan::max_trips`] per branch and variable on a path; sides without a concrete
+//!   witness input and values beyond the bound are not explored, and the coverage says so
+//!   (`docs/semantics.md` §6.5).
 //! - `vprintf` has no shared-memory or synchronization effect and an unknown result; a `%s`
 //!   argument pointing into shared memory is not recorded as a read (a note says when the
 //!   format has `%s` or cannot be read). Any other function without a body makes the kernel
