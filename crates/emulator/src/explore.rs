@@ -144,11 +144,11 @@ pub fn explore(
                 {
                     {
                         unconfirmed = false;
-                        let (witness, path_values) =
-                            (emulation.witness.clone(), emulation.path_values.clone());
-                        emulation = concrete;
-                        emulation.witness = witness;
-                        emulation.path_values = path_values;
+                        // The concrete run's findings, with the path's choices and witness.
+                        let symbolic = std::mem::replace(&mut emulation, concrete);
+                        emulation.witness = symbolic.witness;
+                        emulation.path_values = symbolic.path_values;
+                        emulation.choices = symbolic.choices;
                     }
                 }
             }

@@ -72,30 +72,19 @@ impl Machine<'_> {
         let cur = self.choices.store.get(&key).cloned().unwrap_or(all);
         let yes = intersect(&cur, when_true);
         let no = intersect(&cur, &complement(when_true, key.1));
-        if no.is_empty() {
-            return Some(true);
-        }
-        if yes.is_empty() {
-            return Some(false);
+        if no.is_empty() || yes.is_empty() {
+            return Some(!yes.is_empty());
         }
         // Explore only sides with a concrete witness: every explored path has an input that
         // follows it, so what it finds is real. A side without one is left unexplored.
         let wy = self.witness(key, &yes);
         let wn = self.witness(key, &no);
-        let (yes, no) = match (wy.is_some(), wn.is_some()) {
-            (true, true) => (yes, no),
-            (true, false) | (false, true) => {
-                let (keep, drop, answer) = if wy.is_some() {
-                    (yes, no, true)
-                } else {
-                    (no, yes, false)
-                };
-                let variable = self.variable(key);
-                self.choices.not_explored.push((variable, drop));
-                self.constrain(key, keep);
-                self.choices.witness = if answer { wy } else { wn };
-                return Some(answer);
-            }
+        // A side without a witness is not explored: the choice takes the other side only,
+        // recorded like a choice the bound cut (its alternative is not explored).
+        let one_sided = match (wy.is_some(), wn.is_some()) {
+            (true, true) => None,
+            (true, false) => Some(true),
+            (false, true) => Some(false),
             (false, false) => {
                 let variable = self.variable(key);
                 self.choices.not_explored.push((variable, cur));
@@ -116,9 +105,10 @@ impl Machine<'_> {
             (Some(a), Some(b)) if a != b => a < b,
             _ => yes[0].0 < no[0].0,
         };
-        let bounded = count >= plan.max_trips;
-        let answer = match plan.answers.get(k) {
-            Some(&a) if !bounded => a,
+        let bounded = count >= plan.max_trips || one_sided.is_some();
+        let answer = match (one_sided, plan.answers.get(k)) {
+            (Some(a), _) => a,
+            (None, Some(&a)) if !bounded => a,
             _ => default,
         };
         let (values, alternative) = if answer { (yes, no) } else { (no, yes) };
