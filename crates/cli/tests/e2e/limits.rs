@@ -298,3 +298,26 @@ fn budget_options_take_sizes_and_counts() {
     assert_eq!(weft(&["--max-memory", "512M", "race.ptx"]).code, 1);
     assert_eq!(weft(&["--max-memory", "1073741824", "race.ptx"]).code, 1);
 }
+
+/// The issue-15 stress inputs whose memory is bounded by what they touch stay answerable
+/// under a 1 GiB address-space limit (`ulimit -v`): a 1 GiB `.shared` array once cost 4 GiB
+/// in the warp passes' reorder tracker, and the process aborted on the allocation.
+#[test]
+fn huge_declared_windows_fit_in_a_small_address_space() {
+    let stress = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/stress");
+    for (file, verdict) in [
+        ("shared_1gib.ptx", "verified"),
+        ("local_1mib.ptx", "verified"),
+    ] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1048576 && exec \"$0\" \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_weft"))
+            .arg(format!("{stress}/{file}"))
+            .output()
+            .expect("sh runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{file}: {out:?}");
+        assert!(stdout.contains(verdict), "{file}: {stdout}");
+    }
+}

@@ -255,7 +255,8 @@ impl Machine<'_> {
     }
 
     /// The bytes `--max-memory` counts now: the register files, the shared, local and
-    /// parameter windows (page tables and written pages), and per command recorded
+    /// parameter windows (page tables and written pages), the warp passes' reorder
+    /// tracker, and per command recorded
     /// [`COMMAND_BYTES`] plus the race stage's entries of long accesses.
     pub(super) fn memory_used(&self) -> u64 {
         let per_command = COMMAND_BYTES + if self.cfg.warp_sync { 4 } else { 0 };
@@ -264,6 +265,7 @@ impl Machine<'_> {
             .saturating_add(self.local.footprint())
             .saturating_add(self.pmem.footprint())
             .saturating_add(self.kp.footprint())
+            .saturating_add(self.track.footprint())
             .saturating_add(self.commands.saturating_mul(per_command))
     }
 

@@ -107,20 +107,30 @@ pub(super) fn lane_local(op: Op) -> bool {
     )
 }
 
-/// Per shared byte, for the reorder check of one warp pass: the pass's epoch (high 16 bits),
-/// one more than the highest lane that wrote it (bits 8..16) and that read it (bits 0..8)
-/// in that pass.
+/// Shared bytes per page of the reorder tracker.
+const TRACK_PAGE: usize = 1024;
+
+/// Per shared byte touched by a lock-step pass, for the reorder check of one warp pass: the
+/// pass's epoch (high 16 bits), one more than the highest lane that wrote it (bits 8..16)
+/// and that read it (bits 0..8) in that pass. Kept in pages allocated on first touch, like
+/// the shared memory itself (`paged.rs`): a 1 GiB `.shared` array costs what the kernel
+/// touches, not 4 bytes per declared byte.
 pub(super) struct Tracker {
-    bytes: Vec<u32>,
+    pages: rustc_hash::FxHashMap<usize, Box<[u32; TRACK_PAGE]>>,
     epoch: u32,
 }
 
 impl Tracker {
     pub(super) fn new() -> Self {
         Tracker {
-            bytes: Vec::new(),
+            pages: Default::default(),
             epoch: 0,
         }
+    }
+
+    /// Bytes of its pages (what `--max-memory` counts).
+    pub(super) fn footprint(&self) -> u64 {
+        (self.pages.len() * (TRACK_PAGE * 4 + 32)) as u64
     }
 }
 
@@ -620,7 +630,7 @@ impl Machine<'_> {
         let tr = &mut self.track;
         tr.epoch += 1;
         if tr.epoch > u32::from(u16::MAX) {
-            tr.bytes.iter_mut().for_each(|b| *b = 0);
+            tr.pages.values_mut().for_each(|p| p.fill(0));
             tr.epoch = 1;
         }
     }
@@ -639,22 +649,29 @@ impl Machine<'_> {
         let tr = &mut self.track;
         let start = addr as usize;
         let end = start.saturating_add(len as usize);
-        if tr.bytes.len() < end {
-            tr.bytes.resize(end.max(self.smem.len()), 0);
-        }
         let epoch = tr.epoch << 16;
         let mut conflict = false;
         let write = kind != AccessKind::Read;
-        for b in &mut tr.bytes[start..end] {
-            // This pass's entry, or none (an older epoch).
-            let e = if *b & 0xffff_0000 == epoch { *b } else { epoch };
-            let (w, r) = ((e >> 8) & 0xff, e & 0xff);
-            conflict |= w > lane || (write && r > lane);
-            *b = if write {
-                epoch | (w.max(lane) << 8) | r
-            } else {
-                epoch | (w << 8) | r.max(lane)
-            };
+        let mut at = start;
+        while at < end {
+            let (page, offset) = (at / TRACK_PAGE, at % TRACK_PAGE);
+            let upto = (end - at).min(TRACK_PAGE - offset);
+            at += upto;
+            let bytes = tr
+                .pages
+                .entry(page)
+                .or_insert_with(|| Box::new([0; TRACK_PAGE]));
+            for b in &mut bytes[offset..offset + upto] {
+                // This pass's entry, or none (an older epoch).
+                let e = if *b & 0xffff_0000 == epoch { *b } else { epoch };
+                let (w, r) = ((e >> 8) & 0xff, e & 0xff);
+                conflict |= w > lane || (write && r > lane);
+                *b = if write {
+                    epoch | (w.max(lane) << 8) | r
+                } else {
+                    epoch | (w << 8) | r.max(lane)
+                };
+            }
         }
         if conflict {
             self.reorder();
