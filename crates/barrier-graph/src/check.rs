@@ -228,10 +228,10 @@ pub(crate) fn check_recycling(
                 // A lane that waited at its warp's gather registers when the gather
                 // completes: everything before that completion happens before the
                 // registration.
-                if r.gather.is_some() {
-                    last = r.gather;
+                if r.gather().is_some() {
+                    last = r.gather();
                 }
-                let skip = r.node.is_none() && replay.stuck;
+                let skip = r.node().is_none() && replay.stuck;
                 if r.generation > 1 && !skip {
                     let key = r.key.barrier();
                     let found = key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
@@ -260,7 +260,7 @@ pub(crate) fn check_recycling(
                     }
                 }
                 if r.op.blocks() {
-                    if let Some(m) = r.node {
+                    if let Some(m) = r.node() {
                         last = Some(m);
                     }
                 }

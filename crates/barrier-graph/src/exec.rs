@@ -108,14 +108,7 @@ pub(crate) fn step(
     } else {
         BarrierOp::Arrive
     };
-    regs.push(Registration {
-        command: index,
-        key: NodeKey::Exec(event),
-        generation: 0,
-        op: bop,
-        node: None,
-        gather: None,
-    });
+    regs.push(Registration::new(index, NodeKey::Exec(event), 0, bop));
     let p = Participant {
         thread,
         command: index,
@@ -147,7 +140,7 @@ fn complete(out: &mut Trace, event: u32, woken: &mut Vec<ThreadId>) {
     let mut participants = Vec::with_capacity(arrived.len());
     for (p, r) in arrived {
         if let Some(reg) = out.registrations[p.thread.index()].get_mut(r) {
-            reg.node = Some(id);
+            reg.set_node(id);
         }
         participants.push(p);
     }
@@ -183,7 +176,7 @@ fn observe(out: &mut Trace, cmd: Cmd, event: u32, node: DynamicBarrierId) {
     let last = regs
         .iter()
         .rev()
-        .find_map(|r| r.node.filter(|_| r.op.blocks()).or(r.gather));
+        .find_map(|r| r.node().filter(|_| r.op.blocks()).or(r.gather()));
     let at = match last {
         None => node,
         Some(b) if b == node => node,
@@ -205,14 +198,7 @@ fn observe(out: &mut Trace, cmd: Cmd, event: u32, node: DynamicBarrierId) {
             w
         }
     };
-    regs.push(Registration {
-        command: i,
-        key: NodeKey::Exec(event),
-        generation: 0,
-        op: BarrierOp::Sync,
-        node: Some(at),
-        gather: None,
-    });
+    regs.push(Registration::new(i, NodeKey::Exec(event), 0, BarrierOp::Sync).with_node(at));
 }
 
 /// Adds the `event -> wait node` edges to the graph's predecessor lists.

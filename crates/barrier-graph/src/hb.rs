@@ -63,8 +63,6 @@ pub struct HappensBefore {
     bound: Vec<u32>,
     /// Bounds of the lanes of warp gathers ([`Row::Gather`]), `warp_size` per gather.
     lanes: Vec<u32>,
-    /// Per thread: its blocking registrations `(command, node)` in program order.
-    blocking: Vec<Vec<(u32, DynamicBarrierId)>>,
     /// Per command (flat, `offsets[t]..offsets[t+1]`): `1 +` the last node at which the
     /// thread blocked at or before the command, or [`NO_NODE`].
     prev: Vec<u32>,
@@ -133,7 +131,7 @@ pub(crate) fn edges(
                 continue;
             }
             // A lane blocked at its warp's gather before registering (`bar.arrive`).
-            if let Some(g) = r.gather {
+            if let Some(g) = r.gather() {
                 if let Some(b) = last {
                     if b != g {
                         push(&mut preds, g, b);
@@ -141,7 +139,7 @@ pub(crate) fn edges(
                 }
                 last = Some(g);
             }
-            let Some(m) = r.node else { continue };
+            let Some(m) = r.node() else { continue };
             if let Some(b) = last {
                 if b != m {
                     push(&mut preds, m, b);
@@ -173,7 +171,6 @@ pub(crate) fn edges(
 /// Per thread, its chain of blocking nodes: the part of [`HappensBefore`] that needs only
 /// the registrations (built while the graph's edges are collected).
 pub(crate) struct Chains {
-    blocking: Vec<Vec<(u32, DynamicBarrierId)>>,
     prev: Vec<u32>,
     offsets: Vec<usize>,
 }
@@ -186,19 +183,22 @@ impl Chains {
         memory: bool,
     ) -> Self {
         let n = program.threads.len();
-        let mut blocking = vec![Vec::new(); n];
         let mut offsets = Vec::with_capacity(n + 1);
         let mut prev = Vec::with_capacity(program.num_commands());
+        // Scratch: one thread's blocking registrations `(command, node)` in program order.
+        // Only `prev` is kept (its runs are this list: see `HappensBefore::after_start`).
+        let mut list: Vec<(u32, DynamicBarrierId)> = Vec::new();
         for (t, regs) in registrations.iter().enumerate() {
-            let list: Vec<(u32, DynamicBarrierId)> = regs
-                .iter()
-                .filter(|r| !(memory && r.key.is_exec()))
-                .filter_map(|r| match r.gather {
-                    Some(g) => Some((r.command, g)),
-                    None if r.op.blocks() => r.node.map(|m| (r.command, m)),
-                    None => None,
-                })
-                .collect();
+            list.clear();
+            list.extend(
+                regs.iter()
+                    .filter(|r| !(memory && r.key.is_exec()))
+                    .filter_map(|r| match r.gather() {
+                        Some(g) => Some((r.command, g)),
+                        None if r.op.blocks() => r.node().map(|m| (r.command, m)),
+                        None => None,
+                    }),
+            );
             let start = prev.len();
             offsets.push(start);
             let len = program.threads[t].commands.len();
@@ -214,14 +214,9 @@ impl Chains {
                     .map_or(len, |&(c2, _)| (c2 as usize).max(from).min(len));
                 row[from..to].fill(m.0 + 1);
             }
-            blocking[t] = list;
         }
         offsets.push(prev.len());
-        Chains {
-            blocking,
-            prev,
-            offsets,
-        }
+        Chains { prev, offsets }
     }
 }
 
@@ -340,11 +335,7 @@ impl HappensBefore {
             rows.push(Row::Dense((bound.len() / n.max(1)) as u32));
             bound.extend_from_slice(&row);
         }
-        let Chains {
-            blocking,
-            prev,
-            offsets,
-        } = chains;
+        let Chains { prev, offsets } = chains;
         let steps = if program.threads.iter().any(|t| !t.steps.is_empty()) {
             program.threads.iter().map(|t| t.steps.clone()).collect()
         } else {
@@ -356,7 +347,6 @@ impl HappensBefore {
             rows,
             bound,
             lanes,
-            blocking,
             prev,
             offsets,
             steps,
@@ -608,12 +598,6 @@ impl HappensBefore {
         }
     }
 
-    /// The blocking registrations `(command, node)` of a thread, in program order. Along
-    /// this list `latest_before` is monotone (each node reaches the next).
-    pub fn blocking(&self, thread: ThreadId) -> &[(u32, DynamicBarrierId)] {
-        self.blocking.get(thread.index()).map_or(&[], Vec::as_slice)
-    }
-
     /// The commands of `other` with index `< before_bound(b, other)` happen before `b`
     /// (for `other` = `b`'s thread: all commands up to and including `b`). Constant time.
     ///
@@ -640,14 +624,21 @@ impl HappensBefore {
     }
 
     /// The commands of `other` with index `>= after_start(a, other)` happen after `a`;
-    /// `None` when none does. `O(log B)` for `B` blocking commands of `other`. Ignores
-    /// warp steps.
+    /// `None` when none does. `O(log C)` for `C` commands of `other`. Ignores warp steps.
     pub fn after_start(&self, a: (ThreadId, u32), other: ThreadId) -> Option<u32> {
         if a.0 == other {
             return Some(a.1);
         }
-        let list = self.blocking(other);
-        let k = list.partition_point(|&(_, m)| self.latest_before(m, a.0) <= a.1);
-        list.get(k).map(|&(s, _)| s)
+        // `other`'s row of `prev` runs through its chain of blocking nodes in program order
+        // (the first command of each run is the blocking registration), and along the chain
+        // `latest_before` is monotone (each node reaches the next): the first command whose
+        // last blocking node is ordered after `a` is the first blocking registration that is.
+        let start = *self.offsets.get(other.index())?;
+        let end = *self.offsets.get(other.index() + 1)?;
+        let row = self.prev.get(start..end)?;
+        let k = row.partition_point(|&m| {
+            m == NO_NODE || self.latest_before(DynamicBarrierId(m - 1), a.0) <= a.1
+        });
+        (k < row.len()).then_some(k as u32)
     }
 }

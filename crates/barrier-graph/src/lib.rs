@@ -212,11 +212,66 @@ pub struct Registration {
     pub generation: u32,
     /// The operation (warp barriers register as sync).
     pub op: BarrierOp,
+    /// [`Self::node`], or [`NO_NODE`]: 4 bytes where an `Option` takes 8 (one registration
+    /// per sync command, so this is per command in barrier-heavy kernels).
+    node: u32,
+    /// [`Self::gather`], or [`NO_NODE`].
+    gather: u32,
+}
+
+/// The absent node of [`Registration`]'s compact fields. No node has this id: a graph of
+/// `u32::MAX` nodes would need hundreds of GB (each node is tens of bytes), far beyond
+/// the memory budget, and [`Registration::set_node`] checks it.
+const NO_NODE: u32 = u32::MAX;
+
+fn compact(node: DynamicBarrierId) -> u32 {
+    assert!(node.0 != NO_NODE, "dynamic barrier id out of range");
+    node.0
+}
+
+fn expand(node: u32) -> Option<DynamicBarrierId> {
+    (node != NO_NODE).then_some(DynamicBarrierId(node))
+}
+
+impl Registration {
+    /// A registration of `command` at generation `generation` of `key`, not yet completed.
+    pub fn new(command: u32, key: NodeKey, generation: u32, op: BarrierOp) -> Self {
+        Registration {
+            command,
+            key,
+            generation,
+            op,
+            node: NO_NODE,
+            gather: NO_NODE,
+        }
+    }
+
     /// The dynamic barrier, if the generation completed.
-    pub node: Option<DynamicBarrierId>,
+    pub fn node(&self) -> Option<DynamicBarrierId> {
+        expand(self.node)
+    }
+
     /// The warp gather node the thread blocked at before its warp registered (a
     /// non-blocking operation of a warp of several lanes; see [`DynamicBarrier::gather`]).
-    pub gather: Option<DynamicBarrierId>,
+    pub fn gather(&self) -> Option<DynamicBarrierId> {
+        expand(self.gather)
+    }
+
+    /// The registration with its completed generation's node.
+    pub(crate) fn with_node(mut self, node: DynamicBarrierId) -> Self {
+        self.set_node(node);
+        self
+    }
+
+    /// Records the completed generation's node.
+    pub(crate) fn set_node(&mut self, node: DynamicBarrierId) {
+        self.node = compact(node);
+    }
+
+    /// Records the warp gather the thread blocked at before registering.
+    pub(crate) fn set_gather(&mut self, gather: DynamicBarrierId) {
+        self.gather = compact(gather);
+    }
 }
 
 /// The barrier dependence graph (§5.2): dynamic barriers and the edges between them.
@@ -359,7 +414,7 @@ pub fn analyze(program: &Program) -> Analysis {
                     .iter()
                     .take_while(|r| r.command == c)
                     .find(|r| matches!(r.key, NodeKey::MbarrierPhase(_)))
-                    .and_then(|r| r.node)
+                    .and_then(|r| r.node())
             },
             |node| observers.get(&node).cloned().unwrap_or_default(),
         );

@@ -204,14 +204,12 @@ fn count(out: &mut Trace, _program: &Program, cmd: Cmd, op: MbarrierOp, addr: u3
     let object = &mut out.mbarriers.objects[o];
     let k = object.phases.len() - 1;
     let regs = &mut out.registrations[cmd.0.index()];
-    regs.push(Registration {
-        command: cmd.1,
-        key: NodeKey::MbarrierPhase(addr),
-        generation: k as u32,
-        op: BarrierOp::Arrive,
-        node: None,
-        gather: None,
-    });
+    regs.push(Registration::new(
+        cmd.1,
+        NodeKey::MbarrierPhase(addr),
+        k as u32,
+        BarrierOp::Arrive,
+    ));
     object.phases[k].counted.push((cmd, op, regs.len() - 1));
 }
 
@@ -236,7 +234,7 @@ fn complete(
     phase.node = Some(id);
     let mut participants = Vec::with_capacity(phase.counted.len());
     for &((t, i), _, r) in &phase.counted {
-        out.registrations[t.index()][r].node = Some(id);
+        out.registrations[t.index()][r].set_node(id);
         participants.push(Participant {
             thread: t,
             command: i,
@@ -287,7 +285,7 @@ fn observe(out: &mut Trace, program: &Program, cmd: Cmd, object: usize, observed
     let last = regs
         .iter()
         .rev()
-        .find_map(|r| r.node.filter(|_| r.op.blocks()).or(r.gather));
+        .find_map(|r| r.node().filter(|_| r.op.blocks()).or(r.gather()));
     let node = match last {
         None => m,
         Some(b) if b == m => m,
@@ -309,14 +307,10 @@ fn observe(out: &mut Trace, program: &Program, cmd: Cmd, object: usize, observed
             w
         }
     };
-    regs.push(Registration {
-        command: i,
-        key: NodeKey::MbarrierPhase(addr),
-        generation: k as u32,
-        op: BarrierOp::Sync,
-        node: Some(node),
-        gather: None,
-    });
+    regs.push(
+        Registration::new(i, NodeKey::MbarrierPhase(addr), k as u32, BarrierOp::Sync)
+            .with_node(node),
+    );
 }
 
 #[cold]

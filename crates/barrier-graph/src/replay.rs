@@ -279,14 +279,12 @@ impl Replayer<'_> {
         current: Option<ThreadId>,
     ) {
         for p in &lanes {
-            self.out.registrations[p.thread.index()].push(Registration {
-                command: p.command,
-                key: key.into(),
+            self.out.registrations[p.thread.index()].push(Registration::new(
+                p.command,
+                key.into(),
                 generation,
-                op: p.op,
-                node: None,
-                gather: None,
-            });
+                p.op,
+            ));
             let cursor = &mut self.cursors[p.thread.index()];
             if p.op.blocks() {
                 *cursor = Cursor::Blocked {
@@ -329,7 +327,7 @@ impl Replayer<'_> {
         let id = DynamicBarrierId(self.out.nodes.len() as u32);
         for p in &lanes {
             if let Some(r) = self.out.registrations[p.thread.index()].last_mut() {
-                r.gather = Some(id);
+                r.set_gather(id);
             }
         }
         self.out.nodes.push(DynamicBarrier {
@@ -367,7 +365,7 @@ impl Replayer<'_> {
                 None => regs.binary_search_by_key(&p.command, |r| r.command).ok(),
             };
             if let Some(i) = i {
-                regs[i].node = Some(id);
+                regs[i].set_node(id);
             }
         }
         let exited = self.counted_exits(&c, mark, id);
