@@ -221,11 +221,22 @@ pub fn verify(
     }
     if exploration.incomplete {
         last.unverifiable.push(Unverifiable {
-            reason: format!(
-                "exploring the answers of branches on kernel inputs stopped after {} paths \
-                 with paths left",
-                exploration.paths
-            ),
+            reason: if exploration.paths >= emulator::DEFAULT_MAX_PATHS {
+                format!(
+                    "exploring the answers of branches on kernel inputs stopped after {} paths \
+                     with paths left",
+                    exploration.paths
+                )
+            } else {
+                format!(
+                    "exploring the answers of branches on kernel inputs stopped after {} paths \
+                     with paths left: together they ran {} thread-instructions, the budget of \
+                     one emulation ({} x the step budget)",
+                    exploration.paths,
+                    exploration.instructions,
+                    emulator::CTA_STEP_FACTOR
+                )
+            },
             location: None,
             related: Vec::new(),
             register: None,

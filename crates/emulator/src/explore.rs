@@ -63,8 +63,13 @@ pub struct Exploration {
     /// path's symbolic values were less precise than the concrete run), so what the path
     /// found is not confirmed. [`Exploration::emulation`] is the symbolic path.
     pub unconfirmed: bool,
-    /// The exploration stopped at [`DEFAULT_MAX_PATHS`] paths with paths left.
+    /// The exploration stopped at [`DEFAULT_MAX_PATHS`] paths, or when its paths had run
+    /// the CTA-wide instruction budget of one emulation in all (see
+    /// [`Exploration::instructions`]), with paths left.
     pub incomplete: bool,
+    /// Thread-instructions executed over all paths (the confirmation run of a failing
+    /// path included).
+    pub instructions: u64,
     /// What the verified paths cover (before the failing one, when one failed).
     pub coverage: Coverage,
 }
@@ -93,6 +98,10 @@ pub fn explore(
         ..Coverage::default()
     };
     let mut paths = 0u32;
+    // All paths together may run what one emulation may: hostile input must not multiply
+    // the budget by the number of paths.
+    let budget = config.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+    let mut instructions = 0u64;
     loop {
         let mut cfg = config.clone();
         cfg.choices = Some(ChoicePlan {
@@ -101,6 +110,7 @@ pub fn explore(
         });
         let emulation = crate::emulate(module, kernel, &cfg)?;
         paths += 1;
+        instructions = instructions.saturating_add(emulation.stats.instructions);
         for (v, s) in &emulation.not_explored {
             add(&mut coverage.not_explored, v, s);
         }
@@ -137,6 +147,9 @@ pub fn explore(
                     max_trips,
                 });
                 let concrete = crate::emulate(module, kernel, &pinned);
+                if let Ok(concrete) = &concrete {
+                    instructions = instructions.saturating_add(concrete.stats.instructions);
+                }
                 if let Ok(concrete) = concrete
                     && concrete.choices.is_empty()
                     && !concrete.abandoned
@@ -158,6 +171,7 @@ pub fn explore(
                 failed: true,
                 unconfirmed,
                 incomplete: false,
+                instructions,
                 coverage,
             });
         }
@@ -198,17 +212,19 @@ pub fn explore(
                 failed: false,
                 unconfirmed: false,
                 incomplete: false,
+                instructions,
                 coverage,
             });
         };
         *last = (!last.0, false);
-        if paths >= DEFAULT_MAX_PATHS {
+        if paths >= DEFAULT_MAX_PATHS || instructions >= budget {
             return Ok(Exploration {
                 emulation,
                 paths,
                 failed: false,
                 unconfirmed: false,
                 incomplete: true,
+                instructions,
                 coverage,
             });
         }

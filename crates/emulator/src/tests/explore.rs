@@ -173,3 +173,28 @@ SKIP:
     assert!(x.failed);
     assert_eq!(x.paths, 1);
 }
+
+/// All paths together run at most the CTA-wide instruction budget of one emulation: a
+/// hostile kernel cannot multiply it by the number of paths (issue 15).
+#[test]
+fn the_paths_share_one_instruction_budget() {
+    let src = module(LOOP, ".param .u32 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    // Each path stays under 16 x 200 = 3,200 thread-instructions (64 threads, at most 41
+    // each); the ten paths of the bound 8 together would not.
+    let cfg = Config {
+        step_limit: 200,
+        ..Config::default()
+    };
+    let all = explore(&m, "k", &Config::default(), 8, |_| true).unwrap();
+    assert_eq!(all.paths, 10);
+    assert!(!all.incomplete);
+    let x = explore(&m, "k", &cfg, 8, |e| {
+        assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+        true
+    })
+    .unwrap();
+    assert!(x.incomplete);
+    assert!(x.paths < 10, "{} paths", x.paths);
+    assert!(x.instructions >= 3_200, "{} instructions", x.instructions);
+}
