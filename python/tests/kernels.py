@@ -53,6 +53,19 @@ def row_sum_kernel(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def row_sum_loaded_kernel(out_ptr, in_ptr, n_ptr, BLOCK: tl.constexpr):
+    # The same loop, its bound read from global memory: no launch argument fixes it.
+    row = tl.program_id(0)
+    n_cols = tl.load(n_ptr)
+    acc = 0.0
+    for start in range(0, n_cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(in_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0)
+        acc += tl.sum(x, axis=0)
+    tl.store(out_ptr + row, acc)
+
+
+@triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     pid_m = tl.program_id(0)
@@ -110,6 +123,15 @@ def compile_row_sum(capability: int):
     src = ASTSource(
         fn=row_sum_kernel,
         signature={"out_ptr": "*fp32", "in_ptr": "*fp32", "n_cols": "i32", "BLOCK": "constexpr"},
+        constexprs={"BLOCK": 256},
+    )
+    return triton.compile(src, target=_target(capability), options={"num_warps": 4})
+
+
+def compile_row_sum_loaded(capability: int):
+    src = ASTSource(
+        fn=row_sum_loaded_kernel,
+        signature={"out_ptr": "*fp32", "in_ptr": "*fp32", "n_ptr": "*i32", "BLOCK": "constexpr"},
         constexprs={"BLOCK": 256},
     )
     return triton.compile(src, target=_target(capability), options={"num_warps": 4})

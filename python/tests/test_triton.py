@@ -26,23 +26,32 @@ caps = pytest.mark.parametrize("capability", kernels.CAPABILITIES)
 @caps
 def test_size_argument_decides_the_loop(capability):
     compiled = kernels.compile_row_sum(capability)
-    # Without the argument, the loop around the barriers depends on n_cols (PTX param 2).
+    # Without the argument, the loop around the barriers depends on n_cols (PTX param 2):
+    # weft explores its trip counts and says which values of n_cols the verdict covers.
     report = weft.triton.verify(compiled)
-    assert report.verdict == "unverifiable"
-    assert any("parameter 2" in i for u in report.unverifiable for i in u.inputs), report.text
+    assert report.verdict == "verified", report.text
+    assert report.coverage is not None and not report.coverage["complete"], report.coverage
+    assert report.coverage["inputs"]["term"].startswith("param 2"), report.coverage
+    assert report.coverage["inputs"]["verified"][0][0] == 0, report.coverage
+    assert "coverage: bounded" in report.text
     assert report.cta_shape == (compiled.metadata.num_warps * 32, 1, 1)
     # With it (by position, as the kernel is called, or by name), every barrier is known.
     for args in ([None, None, 1000], {"n_cols": 1000}, [None, None, 1000, 256]):
         report = weft.triton.verify(compiled, args)
         assert report.verdict == "verified", report.text
         assert report.params == ["2=1000"]
+        assert report.coverage is None  # a fixed size is not explored
         assert report.stats.dynamic_barriers > 0
 
 
 @caps
 def test_pipelined_matmul_with_its_sizes(capability):
     compiled = kernels.compile_matmul(capability)
-    assert weft.triton.verify(compiled).verdict == "unverifiable"
+    # Without the sizes the k loop's trip counts (K, param 5) are explored: bounded.
+    report = weft.triton.verify(compiled)
+    assert report.verdict == "verified", report.text
+    assert report.coverage["inputs"]["term"].startswith("param 5"), report.coverage
+    assert not report.coverage["complete"]
     report = weft.triton.verify(compiled, [None, None, None, 128, 128, 256, 256, 128, 128])
     assert report.verdict == "verified", report.text
     assert report.params == ["3=128", "4=128", "5=256", "6=256", "7=128", "8=128"]
@@ -59,12 +68,12 @@ def test_warp_specialized_matmul(capability):
     assert pmap[0] == ("a_desc.descriptor", "nvTmaDesc", 0)
     report = weft.triton.verify(compiled)
     assert report.cta_shape == (compiled.metadata.num_warps * 32, 1, 1)
-    # The k loop's trip count is K: without it weft says so.
-    assert report.verdict == "unverifiable"
-    assert any("parameter 17" in i for u in report.unverifiable for i in u.inputs), report.text
+    # The k loop's trip count is K: without it weft explores it and says for which K.
+    assert report.verdict != "violation", report.text
+    assert report.coverage["inputs"]["term"].startswith("param 17"), report.coverage
     report = weft.triton.verify(compiled, [None, None, None, 128, 128, 256])
     assert report.params == ["15=128", "16=128", "17=256"]
-    assert not any("parameter 17" in i for u in report.unverifiable for i in u.inputs), report.text
+    assert report.coverage is None
     # A tensor descriptor's shape and strides fill its own parameters.
     desc = SimpleNamespace(shape=[128, 256], strides=[256, 1])
     report = weft.triton.verify(compiled, [desc, None, None, 128, 128, 256])
@@ -157,13 +166,14 @@ def test_hook_warns_in_warn_mode(hook):
         kernels.compile_named_barrier(100, 64)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        kernels.compile_row_sum(100)  # unverifiable without n_cols: ignored
+        kernels.compile_row_sum_loaded(100)  # unverifiable: ignored
 
 
 def test_hook_warns_on_unverifiable_kernels_by_default(hook):
     weft.triton.enable()
-    with pytest.warns(weft.triton.UnverifiedWarning, match="parameter 2"):
-        kernels.compile_row_sum(90)
+    # A loop bound read from global memory: no launch argument can fix it.
+    with pytest.warns(weft.triton.UnverifiedWarning, match="global-memory load"):
+        kernels.compile_row_sum_loaded(90)
 
 
 def test_hook_chains_the_previous_listener(hook):
