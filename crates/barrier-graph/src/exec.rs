@@ -201,17 +201,6 @@ fn observe(out: &mut Trace, cmd: Cmd, event: u32, node: DynamicBarrierId) {
     regs.push(Registration::new(i, NodeKey::Exec(event), 0, BarrierOp::Sync).with_node(at));
 }
 
-/// Adds the `event -> wait node` edges to the graph's predecessor lists.
-pub(crate) fn add_edges(e: &ExecReplay, preds: &mut [Vec<DynamicBarrierId>]) {
-    for &(from, to) in &e.edges {
-        if let Some(p) = preds.get_mut(to.index()) {
-            p.push(from);
-            p.sort_unstable();
-            p.dedup();
-        }
-    }
-}
-
 /// The replay ended with threads blocked at execution events that never completed. The
 /// emulator records only parts that took place, so this means the replay's schedule met a
 /// cycle the emulated one did not: a deadlock in some execution.

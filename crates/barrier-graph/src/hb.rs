@@ -107,6 +107,21 @@ struct Agents {
     joint: Vec<Vec<(ThreadId, u32)>>,
 }
 
+/// Adds `edges` (`from -> to`: mbarrier phases or execution events before the wait nodes
+/// they release) to the predecessor lists `edges` built.
+pub(crate) fn add_edges(
+    edges: &[(DynamicBarrierId, DynamicBarrierId)],
+    preds: &mut [Vec<DynamicBarrierId>],
+) {
+    for &(from, to) in edges {
+        if let Some(p) = preds.get_mut(to.index()) {
+            p.push(from);
+            p.sort_unstable();
+            p.dedup();
+        }
+    }
+}
+
 /// Deduplicated graph edges `pred -> node`, grouped by target: `preds[node]`. `memory`:
 /// leave out the registrations at execution events ([`crate::exec`]).
 pub(crate) fn edges(

@@ -359,9 +359,9 @@ pub fn analyze(program: &Program) -> Analysis {
     let relation = |memory: bool| {
         let edges = || {
             let mut preds = hb::edges(&replay.nodes, &replay.registrations, memory);
-            mbarrier::add_edges(&replay.mbarriers, &mut preds);
+            hb::add_edges(&replay.mbarriers.edges, &mut preds);
             if !memory {
-                exec::add_edges(&replay.exec, &mut preds);
+                hb::add_edges(&replay.exec.edges, &mut preds);
             }
             preds
         };

@@ -362,17 +362,6 @@ pub(crate) fn observers(m: &MbarrierReplay) -> rustc_hash::FxHashMap<DynamicBarr
     out
 }
 
-/// Adds the `phase -> wait node` edges to the graph's predecessor lists.
-pub(crate) fn add_edges(m: &MbarrierReplay, preds: &mut [Vec<DynamicBarrierId>]) {
-    for &(from, to) in &m.edges {
-        if let Some(p) = preds.get_mut(to.index()) {
-            p.push(from);
-            p.sort_unstable();
-            p.dedup();
-        }
-    }
-}
-
 /// The replay ended with threads blocked at mbarrier waits: one deadlock per mbarrier.
 #[cold]
 pub(crate) fn deadlocks(out: &mut Trace, program: &Program) {
