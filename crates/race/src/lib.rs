@@ -1057,10 +1057,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             };
             for slot in &window.slots {
                 let a = slot.key;
-                if a.mask & bkey.mask == 0
-                    || (a.kind == AccessKind::Atomic && bkey.kind == AccessKind::Atomic)
-                    || !(a.kind.writes() || bkey.kind.writes())
-                {
+                if a.mask & bkey.mask == 0 || !may_race(a.kind, bkey.kind) {
                     continue;
                 }
                 // Report a pair only in the chunk of the first byte both access.
@@ -1118,6 +1115,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
 
 /// Whether every instruction pair two threads could race on in a chunk has been found in
 /// `threshold` thread pairs there; if so, those pairs are added to `skipped`.
+/// Whether accesses of these kinds by two threads can race: one of them writes, and they
+/// are not both atomic.
+fn may_race(a: AccessKind, b: AccessKind) -> bool {
+    (a.writes() || b.writes()) && !(a == AccessKind::Atomic && b == AccessKind::Atomic)
+}
+
 /// Per instruction writing in a chunk, its one (address, width, value id) there, if all
 /// its writes there have the same.
 type UniformWrites = FxHashMap<InstId, Option<(u32, u32, u16)>>;
@@ -1147,9 +1150,7 @@ fn candidate_keys(
     let mut keys = FxHashSet::default();
     for &(i, ki) in &all {
         for &(j, kj) in &all {
-            if (ki.writes() || kj.writes())
-                && !(ki == AccessKind::Atomic && kj == AccessKind::Atomic)
-            {
+            if may_race(ki, kj) {
                 keys.insert((i.min(j), i.max(j)));
             }
         }
@@ -1169,11 +1170,8 @@ fn saturated(
     };
     let candidates = || {
         a.iter().flat_map(|&(i, ki)| {
-            b.iter().filter_map(move |&(j, kj)| {
-                let races = (ki.writes() || kj.writes())
-                    && !(ki == AccessKind::Atomic && kj == AccessKind::Atomic);
-                races.then_some((i.min(j), i.max(j)))
-            })
+            b.iter()
+                .filter_map(move |&(j, kj)| may_race(ki, kj).then_some((i.min(j), i.max(j))))
         })
     };
     if !candidates().all(|key| found.get(&key).is_some_and(|&n| n >= threshold)) {
