@@ -101,10 +101,10 @@ pub fn verify(
     let mut previous: Option<KernelReport> = None;
     let mut benign: Vec<Violation> = Vec::new();
     let mut times = report.stats.stage_seconds;
+    let start = Instant::now();
     let explored = emulator::explore(module, &kernel, &config, options.max_trips, |emulation| {
         let mut r = template.clone();
         check(&mut r, &file, emulation, options, progress);
-        times.emulate += emulation.stats.seconds;
         times.graph += r.stats.stage_seconds.graph;
         times.race += r.stats.stage_seconds.race;
         let ok =
@@ -188,6 +188,14 @@ pub fn verify(
         last.violations.retain(|v| !v.benign);
         last.violations.extend(benign);
     }
+    // Emulation is everything the exploration did outside the later stages: every path
+    // (abandoned ones and the confirmation run included) and the search for inputs.
+    let explored_for = start.elapsed().as_secs_f64();
+    times.emulate = report.stats.stage_seconds.emulate
+        + (explored_for
+            - (times.graph - report.stats.stage_seconds.graph)
+            - (times.race - report.stats.stage_seconds.race))
+            .max(0.0);
     last.stats.stage_seconds = times;
     if exploration.unconfirmed {
         // What the path found did not reproduce with its witness values fixed: not a
@@ -221,7 +229,15 @@ pub fn verify(
     }
     if exploration.incomplete {
         last.unverifiable.push(Unverifiable {
-            reason: if exploration.paths >= emulator::DEFAULT_MAX_PATHS {
+            reason: if exploration.search_exhausted {
+                format!(
+                    "exploring the answers of branches on kernel inputs stopped after {} paths \
+                     with paths left: the search for inputs that follow them ran its budget \
+                     of {} term evaluations",
+                    exploration.paths,
+                    emulator::DEFAULT_SEARCH_BUDGET
+                )
+            } else if exploration.paths >= emulator::DEFAULT_MAX_PATHS {
                 format!(
                     "exploring the answers of branches on kernel inputs stopped after {} paths \
                      with paths left",

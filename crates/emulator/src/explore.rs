@@ -29,6 +29,10 @@ pub const SCAN_LIMIT: u64 = 1 << 14;
 /// The most paths [`explore`] runs before it gives up (the result says so).
 pub const DEFAULT_MAX_PATHS: u32 = 512;
 
+/// Term evaluations all paths of an exploration may spend searching for inputs that follow
+/// their choices (`Terms::eval` calls; a few seconds of the slowest searches measured).
+pub const DEFAULT_SEARCH_BUDGET: u64 = 8_000_000;
+
 /// Which inputs the explored paths cover.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Coverage {
@@ -63,10 +67,15 @@ pub struct Exploration {
     /// path's symbolic values were less precise than the concrete run), so what the path
     /// found is not confirmed. [`Exploration::emulation`] is the symbolic path.
     pub unconfirmed: bool,
-    /// The exploration stopped at [`DEFAULT_MAX_PATHS`] paths, or when its paths had run
-    /// the CTA-wide instruction budget of one emulation in all (see
-    /// [`Exploration::instructions`]), with paths left.
+    /// The exploration stopped at [`DEFAULT_MAX_PATHS`] paths, when its paths had run the
+    /// CTA-wide instruction budget of one emulation in all (see
+    /// [`Exploration::instructions`]), or when its search for inputs ran out, with paths
+    /// left.
     pub incomplete: bool,
+    /// The exploration stopped because the search for inputs that follow its paths'
+    /// choices ran out of its budget ([`Config::search_budget`]); [`Exploration::incomplete`]
+    /// is set too.
+    pub search_exhausted: bool,
     /// Thread-instructions executed over all paths (the confirmation run of a failing
     /// path included).
     pub instructions: u64,
@@ -102,15 +111,18 @@ pub fn explore(
     // the budget by the number of paths.
     let budget = config.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
     let mut instructions = 0u64;
+    let mut search = 0u64;
     loop {
         let mut cfg = config.clone();
         cfg.choices = Some(ChoicePlan {
             answers: stack.iter().map(|&(a, _)| a).collect(),
             max_trips,
+            search_budget: config.search_budget.saturating_sub(search),
         });
         let emulation = crate::emulate(module, kernel, &cfg)?;
         paths += 1;
         instructions = instructions.saturating_add(emulation.stats.instructions);
+        search = search.saturating_add(emulation.search_work);
         for (v, s) in &emulation.not_explored {
             add(&mut coverage.not_explored, v, s);
         }
@@ -145,6 +157,7 @@ pub fn explore(
                 pinned.choices = Some(ChoicePlan {
                     answers: Vec::new(),
                     max_trips,
+                    search_budget: config.search_budget.saturating_sub(search),
                 });
                 let concrete = crate::emulate(module, kernel, &pinned);
                 if let Ok(concrete) = &concrete {
@@ -171,6 +184,7 @@ pub fn explore(
                 failed: true,
                 unconfirmed,
                 incomplete: false,
+                search_exhausted: false,
                 instructions,
                 coverage,
             });
@@ -198,6 +212,7 @@ pub fn explore(
                 stack.push((c.answer, !c.bounded));
             }
         }
+        let exhausted = emulation.search_exhausted;
         // Depth first: flip the deepest choice whose other side is still to explore.
         while let Some(&(_, open)) = stack.last() {
             if open {
@@ -211,19 +226,21 @@ pub fn explore(
                 paths,
                 failed: false,
                 unconfirmed: false,
-                incomplete: false,
+                incomplete: exhausted,
+                search_exhausted: exhausted,
                 instructions,
                 coverage,
             });
         };
         *last = (!last.0, false);
-        if paths >= DEFAULT_MAX_PATHS || instructions >= budget {
+        if paths >= DEFAULT_MAX_PATHS || instructions >= budget || exhausted {
             return Ok(Exploration {
                 emulation,
                 paths,
                 failed: false,
                 unconfirmed: false,
                 incomplete: true,
+                search_exhausted: exhausted,
                 instructions,
                 coverage,
             });

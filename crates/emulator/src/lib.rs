@@ -149,7 +149,8 @@ mod unverifiable;
 use std::fmt;
 
 pub use explore::{
-    Coverage, DEFAULT_MAX_PATHS, DEFAULT_MAX_TRIPS, Exploration, SCAN_LIMIT, explore,
+    Coverage, DEFAULT_MAX_PATHS, DEFAULT_MAX_TRIPS, DEFAULT_SEARCH_BUDGET, Exploration, SCAN_LIMIT,
+    explore,
 };
 pub use params::{
     ParamBinding, ParamError, ParamRef, ParamValue, ResolvedParam, ScalarType, resolve_params,
@@ -212,6 +213,9 @@ pub struct Config {
     /// Branches on symbolic predicates that decide synchronization become choices
     /// ([`explore`]); `None`: they make the kernel unverifiable.
     pub choices: Option<ChoicePlan>,
+    /// Term evaluations an exploration ([`explore`]) may spend in all searching for inputs
+    /// that follow its paths ([`DEFAULT_SEARCH_BUDGET`]).
+    pub search_budget: u64,
 }
 
 /// How one run of an exploration answers its choices (`docs/semantics.md` §6.5).
@@ -223,6 +227,10 @@ pub struct ChoicePlan {
     /// Choices one branch makes on one variable per path (a loop's trips) before the
     /// variable's larger values are no longer explored there (`--max-trips`).
     pub max_trips: u32,
+    /// Term evaluations the run's search for inputs that follow its choices may make
+    /// (what is left of the exploration's [`Config::search_budget`]); a run that needs more
+    /// is abandoned with [`Emulation::search_exhausted`].
+    pub search_budget: u64,
 }
 
 /// A symbolic term over kernel-parameter bytes, as data (the cli renders it).
@@ -308,6 +316,7 @@ impl Default for Config {
             dynamic_shared: None,
             initializers: true,
             choices: None,
+            search_budget: DEFAULT_SEARCH_BUDGET,
         }
     }
 }
@@ -520,6 +529,10 @@ pub struct Emulation {
     /// Values this run left unexplored (sides of choices without a witness input, or the
     /// rest of an abandoned run).
     pub not_explored: Vec<(Variable, Vec<(u64, u64)>)>,
+    /// Term evaluations this run's search for inputs made.
+    pub search_work: u64,
+    /// The search ran out of [`ChoicePlan::search_budget`]: the run was abandoned there.
+    pub search_exhausted: bool,
     /// Values of the parameter fields the choices depend on under which a launch follows
     /// this run's choices (found by search and checked exactly); empty without choices.
     pub witness: Vec<(Expr, u64)>,

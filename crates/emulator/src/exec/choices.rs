@@ -45,6 +45,11 @@ pub(super) struct Choices {
     pub(super) abandoned: bool,
     /// The values it left unexplored then.
     pub(super) not_explored: Vec<(Variable, Set)>,
+    /// Term evaluations the witness search and the input scan made on this run.
+    pub(super) search: u64,
+    /// They reached the run's share of the exploration's search budget
+    /// ([`crate::ChoicePlan::search_budget`]): the run was abandoned there.
+    pub(super) search_exhausted: bool,
 }
 
 impl Machine<'_> {
@@ -323,8 +328,43 @@ impl Machine<'_> {
     /// allowed values (for a term over one field, by binary search on the field, which
     /// finds them when the term is monotone), and checks each proposal exactly by
     /// evaluating every term; the first proposal that passes, in increasing order, wins.
-    fn witness(&self, key: (TermId, u8), values: &[(u64, u64)]) -> Option<Vec<(TermId, u64)>> {
+    ///
+    /// Every term evaluation counts against the run's search budget
+    /// ([`crate::ChoicePlan::search_budget`]); when it runs out the search finds nothing and
+    /// [`Choices::search_exhausted`] says why.
+    fn witness(&mut self, key: (TermId, u8), values: &[(u64, u64)]) -> Option<Vec<(TermId, u64)>> {
+        let budget = self
+            .cfg
+            .choices
+            .as_ref()
+            .map_or(0, |p| p.search_budget)
+            .saturating_sub(self.choices.search);
+        if budget == 0 {
+            self.choices.search_exhausted = true;
+            return None;
+        }
+        let (found, work) = self.find_witness(key, values, budget);
+        self.choices.search = self.choices.search.saturating_add(work);
+        if found.is_none() && work >= budget {
+            self.choices.search_exhausted = true;
+        }
+        found
+    }
+
+    /// [`Machine::witness`]'s search, with at most `budget` term evaluations: the witness
+    /// found and the evaluations made.
+    fn find_witness(
+        &self,
+        key: (TermId, u8),
+        values: &[(u64, u64)],
+        budget: u64,
+    ) -> (Option<Vec<(TermId, u64)>>, u64) {
         let terms = &self.src.terms;
+        let work = std::cell::Cell::new(0u64);
+        let eval = |t: TermId, known: &FxHashMap<TermId, u64>, memo: &mut FxHashMap<_, _>| {
+            work.set(work.get() + 1);
+            terms.eval(t, known, memo)
+        };
         let mut vars: Vec<(VarKey, &[(u64, u64)])> = self
             .choices
             .store
@@ -347,7 +387,7 @@ impl Machine<'_> {
             var_leaves.push(l);
         }
         if leaves.is_empty() || leaves.len() > 4 {
-            return None;
+            return (None, 0);
         }
         // The register value of a field that reads `v`.
         let value_of = |leaf: TermId, v: u64| {
@@ -375,11 +415,11 @@ impl Machine<'_> {
                         let mut known = FxHashMap::default();
                         known.insert(leaf, value_of(leaf, v));
                         let mut memo = FxHashMap::default();
-                        terms.eval(*base, &known, &mut memo).map(|x| x & top(*bits))
+                        eval(*base, &known, &mut memo).map(|x| x & top(*bits))
                     };
                     for x in [lo, hi.saturating_add(1)] {
                         let (mut a, mut b) = (0u64, half);
-                        while a < b {
+                        while a < b && work.get() < budget {
                             let m = a + (b - a) / 2;
                             match f(m) {
                                 Some(y) if y >= x => b = m,
@@ -401,8 +441,8 @@ impl Machine<'_> {
         let mut tried = 0u32;
         loop {
             tried += 1;
-            if tried > 20_000 {
-                return None;
+            if tried > 20_000 || work.get() >= budget {
+                return (None, work.get());
             }
             let mut known = FxHashMap::default();
             for (k, &leaf) in leaves.iter().enumerate() {
@@ -410,25 +450,24 @@ impl Machine<'_> {
             }
             let mut memo = FxHashMap::default();
             let ok = vars.iter().all(|((base, bits), set)| {
-                terms.eval(*base, &known, &mut memo).is_some_and(|x| {
+                eval(*base, &known, &mut memo).is_some_and(|x| {
                     let x = x & top(*bits);
                     set.iter().any(|&(lo, hi)| lo <= x && x <= hi)
                 })
             });
             if ok {
-                return Some(
-                    leaves
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &l)| (l, cands[k][idx[k]]))
-                        .collect(),
-                );
+                let found = leaves
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &l)| (l, cands[k][idx[k]]))
+                    .collect();
+                return (Some(found), work.get());
             }
             // Next proposal (the last field varies fastest).
             let mut k = leaves.len();
             loop {
                 if k == 0 {
-                    return None;
+                    return (None, work.get());
                 }
                 k -= 1;
                 idx[k] += 1;
@@ -473,6 +512,18 @@ impl Machine<'_> {
         let leaf = leaf?;
         let (w, signed) = terms.natural(leaf);
         let limit = crate::explore::SCAN_LIMIT.min(top(w));
+        // The scan evaluates every variable's term at every value: within what is left of
+        // the search budget, or not at all (the coverage then names no input values).
+        let left = self
+            .cfg
+            .choices
+            .as_ref()
+            .map_or(0, |p| p.search_budget)
+            .saturating_sub(self.choices.search);
+        let cost = (limit + 1).saturating_mul(self.choices.store.len() as u64);
+        if cost > left {
+            return None;
+        }
         let mut out: Set = Vec::new();
         let mut known = FxHashMap::default();
         let mut memo = FxHashMap::default();

@@ -646,6 +646,8 @@ impl Machine<'_> {
             witness,
             path_inputs,
             not_explored: std::mem::take(&mut self.choices.not_explored),
+            search_work: self.choices.search,
+            search_exhausted: self.choices.search_exhausted,
         })
     }
 

@@ -198,3 +198,59 @@ fn the_paths_share_one_instruction_budget() {
     assert!(x.paths < 10, "{} paths", x.paths);
     assert!(x.instructions >= 3_200, "{} instructions", x.instructions);
 }
+
+/// `k` branches around `bar.sync 0`, each on a different non-affine term of four parameters:
+/// every branch is a choice on a new variable, and the search for an input that follows a
+/// path evaluates every earlier variable's term.
+fn many_variables(k: u32) -> String {
+    let mut body = String::from(
+        "
+    .reg .b32 %r<20>;
+    .reg .pred %p<2>;
+    ld.param.u32 %r1, [a];
+    ld.param.u32 %r2, [b];
+    ld.param.u32 %r3, [c];
+    ld.param.u32 %r4, [d];",
+    );
+    for i in 1..=k {
+        body.push_str(&format!(
+            "
+    mul.lo.s32 %r10, %r1, {i};
+    xor.b32 %r11, %r10, %r2;
+    add.s32 %r12, %r11, %r3;
+    mul.lo.s32 %r13, %r12, %r4;
+    setp.gt.u32 %p1, %r13, {};
+    @%p1 bra SKIP{i};
+    bar.sync 0;
+SKIP{i}:",
+            1000 + i
+        ));
+    }
+    body.push_str("\n    ret;");
+    module(
+        &body,
+        ".param .u32 a, .param .u32 b, .param .u32 c, .param .u32 d",
+    )
+}
+
+#[test]
+fn the_witness_search_stops_at_its_budget_and_says_so() {
+    // 40 variables: the search took 20 s (a mutant of the size samples took 40-60 s).
+    let src = many_variables(40);
+    let m = ptx_parser::parse(&src).unwrap();
+    let cfg = Config {
+        search_budget: 20_000,
+        ..Config::default()
+    };
+    let x = explore(&m, "k", &cfg, 8, |_| true).unwrap();
+    assert!(x.search_exhausted && x.incomplete, "{x:?}");
+    assert!(!x.failed);
+    // The path the budget cut short leaves its values unexplored, by name.
+    assert!(!x.coverage.not_explored.is_empty());
+    // A few variables fit the default budget: every path is explored.
+    let src = many_variables(3);
+    let m = ptx_parser::parse(&src).unwrap();
+    let x = explore(&m, "k", &Config::default(), 8, |_| true).unwrap();
+    assert!(!x.search_exhausted && !x.incomplete, "{x:?}");
+    assert!(x.paths > 1);
+}
