@@ -27,6 +27,7 @@ pub(super) enum VarLoc {
 struct Scope<'a> {
     parent: Option<usize>,
     regs: FxHashMap<&'a str, u32>,
+    /// `.reg .b32 %r<N>`: prefix → (index into [`Lowerer::range_regs`], N).
     ranges: FxHashMap<&'a str, (u32, u32)>,
     vars: FxHashMap<&'a str, VarLoc>,
     labels: FxHashMap<&'a str, u32>,
@@ -51,6 +52,12 @@ pub(super) struct Lowerer<'m, 'a> {
     file_index: FxHashMap<u32, u32>,
     fixups: Vec<Fixup<'a>>,
     calls: Vec<(FuncId, FuncId)>,
+    /// Per declared register range: the registers of it used so far (number → register).
+    /// A range's registers get an index in the register file only when an instruction
+    /// names them: `.reg .b32 %r<100000>` costs nothing per thread for the unused ones.
+    range_regs: Vec<FxHashMap<u32, u32>>,
+    /// Registers declared so far (ranges counted whole), for [`scope::MAX_REGISTERS`].
+    declared_regs: usize,
 }
 
 fn err(line: u32, message: impl Into<String>) -> Error {
@@ -98,6 +105,8 @@ pub(crate) fn lower(
         file_index: FxHashMap::default(),
         fixups: Vec::new(),
         calls: Vec::new(),
+        range_regs: Vec::new(),
+        declared_regs: 0,
     };
     for (i, f) in module.files.iter().enumerate() {
         l.file_index.insert(f.index, i as u32);

@@ -378,8 +378,10 @@ L:
     let commands: usize = e.program.threads.iter().map(|t| t.commands.len()).sum();
     assert!(commands < (1 << 20) / 96 + 1024, "{commands}");
 
-    // A register file over the budget is refused before the first instruction.
-    let body = ".reg .b32 %r<1000000>;\n ret;";
+    // A register file over the budget is refused before the first instruction. Only the
+    // registers instructions name take room: 4000 of them x 64 threads.
+    let uses: String = (0..4000).map(|k| format!(" mov.u32 %r{k}, 0;\n")).collect();
+    let body = format!(".reg .b32 %r<1000000>;\n{uses} ret;");
     let src = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
     );
@@ -419,4 +421,23 @@ fn the_last_cta_index_has_a_grid() {
     let e = run(body, "", &cfg);
     // u32::MAX threads cannot arrive at a 64-thread CTA's barrier: the count is known.
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+}
+
+#[test]
+fn declared_registers_no_instruction_names_take_no_room() {
+    // A mutant of a FlashInfer kernel declared `.reg .b32 %r<100000>`: every fork of an
+    // unknown branch copied 100,000 registers per thread (46 s, 443 MiB). Only named
+    // registers are placed in the register file.
+    let body = ".reg .b32 %r<100000>;\n .reg .b32 %q<3>;\n mov.u32 %r99999, 1;\n mov.u32 %q2, %r99999;\n add.u32 %r7, %q2, %r99999;\n ret;";
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
+    );
+    let module = ptx_parser::parse(&src).expect("parses");
+    let ir = crate::ir::lower(
+        &module,
+        module.function("k").expect("kernel"),
+        &Config::default(),
+    )
+    .expect("lowers");
+    assert_eq!(ir.reg_names, vec!["%r99999", "%q2", "%r7"]);
 }

@@ -7,12 +7,12 @@ use crate::ir::{DataLayout, KernelParam, MemBase, Opnd, RegId};
 use crate::params::{ParamError, resolve_params};
 use crate::{Config, Error, SharedSymbol};
 use ptx_parser::ast::{Address, AddressBase, Function, Operand, StateSpace, VarDecl};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Registers a kernel and the functions it calls may declare in all (real kernels declare
 /// thousands): bounds the lowering's name table before the memory budget sees the register
 /// files.
-const MAX_REGISTERS: usize = 1 << 22;
+pub(super) const MAX_REGISTERS: usize = 1 << 22;
 
 fn align_up(x: u64, a: u64) -> u64 {
     let a = a.max(1);
@@ -190,26 +190,28 @@ impl<'m, 'a> Lowerer<'m, 'a> {
     pub(super) fn declare(&mut self, scope: usize, v: &'m VarDecl<'a>) -> Result<(), Error> {
         match v.space {
             StateSpace::Reg => {
-                let base = self.ir.reg_names.len() as u32;
+                let n = v.range.unwrap_or(1);
+                if n > 1 << 20 {
+                    return Err(err(v.line, "register range too large"));
+                }
+                self.declared_regs = self.declared_regs.saturating_add(n as usize);
+                if self.declared_regs > MAX_REGISTERS {
+                    return Err(err(
+                        v.line,
+                        format!(
+                            "more than {MAX_REGISTERS} registers declared in the kernel and its functions"
+                        ),
+                    ));
+                }
                 match v.range {
                     Some(n) => {
-                        if n > 1 << 20 {
-                            return Err(err(v.line, "register range too large"));
-                        }
-                        if self.ir.reg_names.len() + n as usize > MAX_REGISTERS {
-                            return Err(err(
-                                v.line,
-                                format!(
-                                    "more than {MAX_REGISTERS} registers declared in the kernel and its functions"
-                                ),
-                            ));
-                        }
-                        for k in 0..n {
-                            self.ir.reg_names.push(format!("{}{k}", v.name));
-                        }
-                        self.scopes[scope].ranges.insert(v.name, (base, n));
+                        // The range's registers are placed when first used (`lookup_reg`).
+                        let key = self.range_regs.len() as u32;
+                        self.range_regs.push(FxHashMap::default());
+                        self.scopes[scope].ranges.insert(v.name, (key, n));
                     }
                     None => {
+                        let base = self.ir.reg_names.len() as u32;
                         self.ir.reg_names.push(v.name.to_string());
                         self.scopes[scope].regs.insert(v.name, base);
                     }
@@ -237,7 +239,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         Ok(())
     }
 
-    pub(super) fn lookup_reg(&self, scope: usize, name: &str) -> Option<RegId> {
+    pub(super) fn lookup_reg(&mut self, scope: usize, name: &str) -> Option<RegId> {
         let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
         let (prefix, num) = name.split_at(digits);
         let num: Option<u32> = num.parse().ok();
@@ -248,10 +250,16 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 return Some(RegId(r));
             }
             if let Some(n) = num
-                && let Some(&(base, count)) = sc.ranges.get(prefix)
+                && let Some(&(key, count)) = sc.ranges.get(prefix)
                 && n < count
             {
-                return Some(RegId(base + n));
+                let next = self.ir.reg_names.len() as u32;
+                let used = self.range_regs.get_mut(key as usize)?;
+                let r = *used.entry(n).or_insert(next);
+                if r == next {
+                    self.ir.reg_names.push(format!("{prefix}{n}"));
+                }
+                return Some(RegId(r));
             }
             s = sc.parent;
         }
@@ -269,7 +277,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         None
     }
 
-    pub(super) fn reg(&self, scope: usize, name: &str, line: u32) -> Result<Opnd, Error> {
+    pub(super) fn reg(&mut self, scope: usize, name: &str, line: u32) -> Result<Opnd, Error> {
         if let Some(r) = self.lookup_reg(scope, name) {
             return Ok(Opnd::Reg(r));
         }
