@@ -291,6 +291,23 @@ pub struct Coverage {
     /// For a violation or unverifiable path: parameter-field values under which a launch
     /// takes that path (the smallest the search found).
     pub failing_inputs: Vec<InputValue>,
+    /// Whether the programs of the explored values of [`Coverage::inputs`] repeat
+    /// (`docs/induction.md` §3): evidence for the induction argument, which weft does not
+    /// complete yet, so it never widens the verdict. `None` when not checked.
+    pub periodicity: Option<PeriodicityRecord>,
+}
+
+/// What the explored programs of consecutive values show about a period.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PeriodicityRecord {
+    /// The period with which the explored programs repeat, if they do.
+    pub period: Option<u32>,
+    /// The first explored value of the repetition.
+    pub from: Option<u64>,
+    /// The largest explored value.
+    pub to: Option<u64>,
+    /// What was found and why the verdict stays bounded, in words.
+    pub reason: String,
 }
 
 /// A parameter field's value.

@@ -264,6 +264,81 @@ pub fn verify(
     Ok(())
 }
 
+/// The periodicity evidence in words (`docs/induction.md` §3).
+fn periodicity(p: &emulator::Periodicity, field: &str) -> report::PeriodicityRecord {
+    use emulator::{Mismatch, Periodicity};
+    let (period, from, to, reason) = match *p {
+        Periodicity::Repeats { period, from, to } => (
+            Some(period),
+            Some(from),
+            Some(to),
+            format!(
+                "the explored programs repeat with period {period} from {field} = {from} to \
+                 {to}, but weft does not compare the emulator's state at the loop head yet, \
+                 so this does not cover larger values (docs/induction.md)"
+            ),
+        ),
+        Periodicity::None {
+            thread,
+            t,
+            mismatch: Mismatch::NotInsertion,
+        } => (
+            None,
+            None,
+            None,
+            format!(
+                "no period of at most {} repeats {} times among the explored values; for \
+                 period 1, thread {thread}'s program for {field} = {} is not its program for \
+                 {t} with one block of commands inserted",
+                emulator::MAX_PERIOD,
+                emulator::MIN_PERIODS,
+                t + 1
+            ),
+        ),
+        Periodicity::None {
+            thread,
+            t,
+            mismatch: Mismatch::BlockChanges,
+        } => (
+            None,
+            None,
+            None,
+            format!(
+                "no period of at most {} repeats {} times among the explored values; for \
+                 period 1, the commands thread {thread} adds from {field} = {t} to {} differ \
+                 from those it adds from {} to {}",
+                emulator::MAX_PERIOD,
+                emulator::MIN_PERIODS,
+                t + 1,
+                t + 1,
+                t + 2
+            ),
+        ),
+        Periodicity::TooFew { explored } => (
+            None,
+            None,
+            None,
+            format!(
+                "too few consecutive values of {field} explored to look for a period \
+                 ({explored}, at least {} needed)",
+                emulator::MIN_PERIODS + 1
+            ),
+        ),
+        Periodicity::TooLarge => (
+            None,
+            None,
+            None,
+            "the explored programs are too large to compare for a period".to_owned(),
+        ),
+    };
+    report::PeriodicityRecord {
+        period,
+        from,
+        to,
+        reason,
+    }
+}
+
 /// The report's coverage record of an exploration.
 fn coverage(x: &emulator::Exploration) -> report::Coverage {
     let pairs = |s: &[(u64, u64)]| s.iter().map(|&(a, b)| [a, b]).collect::<Vec<_>>();
@@ -274,7 +349,17 @@ fn coverage(x: &emulator::Exploration) -> report::Coverage {
             .find(|(w, _)| w == v)
             .map_or_else(Vec::new, |(_, s)| pairs(s))
     };
+    let field = x
+        .coverage
+        .inputs
+        .as_ref()
+        .map_or_else(|| "the field".to_owned(), |(e, _)| reasons::expr(e));
     report::Coverage {
+        periodicity: x
+            .coverage
+            .periodicity
+            .as_ref()
+            .map(|p| periodicity(p, &field)),
         paths: x.paths,
         max_trips: x.coverage.max_trips,
         complete: x.coverage.not_explored.is_empty() && !x.incomplete,

@@ -358,6 +358,9 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
                 c.max_trips,
                 i.checked_up_to
             ));
+            if let Some(p) = &c.periodicity {
+                lines.push(format!("induction: not concluded: {}", p.reason));
+            }
             return lines;
         }
         lines.push(format!(

@@ -14,6 +14,7 @@
 //! take the smaller side only, and [`Coverage::not_explored`] names the other side.
 
 use crate::exec::terms::{Set, union};
+use crate::period::{Periodicity, Programs};
 use crate::{
     ChoicePlan, Config, Emulation, Error, Expr, ParamBinding, ParamRef, ParamValue, ScalarType,
     Variable,
@@ -51,6 +52,11 @@ pub struct Coverage {
     /// Some path's choices read more than one field, or none: [`Coverage::inputs`] is
     /// not known.
     pub inputs_unknown: bool,
+    /// Whether the programs of the verified paths that one value each of the field of
+    /// [`Coverage::inputs`] follows repeat from some value on (`docs/induction.md` §3):
+    /// evidence, never a verdict for values not explored. `None` when no path follows one
+    /// value alone, or the inputs are not one field.
+    pub periodicity: Option<Periodicity>,
 }
 
 /// The result of [`explore`].
@@ -90,6 +96,12 @@ fn add(list: &mut Vec<(Variable, Set)>, v: &Variable, s: &[(u64, u64)]) {
     }
 }
 
+/// The periodicity evidence of the kept programs, when every path's choices read one field.
+fn periodicity(coverage: &Coverage, programs: &Programs) -> Option<Periodicity> {
+    (coverage.inputs.is_some() && !coverage.inputs_unknown && !programs.is_empty())
+        .then(|| programs.periodicity())
+}
+
 /// Emulates `kernel` along every path of its choices (bounded by `max_trips`), calling
 /// `check` on each; stops at the first path `check` returns `false` for. Without choices
 /// this is one [`crate::emulate`].
@@ -112,6 +124,9 @@ pub fn explore(
     let budget = config.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
     let mut instructions = 0u64;
     let mut search = 0u64;
+    // The programs of verified paths that one value of the field follows (for the
+    // periodicity evidence of the coverage).
+    let mut programs = Programs::default();
     loop {
         let mut cfg = config.clone();
         cfg.choices = Some(ChoicePlan {
@@ -190,6 +205,15 @@ pub fn explore(
             });
         }
         if !emulation.abandoned {
+            if let Some((_, &[(lo, hi)])) = emulation
+                .path_inputs
+                .as_ref()
+                .map(|(e, s)| (e, s.as_slice()))
+                && lo == hi
+                && !emulation.choices.is_empty()
+            {
+                programs.keep(lo, &emulation.program);
+            }
             for (v, s) in &emulation.path_values {
                 add(&mut coverage.explored, v, s);
             }
@@ -221,6 +245,7 @@ pub fn explore(
             stack.pop();
         }
         let Some(last) = stack.last_mut() else {
+            coverage.periodicity = periodicity(&coverage, &programs);
             return Ok(Exploration {
                 emulation,
                 paths,
@@ -234,6 +259,7 @@ pub fn explore(
         };
         *last = (!last.0, false);
         if paths >= DEFAULT_MAX_PATHS || instructions >= budget || exhausted {
+            coverage.periodicity = periodicity(&coverage, &programs);
             return Ok(Exploration {
                 emulation,
                 paths,

@@ -142,6 +142,7 @@ mod exec;
 mod explore;
 mod ir;
 mod params;
+mod period;
 #[cfg(test)]
 mod tests;
 mod unverifiable;
@@ -155,6 +156,7 @@ pub use explore::{
 pub use params::{
     ParamBinding, ParamError, ParamRef, ParamValue, ResolvedParam, ScalarType, resolve_params,
 };
+pub use period::{MAX_PERIOD, MIN_PERIODS, Mismatch, Periodicity};
 pub use unverifiable::{GuardedOp, MatrixIssue, Region, SyncOp, Unverifiable, Value, Why};
 
 use ptx_parser::Module;

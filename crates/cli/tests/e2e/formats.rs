@@ -111,6 +111,17 @@ pub fn check_schema(doc: &Value) {
                 assert!(field(v, "term").is_string());
                 assert!(field(v, "value").is_u64());
             }
+            let periodicity = field(coverage, "periodicity");
+            if !periodicity.is_null() {
+                let period = field(periodicity, "period");
+                assert!(period.is_null() || period.as_u64().is_some_and(|p| p >= 1));
+                for k in ["from", "to"] {
+                    let v = field(periodicity, k);
+                    assert_eq!(v.is_null(), period.is_null(), "{periodicity}");
+                    assert!(v.is_null() || v.is_u64());
+                }
+                assert!(field(periodicity, "reason").is_string());
+            }
         }
         assert!(
             field(kernel, "params")

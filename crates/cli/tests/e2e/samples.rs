@@ -103,7 +103,11 @@ fn manifest_verdicts() {
 /// - `notes_contain`: texts each of which some note or assumed assertion contains;
 /// - `messages_contain`: texts each of which some violation message or unverifiable reason
 ///   contains;
-/// - `threads`: the inclusive thread ranges of the (one) violation.
+/// - `threads`: the inclusive thread ranges of the (one) violation;
+/// - `bounded`: the verdict comes from an exploration that left values out (coverage with
+///   `complete` false), never a verdict for every value;
+/// - `periodicity_contains`: a text the coverage's periodicity reason contains;
+/// - `failing_input`: the value of the (one) parameter field the failing path was found with.
 fn check_details(expect: &Value, kernel: &Value) -> Vec<String> {
     let mut failures = Vec::new();
     let strings = |v: &Value| -> Vec<String> {
@@ -152,6 +156,35 @@ fn check_details(expect: &Value, kernel: &Value) -> Vec<String> {
     for want in strings(&expect["messages_contain"]) {
         if !messages.iter().any(|m| m.contains(&want)) {
             failures.push(format!("no message contains `{want}`: {messages:?}"));
+        }
+    }
+    let coverage = &kernel["coverage"];
+    if let Some(bounded) = expect["bounded"].as_bool() {
+        let complete = coverage["complete"].as_bool();
+        if complete != Some(!bounded) {
+            failures.push(format!(
+                "expected a coverage with complete = {}, got {coverage}",
+                !bounded
+            ));
+        }
+    }
+    if let Some(want) = expect["periodicity_contains"].as_str() {
+        let reason = coverage["periodicity"]["reason"].as_str().unwrap_or("");
+        if !reason.contains(want) {
+            failures.push(format!(
+                "the periodicity reason does not contain `{want}`: {coverage}"
+            ));
+        }
+    }
+    if let Some(want) = expect["failing_input"].as_u64() {
+        let got: Vec<u64> = coverage["failing_inputs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v["value"].as_u64())
+            .collect();
+        if got != [want] {
+            failures.push(format!("expected failing input {want}, got {got:?}"));
         }
     }
     if let Some(ranges) = expect["threads"].as_array() {

@@ -76,6 +76,10 @@ fn config_of(args: &[String]) -> Config {
             "--no-initializers" => cfg.initializers = false,
             // A verdict option of the cli: the emulation is the same.
             "--strict" => {}
+            // The exploration's bound: one emulation (these tests run one) is the same.
+            "--max-trips" => {
+                it.next().expect("--max-trips takes a value");
+            }
             other => panic!("the manifest uses `{other}`: teach this test its configuration"),
         }
     }
