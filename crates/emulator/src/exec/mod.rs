@@ -241,8 +241,20 @@ struct Machine<'a> {
     lockstep_used: bool,
     /// The lock-step order became visible: the run is repeated lane by lane.
     reordered: bool,
+    /// The most instructions, commands and steps of one lane that one warp pass of
+    /// `run_threads` has taken so far: a pass that could reach a budget runs lane by lane
+    /// ([`Machine::near_budget`]).
+    pass_peak: PassPeak,
     /// Choices on symbolic predicates (`choices` module).
     choices: choices::Choices,
+}
+
+/// See [`Machine::near_budget`].
+#[derive(Debug, Clone, Copy, Default)]
+struct PassPeak {
+    instructions: u64,
+    commands: u64,
+    lane_steps: u64,
 }
 
 /// Which interpreter paths a run uses.
@@ -435,6 +447,7 @@ fn run_once<'a>(
         has_activemask: ir.insts.iter().any(|i| i.op == Op::Activemask),
         lockstep_used: false,
         reordered: false,
+        pass_peak: PassPeak::default(),
         choices: choices::Choices::default(),
     };
     // Registers start undefined: unknown (`undef`); `--param` bytes are known.
@@ -466,8 +479,16 @@ impl Machine<'_> {
             let mut progress = false;
             for w in 0..warps {
                 let lanes = self.warp_lanes(w);
-                if self.warps {
+                // A stop inside a pass with lock-step repeats the whole run lane by lane
+                // (below): a pass that might reach a budget runs lane by lane at once.
+                let group = self.warps && !self.near_budget(lanes.clone());
+                if group {
                     self.begin_pass();
+                }
+                let pass_start = (self.instructions, self.commands);
+                let mut lane_start = [0u64; WARP_SIZE as usize];
+                for (t, s) in lanes.clone().zip(&mut lane_start) {
+                    *s = self.th[t].executed;
                 }
                 let mut t = lanes.start;
                 while t < lanes.end {
@@ -475,7 +496,7 @@ impl Machine<'_> {
                     let ran = self.th[t].state == State::Run;
                     while self.th[t].state == State::Run && !self.stop {
                         progress = true;
-                        if self.warps {
+                        if group {
                             match self.lockstep(t) {
                                 warp::Group::Nothing => {}
                                 warp::Group::Advanced => continue,
@@ -503,6 +524,12 @@ impl Machine<'_> {
                     t += 1;
                 }
                 self.pass_lockstep = false;
+                let peak = &mut self.pass_peak;
+                peak.instructions = peak.instructions.max(self.instructions - pass_start.0);
+                peak.commands = peak.commands.max(self.commands - pass_start.1);
+                for (t, start) in lanes.zip(lane_start) {
+                    peak.lane_steps = peak.lane_steps.max(self.th[t].executed - start);
+                }
             }
             // No thread can run: the TMA loads still in flight complete their phases
             // (their bytes arrive as late as possible), which may wake waiters.
@@ -510,6 +537,24 @@ impl Machine<'_> {
                 return;
             }
         }
+    }
+
+    /// Whether a warp pass of `lanes` as long as the longest so far, twice over, could reach
+    /// the CTA instruction budget, a lane's step budget or the memory budget. Such a pass
+    /// runs lane by lane: the reference schedule, where a stop needs no repetition. (The
+    /// rule only saves time: a pass with lock-step that stops is still repeated.)
+    fn near_budget(&self, lanes: std::ops::Range<usize>) -> bool {
+        let peak = self.pass_peak;
+        let twice = |x: u64, slack: u64| x.saturating_mul(2).saturating_add(slack);
+        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        let most = lanes.map(|t| self.th[t].executed).max().unwrap_or(0);
+        // `push` checks the memory budget every 1024 commands.
+        let bytes = twice(peak.commands, 1024).saturating_mul(memory::COMMAND_BYTES + 4);
+        self.instructions
+            .saturating_add(twice(peak.instructions, 2 * u64::from(WARP_SIZE)))
+            > cta_limit
+            || most.saturating_add(twice(peak.lane_steps, 2)) > self.cfg.step_limit
+            || self.memory_used().saturating_add(bytes) > self.cfg.max_memory
     }
 
     fn run_lockstep(&mut self) {

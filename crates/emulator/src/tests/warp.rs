@@ -129,4 +129,29 @@ proptest! {
             (w, l) => panic!("warp {:?} but lanes {:?}\n{text}", w.err(), l.err()),
         }
     }
+
+    /// The same when a step budget (a lane's, or the CTA's) stops the run part way: the
+    /// warp passes that could reach a budget run lane by lane (`Machine::near_budget`),
+    /// and a stop inside a pass with lock-step still repeats the run lane by lane.
+    #[test]
+    fn warp_execution_agrees_with_lanes_at_budgets(
+        items in prop::collection::vec(item(2), 1..24),
+        threads in prop::sample::select(vec![32u32, 64, 96]),
+        step_limit in 20u64..2_000,
+    ) {
+        let text = kernel(&items);
+        let module = ptx_parser::parse(&text).expect("generated PTX parses");
+        let cfg = Config {
+            threads: Some(CtaShape::linear(threads)),
+            step_limit,
+            ..Config::default()
+        };
+        let warp = emulate_on(&module, "k", &cfg, Paths::Fast);
+        let lanes = emulate_on(&module, "k", &cfg, Paths::Lanes);
+        match (warp, lanes) {
+            (Ok(w), Ok(l)) => assert_same(&text, &w, &l),
+            (Err(w), Err(l)) => prop_assert_eq!(w.to_string(), l.to_string()),
+            (w, l) => panic!("warp {:?} but lanes {:?}\n{text}", w.err(), l.err()),
+        }
+    }
 }
