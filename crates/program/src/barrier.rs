@@ -401,6 +401,44 @@ impl BarrierFile {
         inst: InstId,
         aligned: bool,
     ) -> Result<Vec<Event>, SyncError> {
+        let warp = self.join(participant, id, count, inst, aligned)?;
+        self.try_register_gather(warp)
+    }
+
+    /// [`BarrierFile::register`] of each of `lanes` in turn (the same operation, e.g. the
+    /// lanes of a warp that execute it together), appending what each caused to `events`.
+    /// At an error the events of the lanes before it are in `events`, and the lanes after
+    /// it are not registered.
+    pub fn register_lanes(
+        &mut self,
+        lanes: &[Participant],
+        id: u32,
+        count: BarrierCount,
+        inst: InstId,
+        aligned: bool,
+        events: &mut Vec<Event>,
+    ) -> Result<(), SyncError> {
+        for (k, &p) in lanes.iter().enumerate() {
+            let warp = self.join(p, id, count, inst, aligned)?;
+            // Registering an incomplete gather does nothing: only the lane that completes
+            // it (mostly the last) needs the call.
+            if k + 1 == lanes.len() || self.gather_complete(warp) {
+                events.extend(self.try_register_gather(warp)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The lane joins its warp's gather (the checks of [`BarrierFile::register`] that come
+    /// before the warp registers); returns the warp.
+    fn join(
+        &mut self,
+        participant: Participant,
+        id: u32,
+        count: BarrierCount,
+        inst: InstId,
+        aligned: bool,
+    ) -> Result<u32, SyncError> {
         if id >= NUM_NAMED_BARRIERS {
             return Err(SyncError::InvalidId { id, participant });
         }
@@ -439,16 +477,19 @@ impl BarrierFile {
                 *slot = Some(Gather { key, lanes })
             }
         }
-        self.try_register_gather(warp)
+        Ok(warp)
+    }
+
+    /// Whether every non-exited lane of `warp` has joined its gather.
+    fn gather_complete(&self, warp: u32) -> bool {
+        self.gathers[warp as usize].as_ref().is_some_and(|g| {
+            g.lanes.len() as u32 + self.exited_per_warp[warp as usize] >= self.lanes_in_warp(warp)
+        })
     }
 
     /// Registers `warp` if every non-exited lane has joined its gather.
     fn try_register_gather(&mut self, warp: u32) -> Result<Vec<Event>, SyncError> {
-        let Some(g) = &self.gathers[warp as usize] else {
-            return Ok(Vec::new());
-        };
-        let present = g.lanes.len() as u32 + self.exited_per_warp[warp as usize];
-        if present < self.lanes_in_warp(warp) {
+        if !self.gather_complete(warp) {
             return Ok(Vec::new());
         }
         let Some(g) = self.gathers[warp as usize].take() else {
@@ -772,6 +813,75 @@ mod tests {
                 Event::Completed(_) => Vec::new(),
             })
             .collect()
+    }
+
+    /// `register_lanes` gives the events and the state that registering the lanes one by one
+    /// gives: lanes of warps that complete, warps with exited lanes, a gather that an
+    /// earlier lane of the list completes, and a divergent lane (an error part way).
+    #[test]
+    fn register_lanes_is_registering_one_by_one() {
+        let c = BarrierCount::Threads(8);
+        let lanes = |ts: &[u32], op| ts.iter().map(|&t| p(t, op)).collect::<Vec<_>>();
+        let cases: Vec<(Vec<u32>, Vec<Participant>, u32)> = vec![
+            (vec![], lanes(&[0, 1, 2, 3], BarrierOp::Sync), 1),
+            (vec![], lanes(&[0, 1], BarrierOp::Arrive), 1),
+            (vec![2], lanes(&[0, 1, 3], BarrierOp::Sync), 1),
+            // Lanes 0 and 1 complete warp 0's gather; 4 and 5 join warp 1's.
+            (vec![2, 3], lanes(&[0, 1, 4, 5], BarrierOp::Sync), 1),
+            // Barrier 16 is out of range: an error at the first lane.
+            (vec![], lanes(&[0, 1], BarrierOp::Sync), 16),
+        ];
+        for (exits, ps, id) in cases {
+            let mut one = BarrierFile::new(8, 4);
+            let mut all = BarrierFile::new(8, 4);
+            for &t in &exits {
+                one.exit(ThreadId(t)).unwrap();
+                all.exit(ThreadId(t)).unwrap();
+            }
+            // Warp 1 waits at the barrier already (lanes 6, 7), so the generation can
+            // complete.
+            for t in [6, 7] {
+                one.register(p(t, BarrierOp::Sync), 1, c, InstId(0), false)
+                    .unwrap();
+                all.register(p(t, BarrierOp::Sync), 1, c, InstId(0), false)
+                    .unwrap();
+            }
+            let mut expected = Vec::new();
+            let mut error = None;
+            for &q in &ps {
+                match one.register(q, id, c, InstId(0), false) {
+                    Ok(e) => expected.extend(e),
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            let mut events = Vec::new();
+            let got = all.register_lanes(&ps, id, c, InstId(0), false, &mut events);
+            assert_eq!(got.err(), error, "{ps:?}");
+            assert_eq!(events, expected, "{ps:?}");
+            assert_eq!(all.open_generations(), one.open_generations());
+            assert_eq!(all.open_gathers(), one.open_gathers());
+            assert_eq!(
+                all.completed_generations(BarrierKey::Named(1)),
+                one.completed_generations(BarrierKey::Named(1))
+            );
+        }
+        // A divergent lane part way: the lanes before it joined, the error names it.
+        let mut one = BarrierFile::new(8, 4);
+        let mut all = BarrierFile::new(8, 4);
+        one.register(p(0, BarrierOp::Sync), 2, c, InstId(0), false)
+            .unwrap();
+        all.register(p(0, BarrierOp::Sync), 2, c, InstId(0), false)
+            .unwrap();
+        let ps = lanes(&[1, 2], BarrierOp::Sync);
+        let error = one.register(ps[0], 1, c, InstId(0), false).unwrap_err();
+        let mut events = Vec::new();
+        let got = all.register_lanes(&ps, 1, c, InstId(0), false, &mut events);
+        assert_eq!(got, Err(error));
+        assert!(events.is_empty());
+        assert_eq!(all.open_gathers(), one.open_gathers());
     }
 
     #[test]

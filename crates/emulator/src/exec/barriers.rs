@@ -2,7 +2,7 @@
 
 use super::alu::mask;
 use super::{Machine, State};
-use crate::ir::{Inst, Opnd, RedKind};
+use crate::ir::{Inst, Op, Opnd, RedKind};
 use crate::unverifiable::{SyncOp, Value, Why};
 use weft_program::{
     BarrierCount, BarrierOp, Command, Completion, Event, InstId, Participant, ThreadId,
@@ -100,6 +100,111 @@ impl Machine<'_> {
             Ok(events) => self.barrier_events(events),
             Err(_) => self.barrier_error(t),
         }
+    }
+
+    /// Lock-step (`warp` module): the lanes of `group` (bit `l`: thread `wb + l`; all at
+    /// `pc`, running, and no other lane between the first and the last running) execute the
+    /// named-barrier `arrive` or `sync` at `pc`, each as its step through the general
+    /// interpreter would, in lane order: one command each, then the lanes register at once
+    /// ([`weft_program::BarrierFile::register_lanes`]). In the reference schedule each lane's
+    /// step ends its turn (it waits for its warp), so the order is the same. Returns false,
+    /// having done nothing, when a lane needs the general interpreter: a guard or an operand
+    /// that is not a known register or immediate, an operation under an unknown branch,
+    /// lanes with different ids or counts, a step that reaches a budget.
+    pub(super) fn warp_barrier(&mut self, wb: usize, group: u32, pc: u32, inst: &Inst) -> bool {
+        let Op::Bar(op) = inst.op else {
+            return false;
+        };
+        if op == BarrierOp::Red {
+            return false;
+        }
+        let lanes = u64::from(group.count_ones());
+        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        if self.instructions + lanes > cta_limit {
+            return false;
+        }
+        let ops = self.ir.operands(inst);
+        let operand = |m: &Self, t: usize, k: usize| -> Option<u64> {
+            let (v, u) = match *ops.get(k)? {
+                Opnd::Reg(r) => {
+                    let i = m.reg_at(t, r);
+                    (m.vals[i], m.unk[i])
+                }
+                Opnd::Imm(v) => (v, 0),
+                _ => return None,
+            };
+            (u == 0).then_some(v)
+        };
+        let mut key = None;
+        let mut m = group;
+        while m != 0 {
+            let t = wb + m.trailing_zeros() as usize;
+            m &= m - 1;
+            let th = &self.th[t];
+            if th.may > 0 || th.executed >= self.cfg.step_limit {
+                return false;
+            }
+            if let Some(g) = inst.guard {
+                let i = self.reg_at(t, g);
+                if self.unk[i] != 0 || (self.vals[i] & 1 != 0) == inst.guard_neg {
+                    return false;
+                }
+            }
+            let Some(id) = operand(self, t, 0) else {
+                return false;
+            };
+            let count = if ops.len() >= 2 {
+                let Some(c) = operand(self, t, 1) else {
+                    return false;
+                };
+                BarrierCount::Threads(mask(c, 32) as u32)
+            } else {
+                BarrierCount::All
+            };
+            let k = (mask(id, 32) as u32, count);
+            if *key.get_or_insert(k) != k {
+                return false;
+            }
+        }
+        let Some((id, count)) = key else {
+            return false;
+        };
+        let cmd = Command::barrier(op, id, count, inst.aligned, InstId(pc));
+        let mut participants = std::mem::take(&mut self.bar_lanes);
+        participants.clear();
+        let mut m = group;
+        while m != 0 {
+            let t = wb + m.trailing_zeros() as usize;
+            m &= m - 1;
+            self.instructions += 1;
+            let th = &mut self.th[t];
+            th.executed += 1;
+            th.pc = pc + 1;
+            th.state = State::BarWait;
+            let command = self.push(t, cmd);
+            participants.push(Participant {
+                thread: ThreadId(t as u32),
+                command,
+                op,
+            });
+        }
+        let mut events = Vec::new();
+        let result = self.bars.register_lanes(
+            &participants,
+            id,
+            count,
+            InstId(pc),
+            inst.aligned,
+            &mut events,
+        );
+        self.bar_lanes = participants;
+        self.barrier_events(events);
+        if result.is_err() {
+            // The lanes after the failing one took their step too: repeat the run lane by
+            // lane, which stops at the failing lane.
+            self.reorder();
+        }
+        true
     }
 
     pub(super) fn warp_sync(&mut self, t: usize, pc: u32, m: Opnd) {

@@ -245,6 +245,8 @@ struct Machine<'a> {
     /// `run_threads` has taken so far: a pass that could reach a budget runs lane by lane
     /// ([`Machine::near_budget`]).
     pass_peak: PassPeak,
+    /// Scratch: the lanes of a lock-step barrier operation (`Machine::warp_barrier`).
+    bar_lanes: Vec<weft_program::Participant>,
     /// Choices on symbolic predicates (`choices` module).
     choices: choices::Choices,
 }
@@ -448,6 +450,7 @@ fn run_once<'a>(
         lockstep_used: false,
         reordered: false,
         pass_peak: PassPeak::default(),
+        bar_lanes: Vec::new(),
         choices: choices::Choices::default(),
     };
     // Registers start undefined: unknown (`undef`); `--param` bytes are known.

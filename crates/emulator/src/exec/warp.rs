@@ -477,7 +477,8 @@ impl Machine<'_> {
                 (lane_local(i.op) && self.wg_free(pc))
                     || matches!(
                         i.op,
-                        Op::Shfl(_)
+                        Op::Bar(_)
+                            | Op::Shfl(_)
                             | Op::Vote(_)
                             | Op::MatchAny
                             | Op::MatchAll
@@ -576,7 +577,10 @@ impl Machine<'_> {
             }
             if contiguous
                 && !(self.has_activemask && self.activemask_waits(w))
-                && self.collective_in_step(wb, group, pc)
+                && (self.collective_in_step(wb, group, pc)
+                    || (!self.has_activemask
+                        && self.wg_free(pc)
+                        && self.warp_barrier(wb, group, pc, &inst)))
             {
                 return Group::Collective { last };
             }
