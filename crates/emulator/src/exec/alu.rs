@@ -472,17 +472,26 @@ impl Machine<'_> {
         signed: bool,
         args: &[(u64, u32)],
     ) -> u32 {
+        let key = super::values::ResultKey::new(op, 0, bits, signed, args);
+        if let Some((r, _)) = key.as_ref().and_then(|k| self.src.cached(k)) {
+            return r;
+        }
         let mut u = 0;
         let mut termed = false;
         for &(_, x) in args {
             termed |= x & TERMED != 0;
             u = self.src.union(u, x);
         }
-        if !termed {
-            return u;
+        let r = if termed {
+            let term = self.op_term(op, bits, signed, args);
+            self.src.termed(u, term)
+        } else {
+            u
+        };
+        if let Some(k) = key {
+            self.src.cache(k, (r, r));
         }
-        let term = self.op_term(op, bits, signed, args);
-        self.src.termed(u, term)
+        r
     }
 
     /// `(v, u)`, or the value the choices so far determine for the termed id `u`.
@@ -514,6 +523,31 @@ impl Machine<'_> {
     #[cold]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn unknown_setp(
+        &mut self,
+        cmp: Cmp,
+        ty: crate::ir::Ty,
+        bop: BoolOp,
+        a: (u64, u32),
+        b: (u64, u32),
+        c: (u64, u32),
+    ) -> (u32, u32) {
+        // Cached like `unknown_result`, the comparison, type and combiner in the tag.
+        let tag = cmp as u16 | (ty.kind as u16) << 5 | (bop as u16) << 8;
+        let key =
+            super::values::ResultKey::new(OpKind::Other("setp"), tag, ty.bits, false, &[a, b, c]);
+        if let Some(r) = key.as_ref().and_then(|k| self.src.cached(k)) {
+            return r;
+        }
+        let r = self.setp_ids(cmp, ty, bop, a, b, c);
+        if let Some(k) = key {
+            self.src.cache(k, r);
+        }
+        r
+    }
+
+    /// [`Machine::unknown_setp`]'s answer, computed.
+    #[allow(clippy::too_many_arguments)]
+    fn setp_ids(
         &mut self,
         cmp: Cmp,
         ty: crate::ir::Ty,

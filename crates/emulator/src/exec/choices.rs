@@ -17,7 +17,7 @@
 
 use super::Machine;
 use super::alu::sx;
-use super::terms::{Node, Set, TermId, complement, intersect, top};
+use super::terms::{Constraint, Node, Set, TermId, complement, intersect, top};
 use super::values::TERMED;
 use crate::{Choice, Expr, Variable};
 use rustc_hash::FxHashMap;
@@ -45,6 +45,9 @@ pub(super) struct Choices {
     pub(super) abandoned: bool,
     /// The values it left unexplored then.
     pub(super) not_explored: Vec<(Variable, Set)>,
+    /// The constraint of each predicate term met so far ([`super::terms::Terms::constraint`]
+    /// is pure but allocates; a guard in a loop asks for the same one every trip).
+    constraints: FxHashMap<TermId, std::rc::Rc<Constraint>>,
     /// Term evaluations the witness search and the input scan made on this run.
     pub(super) search: u64,
     /// They reached the run's share of the exploration's search budget
@@ -59,8 +62,18 @@ impl Machine<'_> {
     pub(super) fn choose(&mut self, t: usize, pc: u32, gu: u32) -> Option<bool> {
         self.cfg.choices.as_ref()?;
         let p = self.src.term(gu)?;
-        let c = self.src.terms.constraint(p);
+        let c = self.constraint(p);
         self.choose_on(t, pc, (c.base, c.bits), &c.when_true, false)
+    }
+
+    /// [`super::terms::Terms::constraint`] of `p`, computed once per run.
+    fn constraint(&mut self, p: TermId) -> std::rc::Rc<Constraint> {
+        if let Some(c) = self.choices.constraints.get(&p) {
+            return c.clone();
+        }
+        let c = std::rc::Rc::new(self.src.terms.constraint(p));
+        self.choices.constraints.insert(p, c.clone());
+        c
     }
 
     /// A choice at `pc` between the values `when_true` of variable `key` and the others.
@@ -220,12 +233,12 @@ impl Machine<'_> {
         let Some(p) = self.src.term(gu) else {
             return;
         };
-        let c = self.src.terms.constraint(p);
+        let c = self.constraint(p);
         let key = (c.base, c.bits);
         let all = vec![(0, top(c.bits))];
         let cur = self.choices.store.get(&key).cloned().unwrap_or(all);
         let side = if value {
-            c.when_true
+            c.when_true.clone()
         } else {
             complement(&c.when_true, c.bits)
         };
@@ -255,10 +268,13 @@ impl Machine<'_> {
     /// The value of the predicate `gu` carries when the choices so far decide it (every
     /// value they allow gives the same answer); `None` otherwise, or when the run does not
     /// explore.
-    pub(super) fn forced(&self, gu: u32) -> Option<bool> {
+    pub(super) fn forced(&mut self, gu: u32) -> Option<bool> {
         self.cfg.choices.as_ref()?;
+        if self.choices.store.is_empty() {
+            return None;
+        }
         let p = self.src.term(gu)?;
-        let c = self.src.terms.constraint(p);
+        let c = self.constraint(p);
         let cur = self.choices.store.get(&(c.base, c.bits))?;
         if intersect(cur, &complement(&c.when_true, c.bits)).is_empty() {
             Some(true)

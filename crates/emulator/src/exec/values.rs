@@ -30,6 +30,89 @@ pub(super) struct Sources {
     termed_index: FxHashMap<TermId, u32>,
     /// The term arena.
     pub(super) terms: Terms,
+    /// A direct-mapped cache of [`Machine::unknown_result`]: a loop recomputes the same
+    /// unknown results from the same operand ids trip after trip, and one probe here
+    /// replaces the source-set unions and the term interning (several hash lookups).
+    pub(super) results: Vec<(ResultKey, (u32, u32))>,
+    /// Singleton source sets by their source ([`Sources::single`] without a vector).
+    singles: FxHashMap<ValueSource, u32>,
+}
+
+/// [`Sources::results`]'s entries (a power of two).
+const RESULT_CACHE: usize = 1 << 12;
+
+/// What [`Machine::unknown_result`]'s answer depends on: the operation, its width and
+/// signedness, and per operand its id, and its value where it is known (the value of an
+/// unknown operand is never read).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct ResultKey {
+    op: super::terms::OpKind,
+    /// What else selects the operation (`setp`'s comparison, type and combiner).
+    tag: u16,
+    bits: u8,
+    signed: bool,
+    args: [(u64, u32); 3],
+    n: u8,
+}
+
+impl ResultKey {
+    /// The key of `op` on `args` (`None`: more operands than the cache keeps).
+    #[inline]
+    pub(super) fn new(
+        op: super::terms::OpKind,
+        tag: u16,
+        bits: u8,
+        signed: bool,
+        args: &[(u64, u32)],
+    ) -> Option<Self> {
+        if args.len() > 3 {
+            return None;
+        }
+        let mut a = [(0u64, u32::MAX); 3];
+        for (k, &(v, u)) in args.iter().enumerate() {
+            a[k] = (if u == 0 { v } else { 0 }, u);
+        }
+        Some(ResultKey {
+            op,
+            tag,
+            bits,
+            signed,
+            args: a,
+            n: args.len() as u8,
+        })
+    }
+
+    /// A cheap mix of the operand ids and known values (the operation is compared, not
+    /// hashed: one instruction's operands rarely meet another operation's).
+    #[inline]
+    fn slot(&self) -> usize {
+        let mut h = u64::from(self.bits) ^ (u64::from(self.n) << 8) ^ (u64::from(self.tag) << 16);
+        for (v, u) in self.args {
+            h = (h ^ v ^ (u64::from(u) << 20)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        (h >> 40) as usize & (RESULT_CACHE - 1)
+    }
+}
+
+impl Sources {
+    /// The cached result for `key`.
+    #[inline]
+    pub(super) fn cached(&self, key: &ResultKey) -> Option<(u32, u32)> {
+        match self.results.get(key.slot()) {
+            Some((k, r)) if k == key => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// Caches `r` as the result for `key`.
+    #[inline]
+    pub(super) fn cache(&mut self, key: ResultKey, r: (u32, u32)) {
+        if self.results.is_empty() {
+            self.results = vec![(key, r); RESULT_CACHE];
+        }
+        let slot = key.slot();
+        self.results[slot] = (key, r);
+    }
 }
 
 impl Sources {
@@ -41,6 +124,8 @@ impl Sources {
             termed: Vec::new(),
             termed_index: FxHashMap::default(),
             terms: Terms::default(),
+            results: Vec::new(),
+            singles: FxHashMap::default(),
         }
     }
 
@@ -99,7 +184,12 @@ impl Sources {
     }
 
     pub(super) fn single(&mut self, s: ValueSource) -> u32 {
-        self.intern(vec![s])
+        if let Some(&id) = self.singles.get(&s) {
+            return id;
+        }
+        let id = self.intern(vec![s.clone()]);
+        self.singles.insert(s, id);
+        id
     }
 
     #[inline]
