@@ -349,17 +349,13 @@ fn coverage(x: &emulator::Exploration) -> report::Coverage {
             .find(|(w, _)| w == v)
             .map_or_else(Vec::new, |(_, s)| pairs(s))
     };
-    let field = x
-        .coverage
-        .inputs
-        .as_ref()
-        .map_or_else(|| "the field".to_owned(), |(e, _)| reasons::expr(e));
     report::Coverage {
-        periodicity: x
-            .coverage
-            .periodicity
-            .as_ref()
-            .map(|p| periodicity(p, &field)),
+        periodicity: x.coverage.periodicity.as_ref().map(|(v, p)| {
+            let term = v
+                .as_ref()
+                .map_or_else(|| "the trip count".to_owned(), |v| reasons::expr(&v.expr));
+            periodicity(p, &term)
+        }),
         paths: x.paths,
         max_trips: x.coverage.max_trips,
         complete: x.coverage.not_explored.is_empty() && !x.incomplete,

@@ -52,11 +52,12 @@ pub struct Coverage {
     /// Some path's choices read more than one field, or none: [`Coverage::inputs`] is
     /// not known.
     pub inputs_unknown: bool,
-    /// Whether the programs of the verified paths that one value each of the field of
-    /// [`Coverage::inputs`] follows repeat from some value on (`docs/induction.md` §3):
-    /// evidence, never a verdict for values not explored. `None` when no path follows one
-    /// value alone, or the inputs are not one field.
-    pub periodicity: Option<Periodicity>,
+    /// Whether the programs of the verified paths that fix a variable to one value (a trip
+    /// count; the variable with the most such paths) repeat from some value on
+    /// (`docs/induction.md` §3): evidence, never a verdict for values not explored. The
+    /// variable is `None` when the programs were too large to keep; the whole is `None`
+    /// when no path fixed a variable.
+    pub periodicity: Option<(Option<Variable>, Periodicity)>,
 }
 
 /// The result of [`explore`].
@@ -94,12 +95,6 @@ fn add(list: &mut Vec<(Variable, Set)>, v: &Variable, s: &[(u64, u64)]) {
         Some((_, have)) => *have = union(have, s),
         None => list.push((v.clone(), s.to_vec())),
     }
-}
-
-/// The periodicity evidence of the kept programs, when every path's choices read one field.
-fn periodicity(coverage: &Coverage, programs: &Programs) -> Option<Periodicity> {
-    (coverage.inputs.is_some() && !coverage.inputs_unknown && !programs.is_empty())
-        .then(|| programs.periodicity())
 }
 
 /// Emulates `kernel` along every path of its choices (bounded by `max_trips`), calling
@@ -205,14 +200,8 @@ pub fn explore(
             });
         }
         if !emulation.abandoned {
-            if let Some((_, &[(lo, hi)])) = emulation
-                .path_inputs
-                .as_ref()
-                .map(|(e, s)| (e, s.as_slice()))
-                && lo == hi
-                && !emulation.choices.is_empty()
-            {
-                programs.keep(lo, &emulation.program);
+            if !emulation.choices.is_empty() {
+                programs.keep(&emulation.path_values, &emulation.program);
             }
             for (v, s) in &emulation.path_values {
                 add(&mut coverage.explored, v, s);
@@ -245,7 +234,7 @@ pub fn explore(
             stack.pop();
         }
         let Some(last) = stack.last_mut() else {
-            coverage.periodicity = periodicity(&coverage, &programs);
+            coverage.periodicity = programs.periodicity();
             return Ok(Exploration {
                 emulation,
                 paths,
@@ -259,7 +248,7 @@ pub fn explore(
         };
         *last = (!last.0, false);
         if paths >= DEFAULT_MAX_PATHS || instructions >= budget || exhausted {
-            coverage.periodicity = periodicity(&coverage, &programs);
+            coverage.periodicity = programs.periodicity();
             return Ok(Exploration {
                 emulation,
                 paths,

@@ -9,11 +9,12 @@
 //! verdict. The emulator-level half of the argument (the loop-carried state) is not
 //! implemented.
 
+use crate::Variable;
 use std::collections::BTreeMap;
 use weft_program::{Command, CommandView, Program};
 
 /// The largest period looked for.
-pub const MAX_PERIOD: u32 = 4;
+pub const MAX_PERIOD: u32 = 16;
 
 /// Periods the explored values must span beyond the first value of the repetition.
 pub const MIN_PERIODS: u64 = 3;
@@ -64,47 +65,83 @@ pub enum Mismatch {
     BlockChanges,
 }
 
-/// The programs of verified paths, by the value of the one parameter field they follow.
+/// The programs of verified paths, by the value of a variable the path fixes to one value
+/// (a trip count).
 #[derive(Debug, Default)]
 pub(crate) struct Programs {
-    by_value: BTreeMap<u64, (Vec<Vec<Command>>, Vec<u128>)>,
+    programs: Vec<(Vec<Vec<Command>>, Vec<u128>)>,
+    /// Per variable: the kept program of each value a path fixed it to.
+    by_variable: Vec<(Variable, BTreeMap<u64, usize>)>,
     kept: usize,
     too_large: bool,
 }
 
 impl Programs {
-    /// Keeps the program of the path that value `t` (alone) follows.
-    pub(crate) fn keep(&mut self, t: u64, program: &Program) {
+    /// Keeps the program of a verified path whose variables have the values `values`, under
+    /// each variable the path fixes to one value.
+    pub(crate) fn keep(&mut self, values: &[(Variable, Vec<(u64, u64)>)], program: &Program) {
         if self.too_large {
+            return;
+        }
+        let fixed: Vec<(&Variable, u64)> = values
+            .iter()
+            .filter_map(|(v, s)| match s[..] {
+                [(lo, hi)] if lo == hi => Some((v, lo)),
+                _ => None,
+            })
+            .collect();
+        if fixed.is_empty() {
             return;
         }
         let n: usize = program.threads.iter().map(|p| p.commands.len()).sum();
         if self.kept + n > MAX_KEPT_COMMANDS {
             self.too_large = true;
-            self.by_value.clear();
+            self.programs.clear();
+            self.by_variable.clear();
             return;
         }
         self.kept += n;
-        let threads = program.threads.iter().map(|p| p.commands.clone()).collect();
-        self.by_value.insert(t, (threads, program.values.clone()));
-    }
-
-    /// Whether any program was kept (or refused for size).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.by_value.is_empty() && !self.too_large
-    }
-
-    /// The periodicity of the kept programs.
-    pub(crate) fn periodicity(&self) -> Periodicity {
-        if self.too_large {
-            return Periodicity::TooLarge;
+        let index = self.programs.len();
+        self.programs.push((
+            program.threads.iter().map(|p| p.commands.clone()).collect(),
+            program.values.clone(),
+        ));
+        for (v, x) in fixed {
+            match self.by_variable.iter_mut().find(|(w, _)| w == v) {
+                Some((_, map)) => {
+                    map.insert(x, index);
+                }
+                None => self
+                    .by_variable
+                    .push((v.clone(), BTreeMap::from([(x, index)]))),
+            }
         }
+    }
+
+    /// The variable with the most kept programs (the first of those), and the periodicity
+    /// of its programs; `None` when nothing was kept.
+    pub(crate) fn periodicity(&self) -> Option<(Option<Variable>, Periodicity)> {
+        if self.too_large {
+            return Some((None, Periodicity::TooLarge));
+        }
+        let mut best: Option<&(Variable, BTreeMap<u64, usize>)> = None;
+        for entry in &self.by_variable {
+            if best.is_none_or(|b| entry.1.len() > b.1.len()) {
+                best = Some(entry);
+            }
+        }
+        let (v, map) = best?;
+        Some((Some(v.clone()), self.of(map)))
+    }
+
+    /// The periodicity of the programs `map` names.
+    fn of(&self, map: &BTreeMap<u64, usize>) -> Periodicity {
         // The run of consecutive values that ends at the largest.
-        let Some((&b, _)) = self.by_value.last_key_value() else {
+        let Some((&b, _)) = map.last_key_value() else {
             return Periodicity::TooFew { explored: 0 };
         };
         let mut a = b;
-        while a > 0 && self.by_value.contains_key(&(a - 1)) {
+        while a > 0 && map.contains_key(&(a - 1)) {
             a -= 1;
         }
         if b - a < MIN_PERIODS {
@@ -113,12 +150,13 @@ impl Programs {
             };
         }
         let mut evidence = None;
-        for p in 1..=u64::from(MAX_PERIOD) {
+        // Only periods the explored values span MIN_PERIODS times (so t = b - p >= a).
+        for p in 1..=u64::from(MAX_PERIOD).min((b - a) / MIN_PERIODS) {
             // The smallest t0 such that every t in t0..=b - p relates to t + p.
             let mut from = b - p + 1;
             let mut t = b - p;
             loop {
-                match self.relates(t, p, b) {
+                match self.relates(map, t, p, b) {
                     Ok(()) => from = t,
                     Err(e) => {
                         if p == 1 {
@@ -157,15 +195,18 @@ impl Programs {
     /// Whether, per thread, the program for `t + p` is the one for `t` with one block
     /// inserted, the same block as between `t + p` and `t + 2p` when `t + 2p <= b`. Err:
     /// the first thread that breaks it, and how.
-    fn relates(&self, t: u64, p: u64, b: u64) -> Result<(), (u32, Mismatch)> {
-        let (Some(x), Some(y)) = (self.by_value.get(&t), self.by_value.get(&(t + p))) else {
+    fn relates(
+        &self,
+        map: &BTreeMap<u64, usize>,
+        t: u64,
+        p: u64,
+        b: u64,
+    ) -> Result<(), (u32, Mismatch)> {
+        let get = |t: u64| map.get(&t).and_then(|&i| self.programs.get(i));
+        let (Some(x), Some(y)) = (get(t), get(t + p)) else {
             return Err((0, Mismatch::NotInsertion));
         };
-        let z = if t + 2 * p <= b {
-            self.by_value.get(&(t + 2 * p))
-        } else {
-            None
-        };
+        let z = if t + 2 * p <= b { get(t + 2 * p) } else { None };
         if x.0.len() != y.0.len() {
             return Err((0, Mismatch::NotInsertion));
         }
@@ -275,19 +316,29 @@ mod tests {
         program(vec![cmds.clone(), cmds])
     }
 
-    fn kept(values: impl Iterator<Item = u64>, f: impl Fn(u64) -> Program) -> Programs {
+    fn trips() -> Variable {
+        Variable {
+            expr: crate::Expr::Const(0),
+            bits: 32,
+        }
+    }
+
+    /// The periodicity of the programs `f` gives for `values` of one variable.
+    fn kept(values: impl Iterator<Item = u64>, f: impl Fn(u64) -> Program) -> Periodicity {
         let mut p = Programs::default();
         for t in values {
-            p.keep(t, &f(t));
+            p.keep(&[(trips(), vec![(t, t)])], &f(t));
         }
-        p
+        let (v, found) = p.periodicity().expect("programs were kept");
+        assert_eq!(v, Some(trips()));
+        found
     }
 
     #[test]
     fn a_pumped_program_repeats_with_its_period() {
         let p = kept(0..=12, |t| pumped(t, 1));
         assert_eq!(
-            p.periodicity(),
+            p,
             Periodicity::Repeats {
                 period: 1,
                 from: 0,
@@ -296,7 +347,7 @@ mod tests {
         );
         let p = kept(0..=12, |t| pumped(t, 2));
         assert_eq!(
-            p.periodicity(),
+            p,
             Periodicity::Repeats {
                 period: 2,
                 from: 0,
@@ -319,7 +370,7 @@ mod tests {
             program(vec![cmds])
         });
         assert!(matches!(
-            p.periodicity(),
+            p,
             Periodicity::None {
                 thread: 0,
                 mismatch: Mismatch::BlockChanges,
@@ -339,7 +390,7 @@ mod tests {
             }
         });
         assert_eq!(
-            p.periodicity(),
+            p,
             Periodicity::Repeats {
                 period: 1,
                 from: 3,
@@ -347,7 +398,15 @@ mod tests {
             }
         );
         let p = kept(0..=2, |t| pumped(t, 1));
-        assert_eq!(p.periodicity(), Periodicity::TooFew { explored: 3 });
+        assert_eq!(p, Periodicity::TooFew { explored: 3 });
+    }
+
+    #[test]
+    fn periods_longer_than_the_explored_values_allow_are_not_tried() {
+        // Four values, no period: only period 1 fits three times (a longer period once
+        // underflowed `b - p`).
+        let p = kept(5..=8, |t| program(vec![vec![sync(0); (t * t) as usize]]));
+        assert!(matches!(p, Periodicity::None { t: 6, .. }), "{p:?}");
     }
 
     #[test]
@@ -361,12 +420,79 @@ mod tests {
         });
         // 11 -> 12 is an insertion of a different block in thread 1.
         assert_eq!(
-            p.periodicity(),
+            p,
             Periodicity::None {
                 thread: 1,
                 t: 10,
                 mismatch: Mismatch::BlockChanges
             }
         );
+    }
+
+    use proptest::prelude::*;
+
+    /// A small alphabet of commands, so that blocks often look alike.
+    fn command(k: u8) -> Command {
+        if k < 3 {
+            sync(u32::from(k))
+        } else {
+            write(4 * u32::from(k))
+        }
+    }
+
+    proptest! {
+        /// Programs that are, per thread and residue r, `pre_r · B_r^m · tail_r` for the
+        /// trip count `t0 + m·p + r`, with the values spanning three periods past `t0`, are
+        /// found to repeat with a period of at most `p`, from `t0` or earlier when the
+        /// period is `p`.
+        #[test]
+        fn pumped_programs_repeat(
+            p in 1u64..=4,
+            t0 in 0u64..=3,
+            extra in 0u64..=3,
+            parts in proptest::collection::vec(
+                proptest::collection::vec(
+                    (
+                        proptest::collection::vec(0u8..5, 0..4),
+                        proptest::collection::vec(0u8..5, 1..4),
+                        proptest::collection::vec(0u8..5, 0..4),
+                    ),
+                    4,
+                ),
+                1..=3,
+            ),
+        ) {
+            let b = t0 + MIN_PERIODS * p + extra;
+            let f = |t: u64| {
+                let threads = parts
+                    .iter()
+                    .map(|residues| {
+                        if t < t0 {
+                            // Before t0: anything (here: t syncs on barrier 9).
+                            return vec![sync(9); t as usize];
+                        }
+                        let (m, r) = ((t - t0) / p, ((t - t0) % p) as usize);
+                        let (pre, block, tail) = &residues[r];
+                        let mut cmds: Vec<Command> = pre.iter().map(|&k| command(k)).collect();
+                        for _ in 0..m {
+                            cmds.extend(block.iter().map(|&k| command(k)));
+                        }
+                        cmds.extend(tail.iter().map(|&k| command(k)));
+                        cmds
+                    })
+                    .collect();
+                program(threads)
+            };
+            match kept(0..=b, f) {
+                Periodicity::Repeats { period, from, to } => {
+                    prop_assert!(u64::from(period) <= p);
+                    prop_assert_eq!(to, b);
+                    if u64::from(period) == p {
+                        prop_assert!(from <= t0, "from {} > t0 {}", from, t0);
+                    }
+                }
+                other => prop_assert!(false, "not found: {:?}", other),
+            }
+        }
     }
 }
