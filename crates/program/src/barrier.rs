@@ -418,11 +418,27 @@ impl BarrierFile {
         aligned: bool,
         events: &mut Vec<Event>,
     ) -> Result<(), SyncError> {
-        for (k, &p) in lanes.iter().enumerate() {
+        let mut k = 0;
+        while let Some(&p) = lanes.get(k) {
             let warp = self.join(p, id, count, inst, aligned)?;
+            k += 1;
+            // The lanes of the same warp and operation that follow pass the same checks and
+            // join the same gather, until it is complete.
+            if let Some(g) = self.gathers[warp as usize].as_mut() {
+                let present = g.lanes.len() as u32 + self.exited_per_warp[warp as usize];
+                let lanes_in_warp = (self.cta_threads - warp * self.warp_size).min(self.warp_size);
+                let room = lanes_in_warp.saturating_sub(present) as usize;
+                let same = lanes[k..]
+                    .iter()
+                    .take(room)
+                    .take_while(|q| q.thread.0 / self.warp_size == warp && q.op == p.op)
+                    .count();
+                g.lanes.extend_from_slice(&lanes[k..k + same]);
+                k += same;
+            }
             // Registering an incomplete gather does nothing: only the lane that completes
             // it (mostly the last) needs the call.
-            if k + 1 == lanes.len() || self.gather_complete(warp) {
+            if k == lanes.len() || self.gather_complete(warp) {
                 events.extend(self.try_register_gather(warp)?);
             }
         }
@@ -830,6 +846,19 @@ mod tests {
             (vec![2, 3], lanes(&[0, 1, 4, 5], BarrierOp::Sync), 1),
             // Barrier 16 is out of range: an error at the first lane.
             (vec![], lanes(&[0, 1], BarrierOp::Sync), 16),
+            // Lanes of two warps, interleaved.
+            (vec![], lanes(&[0, 4, 1, 5, 2, 3], BarrierOp::Sync), 1),
+            // An arrive after syncs of the same warp: divergence part way.
+            (
+                vec![],
+                vec![
+                    p(0, BarrierOp::Sync),
+                    p(1, BarrierOp::Sync),
+                    p(2, BarrierOp::Arrive),
+                    p(3, BarrierOp::Arrive),
+                ],
+                1,
+            ),
         ];
         for (exits, ps, id) in cases {
             let mut one = BarrierFile::new(8, 4);

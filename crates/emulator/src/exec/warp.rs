@@ -116,14 +116,21 @@ const TRACK_PAGE: usize = 1024;
 /// the shared memory itself (`paged.rs`): a 1 GiB `.shared` array costs what the kernel
 /// touches, not 4 bytes per declared byte.
 pub(super) struct Tracker {
-    pages: rustc_hash::FxHashMap<usize, Box<[u32; TRACK_PAGE]>>,
+    /// Page number → index in `pages`.
+    index: rustc_hash::FxHashMap<usize, usize>,
+    pages: Vec<Box<[u32; TRACK_PAGE]>>,
+    /// The page number and index of the last page looked up (consecutive accesses of a
+    /// warp mostly fall in one page: no hash lookup for them).
+    last: (usize, usize),
     epoch: u32,
 }
 
 impl Tracker {
     pub(super) fn new() -> Self {
         Tracker {
-            pages: Default::default(),
+            index: Default::default(),
+            pages: Vec::new(),
+            last: (usize::MAX, 0),
             epoch: 0,
         }
     }
@@ -131,6 +138,20 @@ impl Tracker {
     /// Bytes of its pages (what `--max-memory` counts).
     pub(super) fn footprint(&self) -> u64 {
         (self.pages.len() * (TRACK_PAGE * 4 + 32)) as u64
+    }
+
+    /// The entries of page `page`, allocated on first touch.
+    #[inline(always)]
+    fn page(&mut self, page: usize) -> &mut [u32; TRACK_PAGE] {
+        if self.last.0 != page {
+            let next = self.pages.len();
+            let k = *self.index.entry(page).or_insert(next);
+            if k == next {
+                self.pages.push(Box::new([0; TRACK_PAGE]));
+            }
+            self.last = (page, k);
+        }
+        &mut self.pages[self.last.1]
     }
 }
 
@@ -634,7 +655,7 @@ impl Machine<'_> {
         let tr = &mut self.track;
         tr.epoch += 1;
         if tr.epoch > u32::from(u16::MAX) {
-            tr.pages.values_mut().for_each(|p| p.fill(0));
+            tr.pages.iter_mut().for_each(|p| p.fill(0));
             tr.epoch = 1;
         }
     }
@@ -661,10 +682,7 @@ impl Machine<'_> {
             let (page, offset) = (at / TRACK_PAGE, at % TRACK_PAGE);
             let upto = (end - at).min(TRACK_PAGE - offset);
             at += upto;
-            let bytes = tr
-                .pages
-                .entry(page)
-                .or_insert_with(|| Box::new([0; TRACK_PAGE]));
+            let bytes = tr.page(page);
             for b in &mut bytes[offset..offset + upto] {
                 // This pass's entry, or none (an older epoch).
                 let e = if *b & 0xffff_0000 == epoch { *b } else { epoch };
