@@ -267,6 +267,13 @@ pub fn verify(
 /// The periodicity evidence in words (`docs/induction.md` §3).
 fn periodicity(p: &emulator::Periodicity, field: &str) -> report::PeriodicityRecord {
     use emulator::{Mismatch, Periodicity};
+    let more = |longest: u32| {
+        if longest < emulator::MAX_PERIOD {
+            " (longer periods need more explored values: raise --max-trips)"
+        } else {
+            ""
+        }
+    };
     let (period, from, to, reason) = match *p {
         Periodicity::Repeats { period, from, to } => (
             Some(period),
@@ -279,6 +286,7 @@ fn periodicity(p: &emulator::Periodicity, field: &str) -> report::PeriodicityRec
             ),
         ),
         Periodicity::None {
+            longest,
             thread,
             t,
             mismatch: Mismatch::NotInsertion,
@@ -289,13 +297,15 @@ fn periodicity(p: &emulator::Periodicity, field: &str) -> report::PeriodicityRec
             format!(
                 "no period of at most {} repeats {} times among the explored values; for \
                  period 1, thread {thread}'s program for {field} = {} is not its program for \
-                 {t} with one block of commands inserted",
-                emulator::MAX_PERIOD,
+                 {t} with one block of commands inserted{}",
+                longest,
                 emulator::MIN_PERIODS,
-                t + 1
+                t + 1,
+                more(longest)
             ),
         ),
         Periodicity::None {
+            longest,
             thread,
             t,
             mismatch: Mismatch::BlockChanges,
@@ -306,12 +316,13 @@ fn periodicity(p: &emulator::Periodicity, field: &str) -> report::PeriodicityRec
             format!(
                 "no period of at most {} repeats {} times among the explored values; for \
                  period 1, the commands thread {thread} adds from {field} = {t} to {} differ \
-                 from those it adds from {} to {}",
-                emulator::MAX_PERIOD,
+                 from those it adds from {} to {}{}",
+                longest,
                 emulator::MIN_PERIODS,
                 t + 1,
                 t + 1,
-                t + 2
+                t + 2,
+                more(longest)
             ),
         ),
         Periodicity::TooFew { explored } => (

@@ -37,9 +37,12 @@ pub enum Periodicity {
         /// The largest explored value.
         to: u64,
     },
-    /// No period up to [`MAX_PERIOD`] repeats over [`MIN_PERIODS`] periods. The evidence
+    /// No period up to `longest` repeats over [`MIN_PERIODS`] periods. The evidence
     /// for period 1: the largest explored `t` at which thread `thread` breaks it.
     None {
+        /// The longest period tried: [`MAX_PERIOD`], or less when the explored values span
+        /// fewer than [`MIN_PERIODS`] times it.
+        longest: u32,
         /// The thread.
         thread: u32,
         /// The smaller trip count of the comparison.
@@ -151,7 +154,8 @@ impl Programs {
         }
         let mut evidence = None;
         // Only periods the explored values span MIN_PERIODS times (so t = b - p >= a).
-        for p in 1..=u64::from(MAX_PERIOD).min((b - a) / MIN_PERIODS) {
+        let longest = u64::from(MAX_PERIOD).min((b - a) / MIN_PERIODS);
+        for p in 1..=longest {
             // The smallest t0 such that every t in t0..=b - p relates to t + p.
             let mut from = b - p + 1;
             let mut t = b - p;
@@ -180,6 +184,7 @@ impl Programs {
         }
         match evidence {
             Some((thread, t, mismatch)) => Periodicity::None {
+                longest: longest as u32,
                 thread,
                 t,
                 mismatch,
@@ -422,6 +427,7 @@ mod tests {
         assert_eq!(
             p,
             Periodicity::None {
+                longest: 4,
                 thread: 1,
                 t: 10,
                 mismatch: Mismatch::BlockChanges
