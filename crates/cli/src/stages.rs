@@ -233,7 +233,7 @@ pub fn verify(
                 format!(
                     "exploring the answers of branches on kernel inputs stopped after {} paths \
                      with paths left: the search for inputs that follow them ran its budget \
-                     of {} term evaluations",
+                     of {} term nodes evaluated",
                     exploration.paths,
                     emulator::DEFAULT_SEARCH_BUDGET
                 )

@@ -215,7 +215,7 @@ pub struct Config {
     /// Branches on symbolic predicates that decide synchronization become choices
     /// ([`explore`]); `None`: they make the kernel unverifiable.
     pub choices: Option<ChoicePlan>,
-    /// Term evaluations an exploration ([`explore`]) may spend in all searching for inputs
+    /// Term nodes an exploration ([`explore`]) may evaluate in all searching for inputs
     /// that follow its paths ([`DEFAULT_SEARCH_BUDGET`]).
     pub search_budget: u64,
 }
@@ -229,7 +229,7 @@ pub struct ChoicePlan {
     /// Choices one branch makes on one variable per path (a loop's trips) before the
     /// variable's larger values are no longer explored there (`--max-trips`).
     pub max_trips: u32,
-    /// Term evaluations the run's search for inputs that follow its choices may make
+    /// Term nodes the run's search for inputs that follow its choices may evaluate
     /// (what is left of the exploration's [`Config::search_budget`]); a run that needs more
     /// is abandoned with [`Emulation::search_exhausted`].
     pub search_budget: u64,
@@ -531,7 +531,7 @@ pub struct Emulation {
     /// Values this run left unexplored (sides of choices without a witness input, or the
     /// rest of an abandoned run).
     pub not_explored: Vec<(Variable, Vec<(u64, u64)>)>,
-    /// Term evaluations this run's search for inputs made.
+    /// Term nodes this run's search for inputs evaluated.
     pub search_work: u64,
     /// The search ran out of [`ChoicePlan::search_budget`]: the run was abandoned there.
     pub search_exhausted: bool,

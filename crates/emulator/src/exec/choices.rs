@@ -48,7 +48,8 @@ pub(super) struct Choices {
     /// The constraint of each predicate term met so far ([`super::terms::Terms::constraint`]
     /// is pure but allocates; a guard in a loop asks for the same one every trip).
     constraints: FxHashMap<TermId, std::rc::Rc<Constraint>>,
-    /// Term evaluations the witness search and the input scan made on this run.
+    /// Term nodes the witness search and the input scan evaluated on this run (each
+    /// evaluation counted at its term's size).
     pub(super) search: u64,
     /// They reached the run's share of the exploration's search budget
     /// ([`crate::ChoicePlan::search_budget`]): the run was abandoned there.
@@ -367,7 +368,7 @@ impl Machine<'_> {
         found
     }
 
-    /// [`Machine::witness`]'s search, with at most `budget` term evaluations: the witness
+    /// [`Machine::witness`]'s search, with at most `budget` term nodes evaluated: the witness
     /// found and the evaluations made.
     fn find_witness(
         &self,
@@ -378,7 +379,8 @@ impl Machine<'_> {
         let terms = &self.src.terms;
         let work = std::cell::Cell::new(0u64);
         let eval = |t: TermId, known: &FxHashMap<TermId, u64>, memo: &mut FxHashMap<_, _>| {
-            work.set(work.get() + 1);
+            // A term's size bounds the nodes its evaluation visits.
+            work.set(work.get() + u64::from(terms.size(t)));
             terms.eval(t, known, memo)
         };
         let mut vars: Vec<(VarKey, &[(u64, u64)])> = self
@@ -536,7 +538,13 @@ impl Machine<'_> {
             .as_ref()
             .map_or(0, |p| p.search_budget)
             .saturating_sub(self.choices.search);
-        let cost = (limit + 1).saturating_mul(self.choices.store.len() as u64);
+        let nodes: u64 = self
+            .choices
+            .store
+            .keys()
+            .map(|(base, _)| u64::from(terms.size(*base)))
+            .sum();
+        let cost = (limit + 1).saturating_mul(nodes);
         if cost > left {
             return None;
         }

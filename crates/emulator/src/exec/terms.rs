@@ -13,8 +13,11 @@
 
 use rustc_hash::FxHashMap;
 
-/// Terms with more nodes than this are not built (the value is a plain unknown).
-pub(crate) const MAX_SIZE: u32 = 48;
+/// Terms with more nodes than this (counted as a tree) are not built (the value is a plain
+/// unknown). The CUTLASS pingpong and cooperative consumers advance their pipeline state by
+/// the k-tile count and fold it modulo the stage count with a multiply-shift: the mbarrier
+/// wait parity's term grew past the earlier cap of 48 and the parity became a plain unknown.
+pub(crate) const MAX_SIZE: u32 = 400;
 
 /// A hash-consed term.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -324,7 +327,7 @@ impl Terms {
         self.nodes[t.0 as usize]
     }
 
-    fn size(&self, t: TermId) -> u32 {
+    pub(crate) fn size(&self, t: TermId) -> u32 {
         self.sizes[t.0 as usize]
     }
 
