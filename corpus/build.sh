@@ -272,7 +272,7 @@ for line in sys.argv[2:]:
         # per CTA. Explored, it is a tile count taken value by value, and each further tile
         # adds TMA stores whose extent is an upper bound (the tensor map is unreadable);
         # their race-stage cost, charged at issue, reaches the 4 GiB memory budget at 17
-        # tiles (tile counts 0..=16 verify).
+        # tiles (with K fixed, tile counts 0..=16 verify).
         args += ["--param", "0+640:u32=32768", "--param", "0+768:f32=0",
                  "--param", "0+776:u64=0", "--param", "0+784:u64=0"]
         if not name.removesuffix("-asserts").endswith("-warpspecialized"):
