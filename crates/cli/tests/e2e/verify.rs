@@ -491,3 +491,52 @@ fn explored_sizes_report_their_coverage() {
     assert_eq!(pinned.code, 0, "{pinned:?}");
     assert!(pinned.json()["kernels"][0]["coverage"].is_null());
 }
+
+/// The periodicity of the explored programs (docs/induction.md §3) is evidence in the
+/// coverage, never a verdict for the values not explored: the pipeline repeats with period 2
+/// (its two stages), the loop whose iterations grow has no period, and the kernel that
+/// repeats in every explored program but races from 41 trips on stays bounded.
+#[test]
+fn periodicity_is_evidence_never_a_verdict_for_all() {
+    let root = repo_root();
+    let line = |ptx: &str, extra: &[&str]| {
+        let mut args = vec![ptx];
+        args.extend_from_slice(extra);
+        let run = weft_in(&root, &args);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.contains("coverage: bounded"), "{run:?}");
+        assert!(!run.stdout.contains("every value"), "{run:?}");
+        run.stdout
+            .lines()
+            .find(|l| l.contains("induction: not concluded: "))
+            .unwrap_or_else(|| panic!("no induction line: {run:?}"))
+            .to_owned()
+    };
+    let pipeline = line("samples/sizes/pipeline.ptx", &[]);
+    assert!(
+        pipeline.contains("repeat with period 2 from param 2") && pipeline.contains("= 4 to 12"),
+        "{pipeline}"
+    );
+    let none = line("samples/sizes/no_period.ptx", &[]);
+    assert!(none.contains("no period of at most 2"), "{none}");
+    assert!(none.contains("raise --max-trips"), "{none}");
+    let late = line("samples/sizes/late_bug.ptx", &[]);
+    assert!(late.contains("repeat with period 1"), "{late}");
+    let deep = weft_in(
+        &root,
+        &[
+            "samples/sizes/late_bug.ptx",
+            "--max-trips",
+            "48",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(deep.code, 1, "{deep:?}");
+    let doc = deep.json();
+    check_schema(&doc);
+    assert_eq!(
+        doc["kernels"][0]["coverage"]["failing_inputs"][0]["value"],
+        41
+    );
+}
