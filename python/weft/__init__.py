@@ -237,8 +237,10 @@ class KernelReport:
     coverage: Optional[dict[str, Any]] = None
     """Which problem sizes the verdict covers when branches on unfixed sizes were explored
     (the JSON ``coverage`` object: ``paths``, ``max_trips``, ``complete``, ``variables``
-    with their ``explored`` and ``not_explored`` values, …); ``None`` when nothing was
-    explored. A verdict with ``complete`` false is bounded."""
+    with their ``explored`` and ``not_explored`` values, ``periodicity``, …); ``None`` when
+    nothing was explored. A verdict with ``complete`` false is bounded; ``periodicity``
+    (whether the explored programs repeat, docs/induction.md) is evidence only and never
+    widens it."""
 
     @property
     def verified(self) -> bool:
