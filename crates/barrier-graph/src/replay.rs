@@ -147,7 +147,15 @@ impl Replayer<'_> {
         let thread = ThreadId(t);
         let program = &self.program.threads[t as usize];
         loop {
-            let pc = self.pcs[t as usize];
+            // Shared accesses synchronize nothing: step over them at once.
+            let mut pc = self.pcs[t as usize];
+            while program
+                .commands
+                .get(pc as usize)
+                .is_some_and(|c| c.is_access())
+            {
+                pc += 1;
+            }
             let Some(cmd) = program.commands.get(pc as usize) else {
                 if program.end == ThreadEnd::Exited {
                     self.exit(thread, pc);

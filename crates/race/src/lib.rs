@@ -341,7 +341,7 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
     config: &Config,
 ) -> RaceReport {
     let start = Instant::now();
-    let entries = collect_entries(program);
+    let (entries, chunks) = collect_entries(program);
     let (accesses, approx_accesses) = program
         .threads
         .iter()
@@ -351,7 +351,6 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
             CommandView::Access { approx, .. } => (n + 1, a + u64::from(approx)),
             _ => (n, a),
         });
-    let chunks = chunk_ranges(&entries);
     let ctx = Context {
         program,
         hb,
@@ -485,12 +484,13 @@ fn for_each_entry(t: usize, commands: &[Command], mut f: impl FnMut(Entry)) {
     }
 }
 
-/// All entries, ordered by (chunk, thread, reads before writes, program index).
+/// All entries, ordered by (chunk, thread, reads before writes, program index), and the
+/// range of each chunk's entries.
 ///
 /// Each thread yields its entries in program order, so a stable counting sort on
 /// (chunk, writes) over the threads in order does it in linear time and with one array of
 /// entries; sparse address ranges fall back to a comparison sort.
-fn collect_entries(program: &Program) -> Vec<Entry> {
+fn collect_entries(program: &Program) -> (Vec<Entry>, Vec<std::ops::Range<usize>>) {
     let all: Vec<(usize, &[Command])> = actors(program).collect();
     let (total, max_chunk) = all
         .par_iter()
@@ -510,7 +510,8 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
             for_each_entry(t, thread, |e| entries.push(e));
         }
         entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes(), e.index));
-        return entries;
+        let ranges = chunk_ranges(&entries);
+        return (entries, ranges);
     }
     let bucket = |e: &Entry| 2 * e.chunk as usize + usize::from(e.writes());
     let mut starts = vec![0usize; buckets + 1];
@@ -530,12 +531,11 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
     }
     // Within a chunk the buckets are (reads, writes), each in (thread, index) order; put
     // each thread's reads and writes together (two sorted runs: a linear merge).
-    let mut ranges = chunk_ranges(&entries);
-    ranges.retain(|r| r.len() > 1);
+    let ranges = chunk_ranges(&entries);
     let mut slices: Vec<&mut [Entry]> = Vec::with_capacity(ranges.len());
     let mut rest: &mut [Entry] = &mut entries;
     let mut offset = 0;
-    for r in ranges {
+    for r in ranges.iter().filter(|r| r.len() > 1).cloned() {
         let (_, tail) = std::mem::take(&mut rest).split_at_mut(r.start - offset);
         let (chunk, tail) = tail.split_at_mut(r.len());
         slices.push(chunk);
@@ -545,7 +545,7 @@ fn collect_entries(program: &Program) -> Vec<Entry> {
     slices
         .into_par_iter()
         .for_each(|chunk| chunk.sort_by_key(|e| (e.thread, e.writes(), e.index)));
-    entries
+    (entries, ranges)
 }
 
 fn chunk_ranges(entries: &[Entry]) -> Vec<std::ops::Range<usize>> {
