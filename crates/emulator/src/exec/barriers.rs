@@ -176,18 +176,19 @@ impl Machine<'_> {
         while m != 0 {
             let t = wb + m.trailing_zeros() as usize;
             m &= m - 1;
-            self.instructions += 1;
             let th = &mut self.th[t];
             th.executed += 1;
             th.pc = pc + 1;
             th.state = State::BarWait;
-            let command = self.push(t, cmd);
+        }
+        self.instructions += lanes;
+        self.push_lanes(wb, group, cmd, |t, command| {
             participants.push(Participant {
                 thread: ThreadId(t as u32),
                 command,
                 op,
-            });
-        }
+            })
+        });
         let mut events = Vec::new();
         let result = self.bars.register_lanes(
             &participants,
