@@ -497,7 +497,8 @@ fn check(
             shared_name(emulation, r.addr)
         );
         v.notes.push(
-            "both writes store the same known bytes, so whichever lands last the memory \
+            "both writes store the same bytes (known, or one function of the kernel's inputs), so \
+             whichever lands last the memory \
              holds that value; a read racing with them is reported as a race (--strict \
              makes this a violation)"
                 .to_owned(),

@@ -121,6 +121,11 @@ pub struct Program {
     /// bytes (little-endian, at most 16) of the writes tagged `id` ([`Command::value_id`]).
     /// Two unordered plain writes storing the same bytes are a benign race.
     pub values: Vec<u128>,
+    /// Value ids (sorted) whose writes store one value that is a function of the kernel's
+    /// inputs only (a symbolic term): every write tagged with such an id stores the same
+    /// bytes, which are not known ([`Program::written_value`] is `None` for them; their
+    /// `values` entry is 0).
+    pub symbolic_values: Vec<u16>,
 }
 
 /// Why [`Program::new`] refused its parts.
@@ -162,12 +167,21 @@ impl Program {
             threads,
             asyncs: AsyncOps::default(),
             values: Vec::new(),
+            symbolic_values: Vec::new(),
         })
     }
 
     /// The bytes a plain write tagged with value id `id` stores (little-endian).
     pub fn written_value(&self, id: u16) -> Option<u128> {
+        if self.is_symbolic_value(id) {
+            return None;
+        }
         self.values.get(usize::from(id).checked_sub(1)?).copied()
+    }
+
+    /// Whether value id `id` stands for a symbolic value ([`Program::symbolic_values`]).
+    pub fn is_symbolic_value(&self, id: u16) -> bool {
+        id != 0 && self.symbolic_values.binary_search(&id).is_ok()
     }
 
     /// Lanes per warp (at least 1).

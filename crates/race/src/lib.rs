@@ -964,8 +964,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         !self.hb.ordered(first, second) && !self.hb.ordered(second, first)
     }
 
-    /// Whether two plain writes store known values that agree on every byte both write.
+    /// Whether two plain writes store known values that agree on every byte both write, or
+    /// one symbolic value (a function of the kernel's inputs) at one address and width.
     fn same_value(&self, a: &SiteKey, b: &SiteKey) -> bool {
+        if self.program.is_symbolic_value(a.value) || self.program.is_symbolic_value(b.value) {
+            return a.value == b.value && a.addr == b.addr && a.len == b.len;
+        }
         let (Some(va), Some(vb)) = (
             self.program.written_value(a.value),
             self.program.written_value(b.value),

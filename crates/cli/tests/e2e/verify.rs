@@ -540,3 +540,56 @@ fn periodicity_is_evidence_never_a_verdict_for_all() {
         41
     );
 }
+
+/// Two unordered writes of one symbolic value (a function of the kernel's inputs only) are a
+/// benign race, like writes of one known value; writes of different symbolic values race.
+#[test]
+fn writes_of_one_symbolic_value_are_a_benign_race() {
+    let run = weft(&[
+        "symbolic_values.ptx",
+        "--kernel",
+        "same",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("benign race: unordered writes of the same value to shared `buf`"),
+        "{run:?}"
+    );
+    let run = weft(&[
+        "symbolic_values.ptx",
+        "--kernel",
+        "differ",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("error[race]: write-after-write on shared `buf`+8"),
+        "{run:?}"
+    );
+}
+
+/// A predicate on an input combined with a known one that decides it (`p && false`) is
+/// known: only the real choice (`n > 5`, through `p || false`) is explored, and the
+/// coverage is every value of `n`.
+#[test]
+fn known_predicates_decide_combinations_with_unknown_ones() {
+    let run = weft(&[
+        "symbolic_values.ptx",
+        "--kernel",
+        "decided",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains(
+            "coverage: verified for every value of param 0 (n) (2 paths explored, none cut short)"
+        ),
+        "{run:?}"
+    );
+}

@@ -505,6 +505,30 @@ impl Machine<'_> {
         (v, u)
     }
 
+    /// The result of `k` on operands one of which is unknown, when the known one decides
+    /// it: an absorbing operand (`x & 0`, `x * 0`, `x | ~0`) gives a known result, and on
+    /// predicates (`bits == 1`) an identity (`p & 1`, `p | 0`, `p ^ 0`) gives the other
+    /// operand unchanged, its term included. `None` otherwise.
+    pub(super) fn decided_alu(
+        k: Alu,
+        bits: u8,
+        a: (u64, u32),
+        b: (u64, u32),
+    ) -> Option<(u64, u32)> {
+        let ones = mask(u64::MAX, bits);
+        let known = |x: (u64, u32)| (x.1 == 0).then_some(mask(x.0, bits));
+        let (ka, kb) = (known(a), known(b));
+        let either = |v: u64| ka == Some(v) || kb == Some(v);
+        let other = |v: u64| if ka == Some(v) { b } else { a };
+        match k {
+            Alu::And | Alu::MulLo if either(0) => Some((0, 0)),
+            Alu::Or if either(ones) => Some((ones, 0)),
+            Alu::And if bits == 1 && either(1) => Some(other(1)),
+            Alu::Or | Alu::Xor if bits == 1 && either(0) => Some(other(0)),
+            _ => None,
+        }
+    }
+
     /// [`Machine::unknown_result`] of a two-operand ALU operation.
     #[cold]
     pub(super) fn unknown_alu(
@@ -853,6 +877,8 @@ impl Machine<'_> {
         let (b, ub) = self.rd(t, o(2), pc);
         if ua | ub == 0 {
             self.wr(t, o(0), mask(alu(k, bits, signed, a, b), bits), 0);
+        } else if let Some((v, u)) = Self::decided_alu(k, bits, (a, ua), (b, ub)) {
+            self.wr(t, o(0), v, u);
         } else {
             let u = self.unknown_alu(k, bits, signed, (a, ua), (b, ub));
             let (v, u) = self.settle(0, u);
@@ -940,6 +966,8 @@ impl Machine<'_> {
             }
             d => (d, Opnd::Sink),
         };
+        let mut bop = bop;
+        let mut swap = false;
         let (rp, rq) = if bop == BoolOp::None {
             (r, !r)
         } else {
@@ -947,6 +975,23 @@ impl Machine<'_> {
             u |= uc;
             c_opnd = (c, uc);
             let c = c & 1 != 0;
+            if uc == 0 && ua | ub != 0 {
+                // A known combiner input decides the results (`x & false`, `x | true`) or
+                // leaves the comparison itself (`x & true`, `x | false`, `x ^ false`; `x ^
+                // true` is its negation): both results are known, or carry the
+                // comparison's terms.
+                match (bop, c) {
+                    (BoolOp::And, false) | (BoolOp::Or, true) => {
+                        self.wr(t, p, u64::from(c), 0);
+                        self.wr(t, q, u64::from(c), 0);
+                        return;
+                    }
+                    (BoolOp::Xor, true) => swap = true,
+                    _ => {}
+                }
+                bop = BoolOp::None;
+                c_opnd = (0, 0);
+            }
             let f = |x: bool| match bop {
                 BoolOp::And => x && c,
                 BoolOp::Or => x || c,
@@ -957,6 +1002,7 @@ impl Machine<'_> {
         };
         if u != 0 {
             let (up, uq) = self.unknown_setp(cmp, inst.ty, bop, (a, ua), (b, ub), c_opnd);
+            let (up, uq) = if swap { (uq, up) } else { (up, uq) };
             let (vp, up) = self.settle(0, up);
             let (vq, uq) = self.settle(0, uq);
             self.wr(t, p, vp, up);

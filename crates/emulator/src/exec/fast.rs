@@ -394,6 +394,8 @@ impl Machine<'_> {
                 let (b, ub) = self.get(base, b);
                 if ua | ub == 0 {
                     self.put(base, d, mask(alu(k, bits, signed, a, b), bits), 0);
+                } else if let Some((v, u)) = Self::decided_alu(k, bits, (a, ua), (b, ub)) {
+                    self.put(base, d, v, u);
                 } else {
                     let u = self.unknown_alu(k, bits, signed, (a, ua), (b, ub));
                     let (v, u) = self.settle(0, u);
@@ -516,12 +518,14 @@ impl Machine<'_> {
                 if u != 0 {
                     self.smem.set_unk(x as usize, esize as usize, u);
                 }
-                let (v, u) = self.get(base, s);
-                let u = self.src.union(u, may_u);
+                let (v, u0) = self.get(base, s);
+                let u = self.src.union(u0, may_u);
                 self.write_bytes(Mem::Shared, 0, x as usize, esize as usize, v, u);
                 if u == 0 && esize <= 8 {
                     // The bytes just written: known, the low `esize` bytes of `v`.
                     self.tag_value(t, u128::from(mask(v, 8 * esize as u8)));
+                } else if may_u == 0 && u0 & super::values::TERMED != 0 && esize <= 8 {
+                    self.tag_symbolic_value(t, u0, esize);
                 } else {
                     self.tag_written_value(t, x, esize);
                 }

@@ -436,14 +436,9 @@ impl Machine<'_> {
         let id = match self.value_ids.get(&value) {
             Some(&id) => id,
             None => {
-                let Ok(id) = u16::try_from(self.values.len() + 1) else {
-                    if self.lockstep_used {
-                        // Which values got ids depends on the order they came in.
-                        self.reorder();
-                    }
+                let Some(id) = self.new_value_id(value) else {
                     return;
                 };
-                self.values.push(value);
                 self.value_ids.insert(value, id);
                 id
             }
@@ -451,6 +446,42 @@ impl Machine<'_> {
         if let Some(c) = self.cmds[t].last_mut() {
             *c = c.with_value(id);
         }
+    }
+
+    /// Tags thread `t`'s last command, a plain shared write of the low `len` bytes of a
+    /// register whose unknown value `u` carries a term, with the id of that term and
+    /// width: a term is a function of the kernel's parameter bytes only, so two writes
+    /// tagged alike store the same bytes for every input (a benign race between them).
+    pub(super) fn tag_symbolic_value(&mut self, t: usize, u: u32, len: u32) {
+        let Some(term) = self.src.term(u) else {
+            return;
+        };
+        let id = match self.term_value_ids.get(&(term, len)) {
+            Some(&id) => id,
+            None => {
+                let Some(id) = self.new_value_id(0) else {
+                    return;
+                };
+                self.term_value_ids.insert((term, len), id);
+                id
+            }
+        };
+        if let Some(c) = self.cmds[t].last_mut() {
+            *c = c.with_value(id);
+        }
+    }
+
+    /// A fresh value id for `value` (`None` past 65,535 ids).
+    fn new_value_id(&mut self, value: u128) -> Option<u16> {
+        let Ok(id) = u16::try_from(self.values.len() + 1) else {
+            if self.lockstep_used {
+                // Which values got ids depends on the order they came in.
+                self.reorder();
+            }
+            return None;
+        };
+        self.values.push(value);
+        Some(id)
     }
 
     pub(super) fn write_bytes(
@@ -751,8 +782,12 @@ impl Machine<'_> {
         if off as usize + total as usize > lim {
             return;
         }
+        let mut symbolic = None;
         for (k, &x) in srcs.iter().enumerate() {
             let (v, u) = self.rd(t, x, pc);
+            if srcs.len() == 1 && may_u == 0 && u & super::values::TERMED != 0 {
+                symbolic = Some(u);
+            }
             let u = self.src.union(u, may_u);
             self.write_bytes(
                 which,
@@ -766,6 +801,8 @@ impl Machine<'_> {
         if which != Mem::Shared {
             // A local or `.param` store may have allocated a page.
             self.check_memory(t, pc);
+        } else if let Some(u) = symbolic.filter(|_| total <= 8) {
+            self.tag_symbolic_value(t, u, total);
         } else {
             self.tag_written_value(t, off, total);
         }

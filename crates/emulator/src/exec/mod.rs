@@ -202,6 +202,9 @@ struct Machine<'a> {
     /// the id of each.
     values: Vec<u128>,
     value_ids: rustc_hash::FxHashMap<u128, u16>,
+    /// Ids of symbolic written values: a register's term and the bytes stored
+    /// ([`weft_program::Program::symbolic_values`]).
+    term_value_ids: rustc_hash::FxHashMap<(terms::TermId, u32), u16>,
     /// Executions of `mbarrier.init` so far per (thread, instruction): the occurrence that
     /// makes lanes of one warp one initialization.
     init_occ: rustc_hash::FxHashMap<(u32, u32), u32>,
@@ -425,6 +428,7 @@ fn run_once<'a>(
         init_occ: rustc_hash::FxHashMap::default(),
         values: Vec::new(),
         value_ids: rustc_hash::FxHashMap::default(),
+        term_value_ids: rustc_hash::FxHashMap::default(),
         src,
         unverifiable: Vec::new(),
         reported: Default::default(),
@@ -666,6 +670,9 @@ impl Machine<'_> {
         let mut program = Program::new(self.shape, WARP_SIZE, threads)
             .map_err(|e| Error::InvalidConfig(e.to_string()))?;
         program.values = std::mem::take(&mut self.values);
+        let mut symbolic: Vec<u16> = self.term_value_ids.values().copied().collect();
+        symbolic.sort_unstable();
+        program.symbolic_values = symbolic;
         program.asyncs = AsyncOps {
             copies: std::mem::take(&mut self.copies),
             proxy_fences: if self.proxy_fences.iter().any(|f| !f.is_empty()) {
