@@ -2,13 +2,13 @@
 
 use crate::ir::{FuncId, Inst, Ir, Op, Opnd, RedKind, RegId};
 use crate::unverifiable::{Region, Why};
-use crate::{Assumption, Config, Emulation, Error, Finding, Stats, Unverifiable, ValueSource};
+use crate::{Assumption, Config, Emulation, Error, Finding, Unverifiable, ValueSource};
 use paged::Paged;
 use rustc_hash::FxHashMap;
 use values::Sources;
 use weft_program::{
-    AsyncCopy, AsyncOps, BarrierFile, BarrierOp, Command, CtaShape, InstId, MbarrierFile, Program,
-    Proxy, ThreadEnd, ThreadId, ThreadProgram, WARP_SIZE,
+    AsyncCopy, BarrierFile, BarrierOp, Command, CtaShape, InstId, MbarrierFile, Proxy, ThreadId,
+    WARP_SIZE,
 };
 
 mod alu;
@@ -20,15 +20,18 @@ mod collectives;
 mod control;
 mod descriptor;
 mod fast;
+mod finish;
 mod mbarrier;
 mod memory;
 mod paged;
 mod report;
 mod tensor;
 pub(crate) mod terms;
+mod unknown;
 mod values;
 mod warp;
 mod warpgroup;
+mod written;
 
 /// Tracked bytes of an extern dynamic shared array of unknown size.
 const DYNAMIC_CAP: u32 = 256 * 1024;
@@ -247,19 +250,11 @@ struct Machine<'a> {
     /// The most instructions, commands and steps of one lane that one warp pass of
     /// `run_threads` has taken so far: a pass that could reach a budget runs lane by lane
     /// ([`Machine::near_budget`]).
-    pass_peak: PassPeak,
+    pass_peak: warp::PassPeak,
     /// Scratch: the lanes of a lock-step barrier operation (`Machine::warp_barrier`).
     bar_lanes: Vec<weft_program::Participant>,
     /// Choices on symbolic predicates (`choices` module).
     choices: choices::Choices,
-}
-
-/// See [`Machine::near_budget`].
-#[derive(Debug, Clone, Copy, Default)]
-struct PassPeak {
-    instructions: u64,
-    commands: u64,
-    lane_steps: u64,
 }
 
 /// Which interpreter paths a run uses.
@@ -453,7 +448,7 @@ fn run_once<'a>(
         has_activemask: ir.insts.iter().any(|i| i.op == Op::Activemask),
         lockstep_used: false,
         reordered: false,
-        pass_peak: PassPeak::default(),
+        pass_peak: warp::PassPeak::default(),
         bar_lanes: Vec::new(),
         choices: choices::Choices::default(),
     };
@@ -546,24 +541,6 @@ impl Machine<'_> {
         }
     }
 
-    /// Whether a warp pass of `lanes` as long as the longest so far, twice over, could reach
-    /// the CTA instruction budget, a lane's step budget or the memory budget. Such a pass
-    /// runs lane by lane: the reference schedule, where a stop needs no repetition. (The
-    /// rule only saves time: a pass with lock-step that stops is still repeated.)
-    fn near_budget(&self, lanes: std::ops::Range<usize>) -> bool {
-        let peak = self.pass_peak;
-        let twice = |x: u64, slack: u64| x.saturating_mul(2).saturating_add(slack);
-        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
-        let most = lanes.map(|t| self.th[t].executed).max().unwrap_or(0);
-        // `push` checks the memory budget every 1024 commands.
-        let bytes = twice(peak.commands, 1024).saturating_mul(memory::COMMAND_BYTES + 4);
-        self.instructions
-            .saturating_add(twice(peak.instructions, 2 * u64::from(WARP_SIZE)))
-            > cta_limit
-            || most.saturating_add(twice(peak.lane_steps, 2)) > self.cfg.step_limit
-            || self.memory_used().saturating_add(bytes) > self.cfg.max_memory
-    }
-
     fn run_lockstep(&mut self) {
         let warps = self.n.div_ceil(WARP_SIZE as usize);
         loop {
@@ -614,96 +591,6 @@ impl Machine<'_> {
                 return;
             }
         }
-    }
-
-    fn finish(mut self) -> Result<Emulation, Error> {
-        self.unfinished_tma();
-        self.tensor_memory_at_exit();
-        self.clip_tma_extents();
-        let mut stuck_collective = Vec::new();
-        for t in 0..self.n {
-            if let State::Coll(pc) = self.th[t].state
-                && !self.stop
-                && !self.trapped
-            {
-                stuck_collective.push((t, pc));
-            }
-        }
-        for &(t, pc) in &stuck_collective {
-            self.stuck_collective(t, pc);
-        }
-        if !self.stop && !self.trapped {
-            self.check_warpgroup_alignment();
-        }
-        let stopped = self.stop || self.trapped;
-        self.data_notes();
-        let threads: Vec<ThreadProgram> = (0..self.n)
-            .map(|t| {
-                let end = match self.th[t].state {
-                    State::Exited => ThreadEnd::Exited,
-                    State::Trapped(pc) => ThreadEnd::Trapped(InstId(pc)),
-                    State::Error => ThreadEnd::BarrierError,
-                    State::BarWait | State::MbarWait { .. } if !stopped => ThreadEnd::Blocked,
-                    _ => ThreadEnd::Stopped,
-                };
-                let mut commands = std::mem::take(&mut self.cmds[t]);
-                commands.shrink_to_fit();
-                ThreadProgram {
-                    commands,
-                    end,
-                    steps: std::mem::take(&mut self.steps[t]),
-                }
-            })
-            .collect();
-        let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
-        let path_values = self.path_values();
-        let witness = self.witness_exprs();
-        let path_inputs = if self.choices.abandoned {
-            None
-        } else {
-            self.path_inputs()
-        };
-        let choices = std::mem::take(&mut self.choices.trail)
-            .into_iter()
-            .map(|(c, _)| c)
-            .collect();
-        let mut program = Program::new(self.shape, WARP_SIZE, threads)
-            .map_err(|e| Error::InvalidConfig(e.to_string()))?;
-        program.values = std::mem::take(&mut self.values);
-        let mut symbolic: Vec<u16> = self.term_value_ids.values().copied().collect();
-        symbolic.sort_unstable();
-        program.symbolic_values = symbolic;
-        program.asyncs = AsyncOps {
-            copies: std::mem::take(&mut self.copies),
-            proxy_fences: if self.proxy_fences.iter().any(|f| !f.is_empty()) {
-                std::mem::take(&mut self.proxy_fences)
-            } else {
-                Vec::new()
-            },
-            joint_done: std::mem::take(&mut self.joint_done),
-        };
-        Ok(Emulation {
-            program,
-            sources: self.ir.sources.clone(),
-            shared: self.ir.shared.clone(),
-            unverifiable: self.unverifiable,
-            findings: self.findings,
-            assumptions: self.assumptions,
-            notes: self.notes,
-            stats: Stats {
-                instructions: self.instructions,
-                commands,
-                seconds: 0.0,
-            },
-            choices,
-            path_values,
-            abandoned: self.choices.abandoned,
-            witness,
-            path_inputs,
-            not_explored: std::mem::take(&mut self.choices.not_explored),
-            search_work: self.choices.search,
-            search_exhausted: self.choices.search_exhausted,
-        })
     }
 
     /// One step of thread `t` through the general interpreter.

@@ -727,3 +727,32 @@ fn ones(bits: u8) -> u64 {
         (1u64 << bits) - 1
     }
 }
+
+/// See [`Machine::near_budget`].
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PassPeak {
+    pub(super) instructions: u64,
+    pub(super) commands: u64,
+    pub(super) lane_steps: u64,
+}
+
+impl Machine<'_> {
+    /// Whether a warp pass of `lanes` as long as the longest so far, twice over, could reach
+    /// the CTA instruction budget, a lane's step budget or the memory budget. Such a pass
+    /// runs lane by lane: the reference schedule, where a stop needs no repetition. (The
+    /// rule only saves time: a pass with lock-step that stops is still repeated.)
+    pub(super) fn near_budget(&self, lanes: std::ops::Range<usize>) -> bool {
+        let peak = self.pass_peak;
+        let twice = |x: u64, slack: u64| x.saturating_mul(2).saturating_add(slack);
+        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        let most = lanes.map(|t| self.th[t].executed).max().unwrap_or(0);
+        // `push` checks the memory budget every 1024 commands.
+        let bytes = twice(peak.commands, 1024).saturating_mul(super::memory::COMMAND_BYTES + 4);
+        self.instructions.saturating_add(twice(
+            peak.instructions,
+            2 * u64::from(weft_program::WARP_SIZE),
+        )) > cta_limit
+            || most.saturating_add(twice(peak.lane_steps, 2)) > self.cfg.step_limit
+            || self.memory_used().saturating_add(bytes) > self.cfg.max_memory
+    }
+}

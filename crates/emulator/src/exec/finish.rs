@@ -1,0 +1,99 @@
+//! The end of an emulation: the per-thread programs and everything the run found, as an
+//! [`Emulation`].
+
+use super::{Machine, State};
+use crate::{Emulation, Error, Stats};
+use weft_program::{AsyncOps, InstId, Program, ThreadEnd, ThreadProgram, WARP_SIZE};
+
+impl Machine<'_> {
+    /// The emulation's result, once no thread can run.
+    pub(super) fn finish(mut self) -> Result<Emulation, Error> {
+        self.unfinished_tma();
+        self.tensor_memory_at_exit();
+        self.clip_tma_extents();
+        let mut stuck_collective = Vec::new();
+        for t in 0..self.n {
+            if let State::Coll(pc) = self.th[t].state
+                && !self.stop
+                && !self.trapped
+            {
+                stuck_collective.push((t, pc));
+            }
+        }
+        for &(t, pc) in &stuck_collective {
+            self.stuck_collective(t, pc);
+        }
+        if !self.stop && !self.trapped {
+            self.check_warpgroup_alignment();
+        }
+        let stopped = self.stop || self.trapped;
+        self.data_notes();
+        let threads: Vec<ThreadProgram> = (0..self.n)
+            .map(|t| {
+                let end = match self.th[t].state {
+                    State::Exited => ThreadEnd::Exited,
+                    State::Trapped(pc) => ThreadEnd::Trapped(InstId(pc)),
+                    State::Error => ThreadEnd::BarrierError,
+                    State::BarWait | State::MbarWait { .. } if !stopped => ThreadEnd::Blocked,
+                    _ => ThreadEnd::Stopped,
+                };
+                let mut commands = std::mem::take(&mut self.cmds[t]);
+                commands.shrink_to_fit();
+                ThreadProgram {
+                    commands,
+                    end,
+                    steps: std::mem::take(&mut self.steps[t]),
+                }
+            })
+            .collect();
+        let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
+        let path_values = self.path_values();
+        let witness = self.witness_exprs();
+        let path_inputs = if self.choices.abandoned {
+            None
+        } else {
+            self.path_inputs()
+        };
+        let choices = std::mem::take(&mut self.choices.trail)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect();
+        let mut program = Program::new(self.shape, WARP_SIZE, threads)
+            .map_err(|e| Error::InvalidConfig(e.to_string()))?;
+        program.values = std::mem::take(&mut self.values);
+        let mut symbolic: Vec<u16> = self.term_value_ids.values().copied().collect();
+        symbolic.sort_unstable();
+        program.symbolic_values = symbolic;
+        program.asyncs = AsyncOps {
+            copies: std::mem::take(&mut self.copies),
+            proxy_fences: if self.proxy_fences.iter().any(|f| !f.is_empty()) {
+                std::mem::take(&mut self.proxy_fences)
+            } else {
+                Vec::new()
+            },
+            joint_done: std::mem::take(&mut self.joint_done),
+        };
+        Ok(Emulation {
+            program,
+            sources: self.ir.sources.clone(),
+            shared: self.ir.shared.clone(),
+            unverifiable: self.unverifiable,
+            findings: self.findings,
+            assumptions: self.assumptions,
+            notes: self.notes,
+            stats: Stats {
+                instructions: self.instructions,
+                commands,
+                seconds: 0.0,
+            },
+            choices,
+            path_values,
+            abandoned: self.choices.abandoned,
+            witness,
+            path_inputs,
+            not_explored: std::mem::take(&mut self.choices.not_explored),
+            search_work: self.choices.search,
+            search_exhausted: self.choices.search_exhausted,
+        })
+    }
+}

@@ -1,0 +1,227 @@
+//! Unknown values through the ALU: the source sets and symbolic terms of results whose
+//! operands are not all known (`docs/semantics.md` §6.5), cached per operation and operand
+//! ids, and the operations a known operand decides.
+
+use super::Machine;
+use super::alu::{Alu, mask};
+use super::terms::{OpKind, Rel, TermId};
+use super::values::TERMED;
+use crate::ir::{BoolOp, Cmp, Kind};
+
+/// The integer comparison `cmp` as a term relation (`None` for `num`/`nan`), and whether it
+/// is signed on a type whose signedness is `signed`.
+fn rel(cmp: Cmp, signed: bool) -> Option<(Rel, bool)> {
+    Some(match cmp {
+        Cmp::Eq | Cmp::Equ => (Rel::Eq, signed),
+        Cmp::Ne | Cmp::Neu => (Rel::Ne, signed),
+        Cmp::Lt | Cmp::Ltu => (Rel::Lt, signed),
+        Cmp::Le | Cmp::Leu => (Rel::Le, signed),
+        Cmp::Gt | Cmp::Gtu => (Rel::Gt, signed),
+        Cmp::Ge | Cmp::Geu => (Rel::Ge, signed),
+        Cmp::Lo => (Rel::Lt, false),
+        Cmp::Ls => (Rel::Le, false),
+        Cmp::Hi => (Rel::Gt, false),
+        Cmp::Hs => (Rel::Ge, false),
+        Cmp::Num | Cmp::Nan => return None,
+    })
+}
+
+impl Machine<'_> {
+    /// The term of operand `(v, u)`: a constant when known, its term when termed.
+    pub(super) fn operand_term(&mut self, (v, u): (u64, u32)) -> Option<TermId> {
+        if u == 0 {
+            self.src.terms.constant(v)
+        } else {
+            self.src.term(u)
+        }
+    }
+
+    /// The term of `op` on `args` (`None` when an operand has no term or the term would be
+    /// too large).
+    fn op_term(
+        &mut self,
+        op: OpKind,
+        bits: u8,
+        signed: bool,
+        args: &[(u64, u32)],
+    ) -> Option<TermId> {
+        let mut ts = [None; 3];
+        for (k, &a) in args.iter().enumerate().take(3) {
+            ts[k] = Some(self.operand_term(a)?);
+        }
+        match (op, args) {
+            (OpKind::Add, [(_, ua), (b, 0)]) if *ua != 0 => {
+                self.src.terms.add_const(ts[0]?, *b, bits)
+            }
+            (OpKind::Add, [(a, 0), (_, ub)]) if *ub != 0 => {
+                self.src.terms.add_const(ts[1]?, *a, bits)
+            }
+            (OpKind::Sub, [(_, ua), (b, 0)]) if *ua != 0 => {
+                self.src.terms.add_const(ts[0]?, b.wrapping_neg(), bits)
+            }
+            _ => self.src.terms.op(op, bits, signed, ts),
+        }
+    }
+
+    /// The id of the unknown result of `op` on `args`: the union of their sources, with
+    /// the result's term when some operand carries one. Called only when an operand is
+    /// unknown (never on the known-value path).
+    #[cold]
+    pub(super) fn unknown_result(
+        &mut self,
+        op: OpKind,
+        bits: u8,
+        signed: bool,
+        args: &[(u64, u32)],
+    ) -> u32 {
+        let key = super::values::ResultKey::new(op, 0, bits, signed, args);
+        if let Some((r, _)) = key.as_ref().and_then(|k| self.src.cached(k)) {
+            return r;
+        }
+        let mut u = 0;
+        let mut termed = false;
+        for &(_, x) in args {
+            termed |= x & TERMED != 0;
+            u = self.src.union(u, x);
+        }
+        let r = if termed {
+            let term = self.op_term(op, bits, signed, args);
+            self.src.termed(u, term)
+        } else {
+            u
+        };
+        if let Some(k) = key {
+            self.src.cache(k, (r, r));
+        }
+        r
+    }
+
+    /// `(v, u)`, or the value the choices so far determine for the termed id `u`.
+    #[inline]
+    pub(super) fn settle(&mut self, v: u64, u: u32) -> (u64, u32) {
+        if u & TERMED != 0
+            && let Some(x) = self.determined_value(u)
+        {
+            return (x, 0);
+        }
+        (v, u)
+    }
+
+    /// The result of `k` on operands one of which is unknown, when the known one decides
+    /// it: an absorbing operand (`x & 0`, `x * 0`, `x | ~0`) gives a known result, and on
+    /// predicates (`bits == 1`) an identity (`p & 1`, `p | 0`, `p ^ 0`) gives the other
+    /// operand unchanged, its term included. `None` otherwise.
+    pub(super) fn decided_alu(
+        k: Alu,
+        bits: u8,
+        a: (u64, u32),
+        b: (u64, u32),
+    ) -> Option<(u64, u32)> {
+        let ones = mask(u64::MAX, bits);
+        let known = |x: (u64, u32)| (x.1 == 0).then_some(mask(x.0, bits));
+        let (ka, kb) = (known(a), known(b));
+        let either = |v: u64| ka == Some(v) || kb == Some(v);
+        let other = |v: u64| if ka == Some(v) { b } else { a };
+        match k {
+            Alu::And | Alu::MulLo if either(0) => Some((0, 0)),
+            Alu::Or if either(ones) => Some((ones, 0)),
+            Alu::And if bits == 1 && either(1) => Some(other(1)),
+            Alu::Or | Alu::Xor if bits == 1 && either(0) => Some(other(0)),
+            _ => None,
+        }
+    }
+
+    /// [`Machine::unknown_result`] of a two-operand ALU operation.
+    #[cold]
+    pub(super) fn unknown_alu(
+        &mut self,
+        k: Alu,
+        bits: u8,
+        signed: bool,
+        a: (u64, u32),
+        b: (u64, u32),
+    ) -> u32 {
+        self.unknown_result(k.term_op(), bits, signed, &[a, b])
+    }
+
+    /// The ids of the unknown results `p`, `q` of `setp` (`a cmp b`, combined with `c` by
+    /// `bop`): the union of the sources, with predicate terms when the operands have terms.
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn unknown_setp(
+        &mut self,
+        cmp: Cmp,
+        ty: crate::ir::Ty,
+        bop: BoolOp,
+        a: (u64, u32),
+        b: (u64, u32),
+        c: (u64, u32),
+    ) -> (u32, u32) {
+        // Cached like `unknown_result`, the comparison, type and combiner in the tag.
+        let tag = cmp as u16 | (ty.kind as u16) << 5 | (bop as u16) << 8;
+        let key =
+            super::values::ResultKey::new(OpKind::Other("setp"), tag, ty.bits, false, &[a, b, c]);
+        if let Some(r) = key.as_ref().and_then(|k| self.src.cached(k)) {
+            return r;
+        }
+        let r = self.setp_ids(cmp, ty, bop, a, b, c);
+        if let Some(k) = key {
+            self.src.cache(k, r);
+        }
+        r
+    }
+
+    /// [`Machine::unknown_setp`]'s answer, computed.
+    #[allow(clippy::too_many_arguments)]
+    fn setp_ids(
+        &mut self,
+        cmp: Cmp,
+        ty: crate::ir::Ty,
+        bop: BoolOp,
+        a: (u64, u32),
+        b: (u64, u32),
+        c: (u64, u32),
+    ) -> (u32, u32) {
+        let u = self.src.union(a.1, b.1);
+        let u = self.src.union(u, c.1);
+        if (a.1 | b.1 | c.1) & TERMED == 0 || ty.kind == Kind::F {
+            return (u, u);
+        }
+        let term = (|| {
+            let (r, signed) = rel(cmp, ty.signed())?;
+            let ta = self.operand_term(a)?;
+            let tb = self.operand_term(b)?;
+            let p = self.src.terms.cmp(r, signed, ty.bits, ta, tb)?;
+            let np = self.src.terms.not(p)?;
+            let k = match bop {
+                BoolOp::None => return Some((p, np)),
+                BoolOp::And => OpKind::BoolAnd,
+                BoolOp::Or => OpKind::BoolOr,
+                BoolOp::Xor => OpKind::BoolXor,
+            };
+            let tc = self.operand_term(c)?;
+            let p2 = self.src.terms.op(k, 1, false, [Some(p), Some(tc), None])?;
+            let q2 = self.src.terms.op(k, 1, false, [Some(np), Some(tc), None])?;
+            Some((p2, q2))
+        })();
+        match term {
+            Some((p, q)) => (self.src.termed(u, Some(p)), self.src.termed(u, Some(q))),
+            None => (u, u),
+        }
+    }
+
+    /// [`Machine::unknown_setp`] for the fast path's integer `setp` without a combiner.
+    #[cold]
+    pub(super) fn unknown_fast_setp(
+        &mut self,
+        cmp: Cmp,
+        bits: u8,
+        signed: bool,
+        a: (u64, u32),
+        b: (u64, u32),
+    ) -> (u32, u32) {
+        let kind = if signed { Kind::S } else { Kind::U };
+        let ty = crate::ir::Ty { bits, kind };
+        self.unknown_setp(cmp, ty, BoolOp::None, a, b, (0, 0))
+    }
+}
