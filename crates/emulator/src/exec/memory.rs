@@ -338,6 +338,12 @@ impl Machine<'_> {
             None => end <= self.smem.len() as u64,
         };
         if !ok {
+            if self
+                .found
+                .contains(&(FindingKind::SharedOutOfBounds, pc, t as u32))
+            {
+                return false;
+            }
             let limit = self.smem_size.map_or_else(
                 || format!("the {} bytes any GPU provides", self.smem.len()),
                 |s| format!("the {s}-byte shared window"),
@@ -610,6 +616,11 @@ impl Machine<'_> {
             }
             let start = (at - p.offset as usize) as u32;
             let end = (s + j - p.offset as usize) as u32;
+            if let Some(&one) = self.param_sources.get(&(index as u32, start, end)) {
+                acc = self.src.union(acc, one);
+                k = j;
+                continue;
+            }
             let source = if !p.aggregate && start == 0 && end == p.size {
                 ValueSource::Param {
                     index: index as u32,
@@ -625,6 +636,7 @@ impl Machine<'_> {
                 }
             };
             let one = self.src.single(source);
+            self.param_sources.insert((index as u32, start, end), one);
             acc = self.src.union(acc, one);
             k = j;
         }

@@ -215,6 +215,13 @@ struct Machine<'a> {
     unverifiable: Vec<Unverifiable>,
     reported: rustc_hash::FxHashSet<u32>,
     findings: Vec<Finding>,
+    /// The (kind, instruction, thread) of every finding so far: the report names each
+    /// thread once per kind and instruction, so a loop that repeats one finding records it
+    /// once (a mutant's 10⁹-iteration out-of-bounds store recorded 8 GiB of them).
+    found: rustc_hash::FxHashSet<(crate::FindingKind, u32, u32)>,
+    /// The source-set id of each unset parameter byte range read so far (index, start,
+    /// end): a loop re-reading a parameter finds it without building the source again.
+    param_sources: FxHashMap<(u32, u32, u32), u32>,
     notes: Vec<String>,
     stop: bool,
     instructions: u64,
@@ -428,6 +435,8 @@ fn run_once<'a>(
         unverifiable: Vec::new(),
         reported: Default::default(),
         findings: Vec::new(),
+        found: rustc_hash::FxHashSet::default(),
+        param_sources: FxHashMap::default(),
         notes: ir.notes.clone(),
         stop: false,
         instructions: 0,

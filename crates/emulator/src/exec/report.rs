@@ -74,6 +74,9 @@ impl Machine<'_> {
             self.reorder();
             return;
         }
+        if !self.found.insert((kind, pc, t as u32)) {
+            return;
+        }
         let assertion = (kind == FindingKind::TrapReachable)
             .then(|| self.ir.asserts.get(&pc).cloned())
             .flatten();

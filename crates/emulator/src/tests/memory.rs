@@ -441,3 +441,32 @@ fn declared_registers_no_instruction_names_take_no_room() {
     .expect("lowers");
     assert_eq!(ir.reg_names, vec!["%r99999", "%q2", "%r7"]);
 }
+
+#[test]
+fn a_finding_repeated_in_a_loop_is_recorded_once_per_thread() {
+    // A mutant stored out of bounds once per trip of a 10^9-trip barrier loop: every trip
+    // recorded a finding (with its message), 8.7 GiB past the memory budget. The report
+    // names each thread once per instruction and kind, so one finding per thread is kept.
+    let body = "
+    .reg .b32 %r<4>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, 1048576;
+LOOP:
+    bar.sync 0;
+    add.s32 %r1, %r1, 4;
+    st.shared.u32 [%r1], %r1;
+    setp.lt.u32 %p1, %r1, 1049576;
+    @%p1 bra LOOP;
+    ret;";
+    let e = run(body, "", &Config::default());
+    let oob: Vec<_> = e
+        .findings
+        .iter()
+        .filter(|f| f.kind == crate::FindingKind::SharedOutOfBounds)
+        .collect();
+    assert_eq!(oob.len(), 64, "{} findings", oob.len());
+    let mut threads: Vec<u32> = oob.iter().map(|f| f.thread.0).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    assert_eq!(threads.len(), 64);
+}
