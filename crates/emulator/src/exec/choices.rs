@@ -48,6 +48,8 @@ pub(super) struct Choices {
     /// The constraint of each predicate term met so far ([`super::terms::Terms::constraint`]
     /// is pure but allocates; a guard in a loop asks for the same one every trip).
     constraints: FxHashMap<TermId, std::rc::Rc<Constraint>>,
+    /// The complement of each such constraint's values ([`Machine::forced`]).
+    complements: FxHashMap<TermId, Set>,
     /// Term nodes the witness search and the input scan evaluated on this run (each
     /// evaluation counted at its term's size).
     pub(super) search: u64,
@@ -277,9 +279,17 @@ impl Machine<'_> {
         let p = self.src.term(gu)?;
         let c = self.constraint(p);
         let cur = self.choices.store.get(&(c.base, c.bits))?;
-        if intersect(cur, &complement(&c.when_true, c.bits)).is_empty() {
+        // Per predicate, its complement once (a guard in a loop asks every trip).
+        let when_false = match self.choices.complements.get(&p) {
+            Some(f) => f,
+            None => {
+                let f = complement(&c.when_true, c.bits);
+                self.choices.complements.entry(p).or_insert(f)
+            }
+        };
+        if !overlaps(cur, when_false) {
             Some(true)
-        } else if intersect(cur, &c.when_true).is_empty() {
+        } else if !overlaps(cur, &c.when_true) {
             Some(false)
         } else {
             None
@@ -647,4 +657,11 @@ impl Machine<'_> {
             },
         }
     }
+}
+
+/// Whether two interval lists share a value (`!intersect(a, b).is_empty()`, without building
+/// the intersection; the lists are short).
+fn overlaps(a: &[(u64, u64)], b: &[(u64, u64)]) -> bool {
+    a.iter()
+        .any(|&(alo, ahi)| b.iter().any(|&(blo, bhi)| alo <= bhi && blo <= ahi))
 }

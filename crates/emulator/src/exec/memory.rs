@@ -479,8 +479,15 @@ impl Machine<'_> {
             Addr::KParam(off) => {
                 for (k, &dst) in dests.iter().enumerate() {
                     let o = off.saturating_add(k as u32 * esize);
-                    let (v, u) = self.kparam(o, esize);
-                    let u = self.kparam_term(o, esize, signed, u);
+                    let (v, u) = match self.kparam_reads.get(&(o, esize, signed)) {
+                        Some(&r) => r,
+                        None => {
+                            let (v, u) = self.kparam(o, esize);
+                            let u = self.kparam_term(o, esize, signed, u);
+                            self.kparam_reads.insert((o, esize, signed), (v, u));
+                            (v, u)
+                        }
+                    };
                     let v = if signed {
                         mask(sx(v, bits) as u64, 64)
                     } else {
@@ -681,6 +688,7 @@ impl Machine<'_> {
                 ));
                 if self.kp.read(x as usize, total as usize).is_some() {
                     self.kp.set_unk(x as usize, total as usize, o);
+                    self.kparam_reads.clear();
                 }
                 return;
             }

@@ -222,6 +222,10 @@ struct Machine<'a> {
     /// The source-set id of each unset parameter byte range read so far (index, start,
     /// end): a loop re-reading a parameter finds it without building the source again.
     param_sources: FxHashMap<(u32, u32, u32), u32>,
+    /// Kernel-parameter loads so far, (offset, size, signed) → (value, id): the window is
+    /// read-only (a store into it clears this), so a loop re-reading a parameter gets the
+    /// same value and term without reading the bytes again.
+    kparam_reads: FxHashMap<(u32, u32, bool), (u64, u32)>,
     notes: Vec<String>,
     stop: bool,
     instructions: u64,
@@ -437,6 +441,7 @@ fn run_once<'a>(
         findings: Vec::new(),
         found: rustc_hash::FxHashSet::default(),
         param_sources: FxHashMap::default(),
+        kparam_reads: FxHashMap::default(),
         notes: ir.notes.clone(),
         stop: false,
         instructions: 0,
