@@ -23,7 +23,7 @@ use weft::text::{TextOptions, write_kernel};
 /// of the document (same order), its text diagnostics without color. Raises `ValueError` for
 /// a `params` spec that does not parse or a kernel or parameter that names nothing.
 #[pyfunction]
-#[pyo3(signature = (ptx, *, filename, threads, cta, grid, params, warp_sync, initializers, kernels, detail, max_steps, max_memory, strict))]
+#[pyo3(signature = (ptx, *, filename, threads, cta, grid, params, warp_sync, initializers, kernels, detail, max_steps, max_memory, strict, max_trips=None))]
 #[allow(clippy::too_many_arguments)]
 fn verify(
     py: Python<'_>,
@@ -40,6 +40,7 @@ fn verify(
     max_steps: Option<u64>,
     max_memory: Option<u64>,
     strict: bool,
+    max_trips: Option<u32>,
 ) -> PyResult<(String, Vec<String>)> {
     let params = params
         .iter()
@@ -58,7 +59,7 @@ fn verify(
         parse_only: false,
         dot: false,
         max_steps: max_steps.unwrap_or(weft::cli::DEFAULT_MAX_STEPS),
-        max_trips: emulator::DEFAULT_MAX_TRIPS,
+        max_trips: max_trips.unwrap_or(emulator::DEFAULT_MAX_TRIPS),
         max_memory: max_memory.unwrap_or(emulator::DEFAULT_MAX_MEMORY),
         strict,
     };

@@ -33,6 +33,8 @@ def kwargs_of(args: list[str]) -> dict:
             kw["initializers"] = False
         elif flag == "--strict":
             kw["strict"] = True
+        elif flag == "--max-trips":
+            kw["max_trips"] = int(next(it))
         else:
             raise AssertionError(f"the test does not know the flag {flag}")
     return kw

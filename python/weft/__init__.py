@@ -325,6 +325,7 @@ def verify(
     max_steps: Optional[int] = None,
     max_memory: Optional[int] = None,
     strict: bool = False,
+    max_trips: Optional[int] = None,
 ) -> list[KernelReport]:
     """Verifies the kernels of a PTX text; returns one :class:`KernelReport` per kernel.
 
@@ -353,6 +354,9 @@ def verify(
         the same bytes) as violations (``--strict``).
     :param max_memory: bytes the verification of one kernel may use before it is reported
         unverifiable (``--max-memory``; default: the binary's default, 4 GiB).
+    :param max_trips: choices one branch makes on one problem size per explored path (a
+        loop's trips) before larger values are left unexplored (``--max-trips``; default:
+        the binary's default, 8).
     :raises ValueError: a parameter spec that does not parse, a ``kernel`` or parameter
         that names nothing in the PTX, or a CTA shape, grid or CTA index outside CUDA's
         limits.
@@ -375,6 +379,7 @@ def verify(
         max_steps=max_steps,
         max_memory=max_memory,
         strict=bool(strict),
+        max_trips=max_trips,
     )
     doc = json.loads(document)
     reports = [KernelReport._from_json(k, t) for k, t in zip(doc["kernels"], texts)]

@@ -19,6 +19,7 @@ def verify(
     max_steps: Optional[int],
     max_memory: Optional[int],
     strict: bool,
+    max_trips: Optional[int] = None,
 ) -> tuple[str, list[str]]:
     """Verifies every selected kernel of ``ptx``. Returns the JSON document of
     ``weft --format json`` and each kernel's text rendering (same order). Raises
