@@ -26,6 +26,19 @@ use weft_program::{InstId, ThreadId};
 /// A variable: a base term read at a width.
 type VarKey = (TermId, u8);
 
+/// A predicate's constraint and the values for which it is false (both computed once).
+pub(super) struct Predicate {
+    constraint: Constraint,
+    when_false: Set,
+}
+
+impl std::ops::Deref for Predicate {
+    type Target = Constraint;
+    fn deref(&self) -> &Constraint {
+        &self.constraint
+    }
+}
+
 /// The per-run state of the choices.
 #[derive(Default)]
 pub(super) struct Choices {
@@ -47,9 +60,7 @@ pub(super) struct Choices {
     pub(super) not_explored: Vec<(Variable, Set)>,
     /// The constraint of each predicate term met so far ([`super::terms::Terms::constraint`]
     /// is pure but allocates; a guard in a loop asks for the same one every trip).
-    constraints: FxHashMap<TermId, std::rc::Rc<Constraint>>,
-    /// The complement of each such constraint's values ([`Machine::forced`]).
-    complements: FxHashMap<TermId, Set>,
+    constraints: FxHashMap<TermId, std::rc::Rc<Predicate>>,
     /// Term nodes the witness search and the input scan evaluated on this run (each
     /// evaluation counted at its term's size).
     pub(super) search: u64,
@@ -69,12 +80,17 @@ impl Machine<'_> {
         self.choose_on(t, pc, (c.base, c.bits), &c.when_true, false)
     }
 
-    /// [`super::terms::Terms::constraint`] of `p`, computed once per run.
-    fn constraint(&mut self, p: TermId) -> std::rc::Rc<Constraint> {
+    /// [`super::terms::Terms::constraint`] of `p` and its complement, computed once per run.
+    fn constraint(&mut self, p: TermId) -> std::rc::Rc<Predicate> {
         if let Some(c) = self.choices.constraints.get(&p) {
             return c.clone();
         }
-        let c = std::rc::Rc::new(self.src.terms.constraint(p));
+        let constraint = self.src.terms.constraint(p);
+        let when_false = complement(&constraint.when_true, constraint.bits);
+        let c = std::rc::Rc::new(Predicate {
+            constraint,
+            when_false,
+        });
         self.choices.constraints.insert(p, c.clone());
         c
     }
@@ -243,7 +259,7 @@ impl Machine<'_> {
         let side = if value {
             c.when_true.clone()
         } else {
-            complement(&c.when_true, c.bits)
+            c.when_false.clone()
         };
         let values = intersect(&cur, &side);
         if values.is_empty() {
@@ -279,15 +295,7 @@ impl Machine<'_> {
         let p = self.src.term(gu)?;
         let c = self.constraint(p);
         let cur = self.choices.store.get(&(c.base, c.bits))?;
-        // Per predicate, its complement once (a guard in a loop asks every trip).
-        let when_false = match self.choices.complements.get(&p) {
-            Some(f) => f,
-            None => {
-                let f = complement(&c.when_true, c.bits);
-                self.choices.complements.entry(p).or_insert(f)
-            }
-        };
-        if !overlaps(cur, when_false) {
+        if !overlaps(cur, &c.when_false) {
             Some(true)
         } else if !overlaps(cur, &c.when_true) {
             Some(false)

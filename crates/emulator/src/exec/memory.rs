@@ -623,11 +623,6 @@ impl Machine<'_> {
             }
             let start = (at - p.offset as usize) as u32;
             let end = (s + j - p.offset as usize) as u32;
-            if let Some(&one) = self.param_sources.get(&(index as u32, start, end)) {
-                acc = self.src.union(acc, one);
-                k = j;
-                continue;
-            }
             let source = if !p.aggregate && start == 0 && end == p.size {
                 ValueSource::Param {
                     index: index as u32,
@@ -643,7 +638,6 @@ impl Machine<'_> {
                 }
             };
             let one = self.src.single(source);
-            self.param_sources.insert((index as u32, start, end), one);
             acc = self.src.union(acc, one);
             k = j;
         }

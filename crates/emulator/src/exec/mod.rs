@@ -219,9 +219,6 @@ struct Machine<'a> {
     /// thread once per kind and instruction, so a loop that repeats one finding records it
     /// once (a mutant's 10⁹-iteration out-of-bounds store recorded 8 GiB of them).
     found: rustc_hash::FxHashSet<(crate::FindingKind, u32, u32)>,
-    /// The source-set id of each unset parameter byte range read so far (index, start,
-    /// end): a loop re-reading a parameter finds it without building the source again.
-    param_sources: FxHashMap<(u32, u32, u32), u32>,
     /// Kernel-parameter loads so far, (offset, size, signed) → (value, id): the window is
     /// read-only (a store into it clears this), so a loop re-reading a parameter gets the
     /// same value and term without reading the bytes again.
@@ -440,7 +437,6 @@ fn run_once<'a>(
         reported: Default::default(),
         findings: Vec::new(),
         found: rustc_hash::FxHashSet::default(),
-        param_sources: FxHashMap::default(),
         kparam_reads: FxHashMap::default(),
         notes: ir.notes.clone(),
         stop: false,

@@ -75,23 +75,37 @@ impl Machine<'_> {
         args: &[(u64, u32)],
     ) -> u32 {
         let key = super::values::ResultKey::new(op, 0, bits, signed, args);
-        if let Some((r, _)) = key.as_ref().and_then(|k| self.src.cached(k)) {
+        self.cached_result(key, |m| {
+            let mut u = 0;
+            let mut termed = false;
+            for &(_, x) in args {
+                termed |= x & TERMED != 0;
+                u = m.src.union(u, x);
+            }
+            let r = if termed {
+                let term = m.op_term(op, bits, signed, args);
+                m.src.termed(u, term)
+            } else {
+                u
+            };
+            (r, r)
+        })
+        .0
+    }
+
+    /// The result cached for `key` ([`super::values::Sources::results`]), else `compute`'s,
+    /// cached (`None`: a key the cache cannot hold, computed every time).
+    fn cached_result(
+        &mut self,
+        key: Option<super::values::ResultKey>,
+        compute: impl FnOnce(&mut Self) -> (u32, u32),
+    ) -> (u32, u32) {
+        if let Some(r) = key.as_ref().and_then(|k| self.src.cached(k)) {
             return r;
         }
-        let mut u = 0;
-        let mut termed = false;
-        for &(_, x) in args {
-            termed |= x & TERMED != 0;
-            u = self.src.union(u, x);
-        }
-        let r = if termed {
-            let term = self.op_term(op, bits, signed, args);
-            self.src.termed(u, term)
-        } else {
-            u
-        };
+        let r = compute(self);
         if let Some(k) = key {
-            self.src.cache(k, (r, r));
+            self.src.cache(k, r);
         }
         r
     }
@@ -161,14 +175,7 @@ impl Machine<'_> {
         let tag = cmp as u16 | (ty.kind as u16) << 5 | (bop as u16) << 8;
         let key =
             super::values::ResultKey::new(OpKind::Other("setp"), tag, ty.bits, false, &[a, b, c]);
-        if let Some(r) = key.as_ref().and_then(|k| self.src.cached(k)) {
-            return r;
-        }
-        let r = self.setp_ids(cmp, ty, bop, a, b, c);
-        if let Some(k) = key {
-            self.src.cache(k, r);
-        }
-        r
+        self.cached_result(key, |m| m.setp_ids(cmp, ty, bop, a, b, c))
     }
 
     /// [`Machine::unknown_setp`]'s answer, computed.
