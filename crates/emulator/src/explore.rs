@@ -143,9 +143,13 @@ pub fn explore(
         if !ok {
             // Confirm on a concrete launch: the witness fixes every field the choices read.
             // Without choices the path is the kernel's only one: nothing to confirm.
-            let mut unconfirmed = !emulation.choices.is_empty();
+            // A path stopped at a budget is not confirmed: the concrete run would stop at
+            // the same budget, at the same cost again.
+            let budget_stop = emulation.findings.is_empty()
+                && emulation.unverifiable.iter().any(|u| u.why.is_budget());
+            let mut unconfirmed = !emulation.choices.is_empty() && !budget_stop;
             let mut emulation = emulation;
-            if !emulation.witness.is_empty() {
+            if !emulation.witness.is_empty() && !budget_stop {
                 let mut pinned = config.clone();
                 for (e, v) in &emulation.witness {
                     if let Expr::Param {

@@ -107,6 +107,17 @@ pub enum Why {
     UnsupportedControl,
 }
 
+impl Why {
+    /// A resource budget (steps, the CTA's instructions, memory): a run with the same
+    /// inputs would stop at the same limit.
+    pub fn is_budget(&self) -> bool {
+        matches!(
+            self,
+            Why::StepBudget { .. } | Why::CtaStepBudget { .. } | Why::MemoryBudget { .. }
+        )
+    }
+}
+
 /// A value that must be known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Value {

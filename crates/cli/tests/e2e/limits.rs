@@ -321,3 +321,28 @@ fn huge_declared_windows_fit_in_a_small_address_space() {
         assert!(stdout.contains(verdict), "{file}: {stdout}");
     }
 }
+
+/// A TMA store whose extent runs to the end of a 1 GiB `.shared` array (mutation run 13's
+/// one signal): its race-stage entries and reorder-tracker pages are charged to the memory
+/// budget before anything is allocated, so under a 1 GiB address-space limit the answer is
+/// "unverifiable at the memory budget", not an abort on the allocation.
+#[test]
+fn a_huge_async_extent_is_charged_before_it_is_allocated() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/stress/tma_store_1gib.ptx"
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_weft"))
+        .arg(file)
+        .output()
+        .expect("sh runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        stdout.contains("could not verify: the emulation reached the memory budget of 4 GiB"),
+        "{stdout}"
+    );
+}

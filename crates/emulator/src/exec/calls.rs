@@ -146,7 +146,7 @@ impl Machine<'_> {
         if branch == start {
             self.th[t].pc = branch + 1;
         }
-        if self.assumptions.iter().any(|a| a.branch.0 == branch) {
+        if !self.assumed_from.insert(branch) {
             return;
         }
         for site in traps_from(self.ir, start) {

@@ -32,7 +32,7 @@
 //! an upper bound, flagged as one.
 
 /// The swizzling mode of a descriptor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Swizzle {
     None,
     /// A `W`-byte swizzle (32, 64 or 128).
@@ -42,7 +42,7 @@ pub(crate) enum Swizzle {
 }
 
 /// A decoded shared-memory matrix descriptor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct SmemDesc {
     /// Start address in the CTA's shared window.
     pub start: u32,
@@ -110,7 +110,7 @@ pub(crate) fn decode_tcgen05(d: u64) -> Result<SmemDesc, LayoutError> {
 }
 
 /// The shape of one operand as the instruction reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct OperandShape {
     /// Rows in the M or N dimension.
     pub mn: u32,

@@ -292,7 +292,7 @@ impl Machine<'_> {
 
     /// The bytes `--max-memory` counts now: the register files, the shared, local and
     /// parameter windows (page tables and written pages), the warp passes' reorder
-    /// tracker, and per command recorded
+    /// tracker, the term arena, and per command recorded
     /// [`COMMAND_BYTES`] plus the race stage's entries of long accesses.
     pub(super) fn memory_used(&self) -> u64 {
         let per_command = COMMAND_BYTES + if self.cfg.warp_sync { 4 } else { 0 };
@@ -302,12 +302,20 @@ impl Machine<'_> {
             .saturating_add(self.pmem.footprint())
             .saturating_add(self.kp.footprint())
             .saturating_add(self.track.footprint())
+            .saturating_add(self.src.terms.footprint())
             .saturating_add(self.commands.saturating_mul(per_command))
     }
 
     /// Stops the emulation, unverifiable, once [`Self::memory_used`] exceeds `--max-memory`.
     pub(super) fn check_memory(&mut self, t: usize, pc: u32) {
-        let used = self.memory_used();
+        self.check_memory_for(t, pc, 0);
+    }
+
+    /// Stops the emulation, unverifiable, when [`Self::memory_used`] plus `more` bytes about
+    /// to be allocated exceeds `--max-memory`; returns whether it stopped (then nothing
+    /// may be allocated).
+    pub(super) fn check_memory_for(&mut self, t: usize, pc: u32, more: u64) -> bool {
+        let used = self.memory_used().saturating_add(more);
         if used > self.cfg.max_memory && !self.stop {
             let why = Why::MemoryBudget {
                 limit: self.cfg.max_memory,
@@ -319,6 +327,7 @@ impl Machine<'_> {
             };
             self.unverifiable(t, pc, why, None, 0, true);
         }
+        used > self.cfg.max_memory
     }
 
     /// Records a shared access and checks its bounds; returns whether it is in bounds.
@@ -361,6 +370,20 @@ impl Machine<'_> {
             self.finding(t, pc, FindingKind::SharedOutOfBounds, msg);
             return false;
         }
+        // A long access (a bulk copy or tensor-core operand over a huge shared window) costs
+        // the race stage's entries and, in a lock-step pass, the reorder tracker's pages
+        // for its bytes: charged before anything is allocated.
+        if len > 16 {
+            let track = if self.pass_lockstep {
+                super::warp::Tracker::cost(addr, len)
+            } else {
+                0
+            };
+            let entries = u64::from(len / 4) * 16;
+            if self.check_memory_for(t, pc, entries.saturating_add(track)) {
+                return false;
+            }
+        }
         let may = self.th[t].may > 0;
         self.push(t, Command::access(kind, addr, len, may, InstId(pc)));
         if kind.writes() {
@@ -375,7 +398,6 @@ impl Machine<'_> {
         if len > 16 {
             // The race stage splits an access into 16-byte entries per 4-byte word.
             self.charged = self.charged.saturating_add(u64::from(len / 4) * 16);
-            self.check_memory(t, pc);
         }
         true
     }

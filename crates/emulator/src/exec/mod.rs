@@ -3,6 +3,7 @@
 use crate::ir::{FuncId, Inst, Ir, Op, Opnd, RedKind, RegId};
 use crate::unverifiable::{Region, Why};
 use crate::{Assumption, Config, Emulation, Error, Finding, Unverifiable, ValueSource};
+use descriptor::{Footprint, LayoutError, OperandShape, SmemDesc};
 use paged::Paged;
 use rustc_hash::FxHashMap;
 use values::Sources;
@@ -182,6 +183,10 @@ struct Machine<'a> {
     /// by each (warpgroup, per-lane occurrence).
     wg_ops: Vec<tensor::WgmmaOp>,
     wg_index: FxHashMap<(u32, u32), u32>,
+    /// Operand footprints computed so far, per descriptor and shape (every thread of a
+    /// warpgroup lays out the same operands; cleared when it grows past
+    /// `FOOTPRINT_CACHE` entries).
+    footprints: FxHashMap<(SmemDesc, OperandShape), Result<Footprint, LayoutError>>,
     /// Per thread: its `wgmma.mma_async` executions so far, its operations not yet retired
     /// by a `wgmma.wait_group` (operation, group; [`UNCOMMITTED`] until a commit), and the
     /// groups it committed.
@@ -236,6 +241,8 @@ struct Machine<'a> {
     trapped: bool,
     /// Traps assumed not to be reached (the `calls` module).
     assumptions: Vec<Assumption>,
+    /// The branches (and guarded traps) whose traps are in `assumptions` already.
+    assumed_from: rustc_hash::FxHashSet<u32>,
     /// Per initialized module variable ([`crate::ir::DataLayout`]): whether loads return its
     /// initializer in this run, whether one did, and whether the kernel wrote it.
     data_trusted: Vec<bool>,
@@ -417,6 +424,7 @@ fn run_once<'a>(
         wg: warpgroup::Warpgroups::new(ir.sources.sites.iter().map(|s| &*s.opcode), n),
         wg_ops: Vec::new(),
         wg_index: FxHashMap::default(),
+        footprints: FxHashMap::default(),
         wg_occ: vec![0; n],
         wg_pending: vec![Vec::new(); n],
         wg_committed: vec![0; n],
@@ -448,6 +456,7 @@ fn run_once<'a>(
         uninit_shared,
         trapped: false,
         assumptions: Vec::new(),
+        assumed_from: Default::default(),
         data_read: vec![false; data_trusted.len()],
         data_written: vec![false; data_trusted.len()],
         data_trusted,

@@ -59,6 +59,9 @@ pub(super) struct TensorMemory {
 /// Threads of a warpgroup.
 const WARPGROUP: usize = 4 * WARP_SIZE as usize;
 
+/// Entries of the operand-footprint cache before it is cleared.
+const FOOTPRINT_CACHE: usize = 256;
+
 /// One warpgroup-level `wgmma.mma_async`: the agents of its reads and their completion set.
 #[derive(Debug, Clone)]
 pub(super) struct WgmmaOp {
@@ -177,7 +180,8 @@ impl Machine<'_> {
         }
     }
 
-    /// The footprint of one operand, or `None` (recorded as unverifiable).
+    /// The footprint of one operand (cached per descriptor and shape), or `None` (recorded
+    /// as unverifiable).
     fn operand_footprint(
         &mut self,
         t: usize,
@@ -185,7 +189,18 @@ impl Machine<'_> {
         desc: Result<SmemDesc, LayoutError>,
         shape: OperandShape,
     ) -> Option<Footprint> {
-        match desc.and_then(|d| descriptor::footprint(&d, &shape)) {
+        let laid = desc.and_then(|d| {
+            if let Some(f) = self.footprints.get(&(d, shape)) {
+                return f.clone();
+            }
+            let f = descriptor::footprint(&d, &shape);
+            if self.footprints.len() >= FOOTPRINT_CACHE {
+                self.footprints.clear();
+            }
+            self.footprints.insert((d, shape), f.clone());
+            f
+        });
+        match laid {
             Ok(f) => Some(f),
             Err(e) => {
                 self.unverifiable(t, pc, Why::MatrixOperand(layout_issue(e)), None, 0, false);

@@ -19,6 +19,12 @@ use rustc_hash::FxHashMap;
 /// wait parity's term grew past the earlier cap of 48 and the parity became a plain unknown.
 pub(crate) const MAX_SIZE: u32 = 400;
 
+/// Terms one emulation builds at most; once the arena holds this many, a new term is not
+/// built (the value is a plain unknown, as for a term over [`MAX_SIZE`]). A loop of termed
+/// pointer arithmetic builds a node per thread and trip: hostile input must not grow the
+/// arena without bound (about 100 bytes per node, [`Terms::footprint`]).
+pub(crate) const MAX_NODES: usize = 1 << 20;
+
 /// A hash-consed term.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct TermId(pub u32);
@@ -323,6 +329,15 @@ pub(crate) struct Terms {
 }
 
 impl Terms {
+    /// Bytes of the arena (what `--max-memory` counts): each node, its size and its index
+    /// entry (key, id and control byte, at the index's capacity).
+    pub(crate) fn footprint(&self) -> u64 {
+        let entry = std::mem::size_of::<(Node, TermId)>() + 1;
+        (self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.sizes.capacity() * 4
+            + self.index.capacity() * entry) as u64
+    }
+
     pub(crate) fn node(&self, t: TermId) -> Node {
         self.nodes[t.0 as usize]
     }
@@ -343,7 +358,7 @@ impl Terms {
             Node::Not(a) => self.size(a),
         };
         let size = children.saturating_add(1);
-        if size > MAX_SIZE {
+        if size > MAX_SIZE || self.nodes.len() >= MAX_NODES {
             return None;
         }
         let id = TermId(u32::try_from(self.nodes.len()).ok()?);
@@ -648,6 +663,20 @@ impl Terms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_arena_stops_growing_at_max_nodes_and_keeps_what_it_has() {
+        let mut t = Terms::default();
+        let p = t.param(0, 4, false).unwrap();
+        for k in 1..MAX_NODES as u64 {
+            assert!(t.add_const(p, k, 64).is_some(), "node {k}");
+        }
+        // Full: a new term is a plain unknown, an existing one is still found.
+        assert_eq!(t.add_const(p, MAX_NODES as u64, 64), None);
+        assert_eq!(t.param(0, 4, false), Some(p));
+        assert!(t.add_const(p, 7, 64).is_some());
+        assert!(t.footprint() >= (MAX_NODES * std::mem::size_of::<Node>()) as u64);
+    }
 
     #[test]
     fn affine_forms_share_their_base() {

@@ -74,6 +74,11 @@ impl Machine<'_> {
         signed: bool,
         args: &[(u64, u32)],
     ) -> u32 {
+        if args.iter().all(|&(_, x)| x & TERMED == 0) {
+            // No term to build: the union of the sources (one or two operands unknown by
+            // the same sources, the common case, is no lookup at all).
+            return args.iter().fold(0, |u, &(_, x)| self.src.union(u, x));
+        }
         let key = super::values::ResultKey::new(op, 0, bits, signed, args);
         self.cached_result(key, |m| {
             let mut u = 0;

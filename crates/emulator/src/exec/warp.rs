@@ -110,6 +110,9 @@ pub(super) fn lane_local(op: Op) -> bool {
 /// Shared bytes per page of the reorder tracker.
 const TRACK_PAGE: usize = 1024;
 
+/// Bytes of one tracker page (entries and bookkeeping).
+const PAGE_BYTES: usize = TRACK_PAGE * 4 + 32;
+
 /// Per shared byte touched by a lock-step pass, for the reorder check of one warp pass: the
 /// pass's epoch (high 16 bits), one more than the highest lane that wrote it (bits 8..16)
 /// and that read it (bits 0..8) in that pass. Kept in pages allocated on first touch, like
@@ -137,7 +140,14 @@ impl Tracker {
 
     /// Bytes of its pages (what `--max-memory` counts).
     pub(super) fn footprint(&self) -> u64 {
-        (self.pages.len() * (TRACK_PAGE * 4 + 32)) as u64
+        (self.pages.len() * PAGE_BYTES) as u64
+    }
+
+    /// At most the bytes of the pages an access of `len` bytes at `addr` adds.
+    pub(super) fn cost(addr: u32, len: u32) -> u64 {
+        let first = addr as usize / TRACK_PAGE;
+        let last = (addr as usize + len as usize).div_ceil(TRACK_PAGE);
+        (last.saturating_sub(first) * PAGE_BYTES) as u64
     }
 
     /// The entries of page `page`, allocated on first touch.
