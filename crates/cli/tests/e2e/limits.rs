@@ -346,3 +346,19 @@ fn a_huge_async_extent_is_charged_before_it_is_allocated() {
         "{stdout}"
     );
 }
+
+/// A TMA store's extent runs to the end of the shared allocation until the emulation ends
+/// and clips it at the next TMA address; the race stage's memory for it is charged once
+/// clipped. 1,600 stores from 16 subtiles of a 64 KiB array need about 26 MB clipped and
+/// over 200 MB unclipped: within a 64 MiB budget the kernel is verified.
+#[test]
+fn tma_store_extents_are_charged_once_clipped() {
+    let run = weft(&["--max-memory", "64M", "tma_store_subtiles.ptx"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("tma_store_subtiles"), "{run:?}");
+    assert!(run.stdout.contains(": verified"), "{run:?}");
+    // At a budget below what the clipped extents need, the answer names the budget.
+    let run = weft(&["--max-memory", "16M", "tma_store_subtiles.ptx"]);
+    assert_eq!(run.code, 3, "{run:?}");
+    assert!(run.stdout.contains("memory budget of 16 MiB"), "{run:?}");
+}

@@ -492,6 +492,28 @@ impl Machine<'_> {
         }
     }
 
+    /// Charges the race stage's entries of the TMA stores' extents, clipped, to
+    /// `--max-memory` (their upper-bound extents run to the end of the shared allocation
+    /// until `clip_tma_extents`: charged at issue, a persistent kernel's stores reached the
+    /// budget while the emulation held a few hundred MiB).
+    pub(super) fn charge_tma_stores(&mut self) {
+        let mut first = None;
+        for &g in &self.tma_stores {
+            let Some(copy) = self.copies.get(g as usize) else {
+                continue;
+            };
+            if let CommandView::Access { len, .. } = copy.access.view()
+                && len > 16
+            {
+                self.charged = self.charged.saturating_add(u64::from(len / 4) * 16);
+                first.get_or_insert((copy.issuer.0 as usize, copy.access.inst().0));
+            }
+        }
+        if let Some((t, pc)) = first {
+            self.check_memory(t, pc);
+        }
+    }
+
     /// A TMA store or reduction (`cp[.reduce].async.bulk.tensor` shared → global): a read of
     /// shared memory whose extent lives in the tensor map. Recorded as a read from the source
     /// to the end of the shared allocation (an over-approximation, in a kernel note).
@@ -511,8 +533,10 @@ impl Machine<'_> {
                     .unwrap_or(self.smem.len() as u32)
                     .min(self.smem.len() as u32);
                 let len = end.saturating_sub(s).max(1);
-                if let Some(g) = self.async_access(t, pc, AccessKind::Read, s, len, 0, Proxy::Async)
-                {
+                self.defer_entries = true;
+                let g = self.async_access(t, pc, AccessKind::Read, s, len, 0, Proxy::Async);
+                self.defer_entries = false;
+                if let Some(g) = g {
                     // The extent is an upper bound of what the tensor map selects.
                     self.flag_approx(g);
                     self.tma_stores.push(g);

@@ -11,6 +11,7 @@ impl Machine<'_> {
         self.unfinished_tma();
         self.tensor_memory_at_exit();
         self.clip_tma_extents();
+        self.charge_tma_stores();
         let mut stuck_collective = Vec::new();
         for t in 0..self.n {
             if let State::Coll(pc) = self.th[t].state

@@ -379,7 +379,11 @@ impl Machine<'_> {
             } else {
                 0
             };
-            let entries = u64::from(len / 4) * 16;
+            let entries = if self.defer_entries {
+                0
+            } else {
+                u64::from(len / 4) * 16
+            };
             if self.check_memory_for(t, pc, entries.saturating_add(track)) {
                 return false;
             }
@@ -395,7 +399,7 @@ impl Machine<'_> {
                 self.check_memory(t, pc);
             }
         }
-        if len > 16 {
+        if len > 16 && !self.defer_entries {
             // The race stage splits an access into 16-byte entries per 4-byte word.
             self.charged = self.charged.saturating_add(u64::from(len / 4) * 16);
         }

@@ -173,6 +173,9 @@ struct Machine<'a> {
     proxy_fences: Vec<Vec<u32>>,
     /// Set while an asynchronous copy records its access: `push` makes it an agent.
     divert: Option<Proxy>,
+    /// Set while a TMA store records its upper-bound extent: the race stage's entries for
+    /// it are charged once `finish` has clipped it (`charge_tma_stores`).
+    defer_entries: bool,
     /// Execution events recorded so far (`Command::exec`): the last event's id.
     exec_events: u32,
     /// `wgmma` ordering and alignment over warpgroups (`warpgroup` module).
@@ -419,6 +422,7 @@ fn run_once<'a>(
         bulk_committed: vec![0; n],
         proxy_fences: vec![Vec::new(); n],
         divert: None,
+        defer_entries: false,
         exec_events: 0,
         coll: collectives::Recorded::new(n),
         wg: warpgroup::Warpgroups::new(ir.sources.sites.iter().map(|s| &*s.opcode), n),
