@@ -344,18 +344,26 @@ for line in sys.argv[2:]:
     elif name == "cute-dsl-hopper-fmha":
         # Params 3, 5, 7, 9 are the dynamic extents of Q, K, V, O's TMA tensors, each 4 x
         # u32: sequence length, query heads per KV head, KV heads, batch.
-        # Explored without these, the key sequence length 0 deadlocks (the math warpgroups
-        # wait for a first K tile the load warp never sends; confirmed concretely): whether
-        # the example supports empty keys is not checked, so the extents stay fixed.
+        # The key sequence length (5+0, an Int32 in the kernel) bounds the K/V loop: it is
+        # explored, restricted to 1.. by a --param range. The example's can_implement
+        # rejects s_k <= 0 ("window_size_left must be less than s_k_max - 1" with its
+        # default window -1), and explored from 0 it deadlocks (the math warpgroups wait
+        # for a first K tile the load warp never sends; confirmed concretely). V's length
+        # (7+0) equals K's and decides nothing in the kernel: left free. Q's and O's
+        # lengths stay 256, heads and batch 1.
+        args += ["--param", "5+0:s32=1.."]
         for p in (3, 5, 7, 9):
-            args += ["--param", f"{p}+0:u32=256", "--param", f"{p}+4:u32=1",
-                     "--param", f"{p}+8:u32=1", "--param", f"{p}+12:u32=1"]
+            if p in (3, 9):
+                args += ["--param", f"{p}+0:u32=256"]
+            args += ["--param", f"{p}+4:u32=1", "--param", f"{p}+8:u32=1",
+                     "--param", f"{p}+12:u32=1"]
         why = ("CUTLASS CuTe DSL example hopper/fmha.py (HopperFusedMultiHeadAttentionForward): "
                "warp-specialized flash attention, a load warpgroup (warp 1 loads Q, K, V by "
                "TMA; setmaxnreg.dec) and two wgmma/softmax warpgroups, Q and K/V full/empty "
                "mbarrier pipelines, named barriers between the math warpgroups; fp16, head "
-               "dim 64, 64x128 MMA tile, no mask, non-persistent; sequence lengths 256, one "
-               "head, batch 1 fixed through the TMA tensors' extents.")
+               "dim 64, 64x128 MMA tile, no mask, non-persistent; the key sequence length "
+               "explored from 1 (the example rejects empty keys), query length 256, one head, "
+               "batch 1 fixed through the TMA tensors' extents.")
     elif name.startswith("fa4-fwd"):
         # Params 0-3: the dynamic extents of Q, K, V, O after the kernel's transpose, 3 x u32
         # each (seqlen, heads, batch); the key/value loop is bounded by K's seqlen: the

@@ -236,7 +236,7 @@ class KernelReport:
     """The text rendering, as the ``weft`` binary prints it (without color)."""
     coverage: Optional[dict[str, Any]] = None
     """Which problem sizes the verdict covers when branches on unfixed sizes were explored
-    (the JSON ``coverage`` object: ``paths``, ``max_trips``, ``complete``, ``variables``
+    (the JSON ``coverage`` object: ``paths``, ``max_trips``, ``complete``, ``ranges``, ``variables``
     with their ``explored`` and ``not_explored`` values, ``periodicity``, …); ``None`` when
     nothing was explored. A verdict with ``complete`` false is bounded; ``periodicity``
     (whether the explored programs repeat, docs/induction.md) is evidence only and never
@@ -335,7 +335,10 @@ def verify(
     :param params: fixed parameter values, so that loops and branches they decide can be
         emulated: a mapping from parameter index (0-based, in PTX order) or PTX name to
         an int or float, e.g. ``{5: 256}``; or ``--param`` specs such as
-        ``["5=256", "params+12:u32=4096"]`` (a field of a by-value struct).
+        ``["5=256", "params+12:u32=4096"]`` (a field of a by-value struct); a spec's value
+        may be a range, ``"params+12:u32=1.."`` or ``"5=1..=64"``, which fixes nothing but
+        keeps the exploration of sizes within it (a precondition; the coverage's
+        ``ranges`` lists it).
     :param warp_sync: lanes of a warp run in lock-step (pre-Volta warp-synchronous code).
     :param kernel: verify only this kernel (or these kernels): the PTX name, or the plain
         identifier of an Itanium-mangled name.

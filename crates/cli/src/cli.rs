@@ -16,6 +16,7 @@ Examples:
   weft -n 32x8 -s kernel.ptx           a 32x8 CTA whose warps run in lock-step
   weft -k my_kernel -p 2=1024 a.ptx    one kernel, parameter 2 fixed to 1024
   weft -p params+12:u32=4096 gemm.ptx  a u32 at byte 12 of the by-value struct `params`
+  weft -p params+12:u32=1.. gemm.ptx    explore that field from 1 up (a precondition)
   weft --format sarif *.ptx > weft.sarif
   weft --parse-only *.ptx              only check that the files parse
 
@@ -68,7 +69,9 @@ pub struct Cli {
     pub no_initializers: bool,
 
     /// Fix a kernel parameter: `INDEX_OR_NAME=VALUE`, or `INDEX_OR_NAME+OFFSET:TYPE=VALUE` for a
-    /// scalar inside a by-value struct parameter. Repeatable.
+    /// scalar inside a by-value struct parameter. An integer range, `=LO..=HI` or `=LO..`,
+    /// does not fix the value: the exploration of sizes keeps to it (a precondition such
+    /// as K >= 1). Repeatable.
     #[arg(short = 'p', long = "param", value_name = "SPEC")]
     pub params: Vec<ParamSpec>,
 
@@ -405,6 +408,30 @@ impl FromStr for ParamSpec {
             Err(_) => ParamTarget::Name(name.to_owned()),
         };
         let value = value.trim();
+        if let Some((lo, hi)) = value.split_once("..") {
+            // `LO..=HI`, or `LO..` (up to the field's largest value): a range the
+            // exploration keeps to, not a pin. `LO..HI` is refused: inclusive or not?
+            let bound = |x: &str| {
+                parse_int(x.trim()).ok_or_else(|| format!("`{}` is not an integer", x.trim()))
+            };
+            let lo = bound(lo)?;
+            let hi = match hi.strip_prefix('=') {
+                Some(hi) => bound(hi)?,
+                None if hi.trim().is_empty() => i128::MAX,
+                None => {
+                    return Err(format!(
+                        "`{value}`: write an inclusive range as LO..=HI, or LO.. for every \
+                         value from LO"
+                    ));
+                }
+            };
+            return Ok(ParamSpec {
+                target,
+                field,
+                value: ParamValue::Range { lo, hi },
+                text: s.to_owned(),
+            });
+        }
         let value = match parse_int(value) {
             Some(v) => ParamValue::Int(v),
             None => match value.parse::<f64>() {
@@ -446,6 +473,26 @@ mod tests {
         assert!("4Q".parse::<ByteSize>().is_err());
         assert!("99999999999T".parse::<ByteSize>().is_err());
         assert!("".parse::<ByteSize>().is_err());
+    }
+
+    #[test]
+    fn param_ranges() {
+        let p: ParamSpec = "params+12:u32=1..".parse().unwrap();
+        assert_eq!(p.field, Some((12, ScalarType::Unsigned(4))));
+        assert_eq!(
+            p.value,
+            ParamValue::Range {
+                lo: 1,
+                hi: i128::MAX
+            }
+        );
+        let p: ParamSpec = "2=0x10..=64".parse().unwrap();
+        assert_eq!(p.value, ParamValue::Range { lo: 16, hi: 64 });
+        // Inclusive or not? Refused.
+        let e = "2=1..8".parse::<ParamSpec>().unwrap_err();
+        assert!(e.contains("LO..=HI"), "{e}");
+        assert!("2=a..=3".parse::<ParamSpec>().is_err());
+        assert!("2=1..=x".parse::<ParamSpec>().is_err());
     }
 
     #[test]

@@ -172,6 +172,25 @@ fn param_error(e: &emulator::ParamError, specs: &[ParamSpec], kernel: &str) -> S
             text(binding),
             if *size == 1 { "" } else { "s" }
         ),
+        E::BadRange {
+            binding,
+            lo,
+            hi,
+            max,
+            size,
+        } => {
+            if *max == 0 {
+                format!(
+                    "`--param {}`: a range needs an integer field, not a float",
+                    text(binding)
+                )
+            } else {
+                format!(
+                    "`--param {}`: the range {lo}..={hi} is not within 0..={max}, the sizes a {size}-byte field holds",
+                    text(binding)
+                )
+            }
+        }
         E::Overlap {
             first,
             second,

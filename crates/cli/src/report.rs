@@ -276,8 +276,11 @@ pub struct Coverage {
     /// `--max-trips`: the choices one branch makes on one variable per path.
     pub max_trips: u32,
     /// Every feasible path was explored: the verdict holds for every value of the
-    /// variables (no bound cut a path short).
+    /// variables (no bound cut a path short) that the `--param` ranges allow.
     pub complete: bool,
+    /// The `--param` ranges (`FIELD=LO..=HI`) the exploration was restricted to, as
+    /// written: the verdict covers no value outside them.
+    pub ranges: Vec<String>,
     /// The exploration stopped at its path limit with paths left.
     pub incomplete: bool,
     /// When every explored path's choices are on one parameter field: that field's values

@@ -81,6 +81,13 @@ pub fn verify(
 ) -> Result<(), KernelInputError> {
     let file = report.file.clone();
     let kernel = report.kernel.clone();
+    // The `--param` ranges, as written (the report's specs are the bindings', in order).
+    let ranges: Vec<String> = params
+        .iter()
+        .zip(&report.params)
+        .filter(|(b, _)| matches!(b.value, emulator::ParamValue::Range { .. }))
+        .map(|(_, text)| text.clone())
+        .collect();
 
     progress.kernel_stage("emulate", &kernel);
     let config = emulator::Config {
@@ -171,7 +178,7 @@ pub fn verify(
     }
     let Some(mut last) = chosen else {
         // Every path was abandoned: nothing was checked.
-        report.coverage = Some(coverage(&exploration));
+        report.coverage = Some(coverage(&exploration, &ranges));
         report.unverifiable.push(Unverifiable {
             reason: "no path of the choices on input-dependent branches could be explored"
                 .to_owned(),
@@ -225,7 +232,7 @@ pub fn verify(
     }
     let emulation = &exploration.emulation;
     if exploration.paths > 1 || !emulation.choices.is_empty() {
-        last.coverage = Some(coverage(&exploration));
+        last.coverage = Some(coverage(&exploration, &ranges));
     }
     if exploration.incomplete {
         last.unverifiable.push(Unverifiable {
@@ -351,7 +358,7 @@ fn periodicity(p: &emulator::Periodicity, field: &str) -> report::PeriodicityRec
 }
 
 /// The report's coverage record of an exploration.
-fn coverage(x: &emulator::Exploration) -> report::Coverage {
+fn coverage(x: &emulator::Exploration, ranges: &[String]) -> report::Coverage {
     let pairs = |s: &[(u64, u64)]| s.iter().map(|&(a, b)| [a, b]).collect::<Vec<_>>();
     let not_explored = |v: &emulator::Variable| {
         x.coverage
@@ -370,6 +377,7 @@ fn coverage(x: &emulator::Exploration) -> report::Coverage {
         paths: x.paths,
         max_trips: x.coverage.max_trips,
         complete: x.coverage.not_explored.is_empty() && !x.incomplete,
+        ranges: ranges.to_vec(),
         incomplete: x.incomplete,
         inputs: match (&x.coverage.inputs, x.coverage.inputs_unknown) {
             (Some((e, s)), false) => Some(report::InputCoverage {

@@ -342,21 +342,36 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
         return lines;
     }
     let terms: Vec<&str> = c.variables.iter().map(|v| v.term.as_str()).collect();
+    let within = if c.ranges.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " within the --param range{} {}",
+            if c.ranges.len() == 1 { "" } else { "s" },
+            c.ranges.join(", ")
+        )
+    };
     if c.complete {
         lines.push(format!(
-            "coverage: verified for every value of {} ({paths} explored, none cut short)",
+            "coverage: verified for every value of {}{within} ({paths} explored, none cut \
+             short)",
             terms.join(", ")
         ));
     } else {
         if let Some(i) = &c.inputs {
             lines.push(format!(
-                "coverage: bounded: verified only for {} = {} ({paths}, --max-trips {}); \
-                 the other values up to {} follow paths that were not explored, larger \
-                 values were not checked",
+                "coverage: bounded: verified only for {} = {}{within} ({paths}, --max-trips \
+                 {}); the other values up to {} follow paths that were not explored{}, \
+                 larger values were not checked",
                 i.term,
                 crate::reasons::ranges(&i.verified, 64),
                 c.max_trips,
-                i.checked_up_to
+                i.checked_up_to,
+                if c.ranges.is_empty() {
+                    ""
+                } else {
+                    " or lie outside the ranges"
+                }
             ));
             if let Some(p) = &c.periodicity {
                 lines.push(format!("induction: not concluded: {}", p.reason));
@@ -364,8 +379,8 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
             return lines;
         }
         lines.push(format!(
-            "coverage: bounded: verified for every input except those with these values, \
-             which were not explored ({paths}, --max-trips {}):",
+            "coverage: bounded: verified for every input{within} except those with these \
+             values, which were not explored ({paths}, --max-trips {}):",
             c.max_trips
         ));
         for v in c.variables.iter().filter(|v| !v.not_explored.is_empty()) {

@@ -151,6 +151,11 @@ pub fn explore(
             let mut emulation = emulation;
             if !emulation.witness.is_empty() && !budget_stop {
                 let mut pinned = config.clone();
+                // The witness fixes the fields the choices read, ranged ones included (it
+                // lies in their ranges): the ranges themselves would overlap the pins.
+                pinned
+                    .params
+                    .retain(|b| !matches!(b.value, ParamValue::Range { .. }));
                 for (e, v) in &emulation.witness {
                     if let Expr::Param {
                         index,

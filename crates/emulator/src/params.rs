@@ -50,6 +50,15 @@ pub enum ParamValue {
     Int(i128),
     /// A floating-point number.
     Float(f64),
+    /// An integer field left to exploration within `lo..=hi` (a precondition of the
+    /// kernel, e.g. `K >= 1`): no bytes are fixed; the exploration's choices allow these
+    /// values only (`docs/semantics.md` §6.5).
+    Range {
+        /// The smallest value.
+        lo: i128,
+        /// The largest value.
+        hi: i128,
+    },
 }
 
 /// A kernel parameter (or a scalar field of a by-value struct parameter) fixed to a value.
@@ -72,14 +81,21 @@ pub struct ResolvedParam {
     pub index: usize,
     /// Byte offset inside the parameter.
     pub offset: u64,
-    /// Little-endian value bytes.
+    /// Little-endian value bytes (none for a range).
     pub bytes: Vec<u8>,
+    /// For a [`ParamValue::Range`]: the field's size in bytes and its allowed values, as
+    /// unsigned bit patterns of that size.
+    pub range: Option<(u8, u64, u64)>,
 }
 
 impl ResolvedParam {
-    /// One past the last byte set.
+    /// One past the last byte the binding covers.
     pub fn end(&self) -> u64 {
-        self.offset.saturating_add(self.bytes.len() as u64)
+        let len = match self.range {
+            Some((size, _, _)) => u64::from(size),
+            None => self.bytes.len() as u64,
+        };
+        self.offset.saturating_add(len)
     }
 }
 
@@ -131,6 +147,20 @@ pub enum ParamError {
         /// The value.
         value: i128,
         /// The size in bytes.
+        size: u8,
+    },
+    /// A range that is empty, negative, beyond its field's values or on a float field.
+    #[error("the range {lo}..={hi} is not within 0..={max} for a {size}-byte integer field")]
+    BadRange {
+        /// The binding.
+        binding: usize,
+        /// Its smallest value.
+        lo: i128,
+        /// Its largest value.
+        hi: i128,
+        /// The largest value the field holds (0 for a float field).
+        max: i128,
+        /// The field's size in bytes.
         size: u8,
     },
     /// Two bindings set the same bytes.
@@ -193,7 +223,32 @@ pub fn resolve_params(
                 size: total,
             });
         }
-        let bytes = value_bytes(b.value, size, float, k)?;
+        let range = match b.value {
+            ParamValue::Range { lo, hi } => {
+                let signed = matches!(b.field, Some((_, ScalarType::Signed(_))))
+                    || (b.field.is_none() && decl.ty.starts_with('s'));
+                let bits = u32::from(size) * 8 - u32::from(signed);
+                let max = if float { 0 } else { (1i128 << bits) - 1 };
+                // `LO..` (the cli's open end) reaches the field's largest value.
+                let hi = if hi == i128::MAX { max } else { hi };
+                if float || lo < 0 || lo > hi || hi > max {
+                    return Err(ParamError::BadRange {
+                        binding: k,
+                        lo,
+                        hi,
+                        max,
+                        size,
+                    });
+                }
+                Some((size, lo as u64, hi as u64))
+            }
+            _ => None,
+        };
+        let bytes = if range.is_some() {
+            Vec::new()
+        } else {
+            value_bytes(b.value, size, float, k)?
+        };
         if let Some(earlier) = out
             .iter()
             .find(|p| p.index == index && p.offset < end && offset < p.end())
@@ -212,6 +267,7 @@ pub fn resolve_params(
             index,
             offset,
             bytes,
+            range,
         });
     }
     Ok(out)
@@ -230,6 +286,7 @@ fn value_bytes(
         (ParamValue::Int(v), true, 4) => (v as f32).to_le_bytes().to_vec(),
         (ParamValue::Int(v), true, 8) => (v as f64).to_le_bytes().to_vec(),
         (ParamValue::Float(_), _, _) => return Err(ParamError::NeedsInteger { binding, size }),
+        (ParamValue::Range { .. }, _, _) => Vec::new(),
         (ParamValue::Int(v), _, n) => {
             let bits = u32::from(n) * 8;
             let fits = bits >= 128 || {
@@ -259,6 +316,53 @@ mod tests {
             field,
             value,
         }
+    }
+
+    #[test]
+    fn ranges_resolve_to_a_field_and_its_values() {
+        let src = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n, .param .align 8 .b8 s[16], .param .f32 x)\n{\nret;\n}\n";
+        let module = ptx_parser::parse(src).expect("parses");
+        let k = module.entries().next().expect("a kernel");
+        let resolve = |bs: &[ParamBinding]| {
+            let mut used = vec![false; bs.len()];
+            resolve_params(k, bs, &mut used)
+        };
+        let range = |lo, hi| ParamValue::Range { lo, hi };
+        let r = resolve(&[
+            bind(ParamRef::Index(0), None, range(1, i128::MAX)),
+            bind(
+                ParamRef::Index(1),
+                Some((8, ScalarType::Signed(4))),
+                range(1, i128::MAX),
+            ),
+            bind(
+                ParamRef::Index(1),
+                Some((12, ScalarType::Unsigned(2))),
+                range(3, 3),
+            ),
+        ])
+        .expect("fits");
+        // The open end is the field's largest value (signed: the largest positive one).
+        assert_eq!(r[0].range, Some((4, 1, u64::from(u32::MAX))));
+        assert_eq!(r[1].range, Some((4, 1, i32::MAX as u64)));
+        assert_eq!(
+            (r[2].offset, r[2].end(), r[2].range),
+            (12, 14, Some((2, 3, 3)))
+        );
+        assert!(r.iter().all(|p| p.bytes.is_empty()));
+        let bad = |b: ParamBinding| matches!(resolve(&[b]), Err(ParamError::BadRange { .. }));
+        assert!(bad(bind(ParamRef::Index(0), None, range(-1, 4))));
+        assert!(bad(bind(ParamRef::Index(0), None, range(5, 4))));
+        assert!(bad(bind(ParamRef::Index(0), None, range(0, 1 << 32))));
+        assert!(bad(bind(ParamRef::Index(2), None, range(0, 4))));
+        // A range overlapping a pin of the same bytes is two bindings of those bytes.
+        assert!(matches!(
+            resolve(&[
+                bind(ParamRef::Index(0), None, range(1, 8)),
+                bind(ParamRef::Index(0), None, ParamValue::Int(2)),
+            ]),
+            Err(ParamError::Overlap { .. })
+        ));
     }
 
     #[test]

@@ -90,3 +90,40 @@ fn param_that_does_not_fit_is_a_usage_error() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("lie outside parameter 0"), "{run:?}");
 }
+
+/// A `--param` range restricts an explored field (a precondition, not a pin): the text
+/// coverage line says the verdict holds within it, JSON lists it, and ranges that are
+/// ambiguous, empty, negative or beyond the field are usage errors.
+#[test]
+fn param_ranges_restrict_the_exploration_and_say_so() {
+    let root = crate::common::repo_root();
+    let late = ["--threads", "64", "samples/sizes/late_bug.ptx"];
+    let run = crate::common::weft_in(&root, &[&["--param", "2=3..=5"], &late[..]].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("within the --param range 2=3..=5 (3 paths explored, none cut short)"),
+        "{run:?}"
+    );
+    let run = crate::common::weft_in(
+        &root,
+        &[&["--param", "2=3..=5", "--format", "json"], &late[..]].concat(),
+    );
+    let coverage = &run.json()["kernels"][0]["coverage"];
+    assert_eq!(
+        coverage["ranges"],
+        serde_json::json!(["2=3..=5"]),
+        "{run:?}"
+    );
+    assert_eq!(coverage["complete"], true, "{run:?}");
+    for (spec, needle) in [
+        ("2=1..8", "write an inclusive range as LO..=HI"),
+        ("2=5..=3", "the range 5..=3 is not within 0..=4294967295"),
+        ("2=-1..", "is not within 0..=4294967295"),
+        ("2=0..=4294967296", "is not within 0..=4294967295"),
+    ] {
+        let run = crate::common::weft_in(&root, &[&["--param", spec], &late[..]].concat());
+        assert_eq!(run.code, 2, "{spec}: {run:?}");
+        assert!(run.stderr.contains(needle), "{spec}: {run:?}");
+    }
+}

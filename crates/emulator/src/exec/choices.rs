@@ -168,6 +168,43 @@ impl Machine<'_> {
         Some(answer)
     }
 
+    /// The `--param` ranges ([`crate::ParamValue::Range`]): each field, read unsigned at its
+    /// width, starts restricted to its range, so the choices on it allow those values only
+    /// and every witness the search finds lies in them (a reading of the same bytes as
+    /// signed takes the same bit pattern in the search). A note says so.
+    pub(super) fn seed_ranges(&mut self) {
+        let mut ranges = Vec::new();
+        for (index, p) in self.ir.kernel_params.iter().enumerate() {
+            for &(at, size, lo, hi) in &p.ranges {
+                ranges.push((p.offset + at, size, lo, hi, index, at));
+            }
+        }
+        for (off, size, lo, hi, index, at) in ranges {
+            let explores = self.cfg.choices.is_some();
+            self.notes.push(format!(
+                "param {index} bytes {at}..{}: {} (a `--param` range): the verdict covers no other value",
+                at + u32::from(size),
+                if explores {
+                    format!("only the values {lo}..={hi} are explored")
+                } else {
+                    format!("restricted to {lo}..={hi}, but this run does not explore, so the field is a plain unknown")
+                }
+            ));
+            if !explores {
+                continue;
+            }
+            let Some(term) = self.src.terms.param(off, size, false) else {
+                continue;
+            };
+            let key = (term, size * 8);
+            if lo == hi {
+                self.constrain(key, vec![(lo, lo)]);
+            } else {
+                self.choices.store.insert(key, vec![(lo, hi)]);
+            }
+        }
+    }
+
     /// A value that must be known (a synchronization operand, a shared address) is unknown
     /// in register operand `o` but carries a term: a choice between the smallest value the
     /// path allows for the first undetermined parameter field the term reads and the other
@@ -472,6 +509,32 @@ impl Machine<'_> {
             c.dedup();
             cands.push(c);
         }
+        // Leaves that read the same bytes (a field loaded both signed and unsigned) take one
+        // value: the first of them proposes it, with the candidates of all.
+        let bytes_of = |l: TermId| match terms.node(l) {
+            Node::Param { off, size, .. } => Some((off, size)),
+            _ => None,
+        };
+        let rep: Vec<usize> = leaves
+            .iter()
+            .enumerate()
+            .map(|(k, &l)| {
+                let b = bytes_of(l);
+                leaves[..k]
+                    .iter()
+                    .position(|&x| b.is_some() && bytes_of(x) == b)
+                    .unwrap_or(k)
+            })
+            .collect();
+        for k in 0..leaves.len() {
+            if rep[k] != k {
+                let more = std::mem::take(&mut cands[k]);
+                cands[rep[k]].extend(more);
+                cands[rep[k]].sort_unstable();
+                cands[rep[k]].dedup();
+            }
+        }
+        let free: Vec<usize> = (0..leaves.len()).filter(|&k| rep[k] == k).collect();
         // Proposals in increasing order of the first field, then the next, … (bounded).
         let mut idx = vec![0usize; leaves.len()];
         let mut tried = 0u32;
@@ -482,7 +545,7 @@ impl Machine<'_> {
             }
             let mut known = FxHashMap::default();
             for (k, &leaf) in leaves.iter().enumerate() {
-                known.insert(leaf, value_of(leaf, cands[k][idx[k]]));
+                known.insert(leaf, value_of(leaf, cands[rep[k]][idx[rep[k]]]));
             }
             let mut memo = FxHashMap::default();
             let ok = vars.iter().all(|((base, bits), set)| {
@@ -495,17 +558,18 @@ impl Machine<'_> {
                 let found = leaves
                     .iter()
                     .enumerate()
-                    .map(|(k, &l)| (l, cands[k][idx[k]]))
+                    .map(|(k, &l)| (l, cands[rep[k]][idx[rep[k]]]))
                     .collect();
                 return (Some(found), work.get());
             }
             // Next proposal (the last field varies fastest).
-            let mut k = leaves.len();
+            let mut j = free.len();
             loop {
-                if k == 0 {
+                if j == 0 {
                     return (None, work.get());
                 }
-                k -= 1;
+                j -= 1;
+                let k = free[j];
                 idx[k] += 1;
                 if idx[k] < cands[k].len() {
                     break;

@@ -489,6 +489,7 @@ fn run_once<'a>(
             ir.extern_start.unwrap_or(0)
         ));
     }
+    m.seed_ranges();
     if cfg.warp_sync {
         m.run_lockstep();
     } else {

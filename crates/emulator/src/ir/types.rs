@@ -467,6 +467,9 @@ pub(crate) struct KernelParam {
     pub aggregate: bool,
     /// Bytes fixed by `--param`.
     pub known: Vec<Option<u8>>,
+    /// Fields `--param` restricts to a range ([`crate::ParamValue::Range`]): offset in the
+    /// parameter, size in bytes, smallest and largest value (unsigned bit patterns).
+    pub ranges: Vec<(u32, u8, u64, u64)>,
 }
 
 /// Where the emulator places the state-space windows in the generic address space, and

@@ -87,7 +87,8 @@ fn config_of(args: &[String]) -> Config {
 }
 
 /// A `--param` of the manifests: `TARGET=INTEGER` for a whole parameter, or
-/// `TARGET+OFFSET:TYPE=VALUE` for a scalar field (`u8`..`u64`, `s8`..`s64`, `f32`, `f64`).
+/// `TARGET+OFFSET:TYPE=VALUE` for a scalar field (`u8`..`u64`, `s8`..`s64`, `f32`, `f64`);
+/// the value may be a range, `LO..=HI` or `LO..`.
 fn binding(v: &str) -> ParamBinding {
     let (lhs, value) = v.split_once('=').expect("TARGET=VALUE");
     let (target, field) = match lhs.split_once('+') {
@@ -106,6 +107,16 @@ fn binding(v: &str) -> ParamBinding {
         }
     };
     let value = match field {
+        // A range, `LO..=HI` or `LO..` (the cli's syntax; the open end is the field's largest).
+        _ if value.contains("..") => {
+            let (lo, hi) = value.split_once("..").expect("LO..");
+            ParamValue::Range {
+                lo: lo.parse().expect("an integer"),
+                hi: hi
+                    .strip_prefix('=')
+                    .map_or(i128::MAX, |h| h.parse().expect("an integer")),
+            }
+        }
         Some((_, ScalarType::F32 | ScalarType::F64)) => {
             ParamValue::Float(value.parse().expect("a number"))
         }

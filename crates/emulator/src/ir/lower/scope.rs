@@ -139,12 +139,32 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 size,
                 aggregate: !p.dims.is_empty(),
                 known: vec![None; size as usize],
+                ranges: Vec::new(),
             });
         }
         let mut used = vec![false; config.params.len()];
         for r in resolve_params(kernel, &config.params, &mut used)? {
             // Resolved against this kernel's declarations: the parameter exists.
             let p = &mut self.ir.kernel_params[r.index];
+            if let Some((size, lo, hi)) = r.range {
+                // A parameter of unknown size is tracked as 8 bytes.
+                let at = u32::try_from(r.offset)
+                    .ok()
+                    .filter(|&at| u64::from(at) + u64::from(size) <= u64::from(p.size));
+                let Some(at) = at else {
+                    return Err(ParamError::OutOfRange {
+                        binding: r.binding,
+                        param: r.index,
+                        name: p.name.clone(),
+                        start: r.offset,
+                        end: r.end(),
+                        size: u64::from(p.size),
+                    }
+                    .into());
+                };
+                p.ranges.push((at, size, lo, hi));
+                continue;
+            }
             for (k, &byte) in r.bytes.iter().enumerate() {
                 let at = usize::try_from(r.offset)
                     .unwrap_or(usize::MAX)
