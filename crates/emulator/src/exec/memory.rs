@@ -262,23 +262,21 @@ impl Machine<'_> {
         }
     }
 
+    #[inline]
     pub(super) fn push(&mut self, t: usize, c: Command) -> u32 {
-        if self.pass_lockstep && c.is_access() {
-            self.track_access(t, c);
-        }
-        if let Some(proxy) = self.divert
-            && c.is_access()
-        {
-            let issue = self.cmds[t].len() as u32;
-            self.copies
-                .push(AsyncCopy::new(ThreadId(t as u32), issue, c, proxy));
-            return u32::MAX;
-        }
-        let idx = self.cmds[t].len() as u32;
-        self.cmds[t].push(c);
-        if !c.is_access() {
+        if c.is_access() {
+            if self.pass_lockstep {
+                self.track_access(t, c);
+            }
+            if let Some(proxy) = self.divert {
+                return self.push_agent(t, c, proxy);
+            }
+        } else {
             self.coll.synced[t] = self.coll.synced[t].wrapping_add(1);
         }
+        let cmds = &mut self.cmds[t];
+        let idx = cmds.len() as u32;
+        cmds.push(c);
         if self.cfg.warp_sync {
             let w = t / WARP_SIZE as usize;
             self.steps[t].push(self.warp_step[w]);
@@ -288,6 +286,16 @@ impl Machine<'_> {
             self.check_memory(t, c.inst().0);
         }
         idx
+    }
+
+    /// [`Machine::push`] of an access while an asynchronous copy records it: the copy
+    /// becomes an agent.
+    #[cold]
+    fn push_agent(&mut self, t: usize, c: Command, proxy: weft_program::Proxy) -> u32 {
+        let issue = self.cmds[t].len() as u32;
+        self.copies
+            .push(AsyncCopy::new(ThreadId(t as u32), issue, c, proxy));
+        u32::MAX
     }
 
     /// The bytes `--max-memory` counts now: the register files, the shared, local and

@@ -21,6 +21,31 @@ struct Page {
     unk: [u32; PAGE],
 }
 
+impl Page {
+    /// [`Paged::read`] of `N <= 8` bytes at `at` (inside the page).
+    #[inline(always)]
+    fn read_small<const N: usize>(&self, at: usize) -> (u64, Unks) {
+        let mut le = [0u8; 8];
+        le[..N].copy_from_slice(&self.bytes[at..at + N]);
+        // `N` entries: the compiler unrolls the comparison.
+        let u = &self.unk[at..at + N];
+        let v = u64::from_le_bytes(le);
+        if u.iter().all(|&x| x == u[0]) {
+            (v, Unks::Same(u[0]))
+        } else {
+            (v, Unks::Mixed(u.to_vec()))
+        }
+    }
+
+    /// [`Paged::write`] of `N <= 8` bytes at `at` (inside the page).
+    #[inline(always)]
+    fn write_small<const N: usize>(&mut self, at: usize, v: u64, u: u32) -> bool {
+        self.bytes[at..at + N].copy_from_slice(&v.to_le_bytes()[..N]);
+        self.unk[at..at + N].copy_from_slice(&[u; N]);
+        true
+    }
+}
+
 /// One page of the window: its bytes once written, else the source id every byte has.
 struct Slot {
     page: Option<Box<Page>>,
@@ -111,6 +136,14 @@ impl Paged {
             let Some(p) = &slot.page else {
                 return Some((0, Unks::Same(slot.fill)));
             };
+            // The scalar widths, with fixed-size copies and comparisons.
+            match len {
+                1 => return Some(p.read_small::<1>(at)),
+                2 => return Some(p.read_small::<2>(at)),
+                4 => return Some(p.read_small::<4>(at)),
+                8 => return Some(p.read_small::<8>(at)),
+                _ => {}
+            }
             let (b, u) = (&p.bytes[at..at + len], &p.unk[at..at + len]);
             let mut v = 0u64;
             for (i, &x) in b.iter().enumerate().take(8) {
@@ -148,6 +181,13 @@ impl Paged {
         if at + len <= PAGE {
             // Within one page: find it once.
             let page = self.page_mut(s);
+            match len {
+                1 => return page.write_small::<1>(at, v, u),
+                2 => return page.write_small::<2>(at, v, u),
+                4 => return page.write_small::<4>(at, v, u),
+                8 => return page.write_small::<8>(at, v, u),
+                _ => {}
+            }
             let le = v.to_le_bytes();
             for (i, b) in page.bytes[at..at + len].iter_mut().enumerate() {
                 *b = le.get(i).copied().unwrap_or(0);

@@ -692,17 +692,25 @@ impl Machine<'_> {
             let (page, offset) = (at / TRACK_PAGE, at % TRACK_PAGE);
             let upto = (end - at).min(TRACK_PAGE - offset);
             at += upto;
-            let bytes = tr.page(page);
-            for b in &mut bytes[offset..offset + upto] {
-                // This pass's entry, or none (an older epoch).
-                let e = if *b & 0xffff_0000 == epoch { *b } else { epoch };
-                let (w, r) = ((e >> 8) & 0xff, e & 0xff);
-                conflict |= w > lane || (write && r > lane);
-                *b = if write {
-                    epoch | (w.max(lane) << 8) | r
-                } else {
-                    epoch | (w << 8) | r.max(lane)
-                };
+            let bytes = &mut tr.page(page)[offset..offset + upto];
+            match bytes {
+                // A word whose bytes were last accessed together (the common case):
+                // one update for the four.
+                [a, b, c, d] if *a == *b && *b == *c && *c == *d => {
+                    let (hit, e) = track_byte(*a, epoch, lane, write);
+                    conflict |= hit;
+                    *a = e;
+                    *b = e;
+                    *c = e;
+                    *d = e;
+                }
+                _ => {
+                    for b in bytes {
+                        let (hit, e) = track_byte(*b, epoch, lane, write);
+                        conflict |= hit;
+                        *b = e;
+                    }
+                }
             }
         }
         if conflict {
@@ -716,6 +724,23 @@ impl Machine<'_> {
         self.reordered = true;
         self.stop = true;
     }
+}
+
+/// The reorder check of one byte's tracker entry `b` (see [`Tracker`]) for an access by
+/// `lane` (one more than the lane) in the pass of `epoch` (shifted): whether a higher lane's
+/// access in this pass conflicts with it, and the updated entry.
+#[inline(always)]
+fn track_byte(b: u32, epoch: u32, lane: u32, write: bool) -> (bool, u32) {
+    // This pass's entry, or none (an older epoch).
+    let e = if b & 0xffff_0000 == epoch { b } else { epoch };
+    let (w, r) = ((e >> 8) & 0xff, e & 0xff);
+    let conflict = w > lane || (write && r > lane);
+    let e = if write {
+        epoch | (w.max(lane) << 8) | r
+    } else {
+        epoch | (w << 8) | r.max(lane)
+    };
+    (conflict, e)
 }
 
 /// The lanes whose three operands are all known.
