@@ -122,7 +122,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use weft_program::{AccessKind, Command, CommandView, InstId, Program, ThreadId};
+use weft_program::{AccessKind, CommandView, InstId, Program, ThreadId};
 
 /// Why lanes of one warp storing to one address in one instruction are not reported, in a
 /// sentence a report can show next to [`RaceStats::same_instruction_writes`].
@@ -159,7 +159,10 @@ const SITE_CHECK_FACTOR: usize = 4;
 const MAX_UNIVERSE_SITES: usize = 512;
 
 /// Bytes per chunk of the address grouping.
-const CHUNK: u64 = 4;
+pub(crate) const CHUNK: u64 = 4;
+
+mod entries;
+use entries::{Collected, Entry, OCC_NONE, collect_entries, commands_of};
 
 /// Options of the race check.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -341,16 +344,12 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
     config: &Config,
 ) -> RaceReport {
     let start = Instant::now();
-    let (entries, chunks) = collect_entries(program);
-    let (accesses, approx_accesses) = program
-        .threads
-        .iter()
-        .flat_map(|t| &t.commands)
-        .chain(program.asyncs.copies.iter().map(|c| &c.access))
-        .fold((0u64, 0u64), |(n, a), c| match c.view() {
-            CommandView::Access { approx, .. } => (n + 1, a + u64::from(approx)),
-            _ => (n, a),
-        });
+    let Collected {
+        entries,
+        chunks,
+        accesses,
+        approx_accesses,
+    } = collect_entries(program);
     let ctx = Context {
         program,
         hb,
@@ -371,195 +370,6 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
     report
 }
 
-/// One access's share of one chunk: 16 bytes.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    chunk: u32,
-    thread: u32,
-    index: u32,
-    /// Bit 0: writes (0 read, 1 write or atomic; the sort puts a thread's reads first).
-    /// Bits 1–4: the bytes of the chunk accessed. Bits 5–31: for a plain write, its
-    /// occurrence (how many earlier commands of this thread came from the same instruction),
-    /// else [`OCC_NONE`].
-    meta: u32,
-}
-
-/// The occurrence of an entry that is not a plain write, or whose occurrence does not fit in
-/// 27 bits: it never matches another entry's, so the same-instruction rule never applies to
-/// it (the conservative direction).
-const OCC_NONE: u32 = (1 << 27) - 1;
-
-/// Instruction ids below this count occurrences in a vector, larger ones in a hash map.
-const DENSE_INSTS: usize = 1 << 16;
-
-impl Entry {
-    fn new(chunk: u32, thread: u32, index: u32, writes: bool, mask: u8, occ: u32) -> Self {
-        Entry {
-            chunk,
-            thread,
-            index,
-            meta: u32::from(writes) | (u32::from(mask) << 1) | (occ.min(OCC_NONE) << 5),
-        }
-    }
-
-    #[inline]
-    fn writes(&self) -> u8 {
-        (self.meta & 1) as u8
-    }
-
-    #[inline]
-    fn mask(&self) -> u8 {
-        ((self.meta >> 1) & 0xf) as u8
-    }
-
-    /// The occurrence of a plain write, [`OCC_NONE`] otherwise.
-    #[inline]
-    fn occ(&self) -> u32 {
-        self.meta >> 5
-    }
-}
-
-/// The commands of thread or agent `t` (an asynchronous copy, numbered after the CTA's
-/// threads, is one access).
-fn commands_of(program: &Program, t: usize) -> &[Command] {
-    match program.threads.get(t) {
-        Some(thread) => &thread.commands,
-        None => program
-            .asyncs
-            .copies
-            .get(t - program.threads.len())
-            .map_or(&[], |c| std::slice::from_ref(&c.access)),
-    }
-}
-
-/// The threads and agents of the race check: the CTA's threads, then one agent per
-/// asynchronous copy.
-fn actors(program: &Program) -> impl Iterator<Item = (usize, &[Command])> + '_ {
-    (0..program.threads.len() + program.asyncs.copies.len()).map(|t| (t, commands_of(program, t)))
-}
-
-/// Calls `f` with every entry of one thread, in program order.
-fn for_each_entry(t: usize, commands: &[Command], mut f: impl FnMut(Entry)) {
-    // Occurrences of plain writes per instruction (dense for the usual small ids).
-    let mut dense: Vec<u32> = Vec::new();
-    let mut sparse: FxHashMap<InstId, u32> = FxHashMap::default();
-    for (i, command) in commands.iter().enumerate() {
-        let CommandView::Access {
-            kind, addr, len, ..
-        } = command.view()
-        else {
-            continue;
-        };
-        let occ = if kind == AccessKind::Write {
-            let inst = command.inst().index();
-            let counter = if inst < DENSE_INSTS {
-                if dense.len() <= inst {
-                    dense.resize(inst + 1, 0);
-                }
-                &mut dense[inst]
-            } else {
-                sparse.entry(command.inst()).or_insert(0)
-            };
-            let occ = *counter;
-            *counter = counter.saturating_add(1);
-            occ
-        } else {
-            OCC_NONE
-        };
-        let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
-        let mut chunk = start / CHUNK;
-        while chunk * CHUNK < end {
-            let lo = start.max(chunk * CHUNK) - chunk * CHUNK;
-            let hi = end.min((chunk + 1) * CHUNK) - chunk * CHUNK;
-            f(Entry::new(
-                chunk as u32,
-                t as u32,
-                i as u32,
-                kind.writes(),
-                ((1u16 << hi) - (1u16 << lo)) as u8,
-                occ,
-            ));
-            chunk += 1;
-        }
-    }
-}
-
-/// All entries, ordered by (chunk, thread, reads before writes, program index), and the
-/// range of each chunk's entries.
-///
-/// Each thread yields its entries in program order, so a stable counting sort on
-/// (chunk, writes) over the threads in order does it in linear time and with one array of
-/// entries; sparse address ranges fall back to a comparison sort.
-fn collect_entries(program: &Program) -> (Vec<Entry>, Vec<std::ops::Range<usize>>) {
-    let all: Vec<(usize, &[Command])> = actors(program).collect();
-    let (total, max_chunk) = all
-        .par_iter()
-        .map(|&(t, thread)| {
-            let (mut n, mut max) = (0usize, 0u32);
-            for_each_entry(t, thread, |e| {
-                n += 1;
-                max = max.max(e.chunk);
-            });
-            (n, max)
-        })
-        .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1.max(y.1)));
-    let buckets = 2 * (max_chunk as usize + 1);
-    if buckets > 4 * total + (1 << 16) {
-        let mut entries = Vec::with_capacity(total);
-        for &(t, thread) in &all {
-            for_each_entry(t, thread, |e| entries.push(e));
-        }
-        entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes(), e.index));
-        let ranges = chunk_ranges(&entries);
-        return (entries, ranges);
-    }
-    let bucket = |e: &Entry| 2 * e.chunk as usize + usize::from(e.writes());
-    let mut starts = vec![0usize; buckets + 1];
-    for &(t, thread) in &all {
-        for_each_entry(t, thread, |e| starts[bucket(&e) + 1] += 1);
-    }
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
-    }
-    let mut entries = vec![Entry::new(0, 0, 0, false, 0, 0); total];
-    for &(t, thread) in &all {
-        for_each_entry(t, thread, |e| {
-            let slot = &mut starts[bucket(&e)];
-            entries[*slot] = e;
-            *slot += 1;
-        });
-    }
-    // Within a chunk the buckets are (reads, writes), each in (thread, index) order; put
-    // each thread's reads and writes together (two sorted runs: a linear merge).
-    let ranges = chunk_ranges(&entries);
-    let mut slices: Vec<&mut [Entry]> = Vec::with_capacity(ranges.len());
-    let mut rest: &mut [Entry] = &mut entries;
-    let mut offset = 0;
-    for r in ranges.iter().filter(|r| r.len() > 1).cloned() {
-        let (_, tail) = std::mem::take(&mut rest).split_at_mut(r.start - offset);
-        let (chunk, tail) = tail.split_at_mut(r.len());
-        slices.push(chunk);
-        rest = tail;
-        offset = r.end;
-    }
-    slices
-        .into_par_iter()
-        .for_each(|chunk| chunk.sort_by_key(|e| (e.thread, e.writes(), e.index)));
-    (entries, ranges)
-}
-
-fn chunk_ranges(entries: &[Entry]) -> Vec<std::ops::Range<usize>> {
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    for i in 1..=entries.len() {
-        if i == entries.len() || entries[i].chunk != entries[start].chunk {
-            ranges.push(start..i);
-            start = i;
-        }
-    }
-    ranges
-}
-
 /// A thread's entries in one chunk.
 struct ThreadLists<'e> {
     thread: u32,
@@ -578,7 +388,7 @@ struct SiteKey {
     may: bool,
     approx: bool,
     mask: u8,
-    /// A plain write's value id ([`Command::value_id`]), 0 when unknown.
+    /// A plain write's value id ([`weft_program::Command::value_id`]), 0 when unknown.
     value: u16,
 }
 
@@ -698,8 +508,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
         acc.naive_pairs += naive_pairs(self.program, &lists);
         self.count_same_instruction_writes(chunk, &lists, acc);
-        let sites: Vec<Option<Vec<(InstId, AccessKind)>>> =
-            lists.iter().map(|l| self.sites(l)).collect();
+        // Each thread's sites, needed once a race is found in the chunk.
+        let mut sites: Vec<Option<Vec<(InstId, AccessKind)>>> = Vec::new();
         let threshold = if self.config.detail {
             u32::try_from(DETAILS_CAP).unwrap_or(u32::MAX)
         } else {
@@ -727,6 +537,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     continue;
                 }
                 if !found.is_empty() {
+                    if sites.is_empty() {
+                        sites = lists.iter().map(|l| self.sites(l)).collect();
+                    }
                     let keys = universe.get_or_insert_with(|| candidate_keys(&sites));
                     if let Some(keys) = keys
                         && saturated_keys == keys.len()
@@ -1018,7 +831,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             };
             if let Some(bound) = bound {
                 tests += 1;
-                l += as_[l..].partition_point(|a| a.index < bound);
+                // `l` only moves forward: a scan costs the merge's length in all.
+                while l < as_.len() && as_[l].index < bound {
+                    l += 1;
+                }
             }
             while bound.is_none() && l < as_.len() && {
                 tests += 1;
