@@ -493,3 +493,6 @@ pub(crate) fn parallel(replay: &trace::Trace) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod batching_tests;

@@ -64,10 +64,25 @@ struct Replayer<'p> {
     lane_stamp: Vec<u32>,
     /// Warp gathers considered so far (the stamp of [`Self::lane_stamp`]).
     gathers: u32,
+    /// Scratch: the lanes of one warp registering together ([`Self::register_followers`]).
+    batch: Vec<Participant>,
+    /// Whether [`Self::register_followers`] takes the followers (off: the reference).
+    batching: bool,
     error: bool,
 }
 
 pub(crate) fn replay(program: &Program) -> Trace {
+    replay_with(program, true)
+}
+
+/// [`replay`] registering every lane in its own run (the lanes of a warp that follow each
+/// other in the queue are not taken together): the reference the tests compare with.
+#[cfg(test)]
+pub(crate) fn replay_one_by_one(program: &Program) -> Trace {
+    replay_with(program, false)
+}
+
+fn replay_with(program: &Program, batching: bool) -> Trace {
     let n = program.threads.len();
     let cta = program.num_threads().max(n as u32);
     let warp_size = program.warp_size();
@@ -102,6 +117,8 @@ pub(crate) fn replay(program: &Program) -> Trace {
         warps: Vec::new(),
         lane_stamp: vec![0; n],
         gathers: 0,
+        batch: Vec::new(),
+        batching,
         error: false,
     };
     while let Some(t) = r.queue.pop_front() {
@@ -139,23 +156,27 @@ impl Replayer<'_> {
         }
     }
 
+    /// The index of thread `t`'s next command that is not a shared access, from `pc` on.
+    fn next_sync(&self, t: u32, pc: u32) -> u32 {
+        let commands = &self.program.threads[t as usize].commands;
+        let mut pc = pc;
+        // Shared accesses synchronize nothing: step over them at once.
+        while commands.get(pc as usize).is_some_and(|c| c.is_access()) {
+            pc += 1;
+        }
+        pc
+    }
+
     /// Runs thread `t` until it blocks, exits, ends or errs.
     fn run(&mut self, t: u32) {
         if self.cursors[t as usize] != Cursor::Ready {
             return;
         }
-        let thread = ThreadId(t);
-        let program = &self.program.threads[t as usize];
+        let mut t = t;
+        let mut thread = ThreadId(t);
+        let mut program = &self.program.threads[t as usize];
         loop {
-            // Shared accesses synchronize nothing: step over them at once.
-            let mut pc = self.pcs[t as usize];
-            while program
-                .commands
-                .get(pc as usize)
-                .is_some_and(|c| c.is_access())
-            {
-                pc += 1;
-            }
+            let pc = self.next_sync(t, self.pcs[t as usize]);
             let Some(cmd) = program.commands.get(pc as usize) else {
                 if program.end == ThreadEnd::Exited {
                     self.exit(thread, pc);
@@ -187,10 +208,21 @@ impl Replayer<'_> {
                         command: pc,
                         op,
                     };
-                    if id < weft_program::NUM_NAMED_BARRIERS {
-                        self.cursors[t as usize] = block(BarrierKey::Named(id), &self.file);
+                    if id >= weft_program::NUM_NAMED_BARRIERS {
+                        self.file.register(p, id, count, cmd.inst(), aligned)
+                    } else {
+                        let cursor = block(BarrierKey::Named(id), &self.file);
+                        self.cursors[t as usize] = cursor;
+                        // The lanes that register with this one, up to the one that
+                        // completes the warp's gather: that lane runs on.
+                        let (last, result) =
+                            self.register_followers(p, *cmd, (id, count, aligned), cursor);
+                        if last != thread {
+                            (t, thread) = (last.0, last);
+                            program = &self.program.threads[t as usize];
+                        }
+                        result
                     }
-                    self.file.register(p, id, count, cmd.inst(), aligned)
                 }
                 CommandView::WarpSync { mask } => {
                     let p = Participant {
@@ -258,6 +290,71 @@ impl Replayer<'_> {
                 return;
             }
         }
+    }
+
+    /// Registers `p`, a named-barrier operation `cmd` of the running thread (its cursor set
+    /// to `cursor`), together with the lanes of its warp queued right behind it that are
+    /// ready and whose next command is `cmd` too, up to the lane that completes the warp's
+    /// gather. In this schedule each of those lanes would run next, register and wait for
+    /// its warp (its run ends there), so they register in queue order as their own runs
+    /// would. Returns the lane whose registration had the events (the thread that runs on)
+    /// and its result.
+    fn register_followers(
+        &mut self,
+        p: Participant,
+        cmd: weft_program::Command,
+        (id, count, aligned): (u32, weft_program::BarrierCount, bool),
+        cursor: Cursor,
+    ) -> (ThreadId, Result<Vec<Event>, SyncError>) {
+        let (t, ws) = (p.thread.0, self.warp_size);
+        let warp = t / ws;
+        let mut lanes = std::mem::take(&mut self.batch);
+        lanes.clear();
+        lanes.push(p);
+        let missing = self.file.gather_missing(warp) as usize;
+        // Lanes already taken (a thread may be queued twice; only its first run runs).
+        let mut taken = 1u64 << (t % ws);
+        while self.batching && lanes.len() < missing && ws <= 64 {
+            let Some(&q) = self.queue.get(lanes.len() - 1) else {
+                break;
+            };
+            let bit = 1u64 << (q % ws);
+            if q / ws != warp || taken & bit != 0 || self.cursors[q as usize] != Cursor::Ready {
+                break;
+            }
+            let pc = self.next_sync(q, self.pcs[q as usize]);
+            if self.program.threads[q as usize].commands.get(pc as usize) != Some(&cmd) {
+                break;
+            }
+            taken |= bit;
+            lanes.push(Participant {
+                thread: ThreadId(q),
+                command: pc,
+                op: p.op,
+            });
+        }
+        let (n, result) = self
+            .file
+            .register_run(&lanes, id, count, cmd.inst(), aligned);
+        // The followers that registered took their step; the others stay queued.
+        for q in &lanes[1..n] {
+            self.queue.pop_front();
+            let q_cursor = &mut self.cursors[q.thread.index()];
+            *q_cursor = match cursor {
+                Cursor::Blocked {
+                    key, generation, ..
+                } => Cursor::Blocked {
+                    key,
+                    generation,
+                    command: q.command,
+                },
+                other => other,
+            };
+            self.pcs[q.thread.index()] = q.command + 1;
+        }
+        let last = lanes[n.max(1) - 1].thread;
+        self.batch = lanes;
+        (last, result)
     }
 
     /// Applies what a registration or exit caused. `current` is the running thread (it is

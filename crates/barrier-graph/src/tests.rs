@@ -11,7 +11,7 @@ use super::*;
 
 /// A command of the test language (the paper's, plus red, warp sync, exit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum C {
+pub(crate) enum C {
     /// `sync b n`.
     S(u32, u32),
     /// `arrive b n`.
@@ -53,7 +53,7 @@ fn cmd(c: C, inst: u32) -> Command {
 
 /// A thread running `text`; instruction ids are `base + position`. An exit is appended
 /// unless the text ends with one.
-fn thread(text: &[C], base: u32) -> ThreadProgram {
+pub(crate) fn thread(text: &[C], base: u32) -> ThreadProgram {
     let mut commands: Vec<Command> = text
         .iter()
         .enumerate()
@@ -69,7 +69,7 @@ fn thread(text: &[C], base: u32) -> ThreadProgram {
     }
 }
 
-fn program(warp_size: u32, threads: Vec<ThreadProgram>) -> Program {
+pub(crate) fn program(warp_size: u32, threads: Vec<ThreadProgram>) -> Program {
     Program::new(CtaShape::linear(threads.len() as u32), warp_size, threads)
         .expect("a valid program")
 }

@@ -419,30 +419,51 @@ impl BarrierFile {
         events: &mut Vec<Event>,
     ) -> Result<(), SyncError> {
         let mut k = 0;
-        while let Some(&p) = lanes.get(k) {
-            let warp = self.join(p, id, count, inst, aligned)?;
-            k += 1;
-            // The lanes of the same warp and operation that follow pass the same checks and
-            // join the same gather, until it is complete.
-            if let Some(g) = self.gathers[warp as usize].as_mut() {
-                let present = g.lanes.len() as u32 + self.exited_per_warp[warp as usize];
-                let lanes_in_warp = (self.cta_threads - warp * self.warp_size).min(self.warp_size);
-                let room = lanes_in_warp.saturating_sub(present) as usize;
-                let same = lanes[k..]
-                    .iter()
-                    .take(room)
-                    .take_while(|q| q.thread.0 / self.warp_size == warp && q.op == p.op)
-                    .count();
-                g.lanes.extend_from_slice(&lanes[k..k + same]);
-                k += same;
-            }
-            // Registering an incomplete gather does nothing: only the lane that completes
-            // it (mostly the last) needs the call.
-            if k == lanes.len() || self.gather_complete(warp) {
-                events.extend(self.try_register_gather(warp)?);
-            }
+        while k < lanes.len() {
+            let (n, result) = self.register_run(&lanes[k..], id, count, inst, aligned);
+            k += n;
+            events.extend(result?);
         }
         Ok(())
+    }
+
+    /// [`BarrierFile::register`] of the first lanes of `lanes` (non-empty; the same
+    /// operation) in turn, up to the first whose call has events or fails: the lanes of one
+    /// warp that execute the operation one after the other, until the one that completes
+    /// the warp's gather. Returns how many lanes were registered, the last one included,
+    /// and what the last one's call returned (the calls before it return no events).
+    pub fn register_run(
+        &mut self,
+        lanes: &[Participant],
+        id: u32,
+        count: BarrierCount,
+        inst: InstId,
+        aligned: bool,
+    ) -> (usize, Result<Vec<Event>, SyncError>) {
+        let Some(&p) = lanes.first() else {
+            return (0, Ok(Vec::new()));
+        };
+        let warp = match self.join(p, id, count, inst, aligned) {
+            Ok(warp) => warp,
+            Err(e) => return (1, Err(e)),
+        };
+        let mut k = 1;
+        // The lanes of the same warp and operation that follow pass the same checks and
+        // join the same gather, until it is complete (registering an incomplete gather does
+        // nothing: only the lane that completes it has events).
+        if let Some(g) = self.gathers[warp as usize].as_mut() {
+            let present = g.lanes.len() as u32 + self.exited_per_warp[warp as usize];
+            let lanes_in_warp = (self.cta_threads - warp * self.warp_size).min(self.warp_size);
+            let room = lanes_in_warp.saturating_sub(present) as usize;
+            let same = lanes[k..]
+                .iter()
+                .take(room)
+                .take_while(|q| q.thread.0 / self.warp_size == warp && q.op == p.op)
+                .count();
+            g.lanes.extend_from_slice(&lanes[k..k + same]);
+            k += same;
+        }
+        (k, self.try_register_gather(warp))
     }
 
     /// The lane joins its warp's gather (the checks of [`BarrierFile::register`] that come
@@ -494,6 +515,17 @@ impl BarrierFile {
             }
         }
         Ok(warp)
+    }
+
+    /// How many lanes of `warp` have still to join a barrier operation before its gather
+    /// completes: its non-exited lanes that have not joined the open gather (all of them
+    /// when none is open). A lane that joins then completes the gather when this is 1.
+    pub fn gather_missing(&self, warp: u32) -> u32 {
+        let joined = self.gathers[warp as usize]
+            .as_ref()
+            .map_or(0, |g| g.lanes.len() as u32);
+        self.lanes_in_warp(warp)
+            .saturating_sub(joined + self.exited_per_warp[warp as usize])
     }
 
     /// Whether every non-exited lane of `warp` has joined its gather.

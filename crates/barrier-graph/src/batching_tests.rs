@@ -1,0 +1,110 @@
+//! The replay registers the lanes of a warp that follow each other in its queue in one
+//! call (`replay::Replayer::register_followers`); registering every lane in its own run is
+//! the reference. Both must give the same trace: nodes, registrations, exits, violations.
+
+use proptest::prelude::*;
+
+use crate::replay::{replay, replay_one_by_one};
+use crate::tests::{C, program, thread};
+
+/// One command of a warp's text: barriers (aligned and not, all kinds), warp barriers,
+/// accesses and exits, with ids 0–1 and counts that are multiples of the warp size.
+fn arb_command(threads: u32, ws: u32) -> impl Strategy<Value = C> {
+    let counts: Vec<u32> = (1..=threads / ws).map(|k| k * ws).collect();
+    let count = proptest::sample::select(counts);
+    let id = 0..2u32;
+    prop_oneof![
+        4 => (id.clone(), count.clone()).prop_map(|(b, n)| C::S(b, n)),
+        4 => (id.clone(), count.clone()).prop_map(|(b, n)| C::A(b, n)),
+        1 => (id.clone(), count.clone()).prop_map(|(b, n)| C::ANa(b, n)),
+        1 => (id.clone(), count.clone()).prop_map(|(b, n)| C::SNa(b, n)),
+        1 => (id.clone(), count).prop_map(|(b, n)| C::Red(b, n)),
+        1 => id.clone().prop_map(C::SAll),
+        1 => Just(C::Ws(u32::MAX)),
+        2 => id.clone().prop_map(C::R),
+        2 => id.prop_map(C::W),
+        1 => Just(C::X),
+    ]
+}
+
+/// Programs whose lanes mostly run their warp's text (where the replay takes lanes
+/// together), some cut short (an exit part way) or with a command of their own: divergence,
+/// exited lanes and gathers that complete early.
+fn arb_convergent(threads: u32, ws: u32, max_len: usize) -> impl Strategy<Value = Vec<Vec<C>>> {
+    let warps = threads.div_ceil(ws) as usize;
+    (
+        proptest::collection::vec(
+            proptest::collection::vec(arb_command(threads, ws), 0..=max_len),
+            warps,
+        ),
+        proptest::collection::vec(
+            (0..8u32, 0..=max_len, arb_command(threads, ws)),
+            threads as usize,
+        ),
+    )
+        .prop_map(move |(texts, lanes)| {
+            lanes
+                .iter()
+                .enumerate()
+                .map(|(t, &(change, at, c))| {
+                    let mut text = texts[t / ws as usize].clone();
+                    let at = at.min(text.len());
+                    match change {
+                        0 => text.truncate(at),
+                        1 => text.insert(at, c),
+                        2 if at < text.len() => text[at] = c,
+                        _ => {}
+                    }
+                    text
+                })
+                .collect()
+        })
+}
+
+fn same_trace(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
+    let threads = texts.iter().map(|text| thread(text, 0)).collect::<Vec<_>>();
+    let p = program(ws, threads);
+    let (a, b) = (replay(&p), replay_one_by_one(&p));
+    prop_assert_eq!(&a.nodes, &b.nodes);
+    prop_assert_eq!(&a.registrations, &b.registrations);
+    prop_assert_eq!(&a.exit_index, &b.exit_index);
+    prop_assert_eq!(&a.uncounted, &b.uncounted);
+    prop_assert_eq!(&a.violations, &b.violations);
+    prop_assert_eq!(a.stuck, b.stuck);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Two warps of four lanes.
+    #[test]
+    fn batched_replay_is_the_one_by_one_replay(texts in arb_convergent(8, 4, 6)) {
+        same_trace(4, &texts)?;
+    }
+
+    /// A partial last warp, warps of eight lanes.
+    #[test]
+    fn batched_replay_with_a_partial_warp(texts in arb_convergent(20, 8, 5)) {
+        same_trace(8, &texts)?;
+    }
+}
+
+/// Warps of 32 lanes running one text: the case the batching is for.
+#[test]
+fn batched_replay_of_full_warps() {
+    let text = [
+        C::S(0, 64),
+        C::W(0),
+        C::A(1, 64),
+        C::R(1),
+        C::S(1, 64),
+        C::X,
+    ];
+    let texts: Vec<Vec<C>> = (0..64).map(|_| text.to_vec()).collect();
+    same_trace(32, &texts).unwrap();
+    let mut cut = texts.clone();
+    cut[40].truncate(2);
+    cut[5] = vec![C::A(0, 64), C::X];
+    same_trace(32, &cut).unwrap();
+}
