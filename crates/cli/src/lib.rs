@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod dot;
+mod induction;
 pub mod json;
 pub mod options;
 pub mod pipeline;

@@ -298,6 +298,31 @@ pub struct Coverage {
     /// (`docs/induction.md` §3): evidence for the induction argument, which weft does not
     /// complete yet, so it never widens the verdict. `None` when not checked.
     pub periodicity: Option<PeriodicityRecord>,
+    /// The induction over the trip count (`docs/induction.md`): whether it concluded, and
+    /// for which values. `None` when not tried (nothing was cut short by the bound, or the
+    /// exploration failed).
+    pub induction: Option<InductionRecord>,
+}
+
+/// What the induction over a loop's trip count concluded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct InductionRecord {
+    /// Whether it concluded: the values in `family` (and every value up to `base`) are
+    /// verified.
+    pub concluded: bool,
+    /// What it found, or why it did not conclude, in words.
+    pub reason: String,
+    /// Trips of the loop per period of the emulator's state.
+    pub period: Option<u32>,
+    /// The trip from which the state repeats.
+    pub start: Option<u32>,
+    /// Periods after which every two commands that share a resource are ordered.
+    pub window: Option<u32>,
+    /// The largest value verified by a run with the value fixed (or explored).
+    pub base: Option<u64>,
+    /// The values of the trip-count variable the induction covers (inclusive), beyond
+    /// which a value on the way could wrap around.
+    pub family: Option<[u64; 2]>,
 }
 
 /// What the explored programs of consecutive values show about a period.

@@ -234,6 +234,64 @@ pub fn verify(
     if exploration.paths > 1 || !emulation.choices.is_empty() {
         last.coverage = Some(coverage(&exploration, &ranges));
     }
+    // A verdict the bound cut short on one variable: the induction over its trip count may
+    // cover the values left out.
+    let verified =
+        last.unverifiable.is_empty() && !last.violations.iter().any(|v| options.strict || !v.benign);
+    let cut: Vec<&(emulator::Variable, Vec<(u64, u64)>)> = exploration
+        .coverage
+        .not_explored
+        .iter()
+        .filter(|(_, s)| !s.is_empty())
+        .collect();
+    if verified
+        && !exploration.failed
+        && !exploration.unconfirmed
+        && !exploration.incomplete
+        && let [(variable, _)] = cut[..]
+        && let Some(cov) = last.coverage.as_mut()
+    {
+        progress.kernel_stage("induction", &kernel);
+        let explored: Vec<(u64, u64)> = exploration
+            .coverage
+            .explored
+            .iter()
+            .find(|(v, _)| v == variable)
+            .map_or_else(Vec::new, |(_, s)| s.clone());
+        let mut check_one = |e: &Emulation| {
+            let mut r = template.clone();
+            check(&mut r, &file, e, options, progress);
+            r
+        };
+        match crate::induction::lift(
+            module,
+            &kernel,
+            &config,
+            variable,
+            &explored,
+            options.strict,
+            &mut check_one,
+        ) {
+            crate::induction::Lifted::Covered { record, values } => {
+                crate::induction::widen(cov, variable, &values);
+                cov.induction = Some(record);
+            }
+            crate::induction::Lifted::Not(record) => cov.induction = Some(record),
+            crate::induction::Lifted::Failed(r, x) => {
+                let mut cov = cov.clone();
+                cov.failing_inputs = vec![report::InputValue {
+                    term: reasons::expr(&variable.expr),
+                    value: x,
+                }];
+                cov.failing_path = Vec::new();
+                let mut r = *r;
+                r.coverage = Some(cov);
+                r.stats.stage_seconds = last.stats.stage_seconds;
+                *report = r;
+                return Ok(());
+            }
+        }
+    }
     if exploration.incomplete {
         last.unverifiable.push(Unverifiable {
             reason: if exploration.search_exhausted {
@@ -374,6 +432,7 @@ fn coverage(x: &emulator::Exploration, ranges: &[String]) -> report::Coverage {
                 .map_or_else(|| "the trip count".to_owned(), |v| reasons::expr(&v.expr));
             periodicity(p, &term)
         }),
+        induction: None,
         paths: x.paths,
         max_trips: x.coverage.max_trips,
         complete: x.coverage.not_explored.is_empty() && !x.incomplete,

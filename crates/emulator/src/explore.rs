@@ -129,6 +129,7 @@ pub fn explore(
             answers: stack.iter().map(|&(a, _)| a).collect(),
             max_trips,
             search_budget: config.search_budget.saturating_sub(search),
+            prefer_large: false,
         });
         let emulation = crate::emulate(module, kernel, &cfg)?;
         paths += 1;
@@ -178,6 +179,7 @@ pub fn explore(
                     answers: Vec::new(),
                     max_trips,
                     search_budget: config.search_budget.saturating_sub(search),
+                    prefer_large: false,
                 });
                 let concrete = crate::emulate(module, kernel, &pinned);
                 if let Ok(concrete) = &concrete {

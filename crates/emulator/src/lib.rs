@@ -140,6 +140,7 @@
 
 mod exec;
 mod explore;
+pub mod induct;
 mod ir;
 mod params;
 mod period;
@@ -149,6 +150,7 @@ mod unverifiable;
 
 use std::fmt;
 
+pub use exec::terms::{difference, intersect, union};
 pub use explore::{
     Coverage, DEFAULT_MAX_PATHS, DEFAULT_MAX_TRIPS, DEFAULT_SEARCH_BUDGET, Exploration, SCAN_LIMIT,
     explore,
@@ -233,6 +235,10 @@ pub struct ChoicePlan {
     /// (what is left of the exploration's [`Config::search_budget`]); a run that needs more
     /// is abandoned with [`Emulation::search_exhausted`].
     pub search_budget: u64,
+    /// Later choices take the side with the larger values instead (until the
+    /// [`ChoicePlan::max_trips`] bound): the long runs of the induction over trip counts
+    /// ([`induct`]).
+    pub prefer_large: bool,
 }
 
 /// A symbolic term over kernel-parameter bytes, as data (the cli renders it).
@@ -599,6 +605,18 @@ fn emulate_on(
     paths: exec::Paths,
 ) -> Result<Emulation, Error> {
     let start = std::time::Instant::now();
+    let (ir, shape) = prepare(module, kernel, config)?;
+    let mut emulation = exec::run(&ir, shape, config, paths)?;
+    emulation.stats.seconds = start.elapsed().as_secs_f64();
+    Ok(emulation)
+}
+
+/// The lowered kernel and its CTA shape.
+fn prepare(
+    module: &Module<'_>,
+    kernel: &str,
+    config: &Config,
+) -> Result<(ir::Ir, CtaShape), Error> {
     let function = module
         .entries()
         .find(|f| f.name == kernel)
@@ -628,7 +646,5 @@ fn emulate_on(
         )));
     }
     let ir = ir::lower(module, function, config)?;
-    let mut emulation = exec::run(&ir, shape, config, paths)?;
-    emulation.stats.seconds = start.elapsed().as_secs_f64();
-    Ok(emulation)
+    Ok((ir, shape))
 }

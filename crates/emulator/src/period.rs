@@ -262,7 +262,7 @@ fn inserted<'a>(
 /// Two commands of two programs are the same: equal, except that an execution event is
 /// compared by its operation (event ids count up through the run) and a plain write by the
 /// bytes it stores (value ids are numbered per program).
-fn same(x: &Command, vx: &[u128], y: &Command, vy: &[u128]) -> bool {
+pub(crate) fn same(x: &Command, vx: &[u128], y: &Command, vy: &[u128]) -> bool {
     if x.inst() != y.inst() {
         return false;
     }

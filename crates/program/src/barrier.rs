@@ -27,6 +27,7 @@
 //! Warp barriers (`bar.warp.sync mask`) use the same machinery on a virtual barrier per warp,
 //! expecting the lanes of `mask`; each lane registers individually (no gather).
 
+pub(crate) mod snapshot;
 use std::fmt;
 
 use thiserror::Error;

@@ -32,6 +32,7 @@ pub use barrier::{
     BarrierConfig, BarrierFile, BarrierKey, Completion, Event, GatherKey, NUM_NAMED_BARRIERS,
     OpenGather, OpenGeneration, Participant, SyncError,
 };
+pub use barrier::snapshot::{BarrierSnapshot, RelativeParticipant};
 pub use command::{
     AccessKind, BarrierCount, BarrierOp, Command, CommandView, ExecOp, InstId, MbarrierOp, ThreadId,
 };

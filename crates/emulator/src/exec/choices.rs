@@ -43,7 +43,7 @@ impl std::ops::Deref for Predicate {
 #[derive(Default)]
 pub(super) struct Choices {
     /// Per variable (base term, width): the values the choices so far allow.
-    store: FxHashMap<(TermId, u8), Set>,
+    pub(super) store: FxHashMap<(TermId, u8), Set>,
     /// Per variable and branch: the choices made there on it (a loop's trips).
     counts: FxHashMap<((TermId, u8), u32), u32>,
     /// The choices, in order, with their variables.
@@ -76,6 +76,9 @@ impl Machine<'_> {
     pub(super) fn choose(&mut self, t: usize, pc: u32, gu: u32) -> Option<bool> {
         self.cfg.choices.as_ref()?;
         let p = self.src.term(gu)?;
+        if self.induct_active() {
+            return self.induct_decide(t, pc, p);
+        }
         let c = self.constraint(p);
         self.choose_on(t, pc, (c.base, c.bits), &c.when_true, false)
     }
@@ -137,12 +140,14 @@ impl Machine<'_> {
             w.as_ref()
                 .map(|w| w.iter().map(|&(_, v)| v).collect::<Vec<_>>())
         };
+        let bounded = count >= plan.max_trips || one_sided.is_some();
         let default = match (wv(&wy), wv(&wn)) {
             _ if yes_first => true,
+            // The long runs of the induction: the larger witness (the loop goes on).
+            (Some(a), Some(b)) if plan.prefer_large && !bounded && a != b => a > b,
             (Some(a), Some(b)) if a != b => a < b,
             _ => yes[0].0 < no[0].0,
         };
-        let bounded = count >= plan.max_trips || one_sided.is_some();
         let answer = match (one_sided, plan.answers.get(k)) {
             (Some(a), _) => a,
             (None, Some(&a)) if !bounded => a,
@@ -213,6 +218,11 @@ impl Machine<'_> {
     pub(super) fn split(&mut self, t: usize, pc: u32, o: crate::ir::Opnd) -> bool {
         use crate::ir::{MemBase, Opnd};
         if self.cfg.choices.is_none() {
+            return false;
+        }
+        if self.induct_active() {
+            // A value the abstract run needs known: no value-by-value split there.
+            self.induct_refuse(t, pc, super::induct::Undecided::NewChoice);
             return false;
         }
         let r = match o {
@@ -305,6 +315,12 @@ impl Machine<'_> {
             return;
         }
         if values == cur {
+            return;
+        }
+        if self.induct_active() {
+            // An assertion the path so far does not decide, inside the abstract run.
+            let pc = self.th[self.cursor].pc;
+            self.induct_refuse(self.cursor, pc, super::induct::Undecided::Assumption);
             return;
         }
         match self.witness(key, &values) {
@@ -674,7 +690,7 @@ impl Machine<'_> {
             .collect()
     }
 
-    fn variable(&self, (base, bits): (TermId, u8)) -> Variable {
+    pub(super) fn variable(&self, (base, bits): (TermId, u8)) -> Variable {
         Variable {
             expr: self.expr(base),
             bits,
@@ -726,6 +742,10 @@ impl Machine<'_> {
             Node::Not(a) => Expr::Op {
                 op: "not".to_owned(),
                 args: vec![self.expr(a)],
+            },
+            Node::Period { step, .. } => Expr::Op {
+                op: "periods".to_owned(),
+                args: vec![Expr::Const(step)],
             },
         }
     }

@@ -22,6 +22,7 @@ mod control;
 mod descriptor;
 mod fast;
 mod finish;
+pub(crate) mod induct;
 mod mbarrier;
 mod memory;
 mod paged;
@@ -273,6 +274,9 @@ struct Machine<'a> {
     bar_lanes: Vec<weft_program::Participant>,
     /// Choices on symbolic predicates (`choices` module).
     choices: choices::Choices,
+    /// The induction over a loop's trip count, when this run is one of its runs (`induct`
+    /// module).
+    induct: Option<induct::Induct>,
 }
 
 /// Which interpreter paths a run uses.
@@ -303,7 +307,7 @@ pub(crate) fn run(
     let mut trusted = vec![cfg.initializers; ir.data.vars.len()];
     let mut paths = paths;
     loop {
-        let m = run_once(ir, shape, cfg, trusted.clone(), paths)?;
+        let m = run_once(ir, shape, cfg, trusted.clone(), paths, None)?;
         if m.reordered {
             // The lock-step order was visible (`warp` module): the reference schedule.
             paths = Paths::Lanes;
@@ -322,12 +326,33 @@ pub(crate) fn run(
     }
 }
 
+/// One run of the induction over a loop's trip count (`induct` module), with `induct`
+/// watching its moments. The lanes of a warp run in lock-step (the `--warp-sync` schedule,
+/// one valid interleaving of any kernel; without `--warp-sync` nothing else of it applies):
+/// in the reference schedule a lane that completes a barrier gather runs on alone, which
+/// shifts the lanes against each other a little more every trip and hides the period.
+/// Returns the emulation and the induction's state at its end.
+pub(crate) fn run_induct(
+    ir: &Ir,
+    shape: CtaShape,
+    cfg: &Config,
+    induct: induct::Induct,
+) -> Result<(Emulation, induct::Induct), Error> {
+    let trusted = vec![cfg.initializers; ir.data.vars.len()];
+    let mut m = run_once(ir, shape, cfg, trusted, Paths::Lanes, Some(induct))?;
+    let induct = m.induct.take().ok_or_else(|| {
+        Error::InvalidConfig("the induction state was lost".to_owned())
+    })?;
+    Ok((m.finish()?, induct))
+}
+
 fn run_once<'a>(
     ir: &'a Ir,
     shape: CtaShape,
     cfg: &'a Config,
     data_trusted: Vec<bool>,
     paths: Paths,
+    induct: Option<induct::Induct>,
 ) -> Result<Machine<'a>, Error> {
     let n = shape.threads() as usize;
     let nregs = ir.reg_names.len();
@@ -474,6 +499,7 @@ fn run_once<'a>(
         pass_peak: warp::PassPeak::default(),
         bar_lanes: Vec::new(),
         choices: choices::Choices::default(),
+        induct,
     };
     // Registers start undefined: unknown (`undef`); `--param` bytes are known.
     for p in &ir.kernel_params {
@@ -490,7 +516,7 @@ fn run_once<'a>(
         ));
     }
     m.seed_ranges();
-    if cfg.warp_sync {
+    if cfg.warp_sync || m.induct.is_some() {
         m.run_lockstep();
     } else {
         m.run_threads();
@@ -601,6 +627,19 @@ impl Machine<'_> {
                             if self.th[t].state == State::Run && self.th[t].pc == pc {
                                 self.step(t);
                             }
+                            if self.stop {
+                                return;
+                            }
+                        }
+                        // The watched exit branch of an induction run: a moment once the
+                        // whole step has run.
+                        if let Some(i) = &self.induct
+                            && i.pc == pc
+                            && i.thread >= wb
+                            && i.thread - wb < 32
+                            && mask & (1 << (i.thread - wb)) != 0
+                        {
+                            self.induct_moment(i.thread, pc);
                             if self.stop {
                                 return;
                             }

@@ -171,6 +171,27 @@ impl Paged {
         Some((v, Unks::Mixed(unks)))
     }
 
+    /// Every byte of the window as one number: `norm` of its source id, or'ed with its
+    /// value when the source is 0 (known). Untouched pages count as one entry each (their
+    /// fill), so equal windows give equal lists.
+    pub(super) fn canonical(&self, norm: impl Fn(u32) -> u64) -> Vec<u64> {
+        let mut out = Vec::new();
+        for slot in &self.slots {
+            match &slot.page {
+                None => {
+                    out.push(u64::MAX);
+                    out.push(norm(slot.fill));
+                }
+                Some(p) => {
+                    for (&b, &u) in p.bytes.iter().zip(p.unk.iter()) {
+                        out.push(if u == 0 { u64::from(b) } else { norm(u) });
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Writes `len` bytes at `s`: the value's little-endian bytes (0 beyond the eighth), each
     /// with source `u`. Returns whether the write was inside the window.
     pub(super) fn write(&mut self, s: usize, len: usize, v: u64, u: u32) -> bool {

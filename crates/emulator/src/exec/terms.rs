@@ -148,6 +148,10 @@ pub(crate) enum Node {
         signed: bool,
         args: [Option<TermId>; 3],
     },
+    /// `(step · Y) mod 2^bits`, where `Y ≥ 0` is the number of periods an induction over a
+    /// loop's trip count has added (`docs/induction.md` §2): the one variable of the
+    /// abstract runs, never a kernel input.
+    Period { step: u64, bits: u8 },
     /// The predicate `a rel b` on `bits`-wide operands (1 or 0).
     Cmp {
         rel: Rel,
@@ -173,7 +177,7 @@ pub(crate) fn top(bits: u8) -> u64 {
 }
 
 /// `a ∩ b`.
-pub(crate) fn intersect(a: &[(u64, u64)], b: &[(u64, u64)]) -> Set {
+pub fn intersect(a: &[(u64, u64)], b: &[(u64, u64)]) -> Set {
     let mut out = Vec::new();
     for &(alo, ahi) in a {
         for &(blo, bhi) in b {
@@ -188,7 +192,7 @@ pub(crate) fn intersect(a: &[(u64, u64)], b: &[(u64, u64)]) -> Set {
 }
 
 /// `a ∪ b`.
-pub(crate) fn union(a: &[(u64, u64)], b: &[(u64, u64)]) -> Set {
+pub fn union(a: &[(u64, u64)], b: &[(u64, u64)]) -> Set {
     let mut out: Set = a.iter().chain(b).copied().collect();
     out.sort_unstable();
     normalize(out)
@@ -208,6 +212,11 @@ fn normalize(mut v: Set) -> Set {
         out.push((lo, hi));
     }
     out
+}
+
+/// `a \ b`.
+pub fn difference(a: &[(u64, u64)], b: &[(u64, u64)]) -> Set {
+    intersect(a, &complement(b, 64))
 }
 
 /// `{0..=top(bits)} \ s`.
@@ -351,7 +360,7 @@ impl Terms {
             return Some(t);
         }
         let children: u32 = match n {
-            Node::Param { .. } | Node::Const(_) => 0,
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => 0,
             Node::Affine { base, .. } => self.size(base),
             Node::Op { args, .. } => args.iter().flatten().map(|&a| self.size(a)).sum(),
             Node::Cmp { a, b, .. } => self.size(a) + self.size(b),
@@ -374,6 +383,26 @@ impl Terms {
 
     pub(crate) fn constant(&mut self, v: u64) -> Option<TermId> {
         self.intern(Node::Const(v))
+    }
+
+    /// `(step · Y) mod 2^bits` ([`Node::Period`]).
+    pub(crate) fn period(&mut self, step: u64, bits: u8) -> Option<TermId> {
+        self.intern(Node::Period {
+            step: step & top(bits),
+            bits,
+        })
+    }
+
+    /// Whether `t` reads the period count `Y` ([`Node::Period`]).
+    pub(crate) fn periodic(&self, t: TermId) -> bool {
+        match self.node(t) {
+            Node::Period { .. } => true,
+            Node::Param { .. } | Node::Const(_) => false,
+            Node::Affine { base, .. } => self.periodic(base),
+            Node::Op { args, .. } => args.iter().flatten().any(|&a| self.periodic(a)),
+            Node::Cmp { a, b, .. } => self.periodic(a) || self.periodic(b),
+            Node::Not(a) => self.periodic(a),
+        }
     }
 
     /// `(a + k) mod 2^bits`, normalised.
@@ -501,7 +530,7 @@ impl Terms {
         }
         out.push(t);
         match self.node(t) {
-            Node::Param { .. } | Node::Const(_) => {}
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => {}
             Node::Affine { base, .. } => self.subterms(base, out),
             Node::Op { args, .. } => {
                 for a in args.into_iter().flatten() {
@@ -524,7 +553,7 @@ impl Terms {
                     out.push(t);
                 }
             }
-            Node::Const(_) => {}
+            Node::Const(_) | Node::Period { .. } => {}
             Node::Affine { base, .. } => self.params(base, out),
             Node::Op { args, .. } => {
                 for a in args.into_iter().flatten() {
@@ -545,7 +574,7 @@ impl Terms {
         match self.node(t) {
             Node::Param { size, signed, .. } => (size.saturating_mul(8), signed),
             Node::Const(_) => (64, false),
-            Node::Affine { bits, .. } => (bits, false),
+            Node::Affine { bits, .. } | Node::Period { bits, .. } => (bits, false),
             Node::Op { op, bits, .. } => match op {
                 OpKind::MulWide => (bits.saturating_mul(2).min(64), false),
                 OpKind::BoolAnd | OpKind::BoolOr | OpKind::BoolXor => (1, false),
@@ -575,7 +604,7 @@ impl Terms {
         let mut ev = |x: Option<TermId>| x.and_then(|x| self.eval(x, known, memo));
         let v = match self.node(t) {
             Node::Const(c) => Some(c),
-            Node::Param { .. } => None,
+            Node::Param { .. } | Node::Period { .. } => None,
             Node::Affine { base, k, bits } => ev(Some(base)).map(|b| mask(b.wrapping_add(k), bits)),
             Node::Not(p) => ev(Some(p)).map(|p| u64::from(p & 1 == 0)),
             Node::Cmp {

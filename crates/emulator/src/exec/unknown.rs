@@ -123,6 +123,9 @@ impl Machine<'_> {
         {
             return (x, 0);
         }
+        if u & TERMED != 0 && self.induct_active() {
+            return self.induct_settle(v, u);
+        }
         (v, u)
     }
 

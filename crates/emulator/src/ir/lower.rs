@@ -56,6 +56,8 @@ pub(super) struct Lowerer<'m, 'a> {
     /// A range's registers get an index in the register file only when an instruction
     /// names them: `.reg .b32 %r<100000>` costs nothing per thread for the unused ones.
     range_regs: Vec<FxHashMap<u32, u32>>,
+    /// The declared width of each range's registers (parallel to `range_regs`).
+    range_bits: Vec<u8>,
     /// Registers declared so far (ranges counted whole), for [`scope::MAX_REGISTERS`].
     declared_regs: usize,
 }
@@ -80,6 +82,7 @@ pub(crate) fn lower(
             opnds: Vec::new(),
             funcs: Vec::new(),
             reg_names: Vec::new(),
+            reg_bits: Vec::new(),
             sources: SourceTable::default(),
             shared: Vec::new(),
             shared_static: 0,
@@ -106,6 +109,7 @@ pub(crate) fn lower(
         fixups: Vec::new(),
         calls: Vec::new(),
         range_regs: Vec::new(),
+        range_bits: Vec::new(),
         declared_regs: 0,
     };
     for (i, f) in module.files.iter().enumerate() {

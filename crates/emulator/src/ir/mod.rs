@@ -12,12 +12,14 @@ mod cfg;
 mod data;
 mod decode;
 mod doomed;
+mod live;
 mod lower;
 mod types;
 mod valid;
 
 pub(crate) use data::DataLayout;
 pub(crate) use doomed::traps_from;
+pub(crate) use live::{Liveness, liveness};
 pub(crate) use lower::lower;
 pub(crate) use types::*;
 
@@ -28,6 +30,8 @@ pub(crate) struct Ir {
     pub opnds: Vec<Opnd>,
     pub funcs: Vec<Func>,
     pub reg_names: Vec<String>,
+    /// Each register's declared width in bits (1 for `.pred`), parallel to `reg_names`.
+    pub reg_bits: Vec<u8>,
     pub sources: SourceTable,
     pub shared: Vec<SharedSymbol>,
     /// Static shared bytes (the extern dynamic arrays start at `extern_start`).

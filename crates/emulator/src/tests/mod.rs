@@ -738,6 +738,7 @@ mod calls;
 mod collectives;
 mod control;
 mod explore;
+mod induct;
 mod memory;
 mod samples;
 mod tensor;

@@ -223,16 +223,19 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                         ),
                     ));
                 }
+                let bits = register_bits(v.ty);
                 match v.range {
                     Some(n) => {
                         // The range's registers are placed when first used (`lookup_reg`).
                         let key = self.range_regs.len() as u32;
                         self.range_regs.push(FxHashMap::default());
+                        self.range_bits.push(bits);
                         self.scopes[scope].ranges.insert(v.name, (key, n));
                     }
                     None => {
                         let base = self.ir.reg_names.len() as u32;
                         self.ir.reg_names.push(v.name.to_string());
+                        self.ir.reg_bits.push(bits);
                         self.scopes[scope].regs.insert(v.name, base);
                     }
                 }
@@ -278,6 +281,8 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 let r = *used.entry(n).or_insert(next);
                 if r == next {
                     self.ir.reg_names.push(format!("{prefix}{n}"));
+                    let bits = self.range_bits.get(key as usize).copied().unwrap_or(64);
+                    self.ir.reg_bits.push(bits);
                 }
                 return Some(RegId(r));
             }
@@ -447,4 +452,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             Operand::Sink => Opnd::Sink,
         })
     }
+}
+
+/// The width in bits of a register declared with type `ty` (`pred`: 1; unsized or unknown
+/// types: 64).
+fn register_bits(ty: &str) -> u8 {
+    if ty == "pred" {
+        return 1;
+    }
+    ptx_parser::ast::scalar_type_size(ty).map_or(64, |b| (b * 8).min(64) as u8)
 }

@@ -1,0 +1,416 @@
+//! The induction over a loop's trip count, lifted to a verdict (`docs/induction.md` §3).
+//!
+//! [`emulator::induct::induct`] establishes that every launch of a family of trip counts
+//! records `pre · B^m · tail_R`, with the emulator's state repeating period after period.
+//! This module decides whether the later stages' verdicts on a few such programs hold for
+//! every `m`:
+//!
+//! - **Window.** On the program with `M` periods, every command of a thread's period `k`
+//!   (or of `pre`, `k = −1`) happens before the position of every other thread that shares
+//!   a barrier or a shared-memory byte with it (one of them writing) at the start of period
+//!   `k + W`. Happens-before is monotone in program order, so every pair of such commands
+//!   `W` or more periods apart is ordered, in every longer program too.
+//! - **Base.** Every value of the variable up to the largest one with `M ≥ W + 2` periods is
+//!   verified by the ordinary stages (the exploration's paths, or concrete runs with the
+//!   value fixed), and its programs are, command by command, the induction's
+//!   `pre · B^m · tail_R`. A pair of commands fewer than `W` periods apart is ordered or not
+//!   by what the emulator did in the periods between them, which repeat: the same pair
+//!   shifted lies in a verified program.
+
+use emulator::induct::{Induction, NotConcluded, Undecided};
+use emulator::{Emulation, Expr, ParamBinding, ParamRef, ParamValue, ScalarType, Variable};
+use ptx_parser::Module;
+use rustc_hash::FxHashMap;
+use weft_program::{CommandView, Program, ThreadId};
+
+use crate::reasons;
+use crate::report::{Coverage, InductionRecord, KernelReport};
+
+/// The most values of the variable the base may need (each a concrete run).
+const MAX_BASE: u64 = 512;
+
+/// The most periods the window's program may have.
+const MAX_PERIODS: u32 = 40;
+
+/// What the lifting found.
+pub(crate) enum Lifted {
+    /// The verdict covers these values of the variable too.
+    Covered {
+        record: InductionRecord,
+        values: Vec<(u64, u64)>,
+    },
+    /// A concrete run of the base failed: its report (a real violation, its input fixed)
+    /// and the variable's value.
+    Failed(Box<KernelReport>, u64),
+    /// Not concluded: why.
+    Not(InductionRecord),
+}
+
+fn not(reason: String) -> Lifted {
+    Lifted::Not(InductionRecord {
+        concluded: false,
+        reason,
+        ..InductionRecord::default()
+    })
+}
+
+/// `config` with the variable (a parameter field) fixed to `x`.
+fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emulator::Config> {
+    let Expr::Param {
+        index,
+        start,
+        end,
+        whole,
+        signed,
+        ..
+    } = &variable.expr
+    else {
+        return None;
+    };
+    let size = u8::try_from(end.checked_sub(*start)?).ok()?.clamp(1, 8);
+    let mut cfg = config.clone();
+    cfg.params.retain(|b| !matches!(b.value, ParamValue::Range { .. }));
+    let ty = if *signed {
+        ScalarType::Signed(size)
+    } else {
+        ScalarType::Unsigned(size)
+    };
+    cfg.params.push(ParamBinding {
+        target: ParamRef::Index(*index),
+        field: (!whole).then_some((u64::from(*start), ty)),
+        value: ParamValue::Int(i128::from(x)),
+    });
+    cfg.choices = None;
+    Some(cfg)
+}
+
+/// The emulator-level half's reason, in words.
+fn why(n: &NotConcluded) -> String {
+    match n {
+        NotConcluded::WarpSync => "runs with --warp-sync are not compared yet".to_owned(),
+        NotConcluded::Feature(f) => format!("the kernel uses {f}, whose state the comparison does not cover yet"),
+        NotConcluded::NoExit => "no one branch of one thread decides the trip count".to_owned(),
+        NotConcluded::Unsupported(u) => format!("a moment's state could not be compared ({u})"),
+        NotConcluded::NoPeriod { moments, first } => match first {
+            Some((a, b, d)) => format!(
+                "the machine's state repeats at none of the first {moments} trips of the loop \
+                 (trips {a} and {b} differ in {})",
+                difference(d)
+            ),
+            None => format!("the machine's state repeats at none of the first {moments} trips of the loop"),
+        },
+        NotConcluded::Undecided {
+            line, thread, why, ..
+        } => {
+            let at = format!("the branch at PTX line {line} (thread {})", thread.0);
+            match why {
+                Undecided::NotLinear => format!(
+                    "{at} decides synchronization on the loop counter through an operation the \
+                     induction cannot follow"
+                ),
+                Undecided::NotTheExit => {
+                    "no branch of the loop compares its counter with the trip count".to_owned()
+                }
+                Undecided::NotTheDistance => format!(
+                    "{at} decides synchronization on the loop counter, but not by its distance \
+                     to the trip count (`i == 40`, or a counter of another loop): its answer \
+                     changes from trip to trip"
+                ),
+                Undecided::NewChoice => format!(
+                    "{at} depends on an input that the trip count does not decide"
+                ),
+                Undecided::Assumption => {
+                    format!("an assertion in the loop ({at}) depends on the inputs")
+                }
+                Undecided::Term => format!(
+                    "{at} needs a symbolic term larger than the emulator builds"
+                ),
+            }
+        }
+        NotConcluded::Differs(d) => format!(
+            "after one period the machine's state differs from the state it started from in {}",
+            difference(d)
+        ),
+        NotConcluded::Stopped { tail: None } => "the abstract run of one period stopped".to_owned(),
+        NotConcluded::Stopped { tail: Some(r) } => {
+            format!("the abstract run of the loop's last trips (distance {r} to its end) did not end cleanly")
+        }
+        NotConcluded::Empty => "no trip count is left once the no-overflow bounds apply".to_owned(),
+        NotConcluded::OtherVariables => {
+            "the choices before the loop read more than the trip count".to_owned()
+        }
+    }
+}
+
+fn difference(d: &emulator::induct::Difference) -> String {
+    use emulator::induct::Difference;
+    match d {
+        Difference::Thread(t) => format!("what thread {} is doing", t.0),
+        Difference::Register { thread, register } => {
+            format!("register {register} of thread {}", thread.0)
+        }
+        Difference::Memory(m) => format!("{m} memory"),
+        Difference::Barriers => "the barriers' pending arrivals".to_owned(),
+        Difference::Choices => "the values the choices allow".to_owned(),
+        Difference::Assumptions => "the assertions assumed".to_owned(),
+    }
+}
+
+/// Which threads share a resource with which: a barrier id, or a shared byte one of them
+/// writes. `shares[a][b]`.
+fn sharing(program: &Program) -> Vec<Vec<bool>> {
+    let n = program.threads.len();
+    let mut shares = vec![vec![false; n]; n];
+    let mut barriers: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+    // Per 4-byte word: its writers and its readers.
+    let mut words: FxHashMap<u64, (Vec<usize>, Vec<usize>)> = FxHashMap::default();
+    for (t, thread) in program.threads.iter().enumerate() {
+        for c in &thread.commands {
+            match c.view() {
+                CommandView::Barrier { id, .. } => {
+                    let e = barriers.entry(id).or_default();
+                    if e.last() != Some(&t) {
+                        e.push(t);
+                    }
+                }
+                CommandView::Access { kind, addr, len, .. } => {
+                    let first = u64::from(addr) / 4;
+                    let last = (u64::from(addr) + u64::from(len).max(1) - 1) / 4;
+                    for w in first..=last {
+                        let e = words.entry(w).or_default();
+                        let list = if kind.writes() { &mut e.0 } else { &mut e.1 };
+                        if list.last() != Some(&t) {
+                            list.push(t);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for users in barriers.values() {
+        for &a in users {
+            for &b in users {
+                shares[a][b] = true;
+            }
+        }
+    }
+    for (writers, readers) in words.values() {
+        for &a in writers {
+            for &b in writers.iter().chain(readers) {
+                shares[a][b] = true;
+                shares[b][a] = true;
+            }
+        }
+    }
+    shares
+}
+
+/// The smallest `W` such that, in `program` (the launch with `m` periods), every command of
+/// a thread's period `k` (`k = −1`: its `pre`) happens before the position of every thread
+/// sharing a resource with it at the start of period `k + W`, for every `k` with
+/// `k + W ≤ m`. `None` when no `W ≤ m` does.
+fn window(
+    program: &Program,
+    hb: &barrier_graph::HappensBefore,
+    ind: &Induction,
+    m: u32,
+) -> Option<u32> {
+    let n = program.threads.len();
+    let shares = sharing(program);
+    let start = |t: usize, k: u32| ind.pre[t] + k * ind.block[t];
+    let len = |t: usize| program.threads[t].commands.len() as u32;
+    // The last command of period k (k = 0 is pre) of thread a.
+    let last = |a: usize, k: u32| -> Option<u32> {
+        let end = start(a, k);
+        let begin = if k == 0 { 0 } else { start(a, k - 1) };
+        (end > begin).then(|| end - 1)
+    };
+    'w: for w in 1..=m {
+        for a in 0..n {
+            // k counts pre as 0 here: period k − 1 of the module docs.
+            for k in 0..=(m + 1).saturating_sub(w) {
+                let Some(x) = last(a, k) else { continue };
+                let target = k + w - 1;
+                if target > m {
+                    continue;
+                }
+                for b in 0..n {
+                    if a == b || !shares[a][b] {
+                        continue;
+                    }
+                    let y = start(b, target);
+                    if y >= len(b) {
+                        continue;
+                    }
+                    if !hb.ordered((ThreadId(a as u32), x), (ThreadId(b as u32), y)) {
+                        continue 'w;
+                    }
+                }
+            }
+        }
+        return Some(w);
+    }
+    None
+}
+
+/// Lifts a bounded verdict on `variable` with the induction (see the module docs).
+/// `explored`: the values the exploration verified; `check`: the later stages on one
+/// emulation, returning its report (verified when it has no violation and nothing
+/// unverifiable).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn lift(
+    module: &Module<'_>,
+    kernel: &str,
+    config: &emulator::Config,
+    variable: &Variable,
+    explored: &[(u64, u64)],
+    strict: bool,
+    check: &mut dyn FnMut(&Emulation) -> KernelReport,
+) -> Lifted {
+    let ind = match emulator::induct::induct(module, kernel, config, variable) {
+        Ok(Ok(ind)) => ind,
+        Ok(Err(n)) => return not(why(&n)),
+        Err(e) => return not(format!("an induction run failed: {e}")),
+    };
+    let verified = |r: &KernelReport| {
+        r.unverifiable.is_empty() && !r.violations.iter().any(|v| strict || !v.benign)
+    };
+    let is_explored = |x: u64| explored.iter().any(|&(a, b)| a <= x && x <= b);
+    let Some(_) = pinned(config, variable, 0) else {
+        return not(format!(
+            "the trip count {} is not a parameter field weft can fix for the base runs",
+            reasons::expr(&variable.expr)
+        ));
+    };
+    // One concrete run with the variable fixed: its programs when verified.
+    let term = reasons::expr(&variable.expr);
+    let mut run = |x: u64| -> Result<Emulation, Lifted> {
+        let failed = |e: String| not(format!("the concrete run with {term} = {x} failed: {e}"));
+        let Some(cfg) = pinned(config, variable, x) else {
+            return Err(failed("the field cannot be fixed".to_owned()));
+        };
+        match emulator::emulate(module, kernel, &cfg) {
+            Ok(e) => {
+                let r = check(&e);
+                if verified(&r) {
+                    Ok(e)
+                } else if r.violations.is_empty() {
+                    Err(failed("it is not verified".to_owned()))
+                } else {
+                    Err(Lifted::Failed(Box::new(r), x))
+                }
+            }
+            Err(e) => Err(failed(e.to_string())),
+        }
+    };
+    // The window, on a program with enough periods.
+    let mut m = 3u32;
+    let exit_line = ind.exit_line;
+    let w = loop {
+        let values = ind.values_with(m);
+        if values.is_empty() {
+            return not(format!("no value of the trip count runs {m} periods"));
+        }
+        let mut w = 0;
+        let mut enough = true;
+        for &x in &values {
+            let e = match run(x) {
+                Ok(e) => e,
+                Err(l) => return l,
+            };
+            if let Err((t, i)) = ind.matches(x, &e.program) {
+                return not(format!(
+                    "the programs with {} = {x} are not the induction's (thread {}, command {i})",
+                    reasons::expr(&variable.expr),
+                    t.0
+                ));
+            }
+            let analysis = barrier_graph::analyze(&e.program);
+            let Some(hb) = &analysis.happens_before else {
+                return not("no happens-before relation on the window's program".to_owned());
+            };
+            match window(&e.program, hb, &ind, m) {
+                Some(x) => w = w.max(x),
+                None => enough = false,
+            }
+        }
+        if enough && m >= w + 2 {
+            break w;
+        }
+        m = if enough { w + 2 } else { m * 2 };
+        if m > MAX_PERIODS {
+            return not(format!(
+                "no window of at most {MAX_PERIODS} periods orders the loop's far-apart accesses"
+            ));
+        }
+    };
+    // The base: every value up to the largest with m periods.
+    let top = ind.values_with(m).into_iter().max().unwrap_or(0);
+    if top > MAX_BASE {
+        return not(format!(
+            "the base of the induction needs every value of {} up to {top}, more than {MAX_BASE}",
+            reasons::expr(&variable.expr)
+        ));
+    }
+    for x in 0..=top {
+        let in_family = x >= ind.family.0 && x <= ind.family.1;
+        if is_explored(x) && !in_family {
+            continue;
+        }
+        let e = match run(x) {
+            Ok(e) => e,
+            Err(l) => return l,
+        };
+        if in_family && let Err((t, i)) = ind.matches(x, &e.program) {
+            return not(format!(
+                "the programs with {} = {x} are not the induction's (thread {}, command {i})",
+                reasons::expr(&variable.expr),
+                t.0
+            ));
+        }
+    }
+    let record = InductionRecord {
+        concluded: true,
+        reason: format!(
+            "the emulator's state repeats every {} trips of the loop (its exit branch at PTX \
+             line {exit_line}), and commands {w} or more periods apart are ordered: verified \
+             for every value of {term} from 0 to {} (up to {top} by runs with the value fixed; \
+             larger values by induction, assuming no value on the way wraps around)",
+            ind.period,
+            ind.family.1
+        ),
+        period: Some(ind.period),
+        start: Some(ind.start),
+        window: Some(w),
+        base: Some(top),
+        family: Some([ind.family.0, ind.family.1]),
+    };
+    Lifted::Covered {
+        record,
+        values: vec![(0, top), ind.family],
+    }
+}
+
+/// `coverage` with `values` of `variable` verified too.
+pub(crate) fn widen(coverage: &mut Coverage, variable: &Variable, values: &[(u64, u64)]) {
+    let term = reasons::expr(&variable.expr);
+    let as_sets = |v: &[[u64; 2]]| v.iter().map(|&[a, b]| (a, b)).collect::<Vec<_>>();
+    let as_pairs = |v: Vec<(u64, u64)>| v.into_iter().map(|(a, b)| [a, b]).collect::<Vec<_>>();
+    let mut covered: Vec<(u64, u64)> = Vec::new();
+    for &(a, b) in values {
+        covered = emulator::union(&covered, &[(a, b)]);
+    }
+    for v in coverage.variables.iter_mut().filter(|v| v.term == term && v.bits == variable.bits) {
+        v.explored = as_pairs(emulator::union(&as_sets(&v.explored), &covered));
+        v.not_explored = as_pairs(emulator::difference(&as_sets(&v.not_explored), &covered));
+    }
+    if let Some(i) = coverage.inputs.as_mut()
+        && i.term == term
+    {
+        let within = emulator::intersect(&covered, &[(0, i.checked_up_to)]);
+        i.verified = as_pairs(emulator::union(&as_sets(&i.verified), &within));
+    }
+    coverage.complete =
+        !coverage.incomplete && coverage.variables.iter().all(|v| v.not_explored.is_empty());
+}

@@ -1,0 +1,154 @@
+//! Live registers: which registers an instruction may read before the thread writes them
+//! again (a backward data-flow analysis over each function's CFG).
+//!
+//! The answer over-approximates: every register an instruction names is read, except the
+//! destinations of the operations listed in [`writes`] (when the instruction has no guard),
+//! and only those destinations are written. A register that is not live at a thread's pc
+//! cannot influence the rest of the thread's run, which is what the induction over trip
+//! counts (`docs/induction.md` §2) needs when it compares two machine states.
+
+use crate::ir::{Inst, Ir, MemBase, Op, Opnd, Pc};
+
+/// The live-in registers of every instruction, as bitsets over the register files.
+pub(crate) struct Liveness {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Liveness {
+    /// Whether register `r` may be read at or after `pc` before being written.
+    pub(crate) fn live(&self, pc: u32, r: usize) -> bool {
+        let at = pc as usize * self.words + r / 64;
+        self.bits.get(at).is_some_and(|w| w & (1 << (r % 64)) != 0)
+    }
+}
+
+/// Whether `inst` certainly writes its first operand (a register or a list of registers)
+/// and nothing else, when it runs.
+fn writes(inst: &Inst) -> bool {
+    matches!(
+        inst.op,
+        Op::Mov
+            | Op::Add
+            | Op::Sub
+            | Op::Mul(_)
+            | Op::Mad(_)
+            | Op::Div
+            | Op::Rem
+            | Op::Abs
+            | Op::Neg
+            | Op::Min
+            | Op::Max
+            | Op::And
+            | Op::Or
+            | Op::Xor
+            | Op::Not
+            | Op::Cnot
+            | Op::Shl
+            | Op::Shr
+            | Op::Bfe
+            | Op::Bfi
+            | Op::Brev
+            | Op::Popc
+            | Op::Clz
+            | Op::Prmt
+            | Op::Lop3
+            | Op::Setp(..)
+            | Op::Selp
+            | Op::Slct
+            | Op::Cvt
+            | Op::Cvta { .. }
+            | Op::Isspacep(_)
+            | Op::Ld
+            | Op::Float
+            | Op::Activemask
+    )
+}
+
+fn registers(ir: &Ir, o: Opnd, out: &mut Vec<usize>) {
+    match o {
+        Opnd::Reg(r) | Opnd::NotReg(r) | Opnd::Mem(MemBase::Reg(r), _) => out.push(r.index()),
+        Opnd::List(s, n) => {
+            for &x in ir.list(s, n) {
+                registers(ir, x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Computes the live registers of every instruction of `ir`.
+pub(crate) fn liveness(ir: &Ir) -> Liveness {
+    let n = ir.insts.len();
+    let words = ir.reg_names.len().div_ceil(64).max(1);
+    let mut uses = vec![0u64; n * words];
+    let mut defs = vec![0u64; n * words];
+    let set = |v: &mut [u64], pc: usize, r: usize| v[pc * words + r / 64] |= 1 << (r % 64);
+    let mut regs = Vec::new();
+    for (pc, inst) in ir.insts.iter().enumerate() {
+        let ops = ir.operands(inst);
+        let kills = inst.guard.is_none() && writes(inst);
+        for (k, &o) in ops.iter().enumerate() {
+            regs.clear();
+            registers(ir, o, &mut regs);
+            let is_def = k == 0 && kills && matches!(o, Opnd::Reg(_) | Opnd::List(..));
+            for &r in &regs {
+                if is_def {
+                    set(&mut defs, pc, r);
+                } else {
+                    set(&mut uses, pc, r);
+                }
+            }
+        }
+        if let Some(g) = inst.guard {
+            set(&mut uses, pc, g.index());
+        }
+    }
+    // Predecessors, for the worklist.
+    let succs: Vec<Vec<usize>> = (0..n)
+        .map(|pc| {
+            ir.successors(Pc(pc as u32))
+                .into_iter()
+                .flatten()
+                .map(|s| s.index())
+                .filter(|&s| s < n)
+                .collect()
+        })
+        .collect();
+    let mut preds = vec![Vec::new(); n];
+    for (pc, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(pc);
+        }
+    }
+    let mut live = uses.clone();
+    let mut work: Vec<usize> = (0..n).collect();
+    let mut queued = vec![true; n];
+    let mut out = vec![0u64; words];
+    while let Some(pc) = work.pop() {
+        queued[pc] = false;
+        out.iter_mut().for_each(|w| *w = 0);
+        for &s in &succs[pc] {
+            for (w, x) in out.iter_mut().zip(&live[s * words..(s + 1) * words]) {
+                *w |= x;
+            }
+        }
+        let mut changed = false;
+        for k in 0..words {
+            let v = uses[pc * words + k] | (out[k] & !defs[pc * words + k]);
+            if v != live[pc * words + k] {
+                live[pc * words + k] = v;
+                changed = true;
+            }
+        }
+        if changed {
+            for &p in &preds[pc] {
+                if !queued[p] {
+                    queued[p] = true;
+                    work.push(p);
+                }
+            }
+        }
+    }
+    Liveness { words, bits: live }
+}
