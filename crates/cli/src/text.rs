@@ -351,6 +351,40 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
             c.ranges.join(", ")
         )
     };
+    let induction = c.induction.as_ref();
+    if let Some(i) = induction.filter(|i| i.concluded) {
+        let left: Vec<String> = c
+            .variables
+            .iter()
+            .filter(|v| !v.not_explored.is_empty())
+            .map(|v| {
+                let values = crate::reasons::ranges(&v.not_explored, v.bits);
+                if c.variables.len() == 1 {
+                    values
+                } else {
+                    format!("{} = {values}", v.term)
+                }
+            })
+            .collect();
+        if left.is_empty() {
+            lines.push(format!(
+                "coverage: verified for every value of {}{within} (by induction over the trip \
+                 count)",
+                terms.join(", ")
+            ));
+        } else {
+            lines.push(format!(
+                "coverage: verified for every value of {}{within} except {} (by induction over \
+                 the trip count, which leaves out the values at which a counter or bound on the \
+                 way could wrap around)",
+                terms.join(", "),
+                left.join(", ")
+            ));
+        }
+        lines.push(format!("induction: {}", i.reason));
+        return lines;
+    }
+    let not_concluded = induction.map(|i| format!("induction: not concluded: {}", i.reason));
     if c.complete {
         lines.push(format!(
             "coverage: verified for every value of {}{within} ({paths} explored, none cut \
@@ -373,8 +407,10 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
                     " or lie outside the ranges"
                 }
             ));
-            if let Some(p) = &c.periodicity {
-                lines.push(format!("induction: not concluded: {}", p.reason));
+            match (&not_concluded, &c.periodicity) {
+                (Some(n), _) => lines.push(n.clone()),
+                (None, Some(p)) => lines.push(format!("induction: not concluded: {}", p.reason)),
+                (None, None) => {}
             }
             return lines;
         }
@@ -390,6 +426,7 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
                 crate::reasons::ranges(&v.not_explored, v.bits)
             ));
         }
+        lines.extend(not_concluded);
     }
     lines
 }

@@ -568,11 +568,3 @@ pub fn induct(
     }))
 }
 
-#[cfg(test)]
-pub(crate) fn debug_snaps(module: &Module<'_>, kernel: &str, config: &Config, exit: u32, thread: usize) -> Vec<String> {
-    let (ir, shape) = crate::prepare(module, kernel, config).unwrap();
-    let mut cfg = config.clone();
-    cfg.choices = Some(ChoicePlan { answers: Vec::new(), max_trips: 60, search_budget: config.search_budget, prefer_large: true });
-    let (_, o) = crate::exec::run_induct(&ir, shape, &cfg, Induct::new(exit, thread, Task::Observe { limit: 40 }, crate::ir::liveness(&ir))).unwrap();
-    o.snaps.iter().map(|s| { let b = s.position[0]; format!("{:?}", s.position.iter().map(|p| *p as i64 - b as i64).collect::<Vec<_>>()) }).collect()
-}

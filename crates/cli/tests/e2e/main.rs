@@ -7,6 +7,7 @@
 mod common;
 mod formats;
 mod hostile;
+mod induction;
 mod limits;
 mod parse_only;
 mod samples;

@@ -448,6 +448,8 @@ fn explored_sizes_report_their_coverage() {
     assert!(text.stdout.contains("found with param 2"), "{text:?}");
     assert!(text.stdout.contains("= 3 "), "{text:?}");
 
+    // The fixed pipeline: the exploration alone (--max-trips 4) covers trip counts up to 8;
+    // the induction over the trip count covers every larger one up to the no-overflow bound.
     let ok = weft_in(
         &root,
         &[
@@ -464,19 +466,30 @@ fn explored_sizes_report_their_coverage() {
     let c = &doc["kernels"][0]["coverage"];
     assert_eq!(c["complete"], false);
     assert_eq!(c["max_trips"], 4);
+    assert_eq!(c["induction"]["concluded"], true, "{c}");
     let v = &c["variables"][0];
-    // Trip counts up to the bound were explored; the larger ones were not.
-    assert_eq!(v["explored"][0], serde_json::json!([0, 8]));
-    assert_eq!(v["not_explored"][0], serde_json::json!([9, 2147483647]));
-    // In terms of the parameter: the trip counts that follow a verified path.
-    assert_eq!(c["inputs"]["verified"], serde_json::json!([[0, 8]]));
+    assert_eq!(
+        v["not_explored"],
+        serde_json::json!([[2147483646u64, 2147483647u64]])
+    );
+    assert_eq!(c["inputs"]["verified"], serde_json::json!([[0, 16384]]));
     let text = weft_in(&root, &["samples/sizes/pipeline.ptx", "--max-trips", "4"]);
     assert!(
-        text.stdout
-            .contains("coverage: bounded: verified only for param 2"),
+        text.stdout.contains(
+            "coverage: verified for every value of param 2 (_Z8pipelinePKfPfi_param_2) except \
+             2147483646..=2147483647"
+        ),
         "{text:?}"
     );
-    assert!(!text.stdout.contains("every value"), "{text:?}");
+    // A bounded verdict when the induction does not conclude: the late bug.
+    let late = weft_in(&root, &["samples/sizes/late_bug.ptx", "--max-trips", "4"]);
+    assert_eq!(late.code, 0, "{late:?}");
+    assert!(
+        late.stdout
+            .contains("coverage: bounded: verified only for param 2"),
+        "{late:?}"
+    );
+    assert!(!late.stdout.contains("every value"), "{late:?}");
 
     let pinned = weft_in(
         &root,
@@ -493,16 +506,16 @@ fn explored_sizes_report_their_coverage() {
 }
 
 /// The periodicity of the explored programs (docs/induction.md §3) is evidence in the
-/// coverage, never a verdict for the values not explored: the pipeline repeats with period 2
-/// (its two stages), the loop whose iterations grow has no period, and the kernel that
-/// repeats in every explored program but races from 41 trips on stays bounded.
+/// coverage; a verdict for the values not explored comes only from the induction over
+/// the trip count (docs/induction.md): the pipeline (period 2, its two stages) is verified
+/// for every trip count up to the no-overflow bound, the loop whose iterations grow and the
+/// kernel that repeats in every explored program but races from 41 trips on stay bounded,
+/// with the induction's reason.
 #[test]
-fn periodicity_is_evidence_never_a_verdict_for_all() {
+fn only_the_induction_widens_a_bounded_verdict() {
     let root = repo_root();
-    let line = |ptx: &str, extra: &[&str]| {
-        let mut args = vec![ptx];
-        args.extend_from_slice(extra);
-        let run = weft_in(&root, &args);
+    let bounded = |ptx: &str| {
+        let run = weft_in(&root, &[ptx]);
         assert_eq!(run.code, 0, "{run:?}");
         assert!(run.stdout.contains("coverage: bounded"), "{run:?}");
         assert!(!run.stdout.contains("every value"), "{run:?}");
@@ -512,16 +525,25 @@ fn periodicity_is_evidence_never_a_verdict_for_all() {
             .unwrap_or_else(|| panic!("no induction line: {run:?}"))
             .to_owned()
     };
-    let pipeline = line("samples/sizes/pipeline.ptx", &[]);
+    let pipeline = weft_in(&root, &["samples/sizes/pipeline.ptx", "--format", "json"]);
+    assert_eq!(pipeline.code, 0, "{pipeline:?}");
+    let doc = pipeline.json();
+    check_schema(&doc);
+    let c = &doc["kernels"][0]["coverage"];
     assert!(
-        pipeline.contains("repeat with period 2 from param 2") && pipeline.contains("= 4 to 12"),
-        "{pipeline}"
+        c["periodicity"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("repeat with period 2 from param 2") && r.contains("= 4 to 12")),
+        "{c}"
     );
-    let none = line("samples/sizes/no_period.ptx", &[]);
-    assert!(none.contains("no period of at most 2"), "{none}");
-    assert!(none.contains("raise --max-trips"), "{none}");
-    let late = line("samples/sizes/late_bug.ptx", &[]);
-    assert!(late.contains("repeat with period 1"), "{late}");
+    let i = &c["induction"];
+    assert_eq!(i["concluded"], true, "{c}");
+    assert_eq!(i["period"], 2);
+    assert_eq!(i["family"], serde_json::json!([6, 2147483645u64]));
+    let none = bounded("samples/sizes/no_period.ptx");
+    assert!(none.contains("not by its distance to the trip count"), "{none}");
+    let late = bounded("samples/sizes/late_bug.ptx");
+    assert!(late.contains("not by its distance to the trip count"), "{late}");
     let deep = weft_in(
         &root,
         &[

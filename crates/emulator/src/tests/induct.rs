@@ -43,12 +43,3 @@ fn late_bug_is_not_concluded() {
     assert!(matches!(r, Err(NotConcluded::Undecided { .. })), "{r:?}");
 }
 
-#[test]
-fn debug_pipeline() {
-    let src = sample("samples/sizes/pipeline.ptx");
-    let m = ptx_parser::parse(&src).unwrap();
-    let (ir, _) = crate::prepare(&m, "_Z8pipelinePKfPfi", &Config::default()).unwrap();
-    let exit = ir.insts.iter().enumerate().filter(|(_, i)| i.op == crate::ir::Op::Bra && i.guard.is_some()).map(|(k,_)| k as u32).last().unwrap();
-    for s in crate::induct::debug_snaps(&m, "_Z8pipelinePKfPfi", &Config::default(), exit, 0) { eprintln!("{s}"); }
-    panic!();
-}

@@ -340,6 +340,25 @@ impl Machine<'_> {
         };
         let bounds = lin.bounds;
         let atom = lin.atom;
+        if diff.x == 0 {
+            // The period count alone (`i >= STAGES`, `i == 40`): decided only when its answer
+            // is the same for every Y ≥ 0.
+            let mut signs = vec![diff.c.cmp(&0), diff.y.cmp(&0)];
+            if diff.y != 0 && (-diff.c) % diff.y == 0 && (-diff.c) / diff.y >= 0 {
+                signs.push(std::cmp::Ordering::Equal);
+            }
+            if diff.y == 0 {
+                signs.truncate(1);
+            }
+            let answer = holds(rel, signs[0]);
+            if signs.iter().any(|&s| holds(rel, s) != answer) {
+                return fail(self, Undecided::NotTheDistance);
+            }
+            if let Some(ind) = self.induct.as_mut() {
+                ind.bounds.extend(bounds);
+            }
+            return Some(answer);
+        }
         let form = match form {
             Some(f) => f,
             None => {
@@ -349,10 +368,8 @@ impl Machine<'_> {
                     return fail(self, Undecided::NotTheDistance);
                 };
                 if diff.y == 0 {
-                    return fail(self, Undecided::NotTheExit);
-                }
-                if diff.x == 0 {
-                    return fail(self, Undecided::NotTheDistance);
+                    // The trip count alone: the path's choices decide it, or nothing does.
+                    return fail(self, Undecided::NewChoice);
                 }
                 let bits = match self.src.terms.node(term) {
                     super::terms::Node::Not(q) => self.src.terms.node(q),
