@@ -65,6 +65,8 @@ def check(r: weft.KernelReport, sample: dict) -> None:
         assert any(want in v.message for v in r.violations) or any(want in u.reason for u in r.unverifiable)
     if "threads" in expect:
         assert [[t.first, t.last] for t in r.violations[0].threads] == expect["threads"]
+    if "induction" in expect:
+        assert r.coverage["induction"]["concluded"] == expect["induction"], r.coverage
     # The verdict is consistent with the findings, and the text ends with the summary line.
     errors = [v for v in r.violations if r.strict or not v.benign]
     assert (r.verdict == "violation") == bool(errors)

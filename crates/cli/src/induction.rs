@@ -69,7 +69,8 @@ fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emul
     };
     let size = u8::try_from(end.checked_sub(*start)?).ok()?.clamp(1, 8);
     let mut cfg = config.clone();
-    cfg.params.retain(|b| !matches!(b.value, ParamValue::Range { .. }));
+    cfg.params
+        .retain(|b| !matches!(b.value, ParamValue::Range { .. }));
     let ty = if *signed {
         ScalarType::Signed(size)
     } else {
@@ -85,10 +86,14 @@ fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emul
 }
 
 /// The emulator-level half's reason, in words.
-fn why(n: &NotConcluded) -> String {
+pub(crate) fn why(n: &NotConcluded) -> String {
     match n {
         NotConcluded::WarpSync => "runs with --warp-sync are not compared yet".to_owned(),
-        NotConcluded::Feature(f) => format!("the kernel uses {f}, whose state the comparison does not cover yet"),
+        NotConcluded::Feature(f) => format!(
+            "the kernel uses {}, whose state the comparison of the machine at the loop's trips \
+             does not cover yet",
+            f.join(", ")
+        ),
         NotConcluded::NoExit => "no one branch of one thread decides the trip count".to_owned(),
         NotConcluded::Unsupported(u) => format!("a moment's state could not be compared ({u})"),
         NotConcluded::NoPeriod { moments, first } => match first {
@@ -97,7 +102,9 @@ fn why(n: &NotConcluded) -> String {
                  (trips {a} and {b} differ in {})",
                 difference(d)
             ),
-            None => format!("the machine's state repeats at none of the first {moments} trips of the loop"),
+            None => format!(
+                "the machine's state repeats at none of the first {moments} trips of the loop"
+            ),
         },
         NotConcluded::Undecided {
             line, thread, why, ..
@@ -116,15 +123,15 @@ fn why(n: &NotConcluded) -> String {
                      to the trip count (`i == 40`, or a counter of another loop): its answer \
                      changes from trip to trip"
                 ),
-                Undecided::NewChoice => format!(
-                    "{at} depends on an input that the trip count does not decide"
-                ),
+                Undecided::NewChoice => {
+                    format!("{at} depends on an input that the trip count does not decide")
+                }
                 Undecided::Assumption => {
                     format!("an assertion in the loop ({at}) depends on the inputs")
                 }
-                Undecided::Term => format!(
-                    "{at} needs a symbolic term larger than the emulator builds"
-                ),
+                Undecided::Term => {
+                    format!("{at} needs a symbolic term larger than the emulator builds")
+                }
             }
         }
         NotConcluded::Differs(d) => format!(
@@ -133,7 +140,9 @@ fn why(n: &NotConcluded) -> String {
         ),
         NotConcluded::Stopped { tail: None } => "the abstract run of one period stopped".to_owned(),
         NotConcluded::Stopped { tail: Some(r) } => {
-            format!("the abstract run of the loop's last trips (distance {r} to its end) did not end cleanly")
+            format!(
+                "the abstract run of the loop's last trips (distance {r} to its end) did not end cleanly"
+            )
         }
         NotConcluded::Empty => "no trip count is left once the no-overflow bounds apply".to_owned(),
         NotConcluded::OtherVariables => {
@@ -173,7 +182,9 @@ fn sharing(program: &Program) -> Vec<Vec<bool>> {
                         e.push(t);
                     }
                 }
-                CommandView::Access { kind, addr, len, .. } => {
+                CommandView::Access {
+                    kind, addr, len, ..
+                } => {
                     let first = u64::from(addr) / 4;
                     let last = (u64::from(addr) + u64::from(len).max(1) - 1) / 4;
                     for w in first..=last {
@@ -216,7 +227,6 @@ fn window(
     ind: &Induction,
     m: u32,
 ) -> Option<u32> {
-    let n = program.threads.len();
     let shares = sharing(program);
     let start = |t: usize, k: u32| ind.pre[t] + k * ind.block[t];
     let len = |t: usize| program.threads[t].commands.len() as u32;
@@ -227,7 +237,7 @@ fn window(
         (end > begin).then(|| end - 1)
     };
     'w: for w in 1..=m {
-        for a in 0..n {
+        for (a, row) in shares.iter().enumerate() {
             // k counts pre as 0 here: period k − 1 of the module docs.
             for k in 0..=(m + 1).saturating_sub(w) {
                 let Some(x) = last(a, k) else { continue };
@@ -235,8 +245,8 @@ fn window(
                 if target > m {
                     continue;
                 }
-                for b in 0..n {
-                    if a == b || !shares[a][b] {
+                for (b, &shared) in row.iter().enumerate() {
+                    if a == b || !shared {
                         continue;
                     }
                     let y = start(b, target);
@@ -377,8 +387,7 @@ pub(crate) fn lift(
              line {exit_line}), and commands {w} or more periods apart are ordered: verified \
              for every value of {term} from 0 to {} (up to {top} by runs with the value fixed; \
              larger values by induction, assuming no value on the way wraps around)",
-            ind.period,
-            ind.family.1
+            ind.period, ind.family.1
         ),
         period: Some(ind.period),
         start: Some(ind.start),
@@ -401,7 +410,11 @@ pub(crate) fn widen(coverage: &mut Coverage, variable: &Variable, values: &[(u64
     for &(a, b) in values {
         covered = emulator::union(&covered, &[(a, b)]);
     }
-    for v in coverage.variables.iter_mut().filter(|v| v.term == term && v.bits == variable.bits) {
+    for v in coverage
+        .variables
+        .iter_mut()
+        .filter(|v| v.term == term && v.bits == variable.bits)
+    {
         v.explored = as_pairs(emulator::union(&as_sets(&v.explored), &covered));
         v.not_explored = as_pairs(emulator::difference(&as_sets(&v.not_explored), &covered));
     }

@@ -236,14 +236,37 @@ pub fn verify(
     }
     // A verdict the bound cut short on one variable: the induction over its trip count may
     // cover the values left out.
-    let verified =
-        last.unverifiable.is_empty() && !last.violations.iter().any(|v| options.strict || !v.benign);
+    let verified = last.unverifiable.is_empty()
+        && !last.violations.iter().any(|v| options.strict || !v.benign);
     let cut: Vec<&(emulator::Variable, Vec<(u64, u64)>)> = exploration
         .coverage
         .not_explored
         .iter()
         .filter(|(_, s)| !s.is_empty())
         .collect();
+    if verified
+        && cut.len() > 1
+        && let Some(cov) = last.coverage.as_mut()
+    {
+        let reason = match emulator::induct::uncovered(module, &kernel, &config) {
+            Ok(Some(n)) => crate::induction::why(&n),
+            _ => {
+                let terms: Vec<String> =
+                    cut.iter().map(|(v, _)| reasons::expr(&v.expr)).collect();
+                format!(
+                    "the bound cut {} variables short ({}); the induction takes one trip \
+                     count at a time",
+                    cut.len(),
+                    terms.join(", ")
+                )
+            }
+        };
+        cov.induction = Some(report::InductionRecord {
+            concluded: false,
+            reason,
+            ..report::InductionRecord::default()
+        });
+    }
     if verified
         && !exploration.failed
         && !exploration.unconfirmed

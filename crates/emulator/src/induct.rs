@@ -23,11 +23,11 @@
 //! explored programs to the whole family (the window argument of `docs/induction.md` §3)
 //! is the caller's (the cli runs barrier-graph and race).
 
+pub use crate::exec::induct::Undecided;
 use crate::exec::induct::linear::Bound;
 use crate::exec::induct::{self as machine, Distance, Failure, Induct, Progression, Task};
 use crate::ir::{Ir, Op};
 use crate::{ChoicePlan, Config, Error, Variable};
-pub use crate::exec::induct::Undecided;
 use ptx_parser::Module;
 use weft_program::{BarrierKey, Command, InstId, Program, ThreadId};
 
@@ -81,7 +81,10 @@ impl Induction {
     pub fn periods(&self, x: u64) -> (u32, i128) {
         let d0 = self.distance.0 + self.distance.1 * i128::from(x);
         let m = (d0 - self.far).div_euclid(self.step) + 1;
-        (u32::try_from(m.max(0)).unwrap_or(u32::MAX), d0 - m * self.step)
+        (
+            u32::try_from(m.max(0)).unwrap_or(u32::MAX),
+            d0 - m * self.step,
+        )
     }
 
     /// Whether `program`, the programs of the launch with variable value `x` (in the
@@ -168,8 +171,8 @@ pub enum Difference {
 pub enum NotConcluded {
     /// `--warp-sync` runs are not compared yet.
     WarpSync,
-    /// The kernel uses something whose state the comparison does not cover yet.
-    Feature(&'static str),
+    /// The kernel uses things whose state the comparison does not cover yet.
+    Feature(Vec<&'static str>),
     /// No branch of one thread made the choices on the variable.
     NoExit,
     /// A moment's state could not be taken: a thread inside a call or an unknown branch,
@@ -207,7 +210,8 @@ pub enum NotConcluded {
     OtherVariables,
 }
 
-fn feature(ir: &Ir) -> Option<&'static str> {
+fn feature(ir: &Ir) -> Option<Vec<&'static str>> {
+    let mut found = Vec::new();
     for inst in &ir.insts {
         let what = match inst.op {
             Op::MbarInit
@@ -243,9 +247,11 @@ fn feature(ir: &Ir) -> Option<&'static str> {
             Op::Call => "calls to functions",
             _ => continue,
         };
-        return Some(what);
+        if !found.contains(&what) {
+            found.push(what);
+        }
     }
-    None
+    (!found.is_empty()).then_some(found)
 }
 
 fn unsupported(u: machine::Unsupported) -> &'static str {
@@ -276,7 +282,10 @@ fn difference(ir: &Ir, d: machine::Differ) -> Difference {
 }
 
 fn line(ir: &Ir, inst: InstId) -> u32 {
-    ir.sources.sites.get(inst.0 as usize).map_or(0, |s| s.ptx_line)
+    ir.sources
+        .sites
+        .get(inst.0 as usize)
+        .map_or(0, |s| s.ptx_line)
 }
 
 fn failure(ir: &Ir, f: Failure) -> NotConcluded {
@@ -346,6 +355,20 @@ fn widest(bounds: &[Bound], form: Distance, far: i128, lo: i128, top: i128) -> O
     Some(a)
 }
 
+/// What in `kernel` the induction does not cover yet (`None`: nothing), as
+/// [`NotConcluded::Feature`] names it.
+pub fn uncovered(
+    module: &Module<'_>,
+    kernel: &str,
+    config: &Config,
+) -> Result<Option<NotConcluded>, Error> {
+    if config.warp_sync {
+        return Ok(Some(NotConcluded::WarpSync));
+    }
+    let (ir, _) = crate::prepare(module, kernel, config)?;
+    Ok(feature(&ir).map(NotConcluded::Feature))
+}
+
 /// The emulator-level half of the induction over the trip count `variable` of `kernel`
 /// (see the module documentation). `Ok(Err(_))` says why it did not conclude.
 pub fn induct(
@@ -378,7 +401,10 @@ pub fn induct(
     let (probe, _) = crate::exec::run_induct(&ir, shape, &cfg, unwatched)?;
     let mut counts: Vec<(InstId, ThreadId, u32)> = Vec::new();
     for c in probe.choices.iter().filter(|c| &c.variable == variable) {
-        match counts.iter_mut().find(|(i, t, _)| *i == c.inst && *t == c.thread) {
+        match counts
+            .iter_mut()
+            .find(|(i, t, _)| *i == c.inst && *t == c.thread)
+        {
             Some(e) => e.2 += 1,
             None => counts.push((c.inst, c.thread, 1)),
         }
@@ -396,9 +422,7 @@ pub fn induct(
         Induct::new(
             exit.0,
             thread.0 as usize,
-            Task::Observe {
-                limit: MAX_MOMENTS,
-            },
+            Task::Observe { limit: MAX_MOMENTS },
             live,
         ),
     )?;
@@ -508,7 +532,9 @@ pub fn induct(
             return Ok(Err(NotConcluded::OtherVariables));
         }
         // The family's values must follow the path up to the moment.
-        let Some(&(a, b)) = set.iter().find(|&&(a, b)| i128::from(a) <= hi && hi <= i128::from(b))
+        let Some(&(a, b)) = set
+            .iter()
+            .find(|&&(a, b)| i128::from(a) <= hi && hi <= i128::from(b))
         else {
             return Ok(Err(NotConcluded::Empty));
         };
@@ -567,4 +593,3 @@ pub fn induct(
         tails,
     }))
 }
-

@@ -28,11 +28,11 @@ mod mbarrier;
 mod source;
 
 pub use asynchronous::{AsyncCopy, AsyncOps, Proxy};
+pub use barrier::snapshot::{BarrierSnapshot, RelativeParticipant};
 pub use barrier::{
     BarrierConfig, BarrierFile, BarrierKey, Completion, Event, GatherKey, NUM_NAMED_BARRIERS,
     OpenGather, OpenGeneration, Participant, SyncError,
 };
-pub use barrier::snapshot::{BarrierSnapshot, RelativeParticipant};
 pub use command::{
     AccessKind, BarrierCount, BarrierOp, Command, CommandView, ExecOp, InstId, MbarrierOp, ThreadId,
 };

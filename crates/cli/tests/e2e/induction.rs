@@ -34,9 +34,9 @@ fn pipeline(stages: u32, bug: Bug) -> String {
     let s = stages;
     let wait_from = if bug == Bug::WaitLate { s + 1 } else { s };
     let skip = match bug {
-        Bug::SkipWaitAt(k) => format!(
-            "    setp.ne.s32 %p4, %r10, {k};\n    and.pred %p3, %p3, %p4;\n"
-        ),
+        Bug::SkipWaitAt(k) => {
+            format!("    setp.ne.s32 %p4, %r10, {k};\n    and.pred %p3, %p3, %p4;\n")
+        }
         _ => String::new(),
     };
     let ahead = match bug {
@@ -130,11 +130,16 @@ fn check(stages: u32, bug: Bug) -> bool {
             let input = k["coverage"]["failing_inputs"][0]["value"].as_u64();
             let n = input.unwrap_or_else(|| panic!("{stages} {bug:?}: no failing input: {k}"));
             if n <= N {
-                assert!(!truth[n as usize], "{stages} {bug:?}: violation at n = {n} does not reproduce");
+                assert!(
+                    !truth[n as usize],
+                    "{stages} {bug:?}: violation at n = {n} does not reproduce"
+                );
             }
         }
         Some("verified") if concluded => {
-            let top = k["coverage"]["induction"]["family"][1].as_u64().expect("family");
+            let top = k["coverage"]["induction"]["family"][1]
+                .as_u64()
+                .expect("family");
             for (n, ok) in truth.iter().enumerate() {
                 assert!(
                     *ok || n as u64 > top,
@@ -150,7 +155,10 @@ fn check(stages: u32, bug: Bug) -> bool {
                     r[0].as_u64().is_some_and(|a| a <= n as u64)
                         && r[1].as_u64().is_some_and(|b| n as u64 <= b)
                 });
-                assert!(*ok || !covered, "{stages} {bug:?}: n = {n} explored as verified but fails");
+                assert!(
+                    *ok || !covered,
+                    "{stages} {bug:?}: n = {n} explored as verified but fails"
+                );
             }
         }
         other => panic!("{stages} {bug:?}: unexpected verdict {other:?}: {k}"),
@@ -159,7 +167,11 @@ fn check(stages: u32, bug: Bug) -> bool {
     eprintln!(
         "{stages} stages, {bug:?}: {} (induction {}), fails at {:?}",
         k["verdict"],
-        if concluded { "concluded" } else { "not concluded" },
+        if concluded {
+            "concluded"
+        } else {
+            "not concluded"
+        },
         (0..=N).filter(|&n| !truth[n as usize]).collect::<Vec<_>>()
     );
     concluded
@@ -183,10 +195,18 @@ fn tempdir(stages: u32, bug: Bug) -> std::path::PathBuf {
 #[test]
 fn generated_pipelines_agree_with_concrete_runs() {
     for s in [1, 2, 4] {
-        assert!(check(s, Bug::None), "the correct {s}-stage pipeline is not concluded");
+        assert!(
+            check(s, Bug::None),
+            "the correct {s}-stage pipeline is not concluded"
+        );
     }
     for s in [1, 2, 4] {
-        for bug in [Bug::LookAhead(1), Bug::LookAhead(-1), Bug::WaitLate, Bug::SkipWaitAt(13)] {
+        for bug in [
+            Bug::LookAhead(1),
+            Bug::LookAhead(-1),
+            Bug::WaitLate,
+            Bug::SkipWaitAt(13),
+        ] {
             check(s, bug);
         }
     }

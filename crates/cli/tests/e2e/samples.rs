@@ -107,6 +107,7 @@ fn manifest_verdicts() {
 /// - `bounded`: the verdict comes from an exploration that left values out (coverage with
 ///   `complete` false), never a verdict for every value;
 /// - `periodicity_contains`: a text the coverage's periodicity reason contains;
+/// - `induction`: whether the induction over the trip count concluded (docs/induction.md);
 /// - `failing_input`: the value of the (one) parameter field the failing path was found with.
 fn check_details(expect: &Value, kernel: &Value) -> Vec<String> {
     let mut failures = Vec::new();
@@ -173,6 +174,14 @@ fn check_details(expect: &Value, kernel: &Value) -> Vec<String> {
         if !reason.contains(want) {
             failures.push(format!(
                 "the periodicity reason does not contain `{want}`: {coverage}"
+            ));
+        }
+    }
+    if let Some(want) = expect["induction"].as_bool() {
+        let got = coverage["induction"]["concluded"].as_bool();
+        if got != Some(want) {
+            failures.push(format!(
+                "expected the induction concluded = {want}, got {coverage}"
             ));
         }
     }

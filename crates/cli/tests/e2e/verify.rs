@@ -531,9 +531,9 @@ fn only_the_induction_widens_a_bounded_verdict() {
     check_schema(&doc);
     let c = &doc["kernels"][0]["coverage"];
     assert!(
-        c["periodicity"]["reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("repeat with period 2 from param 2") && r.contains("= 4 to 12")),
+        c["periodicity"]["reason"].as_str().is_some_and(|r| r
+            .contains("repeat with period 2 from param 2")
+            && r.contains("= 4 to 12")),
         "{c}"
     );
     let i = &c["induction"];
@@ -541,9 +541,15 @@ fn only_the_induction_widens_a_bounded_verdict() {
     assert_eq!(i["period"], 2);
     assert_eq!(i["family"], serde_json::json!([6, 2147483645u64]));
     let none = bounded("samples/sizes/no_period.ptx");
-    assert!(none.contains("not by its distance to the trip count"), "{none}");
+    assert!(
+        none.contains("not by its distance to the trip count"),
+        "{none}"
+    );
     let late = bounded("samples/sizes/late_bug.ptx");
-    assert!(late.contains("not by its distance to the trip count"), "{late}");
+    assert!(
+        late.contains("not by its distance to the trip count"),
+        "{late}"
+    );
     let deep = weft_in(
         &root,
         &[

@@ -340,9 +340,10 @@ pub(crate) fn run_induct(
 ) -> Result<(Emulation, induct::Induct), Error> {
     let trusted = vec![cfg.initializers; ir.data.vars.len()];
     let mut m = run_once(ir, shape, cfg, trusted, Paths::Lanes, Some(induct))?;
-    let induct = m.induct.take().ok_or_else(|| {
-        Error::InvalidConfig("the induction state was lost".to_owned())
-    })?;
+    let induct = m
+        .induct
+        .take()
+        .ok_or_else(|| Error::InvalidConfig("the induction state was lost".to_owned()))?;
     Ok((m.finish()?, induct))
 }
 

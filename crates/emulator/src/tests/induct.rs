@@ -26,8 +26,13 @@ fn n_of(index: u32, name: &str) -> Variable {
 fn the_pipeline_sample_repeats_with_period_two() {
     let src = sample("samples/sizes/pipeline.ptx");
     let m = ptx_parser::parse(&src).unwrap();
-    let r = induct(&m, "_Z8pipelinePKfPfi", &Config::default(), &n_of(2, "_Z8pipelinePKfPfi_param_2"))
-        .unwrap();
+    let r = induct(
+        &m,
+        "_Z8pipelinePKfPfi",
+        &Config::default(),
+        &n_of(2, "_Z8pipelinePKfPfi_param_2"),
+    )
+    .unwrap();
     let ind = r.unwrap();
     eprintln!("{ind:?}");
     assert_eq!(ind.period, 2);
@@ -37,9 +42,13 @@ fn the_pipeline_sample_repeats_with_period_two() {
 fn late_bug_is_not_concluded() {
     let src = sample("samples/sizes/late_bug.ptx");
     let m = ptx_parser::parse(&src).unwrap();
-    let r = induct(&m, "_Z8late_bugPKfPfi", &Config::default(), &n_of(2, "_Z8late_bugPKfPfi_param_2"))
-        .unwrap();
+    let r = induct(
+        &m,
+        "_Z8late_bugPKfPfi",
+        &Config::default(),
+        &n_of(2, "_Z8late_bugPKfPfi_param_2"),
+    )
+    .unwrap();
     eprintln!("{r:?}");
     assert!(matches!(r, Err(NotConcluded::Undecided { .. })), "{r:?}");
 }
-

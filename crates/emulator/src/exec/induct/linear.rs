@@ -112,10 +112,7 @@ impl<'a> Linearizer<'a> {
                 lin
             }
             Node::Op {
-                op,
-                bits: ob,
-                args,
-                ..
+                op, bits: ob, args, ..
             } if terms.periodic(t) => {
                 let arg = |s: &mut Self, k: usize, w: u8| s.lin(args[k]?, w);
                 let lin = match op {
@@ -249,7 +246,13 @@ pub(crate) fn known_bits(
     }
     // The low bits below the lowest unknown one: an addition or multiplication of values
     // whose `m` lowest bits are known has its `m` lowest bits known.
-    let low = |m: u64| if m == u64::MAX { 64 } else { (!m).trailing_zeros() };
+    let low = |m: u64| {
+        if m == u64::MAX {
+            64
+        } else {
+            (!m).trailing_zeros()
+        }
+    };
     let low_mask = |n: u32| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
     let r = match terms.node(t) {
         Node::Const(c) => (c, u64::MAX),
@@ -328,22 +331,30 @@ mod tests {
         let y = t.period(2, 32).unwrap();
         let i = t.add_const(y, 3, 32).unwrap();
         let one = t.constant(1).unwrap();
-        let and = t.op(OpKind::And, 32, false, [Some(i), Some(one), None]).unwrap();
+        let and = t
+            .op(OpKind::And, 32, false, [Some(i), Some(one), None])
+            .unwrap();
         let mut memo = FxHashMap::default();
         let (v, m) = known_bits(&t, and, &mut memo);
         assert_eq!(m & 0xffff_ffff, 0xffff_ffff);
         assert_eq!(v, 1);
         // (i << 7) & 128: bit 7 is bit 0 of i.
         let seven = t.constant(7).unwrap();
-        let shl = t.op(OpKind::Shl, 32, false, [Some(i), Some(seven), None]).unwrap();
+        let shl = t
+            .op(OpKind::Shl, 32, false, [Some(i), Some(seven), None])
+            .unwrap();
         let k128 = t.constant(128).unwrap();
-        let off = t.op(OpKind::And, 32, false, [Some(shl), Some(k128), None]).unwrap();
+        let off = t
+            .op(OpKind::And, 32, false, [Some(shl), Some(k128), None])
+            .unwrap();
         let (v, m) = known_bits(&t, off, &mut memo);
         assert_eq!(m & 0xffff_ffff, 0xffff_ffff);
         assert_eq!(v, 128);
         // Bit 1 of i varies with Y.
         let two = t.constant(2).unwrap();
-        let bit1 = t.op(OpKind::And, 32, false, [Some(i), Some(two), None]).unwrap();
+        let bit1 = t
+            .op(OpKind::And, 32, false, [Some(i), Some(two), None])
+            .unwrap();
         let (_, m) = known_bits(&t, bit1, &mut memo);
         assert_ne!(m & 2, 2);
     }

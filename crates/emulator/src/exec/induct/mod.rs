@@ -207,9 +207,7 @@ impl Machine<'_> {
     }
 
     fn take_snapshot(&mut self) -> Option<Snapshot> {
-        let Some(ind) = self.induct.take() else {
-            return None;
-        };
+        let ind = self.induct.take()?;
         let snap = self.snapshot(&ind.live);
         self.induct = Some(ind);
         match snap {
@@ -237,9 +235,12 @@ impl Machine<'_> {
                     0 => self.src.terms.add_const(y, self.vals[i], p.bits)?,
                     u => {
                         let s = self.src.term(u)?;
-                        self.src
-                            .terms
-                            .op(super::terms::OpKind::Add, p.bits, false, [Some(s), Some(y), None])?
+                        self.src.terms.op(
+                            super::terms::OpKind::Add,
+                            p.bits,
+                            false,
+                            [Some(s), Some(y), None],
+                        )?
                     }
                 };
                 let next = self.src.terms.add_const(term, p.step, p.bits)?;
@@ -282,11 +283,9 @@ impl Machine<'_> {
         for &(t, reg, next) in &ind.expected {
             if let Some(slot) = want.regs[t].iter_mut().find(|(r, _)| *r == reg) {
                 slot.1 = match self.src.terms.node(next) {
-                    super::terms::Node::Affine { base, k, bits } => snapshot::Val::Term {
-                        base,
-                        k,
-                        bits,
-                    },
+                    super::terms::Node::Affine { base, k, bits } => {
+                        snapshot::Val::Term { base, k, bits }
+                    }
                     _ => snapshot::Val::Term {
                         base: next,
                         k: 0,

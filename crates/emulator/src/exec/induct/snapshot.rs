@@ -12,13 +12,20 @@ use super::super::{Machine, State};
 use crate::ir::{Liveness, RedKind, RegId};
 use weft_program::BarrierSnapshot;
 
+/// A variable of the choices: a base term read at a width.
+type Variable = (TermId, u8);
+
 /// A register's content as the comparison sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Val {
     Known(u64),
     /// Unknown with the symbolic term `(base + k) mod 2^bits` (a term that is no such sum
     /// is its own base, with `k = 0` at its natural width).
-    Term { base: TermId, k: u64, bits: u8 },
+    Term {
+        base: TermId,
+        k: u64,
+        bits: u8,
+    },
     /// Unknown without a term: any value (the run never decides anything on it, or it
     /// stops unverifiable).
     Unknown,
@@ -48,7 +55,7 @@ pub(crate) struct Snapshot {
     pub(crate) memory: Vec<Vec<u64>>,
     pub(crate) bars: BarrierSnapshot,
     /// The values each variable of the choices allows (sorted).
-    pub(crate) store: Vec<((TermId, u8), Vec<(u64, u64)>)>,
+    pub(crate) store: Vec<(Variable, Vec<(u64, u64)>)>,
     /// Assumptions made so far.
     pub(crate) assumptions: usize,
 }
@@ -255,11 +262,7 @@ impl Machine<'_> {
             kp.canonical(norm),
         ];
         let bars = bars.snapshot(&position).ok_or(Unsupported::Stopped)?;
-        let mut store: Vec<_> = choices
-            .store
-            .iter()
-            .map(|(k, v)| (*k, v.clone()))
-            .collect();
+        let mut store: Vec<_> = choices.store.iter().map(|(k, v)| (*k, v.clone())).collect();
         store.sort();
         Ok(Snapshot {
             position,
