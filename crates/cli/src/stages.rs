@@ -251,8 +251,7 @@ pub fn verify(
         let reason = match emulator::induct::uncovered(module, &kernel, &config) {
             Ok(Some(n)) => crate::induction::why(&n),
             _ => {
-                let terms: Vec<String> =
-                    cut.iter().map(|(v, _)| reasons::expr(&v.expr)).collect();
+                let terms: Vec<String> = cut.iter().map(|(v, _)| reasons::expr(&v.expr)).collect();
                 format!(
                     "the bound cut {} variables short ({}); the induction takes one trip \
                      count at a time",

@@ -52,3 +52,53 @@ fn late_bug_is_not_concluded() {
     eprintln!("{r:?}");
     assert!(matches!(r, Err(NotConcluded::Undecided { .. })), "{r:?}");
 }
+
+#[test]
+fn every_family_value_has_its_periods_and_tail() {
+    let src = sample("samples/sizes/pipeline.ptx");
+    let m = ptx_parser::parse(&src).unwrap();
+    let ind = induct(
+        &m,
+        "_Z8pipelinePKfPfi",
+        &Config::default(),
+        &n_of(2, "_Z8pipelinePKfPfi_param_2"),
+    )
+    .unwrap()
+    .unwrap();
+    // The tails cover every distance the family's launches end with.
+    let (lo, _) = ind.family;
+    for x in lo..lo + 40 {
+        let (m, r) = ind.periods(x);
+        assert!(m >= 1, "{x}");
+        assert!(r >= ind.far - ind.step && r < ind.far, "{x}: {r}");
+        assert!(
+            ind.tails.iter().any(|(d, _, _)| *d == r),
+            "{x}: no tail {r}"
+        );
+        assert!(ind.values_with(m).contains(&x), "{x}");
+    }
+    // Two periods of two trips: the values with m periods are two consecutive trip counts.
+    assert_eq!(ind.values_with(3).len(), 2);
+    // The block is the same number of commands for every thread of a warp.
+    assert!(ind.block[..32].iter().all(|&b| b == ind.block[0]));
+    assert!(ind.block.iter().all(|&b| b > 0));
+}
+
+#[test]
+fn the_liveness_of_a_loop_counter_spans_the_loop() {
+    let src = sample("samples/sizes/pipeline.ptx");
+    let m = ptx_parser::parse(&src).unwrap();
+    let (ir, _) = crate::prepare(&m, "_Z8pipelinePKfPfi", &Config::default()).unwrap();
+    let live = crate::ir::liveness(&ir);
+    let reg = |name: &str| ir.reg_names.iter().position(|r| r == name).unwrap();
+    let exit = ir
+        .insts
+        .iter()
+        .rposition(|i| i.op == crate::ir::Op::Bra && i.guard.is_some())
+        .unwrap() as u32;
+    // At the loop's exit branch the counter (%r43) and the bound (%r12) are live; a value
+    // computed and consumed inside one trip (%r28 = i << 7) is not.
+    assert!(live.live(exit, reg("%r43")));
+    assert!(live.live(exit, reg("%r12")));
+    assert!(!live.live(exit, reg("%r28")));
+}
