@@ -237,10 +237,11 @@ class KernelReport:
     coverage: Optional[dict[str, Any]] = None
     """Which problem sizes the verdict covers when branches on unfixed sizes were explored
     (the JSON ``coverage`` object: ``paths``, ``max_trips``, ``complete``, ``ranges``, ``variables``
-    with their ``explored`` and ``not_explored`` values, ``periodicity``, …); ``None`` when
-    nothing was explored. A verdict with ``complete`` false is bounded; ``periodicity``
-    (whether the explored programs repeat, docs/induction.md) is evidence only and never
-    widens it."""
+    with their ``explored`` and ``not_explored`` values, ``periodicity``, ``induction``, …);
+    ``None`` when nothing was explored. A verdict with ``complete`` false is bounded, except for
+    the values the ``induction`` record covers when it ``concluded`` (docs/induction.md: the
+    variables' ``explored`` values then include its family and base); ``periodicity`` (whether
+    the explored programs repeat) is evidence only and never widens it."""
 
     @property
     def verified(self) -> bool:
