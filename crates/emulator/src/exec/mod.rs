@@ -576,7 +576,11 @@ impl Machine<'_> {
                     }
                     t += 1;
                 }
-                self.pass_lockstep = false;
+                self.end_pass();
+                if self.stop {
+                    // The pass's lock-step order was visible.
+                    return;
+                }
                 let peak = &mut self.pass_peak;
                 peak.instructions = peak.instructions.max(self.instructions - pass_start.0);
                 peak.commands = peak.commands.max(self.commands - pass_start.1);

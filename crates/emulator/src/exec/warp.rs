@@ -118,6 +118,10 @@ const PAGE_BYTES: usize = TRACK_PAGE * 4 + 32;
 /// and that read it (bits 0..8) in that pass. Kept in pages allocated on first touch, like
 /// the shared memory itself (`paged.rs`): a 1 GiB `.shared` array costs what the kernel
 /// touches, not 4 bytes per declared byte.
+///
+/// The accesses of a pass are logged first and checked in order when the pass ends (or the
+/// log is full): a pass without a write cannot have a conflict, and its reads are only
+/// dropped (a read-only pass is common: consumers of a buffer).
 pub(super) struct Tracker {
     /// Page number → index in `pages`.
     index: rustc_hash::FxHashMap<usize, usize>,
@@ -126,7 +130,24 @@ pub(super) struct Tracker {
     /// warp mostly fall in one page: no hash lookup for them).
     last: (usize, usize),
     epoch: u32,
+    /// This pass's accesses not checked yet, in order (at most [`LOG_MAX`]: a fixed
+    /// 256 KiB at most, not charged to the memory budget).
+    log: Vec<Logged>,
+    /// Whether this pass has a write, logged or checked.
+    wrote: bool,
 }
+
+/// A logged access: its bytes, one more than its lane, whether it writes.
+#[derive(Debug, Clone, Copy)]
+struct Logged {
+    addr: u32,
+    len: u32,
+    lane: u32,
+    write: bool,
+}
+
+/// Accesses logged before they are checked.
+const LOG_MAX: usize = 1 << 14;
 
 impl Tracker {
     pub(super) fn new() -> Self {
@@ -135,7 +156,57 @@ impl Tracker {
             pages: Vec::new(),
             last: (usize::MAX, 0),
             epoch: 0,
+            log: Vec::new(),
+            wrote: false,
         }
+    }
+
+    /// Checks a logged access against this pass's earlier ones and records it: whether an
+    /// access of a higher lane conflicts with it.
+    fn check(&mut self, a: Logged) -> bool {
+        let start = a.addr as usize;
+        let end = start.saturating_add(a.len as usize);
+        let epoch = self.epoch << 16;
+        let mut conflict = false;
+        let mut at = start;
+        while at < end {
+            let (page, offset) = (at / TRACK_PAGE, at % TRACK_PAGE);
+            let upto = (end - at).min(TRACK_PAGE - offset);
+            at += upto;
+            let bytes = &mut self.page(page)[offset..offset + upto];
+            match bytes {
+                // A word whose bytes were last accessed together (the common case):
+                // one update for the four.
+                [b0, b1, b2, b3] if *b0 == *b1 && *b1 == *b2 && *b2 == *b3 => {
+                    let (hit, e) = track_byte(*b0, epoch, a.lane, a.write);
+                    conflict |= hit;
+                    *b0 = e;
+                    *b1 = e;
+                    *b2 = e;
+                    *b3 = e;
+                }
+                _ => {
+                    for b in bytes {
+                        let (hit, e) = track_byte(*b, epoch, a.lane, a.write);
+                        conflict |= hit;
+                        *b = e;
+                    }
+                }
+            }
+        }
+        conflict
+    }
+
+    /// Checks the logged accesses in order; returns whether one conflicts.
+    fn check_log(&mut self) -> bool {
+        let log = std::mem::take(&mut self.log);
+        let mut conflict = false;
+        for &a in &log {
+            conflict |= self.check(a);
+        }
+        self.log = log;
+        self.log.clear();
+        conflict
     }
 
     /// Bytes of its pages (what `--max-memory` counts).
@@ -663,6 +734,8 @@ impl Machine<'_> {
     pub(super) fn begin_pass(&mut self) {
         self.pass_lockstep = false;
         let tr = &mut self.track;
+        tr.log.clear();
+        tr.wrote = false;
         tr.epoch += 1;
         if tr.epoch > u32::from(u16::MAX) {
             tr.pages.iter_mut().for_each(|p| p.fill(0));
@@ -670,9 +743,20 @@ impl Machine<'_> {
         }
     }
 
+    /// Ends a warp pass: the reorder check of its logged accesses, when it has a write.
+    pub(super) fn end_pass(&mut self) {
+        if self.pass_lockstep && self.track.wrote && self.track.check_log() {
+            self.reorder();
+        }
+        self.pass_lockstep = false;
+        self.track.log.clear();
+        self.track.wrote = false;
+    }
+
     /// The reorder check of a shared access `c` by thread `t` in a pass with lock-step: an
     /// access after a conflicting one (either writes) of a higher lane of the same warp in
-    /// this pass is in the opposite order from the reference schedule.
+    /// this pass is in the opposite order from the reference schedule. Logged, and checked
+    /// when the pass ends ([`Tracker`]).
     pub(super) fn track_access(&mut self, t: usize, c: Command) {
         let CommandView::Access {
             kind, addr, len, ..
@@ -680,40 +764,16 @@ impl Machine<'_> {
         else {
             return;
         };
-        let lane = (t % WARP_SIZE as usize) as u32 + 1;
         let tr = &mut self.track;
-        let start = addr as usize;
-        let end = start.saturating_add(len as usize);
-        let epoch = tr.epoch << 16;
-        let mut conflict = false;
         let write = kind != AccessKind::Read;
-        let mut at = start;
-        while at < end {
-            let (page, offset) = (at / TRACK_PAGE, at % TRACK_PAGE);
-            let upto = (end - at).min(TRACK_PAGE - offset);
-            at += upto;
-            let bytes = &mut tr.page(page)[offset..offset + upto];
-            match bytes {
-                // A word whose bytes were last accessed together (the common case):
-                // one update for the four.
-                [a, b, c, d] if *a == *b && *b == *c && *c == *d => {
-                    let (hit, e) = track_byte(*a, epoch, lane, write);
-                    conflict |= hit;
-                    *a = e;
-                    *b = e;
-                    *c = e;
-                    *d = e;
-                }
-                _ => {
-                    for b in bytes {
-                        let (hit, e) = track_byte(*b, epoch, lane, write);
-                        conflict |= hit;
-                        *b = e;
-                    }
-                }
-            }
-        }
-        if conflict {
+        tr.wrote |= write;
+        tr.log.push(Logged {
+            addr,
+            len,
+            lane: (t % WARP_SIZE as usize) as u32 + 1,
+            write,
+        });
+        if tr.log.len() >= LOG_MAX && tr.check_log() {
             self.reorder();
         }
     }
