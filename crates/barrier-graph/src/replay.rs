@@ -47,7 +47,11 @@ struct Replayer<'p> {
     program: &'p Program,
     warp_size: u32,
     file: BarrierFile,
-    pcs: Vec<u32>,
+    /// Per thread, the indices of its commands that are not shared accesses (shared
+    /// accesses synchronize nothing: the replay steps over them), and how many of them it
+    /// has taken.
+    syncs: Vec<Vec<u32>>,
+    next: Vec<u32>,
     cursors: Vec<Cursor>,
     queue: VecDeque<u32>,
     out: Trace,
@@ -86,23 +90,18 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     let n = program.threads.len();
     let cta = program.num_threads().max(n as u32);
     let warp_size = program.warp_size();
+    let syncs = sync_indices(program);
     let mut r = Replayer {
         program,
         warp_size,
         file: BarrierFile::new(cta, warp_size),
-        pcs: vec![0; n],
-        cursors: vec![Cursor::Ready; n],
-        queue: (0..n as u32).collect(),
         out: Trace {
             nodes: Vec::new(),
-            registrations: program
-                .threads
+            registrations: syncs
                 .iter()
-                .map(|t| {
-                    // Capacity for every barrier and mbarrier command: the registrations
-                    // of a thread are pushed one by one, growing would copy them again.
-                    Vec::with_capacity(t.commands.iter().filter(|c| !c.is_access()).count())
-                })
+                // Capacity for every barrier and mbarrier command: the registrations of a
+                // thread are pushed one by one, growing would copy them again.
+                .map(|s| Vec::with_capacity(s.len()))
                 .collect(),
             exit_index: vec![None; n],
             uncounted: Vec::new(),
@@ -120,6 +119,10 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
         batch: Vec::new(),
         batching,
         error: false,
+        syncs,
+        next: vec![0; n],
+        cursors: vec![Cursor::Ready; n],
+        queue: (0..n as u32).collect(),
     };
     while let Some(t) = r.queue.pop_front() {
         r.run(t);
@@ -133,6 +136,37 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
         r.finish();
     }
     r.out
+}
+
+/// Per thread, the indices of its commands that are not shared accesses. One pass over
+/// every command, on two threads when the program is large.
+fn sync_indices(program: &Program) -> Vec<Vec<u32>> {
+    const MIN_COMMANDS: usize = 1 << 16;
+    let of = |threads: &[weft_program::ThreadProgram]| -> Vec<Vec<u32>> {
+        threads
+            .iter()
+            .map(|t| {
+                (0u32..)
+                    .zip(&t.commands)
+                    .filter(|(_, c)| !c.is_access())
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .collect()
+    };
+    let threads = &program.threads;
+    if program.num_commands() < MIN_COMMANDS
+        || !std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+    {
+        return of(threads);
+    }
+    let (a, b) = threads.split_at(threads.len() / 2);
+    std::thread::scope(|s| {
+        let h = s.spawn(|| of(b));
+        let mut out = of(a);
+        out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        out
+    })
 }
 
 impl Replayer<'_> {
@@ -156,15 +190,14 @@ impl Replayer<'_> {
         }
     }
 
-    /// The index of thread `t`'s next command that is not a shared access, from `pc` on.
-    fn next_sync(&self, t: u32, pc: u32) -> u32 {
-        let commands = &self.program.threads[t as usize].commands;
-        let mut pc = pc;
-        // Shared accesses synchronize nothing: step over them at once.
-        while commands.get(pc as usize).is_some_and(|c| c.is_access()) {
-            pc += 1;
+    /// The index of thread `t`'s next command that is not a shared access (its program's
+    /// length when none is left).
+    fn next_sync(&self, t: u32) -> u32 {
+        let t = t as usize;
+        match self.syncs[t].get(self.next[t] as usize) {
+            Some(&pc) => pc,
+            None => self.program.threads[t].commands.len() as u32,
         }
-        pc
     }
 
     /// Runs thread `t` until it blocks, exits, ends or errs.
@@ -176,7 +209,7 @@ impl Replayer<'_> {
         let mut thread = ThreadId(t);
         let mut program = &self.program.threads[t as usize];
         loop {
-            let pc = self.next_sync(t, self.pcs[t as usize]);
+            let pc = self.next_sync(t);
             let Some(cmd) = program.commands.get(pc as usize) else {
                 if program.end == ThreadEnd::Exited {
                     self.exit(thread, pc);
@@ -185,10 +218,7 @@ impl Replayer<'_> {
                 }
                 return;
             };
-            self.pcs[t as usize] = pc + 1;
-            if cmd.is_access() {
-                continue;
-            }
+            self.next[t as usize] += 1;
             // The thread waits for its warp (and a blocking operation for the generation)
             // until the events say otherwise.
             let block = |key: BarrierKey, file: &BarrierFile| Cursor::Blocked {
@@ -322,7 +352,7 @@ impl Replayer<'_> {
             if q / ws != warp || taken & bit != 0 || self.cursors[q as usize] != Cursor::Ready {
                 break;
             }
-            let pc = self.next_sync(q, self.pcs[q as usize]);
+            let pc = self.next_sync(q);
             if self.program.threads[q as usize].commands.get(pc as usize) != Some(&cmd) {
                 break;
             }
@@ -350,7 +380,7 @@ impl Replayer<'_> {
                 },
                 other => other,
             };
-            self.pcs[q.thread.index()] = q.command + 1;
+            self.next[q.thread.index()] += 1;
         }
         let last = lanes[n.max(1) - 1].thread;
         self.batch = lanes;
