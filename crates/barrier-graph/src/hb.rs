@@ -39,6 +39,12 @@ use crate::{DynamicBarrier, DynamicBarrierId, Registration};
 /// Sentinel of [`HappensBefore::prev_blocking`]'s dense table: no blocking node yet.
 const NO_NODE: u32 = 0;
 
+/// The node a [`HappensBefore::chain_key`] names.
+#[inline]
+fn key_node(key: u32) -> Option<DynamicBarrierId> {
+    (key != NO_NODE).then(|| DynamicBarrierId(key - 1))
+}
+
 /// Where the interval bounds of a node are stored.
 #[derive(Debug, Clone, Copy)]
 enum Row {
@@ -558,6 +564,17 @@ impl HappensBefore {
     /// [`Self::ordered`] for two commands of different threads of the CTA.
     #[inline]
     fn ordered_threads(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
+        self.ordered_threads_after(a, b, self.prev_blocking(b.0, b.1))
+    }
+
+    /// [`Self::ordered_threads`] given `b`'s last blocking node (`prev_blocking`).
+    #[inline]
+    fn ordered_threads_after(
+        &self,
+        a: (ThreadId, u32),
+        b: (ThreadId, u32),
+        b_node: Option<DynamicBarrierId>,
+    ) -> bool {
         let ((t1, i), (t2, j)) = (a, b);
         if t1 == t2 {
             return i <= j;
@@ -567,10 +584,39 @@ impl HappensBefore {
                 return true;
             }
         }
-        match self.prev_blocking(t2, j) {
+        match b_node {
             Some(m) => i < self.latest_before(m, t1),
             None => false,
         }
+    }
+
+    /// The *chain key* of command `index` of `thread`: its last blocking node
+    /// ([`Self::prev_blocking`]) encoded as one more than its id, 0 when there is none (or
+    /// `thread` is not a thread of the CTA). A caller that walks a thread's commands in
+    /// order reads the keys as one stream and hands them to [`Self::ordered_at`] and
+    /// [`Self::before_bound_at`], which then need no lookup of their own.
+    #[inline]
+    pub fn chain_key(&self, thread: ThreadId, index: u32) -> u32 {
+        self.prev_blocking(thread, index)
+            .map_or(NO_NODE, |m| m.0 + 1)
+    }
+
+    /// [`Self::ordered`], given `b`'s [`Self::chain_key`].
+    #[inline]
+    pub fn ordered_at(&self, a: (ThreadId, u32), b: (ThreadId, u32), b_key: u32) -> bool {
+        if a.0 == b.0 || a.0.index() >= self.threads || b.0.index() >= self.threads {
+            return self.ordered(a, b);
+        }
+        self.ordered_threads_after(a, b, key_node(b_key))
+    }
+
+    /// [`Self::before_bound`], given `b`'s [`Self::chain_key`].
+    #[inline]
+    pub fn before_bound_at(&self, b: (ThreadId, u32), b_key: u32, other: ThreadId) -> u32 {
+        if b.0 == other || other.index() >= self.threads || b.0.index() >= self.threads {
+            return self.before_bound(b, other);
+        }
+        key_node(b_key).map_or(0, |m| self.latest_before(m, other))
     }
 
     fn step(&self, t: ThreadId, i: u32) -> Option<u32> {
@@ -607,10 +653,7 @@ impl HappensBefore {
         let start = *self.offsets.get(thread.index())?;
         let end = *self.offsets.get(thread.index() + 1)?;
         let k = start.checked_add(index as usize).filter(|&k| k < end)?;
-        match self.prev[k] {
-            NO_NODE => None,
-            m => Some(DynamicBarrierId(m - 1)),
-        }
+        key_node(self.prev[k])
     }
 
     /// The commands of `other` with index `< before_bound(b, other)` happen before `b`

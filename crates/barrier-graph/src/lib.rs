@@ -495,4 +495,4 @@ pub(crate) fn parallel(replay: &trace::Trace) -> bool {
 mod tests;
 
 #[cfg(test)]
-mod batching_tests;
+mod equivalence_tests;

@@ -5,16 +5,18 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use weft_program::{AccessKind, Command, CommandView, InstId, Program};
+use weft_program::{AccessKind, Command, CommandView, InstId, Program, ThreadId};
 
-use crate::CHUNK;
+use crate::{CHUNK, HappensBeforeQuery};
 
-/// One access's share of one chunk: 16 bytes.
+/// One access's share of one chunk: 20 bytes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
     pub(crate) chunk: u32,
     pub(crate) thread: u32,
     pub(crate) index: u32,
+    /// The access's [`HappensBeforeQuery::chain_key`].
+    pub(crate) key: u32,
     /// Bit 0: writes (0 read, 1 write or atomic; the sort puts a thread's reads first).
     /// Bits 1–4: the bytes of the chunk accessed. Bits 5–31: for a plain write, its
     /// occurrence (how many earlier commands of this thread came from the same instruction),
@@ -36,6 +38,7 @@ impl Entry {
             chunk,
             thread,
             index,
+            key: 0,
             meta: u32::from(writes) | (u32::from(mask) << 1) | (occ.min(OCC_NONE) << 5),
         }
     }
@@ -86,8 +89,13 @@ fn span(addr: u32, len: u32) -> (u64, u64) {
     (start / CHUNK, (end - 1) / CHUNK - start / CHUNK + 1)
 }
 
-/// Calls `f` with every entry of one thread, in program order.
-fn for_each_entry(t: usize, commands: &[Command], mut f: impl FnMut(Entry)) {
+/// Calls `f` with every entry of one thread, in program order, its chain key from `hb`.
+fn for_each_entry<H: HappensBeforeQuery + ?Sized>(
+    hb: &H,
+    t: usize,
+    commands: &[Command],
+    mut f: impl FnMut(Entry),
+) {
     // Occurrences of plain writes per instruction (dense for the usual small ids).
     let mut dense: Vec<u32> = Vec::new();
     let mut sparse: FxHashMap<InstId, u32> = FxHashMap::default();
@@ -116,17 +124,24 @@ fn for_each_entry(t: usize, commands: &[Command], mut f: impl FnMut(Entry)) {
         };
         let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
         let (first, count) = span(addr, len);
+        let key = if count > 0 {
+            hb.chain_key((ThreadId(t as u32), i as u32))
+        } else {
+            0
+        };
         for chunk in first..first + count {
             let lo = start.max(chunk * CHUNK) - chunk * CHUNK;
             let hi = end.min((chunk + 1) * CHUNK) - chunk * CHUNK;
-            f(Entry::new(
+            let mut e = Entry::new(
                 chunk as u32,
                 t as u32,
                 i as u32,
                 kind.writes(),
                 ((1u16 << hi) - (1u16 << lo)) as u8,
                 occ,
-            ));
+            );
+            e.key = key;
+            f(e);
         }
     }
 }
@@ -162,7 +177,10 @@ pub(crate) struct Collected {
 /// array of entries; then a thread's reads are put before its writes within each chunk
 /// (mostly a check: a thread usually only reads or only writes a word). Sparse address
 /// ranges fall back to a comparison sort.
-pub(crate) fn collect_entries(program: &Program) -> Collected {
+pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
+    program: &Program,
+    hb: &H,
+) -> Collected {
     let all: Vec<(usize, &[Command])> = actors(program).collect();
     let (total, max_chunk, accesses, approx_accesses) = all
         .par_iter()
@@ -201,7 +219,7 @@ pub(crate) fn collect_entries(program: &Program) -> Collected {
     if buckets > 2 * total + (1 << 15) {
         let mut entries = Vec::with_capacity(total);
         for &(t, thread) in &all {
-            for_each_entry(t, thread, |e| entries.push(e));
+            for_each_entry(hb, t, thread, |e| entries.push(e));
         }
         entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes(), e.index));
         let chunks = chunk_ranges(&entries);
@@ -221,7 +239,7 @@ pub(crate) fn collect_entries(program: &Program) -> Collected {
         .collect();
     let mut entries = vec![Entry::new(0, 0, 0, false, 0, 0); total];
     for &(t, thread) in &all {
-        for_each_entry(t, thread, |e| {
+        for_each_entry(hb, t, thread, |e| {
             let slot = &mut starts[e.chunk as usize];
             entries[*slot] = e;
             *slot += 1;

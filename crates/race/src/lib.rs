@@ -189,6 +189,23 @@ pub trait HappensBeforeQuery: Sync {
     fn before_bound(&self, _second: (ThreadId, u32), _other: ThreadId) -> Option<u32> {
         None
     }
+
+    /// Optionally, a key of command `c` that [`Self::ordered_at`] and
+    /// [`Self::before_bound_at`] take in place of a lookup of their own: the race check
+    /// computes it once per access, walking each thread's commands in order.
+    fn chain_key(&self, _c: (ThreadId, u32)) -> u32 {
+        0
+    }
+
+    /// [`Self::ordered`], given `second`'s [`Self::chain_key`].
+    fn ordered_at(&self, first: (ThreadId, u32), second: (ThreadId, u32), _key: u32) -> bool {
+        self.ordered(first, second)
+    }
+
+    /// [`Self::before_bound`], given `second`'s [`Self::chain_key`].
+    fn before_bound_at(&self, second: (ThreadId, u32), _key: u32, other: ThreadId) -> Option<u32> {
+        self.before_bound(second, other)
+    }
 }
 
 impl HappensBeforeQuery for barrier_graph::HappensBefore {
@@ -201,6 +218,23 @@ impl HappensBeforeQuery for barrier_graph::HappensBefore {
     fn before_bound(&self, second: (ThreadId, u32), other: ThreadId) -> Option<u32> {
         Some(barrier_graph::HappensBefore::before_bound(
             self, second, other,
+        ))
+    }
+
+    #[inline]
+    fn chain_key(&self, c: (ThreadId, u32)) -> u32 {
+        barrier_graph::HappensBefore::chain_key(self, c.0, c.1)
+    }
+
+    #[inline]
+    fn ordered_at(&self, first: (ThreadId, u32), second: (ThreadId, u32), key: u32) -> bool {
+        barrier_graph::HappensBefore::ordered_at(self, first, second, key)
+    }
+
+    #[inline]
+    fn before_bound_at(&self, second: (ThreadId, u32), key: u32, other: ThreadId) -> Option<u32> {
+        Some(barrier_graph::HappensBefore::before_bound_at(
+            self, second, key, other,
         ))
     }
 }
@@ -349,7 +383,7 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
         chunks,
         accesses,
         approx_accesses,
-    } = collect_entries(program);
+    } = collect_entries(program, hb);
     let ctx = Context {
         program,
         hb,
@@ -825,7 +859,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let same_warp = !use_bound;
         for b in bs {
             let bound = if use_bound {
-                self.hb.before_bound((thread_b, b.index), thread_a)
+                self.hb
+                    .before_bound_at((thread_b, b.index), b.key, thread_a)
             } else {
                 None
             };
@@ -839,7 +874,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             while bound.is_none() && l < as_.len() && {
                 tests += 1;
                 self.hb
-                    .ordered((thread_a, as_[l].index), (thread_b, b.index))
+                    .ordered_at((thread_a, as_[l].index), (thread_b, b.index), b.key)
             } {
                 l += 1;
             }
@@ -850,7 +885,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 tests += 1;
                 !self
                     .hb
-                    .ordered((thread_b, b.index), (thread_a, as_[e].index))
+                    .ordered_at((thread_b, b.index), (thread_a, as_[e].index), as_[e].key)
             } {
                 e += 1;
             }

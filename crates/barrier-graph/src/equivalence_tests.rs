@@ -1,11 +1,20 @@
-//! The replay registers the lanes of a warp that follow each other in its queue in one
-//! call (`replay::Replayer::register_followers`); registering every lane in its own run is
-//! the reference. Both must give the same trace: nodes, registrations, exits, violations.
+//! Fast paths against their references.
+//!
+//! - The replay registers the lanes of a warp that follow each other in its queue in one
+//!   call (`replay::Replayer::register_followers`); registering every lane in its own run
+//!   is the reference. Both must give the same trace: nodes, registrations, exits,
+//!   violations.
+//! - [`HappensBefore::ordered_at`] and [`HappensBefore::before_bound_at`] take a command's
+//!   chain key instead of looking it up: they must answer as [`HappensBefore::ordered`] and
+//!   [`HappensBefore::before_bound`].
 
 use proptest::prelude::*;
 
+use weft_program::ThreadId;
+
 use crate::replay::{replay, replay_one_by_one};
 use crate::tests::{C, program, thread};
+use crate::{HappensBefore, analyze};
 
 /// One command of a warp's text: barriers (aligned and not, all kinds), warp barriers,
 /// accesses and exits, with ids 0–1 and counts that are multiples of the warp size.
@@ -74,6 +83,35 @@ fn same_trace(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Every pair of commands (and one index past each program's end): the keyed queries
+/// answer as the plain ones.
+fn same_answers(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
+    let threads = texts.iter().map(|text| thread(text, 0)).collect::<Vec<_>>();
+    let p = program(ws, threads);
+    let Some(hb) = analyze(&p).happens_before else {
+        return Ok(());
+    };
+    let hb: &HappensBefore = &hb;
+    let cmds = |t: usize| 0..=p.threads[t].commands.len() as u32;
+    for t in 0..p.threads.len() {
+        for i in cmds(t) {
+            let a = (ThreadId(t as u32), i);
+            for u in 0..p.threads.len() {
+                let key = |j| hb.chain_key(ThreadId(u as u32), j);
+                prop_assert_eq!(
+                    hb.before_bound_at(a, hb.chain_key(a.0, i), ThreadId(u as u32)),
+                    hb.before_bound(a, ThreadId(u as u32))
+                );
+                for j in cmds(u) {
+                    let b = (ThreadId(u as u32), j);
+                    prop_assert_eq!(hb.ordered_at(a, b, key(j)), hb.ordered(a, b));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
@@ -81,6 +119,12 @@ proptest! {
     #[test]
     fn batched_replay_is_the_one_by_one_replay(texts in arb_convergent(8, 4, 6)) {
         same_trace(4, &texts)?;
+    }
+
+    /// The keyed happens-before queries, on the same programs.
+    #[test]
+    fn keyed_queries_answer_as_the_plain_ones(texts in arb_convergent(8, 4, 6)) {
+        same_answers(4, &texts)?;
     }
 
     /// A partial last warp, warps of eight lanes.
