@@ -509,6 +509,20 @@ impl Terms {
         let Node::Const(c) = self.node(b) else {
             return opaque;
         };
+        // A comparison that one predicate decides (`(selp(0, 1, blocks <= t) & 255) != 0`,
+        // a flag stored in a byte and tested): that predicate's constraint, so one loop's
+        // trips constrain one variable.
+        if let Some((q, t1, t0)) = self.decided_by_predicate(p) {
+            let mut inner = self.constraint(q);
+            let all = vec![(0, top(inner.bits))];
+            inner.when_true = match (t1, t0) {
+                (true, true) => all,
+                (false, false) => Vec::new(),
+                (true, false) => inner.when_true,
+                (false, true) => complement(&inner.when_true, inner.bits),
+            };
+            return inner;
+        }
         let (base, k) = match self.node(a) {
             Node::Affine { base, k, bits: ab } if ab >= bits => (base, k),
             _ => (a, 0),
@@ -523,6 +537,27 @@ impl Terms {
 }
 
 impl Terms {
+    /// When the predicate `p` is a function of one 1-bit predicate `q` that a `selp` in it
+    /// tests, and of constants only: `q` and `p`'s values for `q` true and false.
+    fn decided_by_predicate(&self, p: TermId) -> Option<(TermId, bool, bool)> {
+        let mut subs = Vec::new();
+        self.subterms(p, &mut subs);
+        let q = subs.iter().find_map(|&t| match self.node(t) {
+            Node::Op {
+                op: OpKind::Selp,
+                args: [_, _, Some(q)],
+                ..
+            } if self.natural(q).0 == 1 => Some(q),
+            _ => None,
+        })?;
+        let at = |v: u64| {
+            let known = FxHashMap::from_iter([(q, v)]);
+            let mut memo = FxHashMap::default();
+            self.eval(p, &known, &mut memo)
+        };
+        Some((q, at(1)? & 1 != 0, at(0)? & 1 != 0))
+    }
+
     /// `t` and its sub-terms, outermost first.
     pub(crate) fn subterms(&self, t: TermId, out: &mut Vec<TermId>) {
         if out.contains(&t) {
@@ -738,6 +773,34 @@ mod tests {
         assert_eq!(t.constraint(p).when_true, vec![(0, 0), (2, 0xffff_ffff)]);
         let np = t.not(p).unwrap();
         assert_eq!(t.constraint(np).when_true, vec![(1, 1)]);
+    }
+
+    #[test]
+    fn a_flag_a_predicate_decides_constrains_the_predicates_variable() {
+        let mut t = Terms::default();
+        let blocks = t.param(1656, 8, false).unwrap();
+        let three = t.constant(3).unwrap();
+        let le = t.cmp(Rel::Le, false, 64, blocks, three).unwrap();
+        let (zero, one) = (t.constant(0).unwrap(), t.constant(1).unwrap());
+        // flag = blocks <= 3 ? 0 : 1, kept in a byte, tested against 0.
+        let flag = t
+            .op(OpKind::Selp, 64, false, [Some(zero), Some(one), Some(le)])
+            .unwrap();
+        let k255 = t.constant(255).unwrap();
+        let byte = t
+            .op(OpKind::And, 16, false, [Some(flag), Some(k255), None])
+            .unwrap();
+        let ne = t.cmp(Rel::Ne, false, 16, byte, zero).unwrap();
+        let c = t.constraint(ne);
+        assert_eq!(c.base, blocks);
+        assert_eq!(c.bits, 64);
+        assert_eq!(c.when_true, vec![(4, u64::MAX)]);
+        // Its negation, and a flag whose two values compare alike (no constraint on blocks).
+        let eq = t.cmp(Rel::Eq, false, 16, byte, zero).unwrap();
+        assert_eq!(t.constraint(eq).when_true, vec![(0, 3)]);
+        let two = t.constant(2).unwrap();
+        let lt = t.cmp(Rel::Lt, false, 16, byte, two).unwrap();
+        assert_eq!(t.constraint(lt).when_true, vec![(0, u64::MAX)]);
     }
 
     #[test]
