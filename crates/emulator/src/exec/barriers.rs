@@ -112,83 +112,28 @@ impl Machine<'_> {
     /// that is not a known register or immediate, an operation under an unknown branch,
     /// lanes with different ids or counts, a step that reaches a budget.
     pub(super) fn warp_barrier(&mut self, wb: usize, group: u32, pc: u32, inst: &Inst) -> bool {
-        let Op::Bar(op) = inst.op else {
-            return false;
+        let op = match inst.op {
+            Op::Bar(op) => op,
+            Op::WarpSync => return self.warp_sync_lanes(wb, group, pc, inst),
+            _ => return false,
         };
         if op == BarrierOp::Red {
             return false;
         }
-        let lanes = u64::from(group.count_ones());
-        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
-        if self.instructions + lanes > cta_limit {
-            return false;
-        }
         let ops = self.ir.operands(inst);
-        let operand = |m: &Self, t: usize, k: usize| -> Option<u64> {
-            let (v, u) = match *ops.get(k)? {
-                Opnd::Reg(r) => {
-                    let i = m.reg_at(t, r);
-                    (m.vals[i], m.unk[i])
-                }
-                Opnd::Imm(v) => (v, 0),
-                _ => return None,
+        let Some(key) = self.lanes_agree(wb, group, inst, |m, t| {
+            let id = m.lane_operand(t, *ops.first()?)?;
+            let count = match ops.get(1) {
+                Some(&c) => BarrierCount::Threads(mask(m.lane_operand(t, c)?, 32) as u32),
+                None => BarrierCount::All,
             };
-            (u == 0).then_some(v)
-        };
-        let mut key = None;
-        let mut m = group;
-        while m != 0 {
-            let t = wb + m.trailing_zeros() as usize;
-            m &= m - 1;
-            let th = &self.th[t];
-            if th.may > 0 || th.executed >= self.cfg.step_limit {
-                return false;
-            }
-            if let Some(g) = inst.guard {
-                let i = self.reg_at(t, g);
-                if self.unk[i] != 0 || (self.vals[i] & 1 != 0) == inst.guard_neg {
-                    return false;
-                }
-            }
-            let Some(id) = operand(self, t, 0) else {
-                return false;
-            };
-            let count = if ops.len() >= 2 {
-                let Some(c) = operand(self, t, 1) else {
-                    return false;
-                };
-                BarrierCount::Threads(mask(c, 32) as u32)
-            } else {
-                BarrierCount::All
-            };
-            let k = (mask(id, 32) as u32, count);
-            if *key.get_or_insert(k) != k {
-                return false;
-            }
-        }
-        let Some((id, count)) = key else {
+            Some((mask(id, 32) as u32, count))
+        }) else {
             return false;
         };
+        let (id, count) = key;
         let cmd = Command::barrier(op, id, count, inst.aligned, InstId(pc));
-        let mut participants = std::mem::take(&mut self.bar_lanes);
-        participants.clear();
-        let mut m = group;
-        while m != 0 {
-            let t = wb + m.trailing_zeros() as usize;
-            m &= m - 1;
-            let th = &mut self.th[t];
-            th.executed += 1;
-            th.pc = pc + 1;
-            th.state = State::BarWait;
-        }
-        self.instructions += lanes;
-        self.push_lanes(wb, group, cmd, |t, command| {
-            participants.push(Participant {
-                thread: ThreadId(t as u32),
-                command,
-                op,
-            })
-        });
+        let participants = self.barrier_steps(wb, group, pc, cmd, op);
         let mut events = Vec::new();
         let result = self.bars.register_lanes(
             &participants,
@@ -206,6 +151,133 @@ impl Machine<'_> {
             self.reorder();
         }
         true
+    }
+
+    /// [`Machine::warp_barrier`] for a `bar.warp.sync`: the lanes of `group` take their
+    /// steps in lane order, one command each, and register on their warp's barrier one by
+    /// one. Each lane's step ends its turn in the reference schedule (it waits) unless its
+    /// registration completes the barrier, which only the group's last lane can: every lane
+    /// of the group is a member (the mask names the last one). Returns false, having done
+    /// nothing, when a lane needs the general interpreter: a guard that does not hold or is
+    /// unknown, a mask that is unknown, differs between lanes or leaves out a lane of the
+    /// group, an operation under an unknown branch, a step that reaches a budget.
+    fn warp_sync_lanes(&mut self, wb: usize, group: u32, pc: u32, inst: &Inst) -> bool {
+        let Some(&m_op) = self.ir.operands(inst).first() else {
+            return false;
+        };
+        let mask = self.lanes_agree(wb, group, inst, |m, t| {
+            m.lane_operand(t, m_op).map(|v| v as u32)
+        });
+        let Some(mask) = mask.filter(|&mask| group & !mask == 0) else {
+            return false;
+        };
+        let cmd = Command::warp_sync(mask, InstId(pc));
+        let participants = self.barrier_steps(wb, group, pc, cmd, BarrierOp::Sync);
+        let mut failed = false;
+        for &p in &participants {
+            match self.bars.register_warp(p, mask) {
+                Ok(events) => self.barrier_events(events),
+                Err(_) => {
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        self.bar_lanes = participants;
+        if failed {
+            // The lanes after the failing one took their step too: repeat the run lane by
+            // lane, which stops at the failing lane.
+            self.reorder();
+        }
+        true
+    }
+
+    /// The operands `of` reads for every lane of `group` (in lane order), when each lane can
+    /// take its lock-step barrier step at `inst` (not under an unknown branch, within its
+    /// step budget, its guard known and holding, the CTA budget allowing all of them) and
+    /// `of` gives every lane the same answer.
+    #[inline]
+    fn lanes_agree<K: PartialEq>(
+        &self,
+        wb: usize,
+        group: u32,
+        inst: &Inst,
+        of: impl Fn(&Self, usize) -> Option<K>,
+    ) -> Option<K> {
+        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        if self.instructions + u64::from(group.count_ones()) > cta_limit {
+            return None;
+        }
+        let mut key = None;
+        let mut m = group;
+        while m != 0 {
+            let t = wb + m.trailing_zeros() as usize;
+            m &= m - 1;
+            let th = &self.th[t];
+            if th.may > 0 || th.executed >= self.cfg.step_limit {
+                return None;
+            }
+            if let Some(g) = inst.guard {
+                let i = self.reg_at(t, g);
+                if self.unk[i] != 0 || (self.vals[i] & 1 != 0) == inst.guard_neg {
+                    return None;
+                }
+            }
+            let k = of(self, t)?;
+            match &key {
+                Some(first) if *first != k => return None,
+                Some(_) => {}
+                None => key = Some(k),
+            }
+        }
+        key
+    }
+
+    /// The known value of lane `t`'s operand `o` (a register or an immediate).
+    #[inline]
+    fn lane_operand(&self, t: usize, o: Opnd) -> Option<u64> {
+        let (v, u) = match o {
+            Opnd::Reg(r) => {
+                let i = self.reg_at(t, r);
+                (self.vals[i], self.unk[i])
+            }
+            Opnd::Imm(v) => (v, 0),
+            _ => return None,
+        };
+        (u == 0).then_some(v)
+    }
+
+    /// The lock-step barrier steps of the lanes of `group` at `pc`: each lane counts its
+    /// step, moves past `pc`, waits and records `cmd` ([`Machine::push_lanes`]). Returns the
+    /// lanes as participants of operation `op`, in lane order (in the `bar_lanes` scratch
+    /// vector, which the caller gives back).
+    fn barrier_steps(
+        &mut self,
+        wb: usize,
+        group: u32,
+        pc: u32,
+        cmd: Command,
+        op: BarrierOp,
+    ) -> Vec<Participant> {
+        let mut participants = std::mem::take(&mut self.bar_lanes);
+        participants.clear();
+        let mut m = group;
+        while m != 0 {
+            let th = &mut self.th[wb + m.trailing_zeros() as usize];
+            m &= m - 1;
+            th.executed += 1;
+            th.pc = pc + 1;
+            th.state = State::BarWait;
+        }
+        self.instructions += u64::from(group.count_ones());
+        self.push_lanes(wb, group, cmd, |t, command| {
+            participants.push(Participant {
+                thread: ThreadId(t as u32),
+                command,
+                op,
+            })
+        });
+        participants
     }
 
     pub(super) fn warp_sync(&mut self, t: usize, pc: u32, m: Opnd) {

@@ -181,26 +181,32 @@ impl Machine<'_> {
 
     pub(super) fn exec_collective(&mut self, w: usize, pc: u32, inst: &Inst, present: u32) {
         let base = w * WARP_SIZE as usize;
-        let ops: Vec<Opnd> = self.ir.operands(inst).to_vec();
+        let ir = self.ir;
+        let ops = ir.operands(inst);
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        let lanes: Vec<u32> = (0..32).filter(|l| present & (1 << l) != 0).collect();
         let (d, p) = match o(0) {
             Opnd::List(s, 2) => {
-                let l = self.ir.list(s, 2);
+                let l = ir.list(s, 2);
                 (l[0], l[1])
             }
             x => (x, Opnd::Sink),
         };
         // Inputs of every lane first (all reads happen before any write).
         let mut a = [(0u64, 0u32); 32];
-        for &l in &lanes {
-            a[l as usize] = self.rd(base + l as usize, o(1), pc);
+        let mut m = present;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            a[l] = self.rd(base + l, o(1), pc);
         }
-        let mut out: Vec<(u32, u64, u32, u64, u32)> = Vec::with_capacity(lanes.len());
-        let all_known = lanes.iter().all(|&l| a[l as usize].1 == 0);
-        let all_u = lanes
-            .iter()
-            .fold(0, |acc, &l| self.src.union(acc, a[l as usize].1));
+        let lanes = || (0..32u32).filter(move |l| present & (1 << l) != 0);
+        let all_known = lanes().all(|l| a[l as usize].1 == 0);
+        // (The union of known inputs is known: no set to intern.)
+        let all_u = if all_known {
+            0
+        } else {
+            lanes().fold(0, |acc, l| self.src.union(acc, a[l as usize].1))
+        };
         if let (true, Op::Shfl(mode), Opnd::Imm(b), Opnd::Imm(c), Opnd::Reg(dr)) =
             (self.warps, inst.op, o(2), o(3), d)
         {
@@ -209,6 +215,8 @@ impl Machine<'_> {
             self.shfl_permute(base, present, &a, (mode, b, c), dr, p);
             return;
         }
+        let lanes: Vec<u32> = lanes().collect();
+        let mut out: Vec<(u32, u64, u32, u64, u32)> = Vec::with_capacity(lanes.len());
         match inst.op {
             Op::Shfl(mode) => {
                 for &l in &lanes {

@@ -383,7 +383,7 @@ impl Machine<'_> {
         // for its bytes: charged before anything is allocated.
         if len > 16 {
             let track = if self.pass_lockstep {
-                super::warp::Tracker::cost(addr, len)
+                super::reorder::Tracker::cost(addr, len)
             } else {
                 0
             };

@@ -26,6 +26,7 @@ pub(crate) mod induct;
 mod mbarrier;
 mod memory;
 mod paged;
+mod reorder;
 mod report;
 mod tensor;
 pub(crate) mod terms;
@@ -259,7 +260,7 @@ struct Machine<'a> {
     /// lane the reference schedule runs now, and the reorder check of the pass.
     pass_lockstep: bool,
     cursor: usize,
-    track: warp::Tracker,
+    track: reorder::Tracker,
     /// Whether the kernel has an `activemask` (else no lane can wait at one).
     has_activemask: bool,
     /// Whether a lock-step group ever ran in this run.
@@ -493,7 +494,7 @@ fn run_once<'a>(
         warps: paths == Paths::Fast,
         pass_lockstep: false,
         cursor: 0,
-        track: warp::Tracker::new(),
+        track: reorder::Tracker::new(),
         has_activemask: ir.insts.iter().any(|i| i.op == Op::Activemask),
         lockstep_used: false,
         reordered: false,

@@ -31,7 +31,6 @@ use super::fast::{FastInst, FastOp, Src};
 use super::values::LANES;
 use super::{Machine, State};
 use crate::ir::{Op, Opnd, RegId, ShflMode};
-use weft_program::{AccessKind, Command, CommandView, WARP_SIZE};
 
 /// Iterates the set bits of a lane mask, lowest first.
 macro_rules! each_lane {
@@ -105,135 +104,6 @@ pub(super) fn lane_local(op: Op) -> bool {
             | Op::Texture
             | Op::Skip
     )
-}
-
-/// Shared bytes per page of the reorder tracker.
-const TRACK_PAGE: usize = 1024;
-
-/// Bytes of one tracker page (entries and bookkeeping).
-const PAGE_BYTES: usize = TRACK_PAGE * 4 + 32;
-
-/// Per shared byte touched by a lock-step pass, for the reorder check of one warp pass: the
-/// pass's epoch (high 16 bits), one more than the highest lane that wrote it (bits 8..16)
-/// and that read it (bits 0..8) in that pass. Kept in pages allocated on first touch, like
-/// the shared memory itself (`paged.rs`): a 1 GiB `.shared` array costs what the kernel
-/// touches, not 4 bytes per declared byte.
-///
-/// The accesses of a pass are logged first and checked in order when the pass ends (or the
-/// log is full): a pass without a write cannot have a conflict, and its reads are only
-/// dropped (a read-only pass is common: consumers of a buffer).
-pub(super) struct Tracker {
-    /// Page number → index in `pages`.
-    index: rustc_hash::FxHashMap<usize, usize>,
-    pages: Vec<Box<[u32; TRACK_PAGE]>>,
-    /// The page number and index of the last page looked up (consecutive accesses of a
-    /// warp mostly fall in one page: no hash lookup for them).
-    last: (usize, usize),
-    epoch: u32,
-    /// This pass's accesses not checked yet, in order (at most [`LOG_MAX`]: a fixed
-    /// 256 KiB at most, not charged to the memory budget).
-    log: Vec<Logged>,
-    /// Whether this pass has a write, logged or checked.
-    wrote: bool,
-}
-
-/// A logged access: its bytes, one more than its lane, whether it writes.
-#[derive(Debug, Clone, Copy)]
-struct Logged {
-    addr: u32,
-    len: u32,
-    lane: u32,
-    write: bool,
-}
-
-/// Accesses logged before they are checked.
-const LOG_MAX: usize = 1 << 14;
-
-impl Tracker {
-    pub(super) fn new() -> Self {
-        Tracker {
-            index: Default::default(),
-            pages: Vec::new(),
-            last: (usize::MAX, 0),
-            epoch: 0,
-            log: Vec::new(),
-            wrote: false,
-        }
-    }
-
-    /// Checks a logged access against this pass's earlier ones and records it: whether an
-    /// access of a higher lane conflicts with it.
-    fn check(&mut self, a: Logged) -> bool {
-        let start = a.addr as usize;
-        let end = start.saturating_add(a.len as usize);
-        let epoch = self.epoch << 16;
-        let mut conflict = false;
-        let mut at = start;
-        while at < end {
-            let (page, offset) = (at / TRACK_PAGE, at % TRACK_PAGE);
-            let upto = (end - at).min(TRACK_PAGE - offset);
-            at += upto;
-            let bytes = &mut self.page(page)[offset..offset + upto];
-            match bytes {
-                // A word whose bytes were last accessed together (the common case):
-                // one update for the four.
-                [b0, b1, b2, b3] if *b0 == *b1 && *b1 == *b2 && *b2 == *b3 => {
-                    let (hit, e) = track_byte(*b0, epoch, a.lane, a.write);
-                    conflict |= hit;
-                    *b0 = e;
-                    *b1 = e;
-                    *b2 = e;
-                    *b3 = e;
-                }
-                _ => {
-                    for b in bytes {
-                        let (hit, e) = track_byte(*b, epoch, a.lane, a.write);
-                        conflict |= hit;
-                        *b = e;
-                    }
-                }
-            }
-        }
-        conflict
-    }
-
-    /// Checks the logged accesses in order; returns whether one conflicts.
-    fn check_log(&mut self) -> bool {
-        let log = std::mem::take(&mut self.log);
-        let mut conflict = false;
-        for &a in &log {
-            conflict |= self.check(a);
-        }
-        self.log = log;
-        self.log.clear();
-        conflict
-    }
-
-    /// Bytes of its pages (what `--max-memory` counts).
-    pub(super) fn footprint(&self) -> u64 {
-        (self.pages.len() * PAGE_BYTES) as u64
-    }
-
-    /// At most the bytes of the pages an access of `len` bytes at `addr` adds.
-    pub(super) fn cost(addr: u32, len: u32) -> u64 {
-        let first = addr as usize / TRACK_PAGE;
-        let last = (addr as usize + len as usize).div_ceil(TRACK_PAGE);
-        (last.saturating_sub(first) * PAGE_BYTES) as u64
-    }
-
-    /// The entries of page `page`, allocated on first touch.
-    #[inline(always)]
-    fn page(&mut self, page: usize) -> &mut [u32; TRACK_PAGE] {
-        if self.last.0 != page {
-            let next = self.pages.len();
-            let k = *self.index.entry(page).or_insert(next);
-            if k == next {
-                self.pages.push(Box::new([0; TRACK_PAGE]));
-            }
-            self.last = (page, k);
-        }
-        &mut self.pages[self.last.1]
-    }
 }
 
 impl Machine<'_> {
@@ -333,7 +203,11 @@ impl Machine<'_> {
                     Alu::Xor => map!(|x, y| x ^ y),
                     // The low `bits` bits of a product do not depend on signedness.
                     Alu::MulLo => map!(|x, y| x.wrapping_mul(y)),
-                    _ => map!(|x, y| alu(k, bits, signed, x, y)),
+                    // One loop per operation, so that it is decoded once, not per lane.
+                    Alu::Shl => map!(|x, y| alu(Alu::Shl, bits, signed, x, y)),
+                    Alu::Shr => map!(|x, y| alu(Alu::Shr, bits, signed, x, y)),
+                    Alu::Min => map!(|x, y| alu(Alu::Min, bits, signed, x, y)),
+                    Alu::Max => map!(|x, y| alu(Alu::Max, bits, signed, x, y)),
                 }
                 self.put_lanes(ws, d, known, &out);
                 known
@@ -580,6 +454,7 @@ impl Machine<'_> {
                     || matches!(
                         i.op,
                         Op::Bar(_)
+                            | Op::WarpSync
                             | Op::Shfl(_)
                             | Op::Vote(_)
                             | Op::MatchAny
@@ -729,78 +604,6 @@ impl Machine<'_> {
             self.th[wb + l].pc = pc;
         });
     }
-
-    /// Starts the reorder check of a new warp pass (no lock-step in it yet).
-    pub(super) fn begin_pass(&mut self) {
-        self.pass_lockstep = false;
-        let tr = &mut self.track;
-        tr.log.clear();
-        tr.wrote = false;
-        tr.epoch += 1;
-        if tr.epoch > u32::from(u16::MAX) {
-            tr.pages.iter_mut().for_each(|p| p.fill(0));
-            tr.epoch = 1;
-        }
-    }
-
-    /// Ends a warp pass: the reorder check of its logged accesses, when it has a write.
-    pub(super) fn end_pass(&mut self) {
-        if self.pass_lockstep && self.track.wrote && self.track.check_log() {
-            self.reorder();
-        }
-        self.pass_lockstep = false;
-        self.track.log.clear();
-        self.track.wrote = false;
-    }
-
-    /// The reorder check of a shared access `c` by thread `t` in a pass with lock-step: an
-    /// access after a conflicting one (either writes) of a higher lane of the same warp in
-    /// this pass is in the opposite order from the reference schedule. Logged, and checked
-    /// when the pass ends ([`Tracker`]).
-    pub(super) fn track_access(&mut self, t: usize, c: Command) {
-        let CommandView::Access {
-            kind, addr, len, ..
-        } = c.view()
-        else {
-            return;
-        };
-        let tr = &mut self.track;
-        let write = kind != AccessKind::Read;
-        tr.wrote |= write;
-        tr.log.push(Logged {
-            addr,
-            len,
-            lane: (t % WARP_SIZE as usize) as u32 + 1,
-            write,
-        });
-        if tr.log.len() >= LOG_MAX && tr.check_log() {
-            self.reorder();
-        }
-    }
-
-    /// The lock-step order became visible: this run is abandoned and repeated lane by lane.
-    #[cold]
-    pub(super) fn reorder(&mut self) {
-        self.reordered = true;
-        self.stop = true;
-    }
-}
-
-/// The reorder check of one byte's tracker entry `b` (see [`Tracker`]) for an access by
-/// `lane` (one more than the lane) in the pass of `epoch` (shifted): whether a higher lane's
-/// access in this pass conflicts with it, and the updated entry.
-#[inline(always)]
-fn track_byte(b: u32, epoch: u32, lane: u32, write: bool) -> (bool, u32) {
-    // This pass's entry, or none (an older epoch).
-    let e = if b & 0xffff_0000 == epoch { b } else { epoch };
-    let (w, r) = ((e >> 8) & 0xff, e & 0xff);
-    let conflict = w > lane || (write && r > lane);
-    let e = if write {
-        epoch | (w.max(lane) << 8) | r
-    } else {
-        epoch | (w << 8) | r.max(lane)
-    };
-    (conflict, e)
 }
 
 /// The lanes whose three operands are all known.
