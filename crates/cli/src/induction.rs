@@ -159,29 +159,41 @@ fn difference(d: &emulator::induct::Difference) -> String {
             format!("register {register} of thread {}", thread.0)
         }
         Difference::Memory(m) => format!("{m} memory"),
-        Difference::Barriers => "the barriers' pending arrivals".to_owned(),
+        Difference::Barriers => {
+            "the state of the barriers, mbarriers or warp collectives".to_owned()
+        }
         Difference::Choices => "the values the choices allow".to_owned(),
         Difference::Assumptions => "the assertions assumed".to_owned(),
     }
 }
 
-/// Which threads share a resource with which: a barrier id, or a shared byte one of them
-/// writes. `shares[a][b]`.
+/// Which threads share a resource with which: a named barrier id, an mbarrier, a warp
+/// (warp barriers and collectives), or a shared word one of them writes. `shares[a][b]`.
 fn sharing(program: &Program) -> Vec<Vec<bool>> {
     let n = program.threads.len();
     let mut shares = vec![vec![false; n]; n];
-    let mut barriers: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+    let mut barriers: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     // Per 4-byte word: its writers and its readers.
     let mut words: FxHashMap<u64, (Vec<usize>, Vec<usize>)> = FxHashMap::default();
     for (t, thread) in program.threads.iter().enumerate() {
         for c in &thread.commands {
-            match c.view() {
-                CommandView::Barrier { id, .. } => {
-                    let e = barriers.entry(id).or_default();
-                    if e.last() != Some(&t) {
-                        e.push(t);
-                    }
+            // Named barriers by id, mbarriers by address (above the ids), warps by index
+            // (above both).
+            let key = match c.view() {
+                CommandView::Barrier { id, .. } => Some(u64::from(id)),
+                CommandView::Mbarrier { addr, .. } => Some((1 << 32) | u64::from(addr)),
+                CommandView::WarpSync { .. } | CommandView::Exec { .. } => {
+                    Some((2 << 32) | (t as u64 / u64::from(program.warp_size().max(1))))
                 }
+                _ => None,
+            };
+            if let Some(key) = key {
+                let e = barriers.entry(key).or_default();
+                if e.last() != Some(&t) {
+                    e.push(t);
+                }
+            }
+            match c.view() {
                 CommandView::Access {
                     kind, addr, len, ..
                 } => {

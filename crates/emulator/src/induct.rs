@@ -214,13 +214,7 @@ fn feature(ir: &Ir) -> Option<Vec<&'static str>> {
     let mut found = Vec::new();
     for inst in &ir.insts {
         let what = match inst.op {
-            Op::MbarInit
-            | Op::MbarArrive { .. }
-            | Op::MbarExpectTx
-            | Op::MbarCompleteTx
-            | Op::MbarWait { .. }
-            | Op::MbarInval
-            | Op::TcgenCommitArrive => "mbarriers",
+            Op::TcgenCommitArrive => "tcgen05.commit arrivals",
             Op::CpAsync
             | Op::CpAsyncBulk { .. }
             | Op::CpAsyncMbarArrive { .. }
@@ -237,13 +231,6 @@ fn feature(ir: &Ir) -> Option<Vec<&'static str>> {
             | Op::TcgenAlloc
             | Op::TcgenDealloc
             | Op::TcgenRelinquish => "asynchronous tensor-core operations",
-            Op::Shfl(_)
-            | Op::Vote(_)
-            | Op::MatchAny
-            | Op::MatchAll
-            | Op::Elect
-            | Op::Redux(_)
-            | Op::Activemask => "warp collectives",
             Op::Call => "calls to functions",
             _ => continue,
         };

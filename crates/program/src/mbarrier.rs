@@ -292,6 +292,36 @@ impl MbarrierFile {
             .ok_or(MbarrierError::Uninitialized { addr })?;
         Ok(state.phase != token)
     }
+
+    /// The objects' state relative to a moment of the run, for the induction over trip
+    /// counts (`docs/induction.md` §2), sorted by address: `(address, expected, pending,
+    /// tx-count, phase parity, the initializing instruction and count)`. The phase numbers
+    /// are history (only their parity decides a wait): [`MbarrierFile::phases`].
+    pub fn snapshot(&self) -> Vec<(u32, u32, u32, i64, bool, Option<(u32, InstId, u32)>)> {
+        let mut out: Vec<_> = self
+            .objects
+            .iter()
+            .map(|(&a, o)| {
+                (
+                    a,
+                    o.expected,
+                    o.pending,
+                    o.tx,
+                    o.phase & 1 == 1,
+                    o.site.map(|(s, c)| (s.warp, s.inst, c)),
+                )
+            })
+            .collect();
+        out.sort_unstable_by_key(|o| o.0);
+        out
+    }
+
+    /// Each object's phase number, sorted by address.
+    pub fn phases(&self) -> Vec<(u32, u32)> {
+        let mut out: Vec<_> = self.objects.iter().map(|(&a, o)| (a, o.phase)).collect();
+        out.sort_unstable();
+        out
+    }
 }
 
 #[cfg(test)]

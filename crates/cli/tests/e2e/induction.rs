@@ -29,8 +29,13 @@ enum Bug {
 
 /// A two-warp pipeline over `stages` shared-memory stages, `n` (param 1) trips: warp 0
 /// fills stage `i % S` and arrives on its full barrier (1 + s), warp 1 waits on it, reads,
-/// and frees the stage (empty barrier 1 + S + s) while a later trip will refill it.
-fn pipeline(stages: u32, bug: Bug) -> String {
+/// and frees the stage (empty barrier 1 + S + s) while a later trip will refill it. With
+/// `mbar`, the full and empty barriers are mbarriers (32 arrivals per phase, waits on the
+/// phase parity `(i / S) & 1`).
+fn pipeline(stages: u32, bug: Bug, mbar: bool) -> String {
+    if mbar {
+        return mbarrier_pipeline(stages, bug);
+    }
     let s = stages;
     let wait_from = if bug == Bug::WaitLate { s + 1 } else { s };
     let skip = match bug {
@@ -109,6 +114,103 @@ DONE:
     )
 }
 
+/// [`pipeline`] over mbarriers.
+fn mbarrier_pipeline(stages: u32, bug: Bug) -> String {
+    let s = stages;
+    let wait_from = if bug == Bug::WaitLate { s + 1 } else { s };
+    let skip = match bug {
+        Bug::SkipWaitAt(k) => {
+            format!("    setp.ne.s32 %p4, %r10, {k};\n    and.pred %p3, %p3, %p4;\n")
+        }
+        _ => String::new(),
+    };
+    let ahead = match bug {
+        Bug::LookAhead(d) => s as i32 + d,
+        _ => s as i32,
+    };
+    let inits: String = (0..2 * s)
+        .map(|k| format!("    mbarrier.init.shared::cta.b64 [%r20+{}], 32;\n", 8 * k))
+        .collect();
+    format!(
+        r#".version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry pipe(
+    .param .u64 pipe_param_0,
+    .param .u32 pipe_param_1
+)
+.maxntid 64, 1, 1
+{{
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<4>;
+    .reg .f32 %f<4>;
+    .reg .pred %p<8>;
+    .shared .align 8 .b8 bars[{bar_bytes}];
+    .shared .align 4 .b8 buf[{bytes}];
+    ld.param.u64 %rd1, [pipe_param_0];
+    ld.param.u32 %r1, [pipe_param_1];
+    mov.u32 %r2, %tid.x;
+    shr.u32 %r3, %r2, 5;
+    and.b32 %r4, %r2, 31;
+    shl.b32 %r5, %r4, 2;
+    mov.u32 %r6, buf;
+    add.u32 %r5, %r5, %r6;
+    mov.u32 %r20, bars;
+    setp.eq.u32 %p6, %r2, 0;
+    @!%p6 bra INITED;
+{inits}INITED:
+    bar.sync 0;
+    setp.eq.u32 %p2, %r3, 0;
+    mov.u32 %r10, 0;
+    setp.lt.s32 %p1, %r10, %r1;
+    @!%p1 bra DONE;
+LOOP:
+    and.b32 %r11, %r10, {mask};
+    shr.u32 %r17, %r10, {log};
+    and.b32 %r18, %r17, 1;
+    shl.b32 %r19, %r11, 3;
+    add.u32 %r21, %r20, %r19;
+    add.u32 %r22, %r21, {empty_off};
+    shl.b32 %r12, %r11, 7;
+    add.u32 %r13, %r5, %r12;
+    @!%p2 bra CONSUMER;
+    setp.ge.s32 %p3, %r10, {wait_from};
+{skip}    @!%p3 bra FILL;
+    xor.b32 %r23, %r18, 1;
+PWAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p7, [%r22], %r23;
+    @!%p7 bra PWAIT;
+FILL:
+    ld.global.f32 %f1, [%rd1];
+    st.shared.f32 [%r13], %f1;
+    mbarrier.arrive.shared::cta.b64 _, [%r21];
+    bra.uni NEXT;
+CONSUMER:
+CWAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p7, [%r21], %r18;
+    @!%p7 bra CWAIT;
+    ld.shared.f32 %f2, [%r13];
+    add.s32 %r16, %r10, {ahead};
+    setp.lt.s32 %p5, %r16, %r1;
+    @!%p5 bra NEXT;
+    mbarrier.arrive.shared::cta.b64 _, [%r22];
+NEXT:
+    add.s32 %r10, %r10, 1;
+    setp.lt.s32 %p1, %r10, %r1;
+    @%p1 bra LOOP;
+DONE:
+    ret;
+}}
+"#,
+        bar_bytes = 16 * s,
+        bytes = s * 128,
+        mask = s - 1,
+        log = s.trailing_zeros(),
+        empty_off = 8 * s,
+    )
+}
+
 /// The verdict with `n` fixed: `true` when verified.
 fn pinned(dir: &Path, n: u64) -> bool {
     let run = weft_in(dir, &["pipe.ptx", "--param", &format!("1={n}")]);
@@ -117,9 +219,9 @@ fn pinned(dir: &Path, n: u64) -> bool {
 }
 
 /// Checks one pipeline; returns whether the induction concluded.
-fn check(stages: u32, bug: Bug) -> bool {
+fn check(stages: u32, bug: Bug, mbar: bool) -> bool {
     let dir = tempdir(stages, bug);
-    std::fs::write(dir.join("pipe.ptx"), pipeline(stages, bug)).expect("writes");
+    std::fs::write(dir.join("pipe.ptx"), pipeline(stages, bug, mbar)).expect("writes");
     let run = weft_in(&dir, &["pipe.ptx", "--format", "json"]);
     let doc = run.json();
     let k = &doc["kernels"][0];
@@ -165,7 +267,8 @@ fn check(stages: u32, bug: Bug) -> bool {
     }
     std::fs::remove_dir_all(&dir).ok();
     eprintln!(
-        "{stages} stages, {bug:?}: {} (induction {}), fails at {:?}",
+        "{stages} stages{}, {bug:?}: {} (induction {}), fails at {:?}",
+        if mbar { " (mbarriers)" } else { "" },
         k["verdict"],
         if concluded {
             "concluded"
@@ -190,24 +293,27 @@ fn tempdir(stages: u32, bug: Bug) -> std::path::PathBuf {
     dir
 }
 
-/// The correct pipelines with a power-of-two stage count are verified by induction; the
-/// late bug and the others never make it claim a failing trip count.
+/// The correct pipelines with a power-of-two stage count, over named barriers or mbarriers,
+/// are verified by induction; the late bug and the others never make it claim a failing
+/// trip count.
 #[test]
 fn generated_pipelines_agree_with_concrete_runs() {
-    for s in [1, 2, 4] {
-        assert!(
-            check(s, Bug::None),
-            "the correct {s}-stage pipeline is not concluded"
-        );
-    }
-    for s in [1, 2, 4] {
-        for bug in [
-            Bug::LookAhead(1),
-            Bug::LookAhead(-1),
-            Bug::WaitLate,
-            Bug::SkipWaitAt(13),
-        ] {
-            check(s, bug);
+    for mbar in [false, true] {
+        for s in [1, 2, 4] {
+            assert!(
+                check(s, Bug::None, mbar),
+                "the correct {s}-stage pipeline (mbarriers: {mbar}) is not concluded"
+            );
+        }
+        for s in [1, 2, 4] {
+            for bug in [
+                Bug::LookAhead(1),
+                Bug::LookAhead(-1),
+                Bug::WaitLate,
+                Bug::SkipWaitAt(13),
+            ] {
+                check(s, bug, mbar);
+            }
         }
     }
 }
@@ -222,6 +328,7 @@ proptest! {
         k in 0u32..20,
         d in -2i32..3,
         kind in 0u8..4,
+        mbar in any::<bool>(),
     ) {
         let bug = match kind {
             0 => Bug::None,
@@ -229,6 +336,6 @@ proptest! {
             2 => Bug::LookAhead(d),
             _ => Bug::WaitLate,
         };
-        check(s, bug);
+        check(s, bug, mbar);
     }
 }

@@ -20,6 +20,19 @@ pub(super) struct Recorded {
 }
 
 impl Recorded {
+    /// The state relative to the threads' positions (the induction's snapshot): per
+    /// thread, the non-access commands since its last collective's event, and per warp the
+    /// lanes of that event.
+    pub(super) fn relative(&self) -> (Vec<Option<u32>>, Vec<u32>) {
+        let since = self
+            .synced
+            .iter()
+            .zip(&self.tail)
+            .map(|(&s, &t)| (t != u32::MAX).then(|| s.wrapping_sub(t)))
+            .collect();
+        (since, self.last.clone())
+    }
+
     pub(super) fn new(n: usize) -> Self {
         Recorded {
             synced: vec![0; n],

@@ -233,6 +233,11 @@ pub(crate) fn holds(rel: Rel, sign: std::cmp::Ordering) -> bool {
     }
 }
 
+fn memo_insert(memo: &mut FxHashMap<TermId, (u64, u64)>, t: TermId, r: (u64, u64)) -> (u64, u64) {
+    memo.insert(t, r);
+    r
+}
+
 /// The bits of `t`'s value that are the same for every value of `Y` and every input, and
 /// their values: `(values, mask)`. Exact: a bit is in the mask only when no `Y` and no
 /// input changes it.
@@ -269,7 +274,7 @@ pub(crate) fn known_bits(
         Node::Op {
             op,
             bits,
-            signed: _,
+            signed,
             args,
         } => {
             let mut kb = |k: usize| args[k].map(|a| known_bits(terms, a, memo));
@@ -301,6 +306,25 @@ pub(crate) fn known_bits(
                     let n = low(ma).min(low(mb)).min(u32::from(bits));
                     let lm = low_mask(n);
                     (va.wrapping_mul(vb) & lm & top(bits), lm | width)
+                }
+                (OpKind::Shr, Some((va, ma)), Some((vs, ms))) if ms == u64::MAX => {
+                    let w = top(bits);
+                    if vs >= u64::from(bits) || vs >= 64 {
+                        return memo_insert(memo, t, (0, 0));
+                    }
+                    let s = vs as u32;
+                    let sign = 1u64 << (u32::from(bits.clamp(1, 64)) - 1);
+                    // The bits shifted in: zeros, or copies of the sign bit.
+                    let fill = w & !(w >> s);
+                    let (fv, fm) = if !signed {
+                        (0, fill)
+                    } else if ma & sign != 0 {
+                        (if va & sign != 0 { fill } else { 0 }, fill)
+                    } else {
+                        (0, 0)
+                    };
+                    let m = ((ma & w) >> s) | fm;
+                    ((((va & w) >> s) | fv) & m & w, (m & w) | width)
                 }
                 (OpKind::Shl, Some((va, ma)), Some((vs, ms))) if ms == u64::MAX => {
                     if vs >= u64::from(bits) {
@@ -350,6 +374,19 @@ mod tests {
         let (v, m) = known_bits(&t, off, &mut memo);
         assert_eq!(m & 0xffff_ffff, 0xffff_ffff);
         assert_eq!(v, 128);
+        // (i >> 1) & 1 with a step of 4: an mbarrier phase parity of a 2-stage ring.
+        let y4 = t.period(4, 32).unwrap();
+        let j = t.add_const(y4, 6, 32).unwrap();
+        let one32 = t.constant(1).unwrap();
+        let shr = t
+            .op(OpKind::Shr, 32, false, [Some(j), Some(one32), None])
+            .unwrap();
+        let parity = t
+            .op(OpKind::And, 32, false, [Some(shr), Some(one), None])
+            .unwrap();
+        let (v, m) = known_bits(&t, parity, &mut memo);
+        assert_eq!(m & 0xffff_ffff, 0xffff_ffff);
+        assert_eq!(v, 1);
         // Bit 1 of i varies with Y.
         let two = t.constant(2).unwrap();
         let bit1 = t

@@ -54,6 +54,22 @@ pub(crate) struct Snapshot {
     /// The shared, local, parameter and kernel-parameter windows, byte by byte.
     pub(crate) memory: Vec<Vec<u64>>,
     pub(crate) bars: BarrierSnapshot,
+    /// The mbarriers (address, expected, pending, tx-count, phase parity, initializer).
+    #[allow(clippy::type_complexity)]
+    pub(crate) mbars: Vec<(
+        u32,
+        u32,
+        u32,
+        i64,
+        bool,
+        Option<(u32, weft_program::InstId, u32)>,
+    )>,
+    /// Their phase numbers (history).
+    pub(crate) mbar_phases: Vec<(u32, u32)>,
+    /// The warp collectives' recording state, relative to the threads' positions.
+    pub(crate) collectives: (Vec<Option<u32>>, Vec<u32>),
+    /// `mbarrier.init` executions so far per (thread, instruction).
+    pub(crate) inits: Vec<((u32, u32), u32)>,
     /// The values each variable of the choices allows (sorted).
     pub(crate) store: Vec<(Variable, Vec<(u64, u64)>)>,
     /// Assumptions made so far.
@@ -145,7 +161,7 @@ impl Machine<'_> {
             defer_entries,
             exec_events: _,
             wg: _,
-            coll: _,
+            coll,
             wg_ops,
             wg_index: _,
             footprints: _,
@@ -159,7 +175,7 @@ impl Machine<'_> {
             tma_loads,
             tma_stores,
             bars,
-            mbars: _,
+            mbars,
             values: _,
             value_ids: _,
             term_value_ids: _,
@@ -218,7 +234,6 @@ impl Machine<'_> {
             || tc_issued.iter().any(|p| !p.is_empty())
             || !tma_loads.is_empty()
             || !tma_stores.is_empty()
-            || !init_occ.is_empty()
             || divert.is_some()
             || *defer_entries
             || *warps
@@ -264,12 +279,18 @@ impl Machine<'_> {
         let bars = bars.snapshot(&position).ok_or(Unsupported::Stopped)?;
         let mut store: Vec<_> = choices.store.iter().map(|(k, v)| (*k, v.clone())).collect();
         store.sort();
+        let mut inits: Vec<_> = init_occ.iter().map(|(&k, &v)| (k, v)).collect();
+        inits.sort_unstable();
         Ok(Snapshot {
             position,
             threads,
             regs,
             memory,
             bars,
+            mbars: mbars.snapshot(),
+            mbar_phases: mbars.phases(),
+            collectives: coll.relative(),
+            inits,
             store,
             assumptions: assumptions.len(),
         })
@@ -371,7 +392,11 @@ pub(crate) fn progressions(
             return Err(Differ::Memory(k as u8));
         }
     }
-    if !a.bars.same_state(&b.bars) {
+    if !a.bars.same_state(&b.bars)
+        || a.mbars != b.mbars
+        || a.collectives != b.collectives
+        || a.inits != b.inits
+    {
         return Err(Differ::Barriers);
     }
     if store && a.store != b.store {
