@@ -37,7 +37,8 @@ pub use command::{
     AccessKind, BarrierCount, BarrierOp, Command, CommandView, ExecOp, InstId, MbarrierOp, ThreadId,
 };
 pub use mbarrier::{
-    InitSite, MBARRIER_MAX_COUNT, MbarrierError, MbarrierFile, MbarrierState, PhaseStep,
+    InitSite, MBARRIER_MAX_COUNT, MbarrierError, MbarrierFile, MbarrierSnapshot, MbarrierState,
+    PhaseStep,
 };
 pub use source::{CudaLoc, InstSite, SourceTable};
 

@@ -60,6 +60,23 @@ pub struct MbarrierState {
     pub site: Option<(InitSite, u32)>,
 }
 
+/// One mbarrier relative to a moment ([`MbarrierFile::snapshot`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MbarrierSnapshot {
+    /// Shared byte address.
+    pub addr: u32,
+    /// Arrivals each phase expects.
+    pub expected: u32,
+    /// Arrivals still missing in the current phase.
+    pub pending: u32,
+    /// Outstanding transaction bytes.
+    pub tx: i64,
+    /// The current phase's parity.
+    pub parity: bool,
+    /// The initializing warp, instruction and count, when known.
+    pub init: Option<(u32, InstId, u32)>,
+}
+
 /// A protocol violation on an mbarrier.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum MbarrierError {
@@ -294,25 +311,22 @@ impl MbarrierFile {
     }
 
     /// The objects' state relative to a moment of the run, for the induction over trip
-    /// counts (`docs/induction.md` §2), sorted by address: `(address, expected, pending,
-    /// tx-count, phase parity, the initializing instruction and count)`. The phase numbers
-    /// are history (only their parity decides a wait): [`MbarrierFile::phases`].
-    pub fn snapshot(&self) -> Vec<(u32, u32, u32, i64, bool, Option<(u32, InstId, u32)>)> {
+    /// counts (`docs/induction.md` §2), sorted by address. The phase numbers are history
+    /// (only their parity decides a wait): [`MbarrierFile::phases`].
+    pub fn snapshot(&self) -> Vec<MbarrierSnapshot> {
         let mut out: Vec<_> = self
             .objects
             .iter()
-            .map(|(&a, o)| {
-                (
-                    a,
-                    o.expected,
-                    o.pending,
-                    o.tx,
-                    o.phase & 1 == 1,
-                    o.site.map(|(s, c)| (s.warp, s.inst, c)),
-                )
+            .map(|(&addr, o)| MbarrierSnapshot {
+                addr,
+                expected: o.expected,
+                pending: o.pending,
+                tx: o.tx,
+                parity: o.phase & 1 == 1,
+                init: o.site.map(|(s, c)| (s.warp, s.inst, c)),
             })
             .collect();
-        out.sort_unstable_by_key(|o| o.0);
+        out.sort_unstable_by_key(|o| o.addr);
         out
     }
 

@@ -54,16 +54,8 @@ pub(crate) struct Snapshot {
     /// The shared, local, parameter and kernel-parameter windows, byte by byte.
     pub(crate) memory: Vec<Vec<u64>>,
     pub(crate) bars: BarrierSnapshot,
-    /// The mbarriers (address, expected, pending, tx-count, phase parity, initializer).
-    #[allow(clippy::type_complexity)]
-    pub(crate) mbars: Vec<(
-        u32,
-        u32,
-        u32,
-        i64,
-        bool,
-        Option<(u32, weft_program::InstId, u32)>,
-    )>,
+    /// The mbarriers.
+    pub(crate) mbars: Vec<weft_program::MbarrierSnapshot>,
     /// Their phase numbers (history).
     pub(crate) mbar_phases: Vec<(u32, u32)>,
     /// The warp collectives' recording state, relative to the threads' positions.
