@@ -193,21 +193,19 @@ fn sharing(program: &Program) -> Vec<Vec<bool>> {
                     e.push(t);
                 }
             }
-            match c.view() {
-                CommandView::Access {
-                    kind, addr, len, ..
-                } => {
-                    let first = u64::from(addr) / 4;
-                    let last = (u64::from(addr) + u64::from(len).max(1) - 1) / 4;
-                    for w in first..=last {
-                        let e = words.entry(w).or_default();
-                        let list = if kind.writes() { &mut e.0 } else { &mut e.1 };
-                        if list.last() != Some(&t) {
-                            list.push(t);
-                        }
+            if let CommandView::Access {
+                kind, addr, len, ..
+            } = c.view()
+            {
+                let first = u64::from(addr) / 4;
+                let last = (u64::from(addr) + u64::from(len).max(1) - 1) / 4;
+                for w in first..=last {
+                    let e = words.entry(w).or_default();
+                    let list = if kind.writes() { &mut e.0 } else { &mut e.1 };
+                    if list.last() != Some(&t) {
+                        list.push(t);
                     }
                 }
-                _ => {}
             }
         }
     }
