@@ -47,11 +47,9 @@ struct Replayer<'p> {
     program: &'p Program,
     warp_size: u32,
     file: BarrierFile,
-    /// Per thread, the indices of its commands that are not shared accesses (shared
-    /// accesses synchronize nothing: the replay steps over them), and how many of them it
-    /// has taken.
-    syncs: Vec<Vec<u32>>,
-    next: Vec<u32>,
+    /// Per thread, the indices of its next commands that are not shared accesses (shared
+    /// accesses synchronize nothing: the replay steps over them).
+    ahead: Vec<Ahead>,
     cursors: Vec<Cursor>,
     queue: VecDeque<u32>,
     out: Trace,
@@ -90,7 +88,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     let n = program.threads.len();
     let cta = program.num_threads().max(n as u32);
     let warp_size = program.warp_size();
-    let syncs = sync_indices(program);
+    let syncs = sync_counts(program);
     let mut r = Replayer {
         program,
         warp_size,
@@ -101,7 +99,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
                 .iter()
                 // Capacity for every barrier and mbarrier command: the registrations of a
                 // thread are pushed one by one, growing would copy them again.
-                .map(|s| Vec::with_capacity(s.len()))
+                .map(|&s| Vec::with_capacity(s))
                 .collect(),
             exit_index: vec![None; n],
             uncounted: Vec::new(),
@@ -119,8 +117,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
         batch: Vec::new(),
         batching,
         error: false,
-        syncs,
-        next: vec![0; n],
+        ahead: (0..n).map(|_| Ahead::default()).collect(),
         cursors: vec![Cursor::Ready; n],
         queue: (0..n as u32).collect(),
     };
@@ -138,20 +135,14 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     r.out
 }
 
-/// Per thread, the indices of its commands that are not shared accesses. One pass over
-/// every command, on two threads when the program is large.
-fn sync_indices(program: &Program) -> Vec<Vec<u32>> {
+/// Per thread, how many of its commands are not shared accesses. One pass over every
+/// command, on two threads for large programs.
+fn sync_counts(program: &Program) -> Vec<usize> {
     const MIN_COMMANDS: usize = 1 << 16;
-    let of = |threads: &[weft_program::ThreadProgram]| -> Vec<Vec<u32>> {
+    let of = |threads: &[weft_program::ThreadProgram]| -> Vec<usize> {
         threads
             .iter()
-            .map(|t| {
-                (0u32..)
-                    .zip(&t.commands)
-                    .filter(|(_, c)| !c.is_access())
-                    .map(|(i, _)| i)
-                    .collect()
-            })
+            .map(|t| t.commands.iter().filter(|c| !c.is_access()).count())
             .collect()
     };
     let threads = &program.threads;
@@ -168,6 +159,22 @@ fn sync_indices(program: &Program) -> Vec<Vec<u32>> {
         out
     })
 }
+
+/// A thread's next commands that are not shared accesses, found [`AHEAD`] at a time by one
+/// scan over its program: the replay visits threads in barrier order, and one short
+/// sequential scan per thread every few steps reads its commands far faster than a scan at
+/// every step.
+#[derive(Debug, Default)]
+struct Ahead {
+    /// Their indices; `pos` of them are taken.
+    idx: Vec<u32>,
+    pos: usize,
+    /// Where the next scan starts.
+    from: u32,
+}
+
+/// Non-access commands a scan collects.
+const AHEAD: usize = 32;
 
 impl Replayer<'_> {
     fn inst(&self, thread: ThreadId, command: u32) -> InstId {
@@ -192,12 +199,31 @@ impl Replayer<'_> {
 
     /// The index of thread `t`'s next command that is not a shared access (its program's
     /// length when none is left).
-    fn next_sync(&self, t: u32) -> u32 {
-        let t = t as usize;
-        match self.syncs[t].get(self.next[t] as usize) {
-            Some(&pc) => pc,
-            None => self.program.threads[t].commands.len() as u32,
+    fn next_sync(&mut self, t: u32) -> u32 {
+        let commands = &self.program.threads[t as usize].commands;
+        let a = &mut self.ahead[t as usize];
+        if a.pos == a.idx.len() {
+            a.idx.clear();
+            a.pos = 0;
+            let mut at = a.from;
+            while let Some(c) = commands.get(at as usize) {
+                at += 1;
+                if !c.is_access() {
+                    a.idx.push(at - 1);
+                    if a.idx.len() == AHEAD {
+                        break;
+                    }
+                }
+            }
+            a.from = at;
         }
+        a.idx.get(a.pos).copied().unwrap_or(commands.len() as u32)
+    }
+
+    /// Thread `t` takes the command [`Self::next_sync`] named.
+    fn take_sync(&mut self, t: u32) {
+        let a = &mut self.ahead[t as usize];
+        a.pos = (a.pos + 1).min(a.idx.len());
     }
 
     /// Runs thread `t` until it blocks, exits, ends or errs.
@@ -218,7 +244,7 @@ impl Replayer<'_> {
                 }
                 return;
             };
-            self.next[t as usize] += 1;
+            self.take_sync(t);
             // The thread waits for its warp (and a blocking operation for the generation)
             // until the events say otherwise.
             let block = |key: BarrierKey, file: &BarrierFile| Cursor::Blocked {
@@ -380,7 +406,7 @@ impl Replayer<'_> {
                 },
                 other => other,
             };
-            self.next[q.thread.index()] += 1;
+            self.take_sync(q.thread.0);
         }
         let last = lanes[n.max(1) - 1].thread;
         self.batch = lanes;
