@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 use weft_program::{
-    BarrierConfig, BarrierFile, BarrierKey, BarrierOp, CommandView, Event, InstId, Participant,
-    Program, SyncError, ThreadEnd, ThreadId,
+    BarrierConfig, BarrierFile, BarrierKey, BarrierOp, Command, CommandView, Event, InstId,
+    Participant, Program, SyncError, ThreadEnd, ThreadId,
 };
 
 use crate::report::{
@@ -166,8 +166,8 @@ fn sync_counts(program: &Program) -> Vec<usize> {
 /// every step.
 #[derive(Debug, Default)]
 struct Ahead {
-    /// Their indices; `pos` of them are taken.
-    idx: Vec<u32>,
+    /// Their indices and the commands (read once, by the scan); `pos` of them are taken.
+    next: Vec<(u32, Command)>,
     pos: usize,
     /// Where the next scan starts.
     from: u32,
@@ -197,33 +197,36 @@ impl Replayer<'_> {
         }
     }
 
-    /// The index of thread `t`'s next command that is not a shared access (its program's
-    /// length when none is left).
-    fn next_sync(&mut self, t: u32) -> u32 {
+    /// Thread `t`'s next command that is not a shared access and its index (the program's
+    /// length and `None` when none is left).
+    fn next_sync(&mut self, t: u32) -> (u32, Option<Command>) {
         let commands = &self.program.threads[t as usize].commands;
         let a = &mut self.ahead[t as usize];
-        if a.pos == a.idx.len() {
-            a.idx.clear();
+        if a.pos == a.next.len() {
+            a.next.clear();
             a.pos = 0;
             let mut at = a.from;
-            while let Some(c) = commands.get(at as usize) {
+            while let Some(&c) = commands.get(at as usize) {
                 at += 1;
                 if !c.is_access() {
-                    a.idx.push(at - 1);
-                    if a.idx.len() == AHEAD {
+                    a.next.push((at - 1, c));
+                    if a.next.len() == AHEAD {
                         break;
                     }
                 }
             }
             a.from = at;
         }
-        a.idx.get(a.pos).copied().unwrap_or(commands.len() as u32)
+        match a.next.get(a.pos) {
+            Some(&(pc, c)) => (pc, Some(c)),
+            None => (commands.len() as u32, None),
+        }
     }
 
     /// Thread `t` takes the command [`Self::next_sync`] named.
     fn take_sync(&mut self, t: u32) {
         let a = &mut self.ahead[t as usize];
-        a.pos = (a.pos + 1).min(a.idx.len());
+        a.pos = (a.pos + 1).min(a.next.len());
     }
 
     /// Runs thread `t` until it blocks, exits, ends or errs.
@@ -235,8 +238,8 @@ impl Replayer<'_> {
         let mut thread = ThreadId(t);
         let mut program = &self.program.threads[t as usize];
         loop {
-            let pc = self.next_sync(t);
-            let Some(cmd) = program.commands.get(pc as usize) else {
+            let (pc, cmd) = self.next_sync(t);
+            let Some(cmd) = cmd else {
                 if program.end == ThreadEnd::Exited {
                     self.exit(thread, pc);
                 } else {
@@ -272,7 +275,7 @@ impl Replayer<'_> {
                         // The lanes that register with this one, up to the one that
                         // completes the warp's gather: that lane runs on.
                         let (last, result) =
-                            self.register_followers(p, *cmd, (id, count, aligned), cursor);
+                            self.register_followers(p, cmd, (id, count, aligned), cursor);
                         if last != thread {
                             (t, thread) = (last.0, last);
                             program = &self.program.threads[t as usize];
@@ -358,7 +361,7 @@ impl Replayer<'_> {
     fn register_followers(
         &mut self,
         p: Participant,
-        cmd: weft_program::Command,
+        cmd: Command,
         (id, count, aligned): (u32, weft_program::BarrierCount, bool),
         cursor: Cursor,
     ) -> (ThreadId, Result<Vec<Event>, SyncError>) {
@@ -378,8 +381,8 @@ impl Replayer<'_> {
             if q / ws != warp || taken & bit != 0 || self.cursors[q as usize] != Cursor::Ready {
                 break;
             }
-            let pc = self.next_sync(q);
-            if self.program.threads[q as usize].commands.get(pc as usize) != Some(&cmd) {
+            let (pc, next) = self.next_sync(q);
+            if next != Some(cmd) {
                 break;
             }
             taken |= bit;
