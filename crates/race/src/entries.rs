@@ -146,19 +146,6 @@ fn for_each_entry<H: HappensBeforeQuery + ?Sized>(
     }
 }
 
-/// Calls `f` with the chunk of every entry of one thread, in program order.
-#[inline]
-fn for_each_chunk(commands: &[Command], mut f: impl FnMut(u64)) {
-    for command in commands {
-        if let CommandView::Access { addr, len, .. } = command.view() {
-            let (first, count) = span(addr, len);
-            for chunk in first..first + count {
-                f(chunk);
-            }
-        }
-    }
-}
-
 /// What [`collect_entries`] gathered.
 pub(crate) struct Collected {
     /// All entries, ordered by (chunk, thread, reads before writes, program index).
@@ -175,48 +162,55 @@ pub(crate) struct Collected {
 /// Each thread yields its entries in program order, so a stable counting sort on the chunk
 /// over the threads in order gives (chunk, thread, program index) in linear time and with one
 /// array of entries; then a thread's reads are put before its writes within each chunk
-/// (mostly a check: a thread usually only reads or only writes a word). Sparse address
-/// ranges fall back to a comparison sort.
+/// (mostly a check: a thread usually only reads or only writes a word). The chunks' counts
+/// are taken in the pass that counts the accesses; an address range sparse beyond twice the
+/// commands falls back to a comparison sort.
 pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
     program: &Program,
     hb: &H,
 ) -> Collected {
     let all: Vec<(usize, &[Command])> = actors(program).collect();
-    let (total, max_chunk, accesses, approx_accesses) = all
-        .par_iter()
-        .map(|&(_, thread)| {
-            let (mut n, mut max, mut accesses, mut approx) = (0usize, 0u64, 0u64, 0u64);
-            for command in thread {
-                if let CommandView::Access {
-                    addr,
-                    len,
-                    approx: a,
-                    ..
-                } = command.view()
-                {
-                    accesses += 1;
-                    approx += u64::from(a);
-                    let (first, count) = span(addr, len);
-                    n += count as usize;
-                    if count > 0 {
-                        max = max.max(first + count - 1);
-                    }
-                }
+    // Entries per chunk (shifted by one: the prefix sums below make them the chunks'
+    // starts), while the chunks stay below `limit`; past it the address range is sparse.
+    let commands: usize = all.iter().map(|(_, thread)| thread.len()).sum();
+    let limit = 2 * commands as u64 + (1 << 15);
+    let mut starts: Option<Vec<usize>> = Some(Vec::new());
+    let (mut total, mut accesses, mut approx_accesses) = (0usize, 0u64, 0u64);
+    for &(_, thread) in &all {
+        for command in thread {
+            let CommandView::Access {
+                addr, len, approx, ..
+            } = command.view()
+            else {
+                continue;
+            };
+            accesses += 1;
+            approx_accesses += u64::from(approx);
+            let (first, count) = span(addr, len);
+            total += count as usize;
+            let Some(counts) = starts.as_mut() else {
+                continue;
+            };
+            let end = first + count;
+            if end > limit {
+                starts = None;
+                continue;
             }
-            (n, max, accesses, approx)
-        })
-        .reduce(
-            || (0, 0, 0, 0),
-            |x, y| (x.0 + y.0, x.1.max(y.1), x.2 + y.2, x.3 + y.3),
-        );
-    let buckets = max_chunk as usize + 1;
+            if counts.len() <= end as usize {
+                counts.resize(end as usize + 1, 0);
+            }
+            for c in first..end {
+                counts[c as usize + 1] += 1;
+            }
+        }
+    }
     let collected = |entries: Vec<Entry>, chunks| Collected {
         entries,
         chunks,
         accesses,
         approx_accesses,
     };
-    if buckets > 2 * total + (1 << 15) {
+    let Some(mut starts) = starts else {
         let mut entries = Vec::with_capacity(total);
         for &(t, thread) in &all {
             for_each_entry(hb, t, thread, |e| entries.push(e));
@@ -224,11 +218,7 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes(), e.index));
         let chunks = chunk_ranges(&entries);
         return collected(entries, chunks);
-    }
-    let mut starts = vec![0usize; buckets + 1];
-    for &(_, thread) in &all {
-        for_each_chunk(thread, |c| starts[c as usize + 1] += 1);
-    }
+    };
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
