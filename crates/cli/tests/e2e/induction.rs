@@ -37,17 +37,7 @@ fn pipeline(stages: u32, bug: Bug, mbar: bool) -> String {
         return mbarrier_pipeline(stages, bug);
     }
     let s = stages;
-    let wait_from = if bug == Bug::WaitLate { s + 1 } else { s };
-    let skip = match bug {
-        Bug::SkipWaitAt(k) => {
-            format!("    setp.ne.s32 %p4, %r10, {k};\n    and.pred %p3, %p3, %p4;\n")
-        }
-        _ => String::new(),
-    };
-    let ahead = match bug {
-        Bug::LookAhead(d) => s as i32 + d,
-        _ => s as i32,
-    };
+    let (wait_from, skip, ahead) = knobs(s, bug);
     format!(
         r#".version 8.0
 .target sm_80
@@ -114,9 +104,9 @@ DONE:
     )
 }
 
-/// [`pipeline`] over mbarriers.
-fn mbarrier_pipeline(stages: u32, bug: Bug) -> String {
-    let s = stages;
+/// What a bug changes in the generated code: the trip from which the producer waits for a
+/// free stage, the instructions that skip one wait, and the consumer's look-ahead.
+fn knobs(s: u32, bug: Bug) -> (u32, String, i32) {
     let wait_from = if bug == Bug::WaitLate { s + 1 } else { s };
     let skip = match bug {
         Bug::SkipWaitAt(k) => {
@@ -128,6 +118,13 @@ fn mbarrier_pipeline(stages: u32, bug: Bug) -> String {
         Bug::LookAhead(d) => s as i32 + d,
         _ => s as i32,
     };
+    (wait_from, skip, ahead)
+}
+
+/// [`pipeline`] over mbarriers.
+fn mbarrier_pipeline(stages: u32, bug: Bug) -> String {
+    let s = stages;
+    let (wait_from, skip, ahead) = knobs(s, bug);
     let inits: String = (0..2 * s)
         .map(|k| format!("    mbarrier.init.shared::cta.b64 [%r20+{}], 32;\n", 8 * k))
         .collect();

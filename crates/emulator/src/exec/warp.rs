@@ -64,46 +64,7 @@ pub(super) enum Group {
 /// never blocks, stops the emulation or changes control flow: the instructions a group
 /// executes lane by lane inside its lock-step.
 pub(super) fn lane_local(op: Op) -> bool {
-    matches!(
-        op,
-        Op::Mov
-            | Op::Add
-            | Op::Sub
-            | Op::Mul(_)
-            | Op::Mad(_)
-            | Op::Div
-            | Op::Rem
-            | Op::Abs
-            | Op::Neg
-            | Op::Min
-            | Op::Max
-            | Op::And
-            | Op::Or
-            | Op::Xor
-            | Op::Not
-            | Op::Cnot
-            | Op::Shl
-            | Op::Shr
-            | Op::Bfe
-            | Op::Bfi
-            | Op::Brev
-            | Op::Popc
-            | Op::Clz
-            | Op::Prmt
-            | Op::Lop3
-            | Op::Setp(..)
-            | Op::Selp
-            | Op::Slct
-            | Op::Cvt
-            | Op::Cvta { .. }
-            | Op::Isspacep(_)
-            | Op::Mapa
-            | Op::Ld
-            | Op::St
-            | Op::Float
-            | Op::Texture
-            | Op::Skip
-    )
+    op.computes() || matches!(op, Op::Ld | Op::St | Op::Float | Op::Texture | Op::Skip)
 }
 
 impl Machine<'_> {

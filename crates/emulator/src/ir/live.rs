@@ -23,46 +23,10 @@ impl Liveness {
     }
 }
 
-/// Whether `inst` certainly writes its first operand (a register or a list of registers)
-/// and nothing else, when it runs.
+/// Whether `inst` certainly writes its first operand (a register or a list of registers),
+/// when it runs.
 fn writes(inst: &Inst) -> bool {
-    matches!(
-        inst.op,
-        Op::Mov
-            | Op::Add
-            | Op::Sub
-            | Op::Mul(_)
-            | Op::Mad(_)
-            | Op::Div
-            | Op::Rem
-            | Op::Abs
-            | Op::Neg
-            | Op::Min
-            | Op::Max
-            | Op::And
-            | Op::Or
-            | Op::Xor
-            | Op::Not
-            | Op::Cnot
-            | Op::Shl
-            | Op::Shr
-            | Op::Bfe
-            | Op::Bfi
-            | Op::Brev
-            | Op::Popc
-            | Op::Clz
-            | Op::Prmt
-            | Op::Lop3
-            | Op::Setp(..)
-            | Op::Selp
-            | Op::Slct
-            | Op::Cvt
-            | Op::Cvta { .. }
-            | Op::Isspacep(_)
-            | Op::Ld
-            | Op::Float
-            | Op::Activemask
-    )
+    inst.op.computes() || matches!(inst.op, Op::Ld | Op::Float | Op::Texture | Op::Activemask)
 }
 
 fn registers(ir: &Ir, o: Opnd, out: &mut Vec<usize>) {

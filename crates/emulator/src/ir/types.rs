@@ -380,6 +380,47 @@ pub(crate) enum Op {
 }
 
 impl Op {
+    /// Whether the instruction computes its first operand (a register or a list of
+    /// registers) from its other operands and does nothing else: the integer and predicate
+    /// arithmetic, moves, conversions and address-space queries.
+    pub fn computes(self) -> bool {
+        matches!(
+            self,
+            Op::Mov
+                | Op::Add
+                | Op::Sub
+                | Op::Mul(_)
+                | Op::Mad(_)
+                | Op::Div
+                | Op::Rem
+                | Op::Abs
+                | Op::Neg
+                | Op::Min
+                | Op::Max
+                | Op::And
+                | Op::Or
+                | Op::Xor
+                | Op::Not
+                | Op::Cnot
+                | Op::Shl
+                | Op::Shr
+                | Op::Bfe
+                | Op::Bfi
+                | Op::Brev
+                | Op::Popc
+                | Op::Clz
+                | Op::Prmt
+                | Op::Lop3
+                | Op::Setp(..)
+                | Op::Selp
+                | Op::Slct
+                | Op::Cvt
+                | Op::Cvta { .. }
+                | Op::Isspacep(_)
+                | Op::Mapa
+        )
+    }
+
     /// Whether the instruction synchronizes (named barrier, warp barrier, mbarrier, async
     /// copy completing on an mbarrier) or stops the emulation.
     pub fn is_sync(self) -> bool {
