@@ -9,8 +9,10 @@ time. Any other exit status (0-3) is an answer.
 
     scripts/mutants.py --count 100000 --weft target/release/weft --jobs 2
 
-Every failing mutant is kept under --keep (default target/mutants/failures) with its stderr.
-The run is deterministic for a given --seed. The summary is printed as one JSON line at the
+Every failing mutant is kept under --keep (default target/mutants/failures) with its stderr,
+and so is every answered one that took more than --keep-slow CPU seconds (as slow_N). Each
+run's CPU time (user + system) and peak RSS are read from wait4; the summary gives the
+slowest (wall and CPU) and the largest. The run is deterministic for a given --seed. The summary is printed as one JSON line at the
 end (and every --progress mutants). Python standard library only.
 """
 
@@ -142,21 +144,37 @@ def limit(memory_bytes, cpu_seconds):
 
 
 def run_one(weft, path, args, seconds, memory_bytes, cpu_clock):
+    """Runs weft on `path`; returns its exit code (negative: a signal), whether it timed
+    out, its wall-clock seconds, its CPU seconds (user + system), its peak resident set
+    (KiB) and its stderr."""
     start = time.monotonic()
     proc = subprocess.Popen(
         [weft, *args, str(path)],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         preexec_fn=limit(memory_bytes, int(seconds) if cpu_clock else 0), cwd=path.parent,
     )
-    try:
-        # With --clock cpu the CPU limit decides; the wall clock only catches a blocked run.
-        _, stderr = proc.communicate(timeout=seconds * 10 if cpu_clock else seconds)
-        timed_out = cpu_clock and proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        _, stderr = proc.communicate()
-        timed_out = True
-    return proc.returncode, timed_out, time.monotonic() - start, stderr
+    chunks = []
+    reader = threading.Thread(target=lambda: chunks.append(proc.stderr.read()))
+    reader.start()
+    # With --clock cpu the CPU limit decides; the wall clock only catches a blocked run.
+    deadline = start + (seconds * 10 if cpu_clock else seconds)
+    killed = False
+    while True:
+        # wait4 (not Popen.wait) to read the child's own CPU time and peak RSS.
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline and not killed:
+            os.killpg(proc.pid, signal.SIGKILL)
+            killed = True
+        time.sleep(0.005)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    reader.join()
+    proc.stderr.close()
+    code = proc.returncode
+    timed_out = killed or (cpu_clock and code in (-signal.SIGXCPU, -signal.SIGKILL))
+    cpu = usage.ru_utime + usage.ru_stime
+    return code, timed_out, time.monotonic() - start, cpu, usage.ru_maxrss, b"".join(chunks)
 
 
 def main():
@@ -176,6 +194,9 @@ def main():
     ap.add_argument("--keep", default=str(ROOT / "target/mutants/failures"))
     ap.add_argument("--write", help="only write COUNT mutants into this directory, run nothing")
     ap.add_argument("--progress", type=int, default=1000)
+    ap.add_argument("--keep-slow", type=float, default=5.0,
+                    help="also keep (as slow_N) every answered mutant that took more CPU "
+                         "seconds than this")
     ap.add_argument("--args", default="--format json -j 1",
                     help="weft arguments before the file")
     opts = ap.parse_args()
@@ -204,7 +225,8 @@ def main():
     args = opts.args.split()
     memory = opts.memory << 20
     stats = {"mutants": 0, "answers": {}, "panics": 0, "signals": 0, "timeouts": 0,
-             "slowest_s": 0.0, "seconds": 0.0, "seeds": len(corpus), "clock": opts.clock}
+             "slowest_s": 0.0, "slowest_cpu_s": 0.0, "peak_rss_mib": 0, "slow": 0,
+             "seconds": 0.0, "seeds": len(corpus), "clock": opts.clock}
     begun = time.monotonic()
 
     def job(n):
@@ -213,14 +235,18 @@ def main():
         body = mutant(local, text, texts)
         path = work / f"m{threading.get_ident()}.ptx"
         path.write_text(body, encoding="utf-8")
-        code, timed_out, seconds, stderr = run_one(
+        code, timed_out, seconds, cpu, rss, stderr = run_one(
             opts.weft, path, args, opts.timeout, memory, opts.clock == "cpu")
-        return n, name, body, code, timed_out, seconds, stderr
+        return n, name, body, code, timed_out, seconds, cpu, rss, stderr
 
     def record(result):
-        n, name, body, code, timed_out, seconds, stderr = result
+        n, name, body, code, timed_out, seconds, cpu, rss, stderr = result
         stats["mutants"] += 1
         stats["slowest_s"] = max(stats["slowest_s"], round(seconds, 3))
+        if cpu > stats["slowest_cpu_s"]:
+            stats["slowest_cpu_s"] = round(cpu, 3)
+            stats["slowest_mutant"] = f"{n} of {name}"
+        stats["peak_rss_mib"] = max(stats["peak_rss_mib"], rss // 1024)
         kind = None
         if timed_out:
             stats["timeouts"] += 1
@@ -233,10 +259,14 @@ def main():
             kind = f"signal{-code}"
         else:
             stats["answers"][str(code)] = stats["answers"].get(str(code), 0) + 1
+            if cpu > opts.keep_slow:
+                stats["slow"] += 1
+                kind = "slow"
         if kind:
             (keep / f"{kind}_{n}.ptx").write_text(body, encoding="utf-8")
             (keep / f"{kind}_{n}.txt").write_bytes(
-                f"seed file: {name}\nexit: {code}\n".encode() + stderr[-20000:])
+                f"seed file: {name}\nexit: {code}\ncpu: {cpu:.2f} s\nwall: {seconds:.2f} s\n"
+                f"peak rss: {rss // 1024} MiB\n".encode() + stderr[-20000:])
 
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         # Submit in windows so memory stays flat for 10^5 mutants.
