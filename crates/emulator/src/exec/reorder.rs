@@ -34,6 +34,9 @@ pub(super) struct Tracker {
     log: Vec<Logged>,
     /// Whether this pass has a write, logged or checked.
     wrote: bool,
+    /// The highest lane (plus one) other than the cursor that logged an access in this
+    /// pass (0: none).
+    high: u32,
 }
 
 /// A logged access: its bytes, one more than its lane, whether it writes.
@@ -57,6 +60,7 @@ impl Tracker {
             epoch: 0,
             log: Vec::new(),
             wrote: false,
+            high: 0,
         }
     }
 
@@ -142,6 +146,7 @@ impl Machine<'_> {
         let tr = &mut self.track;
         tr.log.clear();
         tr.wrote = false;
+        tr.high = 0;
         tr.epoch += 1;
         if tr.epoch > u32::from(u16::MAX) {
             tr.pages.iter_mut().for_each(|p| p.fill(0));
@@ -171,12 +176,26 @@ impl Machine<'_> {
             return;
         };
         let tr = &mut self.track;
+        let lane = (t % WARP_SIZE as usize) as u32 + 1;
+        if t == self.cursor {
+            // The cursor's accesses conflict only with higher lanes' earlier ones, and no
+            // later access can conflict with them: the cursor only moves up within a pass,
+            // so no lane below it accesses again. With no higher lane's access in this pass,
+            // nothing to log (a lone lane left running in a pass, e.g. issuing TMA stores
+            // whose extents reach the end of the shared window, had every byte of every
+            // store checked).
+            if tr.high <= lane {
+                return;
+            }
+        } else {
+            tr.high = tr.high.max(lane);
+        }
         let write = kind != AccessKind::Read;
         tr.wrote |= write;
         tr.log.push(Logged {
             addr,
             len,
-            lane: (t % WARP_SIZE as usize) as u32 + 1,
+            lane,
             write,
         });
         if tr.log.len() >= LOG_MAX && tr.check_log() {
