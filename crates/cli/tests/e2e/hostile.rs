@@ -108,6 +108,16 @@ fn a_racy_word_reports_its_races_without_testing_every_pair() {
 }
 
 #[test]
+fn endless_loops_of_mutants_end_at_a_budget() {
+    // A lone lane issuing TMA stores forever (its warp's other lanes returned), and a
+    // remainder loop whose counter wraps under every value of its bound.
+    let run = stress(&["--max-steps", "20000", "tma_store_loop_forever.ptx"]);
+    assert_answer(&run, 3, "exceeded the step budget of 20000 instructions");
+    let run = stress(&["--max-steps", "20000", "param_loop_no_exit.ptx"]);
+    assert_answer(&run, 3, "could not verify");
+}
+
+#[test]
 fn mutants_end_with_an_answer() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mutants");
     let mut files: Vec<_> = std::fs::read_dir(&dir)

@@ -52,6 +52,10 @@ pub(super) struct Choices {
     pub(super) order: Vec<(TermId, u8)>,
     /// Base terms whose value the choices determine (their value as a register holds it).
     known: FxHashMap<TermId, u64>,
+    /// The value of each term evaluated under `known` so far ([`Terms::eval`]'s memo, kept
+    /// while `known` is unchanged: every unknown ALU result with a term asks for its value,
+    /// and a loop asks for the same terms trip after trip).
+    determined_memo: FxHashMap<TermId, Option<u64>>,
     /// Parameter-field values that follow the path so far (the last witness found).
     pub(super) witness: Option<Vec<(TermId, u64)>>,
     /// The run was abandoned (`crate::Emulation::abandoned`).
@@ -371,7 +375,9 @@ impl Machine<'_> {
         }
         let value = if signed { sx(v, w) as u64 } else { v };
         self.choices.known.insert(base, value);
-        let mut memo = FxHashMap::default();
+        // Values under the smaller `known` may have changed.
+        self.choices.determined_memo.clear();
+        let mut memo = std::mem::take(&mut self.choices.determined_memo);
         for i in 0..self.unk.len() {
             let u = self.unk[i];
             if u & TERMED == 0 {
@@ -385,16 +391,24 @@ impl Machine<'_> {
                 self.unk[i] = 0;
             }
         }
+        self.choices.determined_memo = memo;
     }
 
     /// The value of the termed id `u` when the determined variables fix it.
-    pub(super) fn determined_value(&self, u: u32) -> Option<u64> {
+    pub(super) fn determined_value(&mut self, u: u32) -> Option<u64> {
         if self.choices.known.is_empty() {
             return None;
         }
         let term = self.src.term(u)?;
-        let mut memo = FxHashMap::default();
-        self.src.terms.eval(term, &self.choices.known, &mut memo)
+        let memo = &mut self.choices.determined_memo;
+        self.src.terms.eval(term, &self.choices.known, memo)
+    }
+
+    /// Bytes of the memo of determined values (what `--max-memory` counts with the term
+    /// arena): at most one entry per term.
+    pub(super) fn memo_footprint(&self) -> u64 {
+        let entry = std::mem::size_of::<(TermId, Option<u64>)>() + 1;
+        (self.choices.determined_memo.capacity() * entry) as u64
     }
 
     /// Restricts variable `key` to `values` (determining it when one value is left).
@@ -483,6 +497,9 @@ impl Machine<'_> {
             let (w, signed) = terms.natural(leaf);
             if signed { sx(v, w) as u64 } else { v }
         };
+        // One map of field values and one memo, cleared per evaluation (not allocated).
+        let mut known = FxHashMap::default();
+        let mut memo = FxHashMap::default();
         let mut cands: Vec<Vec<u64>> = Vec::with_capacity(leaves.len());
         for &leaf in &leaves {
             let (w, _) = terms.natural(leaf);
@@ -500,10 +517,10 @@ impl Machine<'_> {
                     }
                     // The smallest field value whose term reads at least `x`, assuming the
                     // term grows with the field over 0..=half.
-                    let f = |v: u64| {
-                        let mut known = FxHashMap::default();
+                    let mut f = |v: u64| {
+                        known.clear();
                         known.insert(leaf, value_of(leaf, v));
-                        let mut memo = FxHashMap::default();
+                        memo.clear();
                         eval(*base, &known, &mut memo).map(|x| x & top(*bits))
                     };
                     for x in [lo, hi.saturating_add(1)] {
@@ -559,11 +576,11 @@ impl Machine<'_> {
             if tried > 20_000 || work.get() >= budget {
                 return (None, work.get());
             }
-            let mut known = FxHashMap::default();
+            known.clear();
             for (k, &leaf) in leaves.iter().enumerate() {
                 known.insert(leaf, value_of(leaf, cands[rep[k]][idx[rep[k]]]));
             }
-            let mut memo = FxHashMap::default();
+            memo.clear();
             let ok = vars.iter().all(|((base, bits), set)| {
                 eval(*base, &known, &mut memo).is_some_and(|x| {
                     let x = x & top(*bits);

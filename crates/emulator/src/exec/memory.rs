@@ -311,6 +311,7 @@ impl Machine<'_> {
             .saturating_add(self.kp.footprint())
             .saturating_add(self.track.footprint())
             .saturating_add(self.src.terms.footprint())
+            .saturating_add(self.memo_footprint())
             .saturating_add(self.commands.saturating_mul(per_command))
     }
 
