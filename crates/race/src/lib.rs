@@ -164,6 +164,8 @@ pub(crate) const CHUNK: u64 = 4;
 mod entries;
 use entries::{Collected, Entry, OCC_NONE, collect_entries, commands_of};
 
+mod sweep;
+
 /// Options of the race check.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Config {
@@ -206,6 +208,15 @@ pub trait HappensBeforeQuery: Sync {
     fn before_bound_at(&self, second: (ThreadId, u32), _key: u32, other: ThreadId) -> Option<u32> {
         self.before_bound(second, other)
     }
+
+    /// Optionally, a number per command of a CTA thread, non-decreasing in program order,
+    /// that mostly grows along happens-before (`key`: the command's [`Self::chain_key`]):
+    /// the order in which the race-free sweep of a chunk (`sweep` module) visits its
+    /// accesses. Any such numbering is sound (a poor one only sends more chunks to the
+    /// merges); `None`: no sweep.
+    fn epoch(&self, _command: (ThreadId, u32), _key: u32) -> Option<u32> {
+        None
+    }
 }
 
 impl HappensBeforeQuery for barrier_graph::HappensBefore {
@@ -236,6 +247,15 @@ impl HappensBeforeQuery for barrier_graph::HappensBefore {
         Some(barrier_graph::HappensBefore::before_bound_at(
             self, second, key, other,
         ))
+    }
+
+    /// The chain key itself: one more than the last dynamic barrier the thread blocked at,
+    /// at or before the command (0: none). Node ids follow the graph's edges (`pred <
+    /// node`), so a command that happens before another of a different thread has an epoch
+    /// no larger.
+    #[inline]
+    fn epoch(&self, _command: (ThreadId, u32), key: u32) -> Option<u32> {
+        Some(key)
     }
 }
 
@@ -388,6 +408,7 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
         program,
         hb,
         config,
+        sweepable: program.threads.iter().all(|t| t.steps.is_empty()),
     };
     let acc = chunks
         .par_iter()
@@ -475,6 +496,8 @@ struct Context<'a, H: ?Sized> {
     program: &'a Program,
     hb: &'a H,
     config: &'a Config,
+    /// No thread has warp steps: the race-free sweep applies (`sweep` module).
+    sweepable: bool,
 }
 
 impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
@@ -542,6 +565,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
         acc.naive_pairs += naive_pairs(self.program, &lists);
         self.count_same_instruction_writes(chunk, &lists, acc);
+        // A chunk the sweep proves race-free has nothing for the merges to find.
+        if let Some(tests) = self.sweep_race_free(&lists) {
+            acc.race_tests += tests;
+            return;
+        }
         // Each thread's sites, needed once a race is found in the chunk.
         let mut sites: Vec<Option<Vec<(InstId, AccessKind)>>> = Vec::new();
         let threshold = if self.config.detail {

@@ -867,3 +867,176 @@ fn benign_pairs_saturate_only_where_every_write_is_the_same() {
     assert_eq!(store_store.second.thread, ThreadId(900), "{store_store:?}");
     assert!(store_store.thread_pairs >= u64::from(SATURATION));
 }
+
+/// A relation with the sweep turned off: `H`'s tests and bounds, no epochs.
+struct Unswept<'a, H>(&'a H);
+
+impl<H: HappensBeforeQuery> HappensBeforeQuery for Unswept<'_, H> {
+    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
+        self.0.ordered(first, second)
+    }
+
+    fn before_bound(&self, second: (ThreadId, u32), other: ThreadId) -> Option<u32> {
+        self.0.before_bound(second, other)
+    }
+
+    fn chain_key(&self, c: (ThreadId, u32)) -> u32 {
+        self.0.chain_key(c)
+    }
+
+    fn ordered_at(&self, first: (ThreadId, u32), second: (ThreadId, u32), key: u32) -> bool {
+        self.0.ordered_at(first, second, key)
+    }
+
+    fn before_bound_at(&self, second: (ThreadId, u32), key: u32, other: ThreadId) -> Option<u32> {
+        self.0.before_bound_at(second, key, other)
+    }
+}
+
+/// `H` visited by the sweep in the order `index / step` (non-decreasing in program order,
+/// unrelated to happens-before).
+struct Misordered<'a, H>(&'a H, u32);
+
+impl<H: HappensBeforeQuery> HappensBeforeQuery for Misordered<'_, H> {
+    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
+        self.0.ordered(first, second)
+    }
+
+    fn before_bound(&self, second: (ThreadId, u32), other: ThreadId) -> Option<u32> {
+        self.0.before_bound(second, other)
+    }
+
+    fn chain_key(&self, c: (ThreadId, u32)) -> u32 {
+        self.0.chain_key(c)
+    }
+
+    fn ordered_at(&self, first: (ThreadId, u32), second: (ThreadId, u32), key: u32) -> bool {
+        self.0.ordered_at(first, second, key)
+    }
+
+    fn before_bound_at(&self, second: (ThreadId, u32), key: u32, other: ThreadId) -> Option<u32> {
+        self.0.before_bound_at(second, key, other)
+    }
+
+    fn epoch(&self, command: (ThreadId, u32), _key: u32) -> Option<u32> {
+        Some(command.1 / self.1)
+    }
+}
+
+/// A report without its cost: what the sweep must leave unchanged.
+fn findings(report: &RaceReport) -> (Vec<Race>, Vec<Race>, Vec<Race>, [u64; 4]) {
+    let s = &report.stats;
+    (
+        report.races.clone(),
+        report.benign.clone(),
+        report.possible.clone(),
+        [
+            s.accesses,
+            s.naive_pairs,
+            s.same_instruction_writes,
+            u64::from(s.same_instruction_writes_at_least),
+        ],
+    )
+}
+
+/// One access of a generated phase: kind (0 read, 1 write, 2 atomic), word, byte offset and
+/// length within it, instruction, value id (0: none).
+type Op = (u8, u32, u32, u32, u32, u16);
+
+fn phase_op() -> impl Strategy<Value = Op> {
+    (0u8..3, 0u32..3, 0u32..4, 0u32..4, 0u32..4, 0u16..3).prop_map(|(k, w, off, len, inst, v)| {
+        let len = [1, 2, 4, 8][len as usize].min(4 - off).max(1);
+        (k, w, off, len, inst, v)
+    })
+}
+
+/// 3-8 threads (warp size 1 or 2) running the same number of phases separated by CTA
+/// barriers, each phase a few accesses to three words: races where two threads meet in a
+/// phase, race-free chunks where they never do. With `steps`, each command's step is its
+/// index (as [`per_thread`]), else no steps (a run without `--warp-sync`).
+fn phased() -> impl Strategy<Value = Program> {
+    (3u32..9, 1u32..3, 1usize..5, any::<bool>()).prop_flat_map(|(threads, warp, phases, steps)| {
+        proptest::collection::vec(
+            proptest::collection::vec(proptest::collection::vec(phase_op(), 0..3), phases),
+            threads as usize,
+        )
+        .prop_map(move |code| {
+            let mut program = per_thread(threads, warp, |t| {
+                let mut out = Vec::new();
+                for (p, ops) in code[t as usize].iter().enumerate() {
+                    out.push(sync_all(100 + p as u32));
+                    for &(k, w, off, len, inst, v) in ops {
+                        let kind =
+                            [AccessKind::Read, AccessKind::Write, AccessKind::Atomic][k as usize];
+                        let c = Command::access(kind, w * 4 + off, len, false, InstId(inst));
+                        out.push(if kind == AccessKind::Write && v != 0 {
+                            c.with_value(v)
+                        } else {
+                            c
+                        });
+                    }
+                }
+                out
+            });
+            if !steps {
+                for thread in &mut program.threads {
+                    thread.steps.clear();
+                }
+            }
+            program
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// The race-free sweep only skips chunks that have nothing to report: with the
+    /// barrier-graph's relation, its epochs or an order unrelated to happens-before, the
+    /// report is the one the merges alone give.
+    #[test]
+    fn the_race_free_sweep_changes_no_report(program in phased(), step in 1u32..4) {
+        let analysis = barrier_graph::analyze(&program);
+        let hb = analysis.happens_before.as_ref().expect("one barrier, all threads");
+        for config in [Config::default(), Config { warp_sync: true, detail: false },
+                       Config { warp_sync: false, detail: true }] {
+            let merged = findings(&find_races(&program, &Unswept(hb), &config));
+            prop_assert_eq!(&findings(&find_races(&program, hb, &config)), &merged);
+            prop_assert_eq!(&findings(&find_races(&program, &Misordered(hb, step), &config)), &merged);
+        }
+    }
+}
+
+#[test]
+fn a_rotation_over_barriers_costs_accesses_not_thread_pairs() {
+    // A mutant of samples/sizes/no_period.ptx (issue 15): 128 threads, each visiting word
+    // (t + k) % 128 on trip k, a CTA barrier between trips. Race-free, but every thread pair
+    // meets on every word: the merges alone made 128 x 127 / 2 merges per word.
+    let trips = 256u32;
+    let mut program = per_thread(128, 32, |t| {
+        (0..trips)
+            .flat_map(|k| {
+                let addr = (t + k) % 128 * 4;
+                [sync_all(0), read(addr, 4, 1), write(addr, 4, 2)]
+            })
+            .collect()
+    });
+    // A run without --warp-sync records no warp steps.
+    for thread in &mut program.threads {
+        thread.steps.clear();
+    }
+    let analysis = barrier_graph::analyze(&program);
+    let hb = analysis.happens_before.as_ref().expect("well-synchronized");
+    let report = find_races(&program, hb, &Config::default());
+    assert!(
+        report.races.is_empty() && report.benign.is_empty(),
+        "{report:?}"
+    );
+    let accesses = report.stats.accesses;
+    assert_eq!(accesses, 128 * u64::from(trips) * 2);
+    assert!(
+        report.stats.race_tests < 2 * accesses,
+        "{} tests for {accesses} accesses",
+        report.stats.race_tests
+    );
+}

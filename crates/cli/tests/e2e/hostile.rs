@@ -108,6 +108,26 @@ fn a_racy_word_reports_its_races_without_testing_every_pair() {
 }
 
 #[test]
+fn a_rotation_over_barriers_costs_its_accesses_in_race_tests() {
+    // Race-free: every thread visits every word, a barrier between visits. The merges
+    // tested every thread pair of every word (1.1e8 tests at n = 4, 6.7e8 with the default
+    // exploration); the race-free sweep tests each access about once.
+    let run = stress(&["--param", "1=4", "--format", "json", "rotation_2048.ptx"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let json = run.json();
+    let kernel = &json["kernels"][0];
+    assert_eq!(kernel["verdict"], "verified", "{run:?}");
+    let stats = &kernel["stats"];
+    let commands = stats["commands"].as_u64().expect("commands");
+    let tests = stats["race_tests"].as_u64().expect("race_tests");
+    assert!(commands > 700_000, "{stats}");
+    assert!(
+        tests < commands,
+        "{tests} race tests for {commands} commands"
+    );
+}
+
+#[test]
 fn endless_loops_of_mutants_end_at_a_budget() {
     // A lone lane issuing TMA stores forever (its warp's other lanes returned), and a
     // remainder loop whose counter wraps under every value of its bound.
