@@ -192,6 +192,8 @@ struct Machine<'a> {
     /// warpgroup lays out the same operands; cleared when it grows past
     /// `FOOTPRINT_CACHE` entries).
     footprints: FxHashMap<(SmemDesc, OperandShape), Result<Footprint, LayoutError>>,
+    /// The shape of each `wgmma.mma_async` instruction executed so far, by pc.
+    wg_shapes: FxHashMap<u32, Option<tensor::WgmmaShape>>,
     /// Per thread: its `wgmma.mma_async` executions so far, its operations not yet retired
     /// by a `wgmma.wait_group` (operation, group; [`UNCOMMITTED`] until a commit), and the
     /// groups it committed.
@@ -456,6 +458,7 @@ fn run_once<'a>(
         wg_ops: Vec::new(),
         wg_index: FxHashMap::default(),
         footprints: FxHashMap::default(),
+        wg_shapes: FxHashMap::default(),
         wg_occ: vec![0; n],
         wg_pending: vec![Vec::new(); n],
         wg_committed: vec![0; n],

@@ -240,16 +240,19 @@ impl Machine<'_> {
         let Some(footprints) = self.wgmma_footprints(t, pc, ops) else {
             return;
         };
-        let runs: Vec<(u32, u32)> = footprints.iter().flat_map(|f| f.runs.clone()).collect();
+        let runs = || footprints.iter().flat_map(|f| f.runs.iter().copied());
         let key = ((t / WARPGROUP) as u32, occurrence);
+        // Every thread of the warpgroup joins the operation its first thread issued (the
+        // runs compared in place: the 127 others allocate nothing).
         let joined = self.wg_index.get(&key).copied().filter(|&k| {
             self.wg_ops
                 .get(k as usize)
-                .is_some_and(|op| op.pc == pc && op.runs == runs)
+                .is_some_and(|op| op.pc == pc && op.runs.iter().copied().eq(runs()))
         });
         let op = match joined {
             Some(k) => k,
             None => {
+                let runs: Vec<(u32, u32)> = runs().collect();
                 let agents = self.operand_agents(t, pc, &footprints);
                 let joint = self.joint_done.len() as u32;
                 self.joint_done.push(Vec::new());
@@ -279,7 +282,16 @@ impl Machine<'_> {
     /// then B), or `None` after recording why they cannot be known.
     fn wgmma_footprints(&mut self, t: usize, pc: u32, ops: &[Opnd]) -> Option<Vec<Footprint>> {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        let Some(shape) = wgmma_shape(self.opcode(pc)) else {
+        // The shape is the opcode's: parsed once per instruction.
+        let shape = match self.wg_shapes.get(&pc) {
+            Some(&shape) => shape,
+            None => {
+                let shape = wgmma_shape(self.opcode(pc));
+                self.wg_shapes.insert(pc, shape);
+                shape
+            }
+        };
+        let Some(shape) = shape else {
             self.unverifiable(
                 t,
                 pc,

@@ -157,6 +157,7 @@ impl Machine<'_> {
             wg_ops,
             wg_index: _,
             footprints: _,
+            wg_shapes: _,
             wg_occ: _,
             wg_pending,
             wg_committed: _,
