@@ -85,9 +85,14 @@ fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emul
     Some(cfg)
 }
 
+/// Why the induction stopped at the instruction budget.
+const BUDGET: &str = "its runs do not fit in the instruction budget the exploration left of one \
+emulation's (16 x --max-steps in all)";
+
 /// The emulator-level half's reason, in words.
 pub(crate) fn why(n: &NotConcluded) -> String {
     match n {
+        NotConcluded::Budget => BUDGET.to_owned(),
         NotConcluded::WarpSync => "runs with --warp-sync are not compared yet".to_owned(),
         NotConcluded::Feature(f) => format!(
             "the kernel uses {}, whose state the comparison of the machine at the loop's trips \
@@ -277,7 +282,9 @@ fn window(
 /// Lifts a bounded verdict on `variable` with the induction (see the module docs).
 /// `explored`: the values the exploration verified; `check`: the later stages on one
 /// emulation, returning its report (verified when it has no violation and nothing
-/// unverifiable).
+/// unverifiable). `spent`: the thread-instructions the exploration ran: the induction's runs
+/// and the runs with the value fixed share what it left of one emulation's CTA-wide budget;
+/// `longest`: its longest path's, explored with at most `max_trips` choices per branch.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lift(
     module: &Module<'_>,
@@ -286,9 +293,21 @@ pub(crate) fn lift(
     variable: &Variable,
     explored: &[(u64, u64)],
     strict: bool,
+    (spent, longest, max_trips): (u64, u64, u32),
     check: &mut dyn FnMut(&Emulation) -> KernelReport,
 ) -> Lifted {
-    let ind = match emulator::induct::induct(module, kernel, config, variable) {
+    let mut budget = config
+        .step_limit
+        .saturating_mul(emulator::CTA_STEP_FACTOR)
+        .saturating_sub(spent);
+    let ind = match emulator::induct::induct(
+        module,
+        kernel,
+        config,
+        variable,
+        &mut budget,
+        (longest, max_trips),
+    ) {
         Ok(Ok(ind)) => ind,
         Ok(Err(n)) => return not(why(&n)),
         Err(e) => return not(format!("an induction run failed: {e}")),
@@ -310,8 +329,16 @@ pub(crate) fn lift(
         let Some(cfg) = pinned(config, variable, x) else {
             return Err(failed("the field cannot be fixed".to_owned()));
         };
+        let cfg = emulator::induct::within(&cfg, budget);
+        if cfg.step_limit == 0 {
+            return Err(not(BUDGET.to_owned()));
+        }
         match emulator::emulate(module, kernel, &cfg) {
+            Ok(e) if e.unverifiable.iter().any(|u| u.why.is_budget()) => {
+                Err(not(BUDGET.to_owned()))
+            }
             Ok(e) => {
+                budget = budget.saturating_sub(e.stats.instructions);
                 let r = check(&e);
                 if verified(&r) {
                     Ok(e)

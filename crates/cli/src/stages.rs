@@ -292,6 +292,11 @@ pub fn verify(
             variable,
             &explored,
             options.strict,
+            (
+                exploration.instructions,
+                exploration.longest,
+                exploration.coverage.max_trips,
+            ),
             &mut check_one,
         ) {
             crate::induction::Lifted::Covered { record, values } => {

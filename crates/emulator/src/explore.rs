@@ -87,6 +87,8 @@ pub struct Exploration {
     /// Thread-instructions executed over all paths (the confirmation run of a failing
     /// path included).
     pub instructions: u64,
+    /// Thread-instructions of the longest path (the induction's estimate of its own runs).
+    pub longest: u64,
     /// What the verified paths cover (before the failing one, when one failed).
     pub coverage: Coverage,
 }
@@ -119,6 +121,7 @@ pub fn explore(
     // the budget by the number of paths.
     let budget = config.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
     let mut instructions = 0u64;
+    let mut longest = 0u64;
     let mut search = 0u64;
     // The programs of verified paths that one value of the field follows (for the
     // periodicity evidence of the coverage).
@@ -134,6 +137,7 @@ pub fn explore(
         let emulation = crate::emulate(module, kernel, &cfg)?;
         paths += 1;
         instructions = instructions.saturating_add(emulation.stats.instructions);
+        longest = longest.max(emulation.stats.instructions);
         search = search.saturating_add(emulation.search_work);
         for (v, s) in &emulation.not_explored {
             add(&mut coverage.not_explored, v, s);
@@ -208,6 +212,7 @@ pub fn explore(
                 incomplete: false,
                 search_exhausted: false,
                 instructions,
+                longest,
                 coverage,
             });
         }
@@ -255,6 +260,7 @@ pub fn explore(
                 incomplete: exhausted,
                 search_exhausted: exhausted,
                 instructions,
+                longest,
                 coverage,
             });
         };
@@ -269,6 +275,7 @@ pub fn explore(
                 incomplete: true,
                 search_exhausted: exhausted,
                 instructions,
+                longest,
                 coverage,
             });
         }

@@ -27,7 +27,7 @@ pub use crate::exec::induct::Undecided;
 use crate::exec::induct::linear::Bound;
 use crate::exec::induct::{self as machine, Distance, Failure, Induct, Progression, Task};
 use crate::ir::{Ir, Op};
-use crate::{ChoicePlan, Config, Error, Variable};
+use crate::{ChoicePlan, Config, Emulation, Error, Variable};
 use ptx_parser::Module;
 use weft_program::{BarrierKey, Command, InstId, Program, ThreadId};
 
@@ -203,6 +203,9 @@ pub enum NotConcluded {
         /// Which run: `"period"` or the tail's distance.
         tail: Option<i128>,
     },
+    /// The induction's runs do not fit in the instruction budget they share ([`induct`]'s
+    /// `budget`: what the exploration left of one emulation's).
+    Budget,
     /// No trip count is left once the no-overflow bounds and the path's earlier choices
     /// are applied.
     Empty,
@@ -342,6 +345,15 @@ fn widest(bounds: &[Bound], form: Distance, far: i128, lo: i128, top: i128) -> O
     Some(a)
 }
 
+/// `config` with a CTA-wide instruction budget of at most `left` thread-instructions (each
+/// thread's budget is the CTA's divided by [`crate::CTA_STEP_FACTOR`], and at most
+/// `config`'s): a step limit of 0 when `left` cannot pay for one.
+pub fn within(config: &Config, left: u64) -> Config {
+    let mut cfg = config.clone();
+    cfg.step_limit = config.step_limit.min(left / crate::CTA_STEP_FACTOR);
+    cfg
+}
+
 /// What in `kernel` the induction does not cover yet (`None`: nothing), as
 /// [`NotConcluded::Feature`] names it.
 pub fn uncovered(
@@ -358,11 +370,19 @@ pub fn uncovered(
 
 /// The emulator-level half of the induction over the trip count `variable` of `kernel`
 /// (see the module documentation). `Ok(Err(_))` says why it did not conclude.
+///
+/// Its runs share `budget` thread-instructions in all (each run's CTA-wide budget is what
+/// is left of it, each thread's at most `config.step_limit`), and `budget` is decreased by
+/// what they ran: hostile input must not multiply the budget by the number of runs.
+/// `longest`: the thread-instructions of the exploration's longest path, explored with
+/// `max_trips` choices per branch at most (0 and 1 when unknown: no estimate).
 pub fn induct(
     module: &Module<'_>,
     kernel: &str,
     config: &Config,
     variable: &Variable,
+    budget: &mut u64,
+    (longest, max_trips): (u64, u32),
 ) -> Result<Result<Induction, NotConcluded>, Error> {
     if config.warp_sync {
         return Ok(Err(NotConcluded::WarpSync));
@@ -371,6 +391,16 @@ pub fn induct(
     if let Some(f) = feature(&ir) {
         return Ok(Err(NotConcluded::Feature(f)));
     }
+    // The probe and the observation each run the long path: up to `MAX_MOMENTS + 8` trips
+    // where a path of the exploration ran at most `max_trips` (`longest` thread-instructions
+    // at most). When two such runs, so estimated, do not fit in the budget, the argument
+    // would stop at it: it is not started (a mutant of no_period.ptx, 2,048 trips of an inner
+    // loop per trip, ran its probe and observation to the budget for nothing).
+    let long_path =
+        longest.saturating_mul(u64::from(MAX_MOMENTS + 8)) / u64::from(max_trips.max(1));
+    if long_path.saturating_mul(2) > *budget {
+        return Ok(Err(NotConcluded::Budget));
+    }
     let mut cfg = config.clone();
     cfg.choices = Some(ChoicePlan {
         answers: Vec::new(),
@@ -378,6 +408,20 @@ pub fn induct(
         search_budget: config.search_budget,
         prefer_large: true,
     });
+    // One run within what is left of `budget`: `None` when nothing is left or the run
+    // stopped at a budget (the argument needs every run complete).
+    let mut run = |induct: Induct| -> Result<Option<(Emulation, Induct)>, Error> {
+        let cfg = within(&cfg, *budget);
+        if cfg.step_limit == 0 {
+            return Ok(None);
+        }
+        let (emulation, induct) = crate::exec::run_induct(&ir, shape, &cfg, induct)?;
+        *budget = budget.saturating_sub(emulation.stats.instructions);
+        if emulation.unverifiable.iter().any(|u| u.why.is_budget()) {
+            return Ok(None);
+        }
+        Ok(Some((emulation, induct)))
+    };
     // 1. The probe: the exit branch is the one with the most choices on the variable.
     let unwatched = Induct::new(
         u32::MAX,
@@ -385,7 +429,9 @@ pub fn induct(
         Task::Observe { limit: 0 },
         crate::ir::liveness(&ir),
     );
-    let (probe, _) = crate::exec::run_induct(&ir, shape, &cfg, unwatched)?;
+    let Some((probe, _)) = run(unwatched)? else {
+        return Ok(Err(NotConcluded::Budget));
+    };
     let mut counts: Vec<(InstId, ThreadId, u32)> = Vec::new();
     for c in probe.choices.iter().filter(|c| &c.variable == variable) {
         match counts
@@ -402,17 +448,15 @@ pub fn induct(
     let live = crate::ir::liveness(&ir);
     let new = |task| Induct::new(exit.0, thread.0 as usize, task, crate::ir::liveness(&ir));
     // 2. The observation.
-    let (observation, observed) = crate::exec::run_induct(
-        &ir,
-        shape,
-        &cfg,
-        Induct::new(
-            exit.0,
-            thread.0 as usize,
-            Task::Observe { limit: MAX_MOMENTS },
-            live,
-        ),
-    )?;
+    let Some((observation, observed)) = run(Induct::new(
+        exit.0,
+        thread.0 as usize,
+        Task::Observe { limit: MAX_MOMENTS },
+        live,
+    ))?
+    else {
+        return Ok(Err(NotConcluded::Budget));
+    };
     if let Some(f) = observed.failure {
         return Ok(Err(failure(&ir, f)));
     }
@@ -428,23 +472,21 @@ pub fn induct(
     };
     let (s0, s1) = (&snaps[start as usize], &snaps[(start + period) as usize]);
     // 3. The abstract period.
-    let (emulation, run) = crate::exec::run_induct(
-        &ir,
-        shape,
-        &cfg,
-        new(Task::Period {
-            start,
-            period,
-            progressions: progressions.clone(),
-        }),
-    )?;
-    if let Some(f) = run.failure {
+    let Some((emulation, period_run)) = run(new(Task::Period {
+        start,
+        period,
+        progressions: progressions.clone(),
+    }))?
+    else {
+        return Ok(Err(NotConcluded::Budget));
+    };
+    if let Some(f) = period_run.failure {
         return Ok(Err(failure(&ir, f)));
     }
-    if !run.closed || !emulation.findings.is_empty() {
+    if !period_run.closed || !emulation.findings.is_empty() {
         return Ok(Err(NotConcluded::Stopped { tail: None }));
     }
-    let Some(form) = run.form else {
+    let Some(form) = period_run.form else {
         return Ok(Err(NotConcluded::Undecided {
             inst: exit,
             line: line(&ir, exit),
@@ -452,23 +494,21 @@ pub fn induct(
             why: Undecided::NotTheExit,
         }));
     };
-    let far = run.far;
+    let far = period_run.far;
     let step = -form.lin.y;
-    let mut bounds = run.bounds;
+    let mut bounds = period_run.bounds;
     let mut tails = Vec::new();
     // 4. The tails.
     for distance in far - step..far {
-        let (emulation, tail) = crate::exec::run_induct(
-            &ir,
-            shape,
-            &cfg,
-            new(Task::Tail {
-                start,
-                progressions: progressions.clone(),
-                form,
-                distance,
-            }),
-        )?;
+        let Some((emulation, tail)) = run(new(Task::Tail {
+            start,
+            progressions: progressions.clone(),
+            form,
+            distance,
+        }))?
+        else {
+            return Ok(Err(NotConcluded::Budget));
+        };
         if let Some(f) = tail.failure {
             return Ok(Err(failure(&ir, f)));
         }
@@ -535,7 +575,7 @@ pub fn induct(
         u64::try_from(lo).unwrap_or(0),
         u64::try_from(hi).unwrap_or(0),
     );
-    if run.variable.as_ref() != Some(variable) {
+    if period_run.variable.as_ref() != Some(variable) {
         return Ok(Err(NotConcluded::OtherVariables));
     }
     let variable = variable.clone();

@@ -138,6 +138,30 @@ fn endless_loops_of_mutants_end_at_a_budget() {
 }
 
 #[test]
+fn the_induction_runs_within_the_budget_the_exploration_left() {
+    // Hostile input (a mutant of no_period.ptx with a 2,048-trip inner loop) made the
+    // induction's probe and observation each run a full CTA budget after the exploration:
+    // all of a kernel's runs now share one. The pipeline sample concludes with the default
+    // budget; with 20,000 steps per thread its exploration fits, its induction does not.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/sizes");
+    let run = weft_in(&dir, &["--max-steps", "20000", "pipeline.ptx"]);
+    assert_answer(&run, 0, "pipeline.ptx: verified");
+    assert!(
+        run.stdout.contains(
+            "induction: not concluded: its runs do not fit in the instruction budget the exploration \
+             left"
+        ),
+        "{run:?}"
+    );
+    let run = weft_in(&dir, &["--max-steps", "1000000", "pipeline.ptx"]);
+    assert_answer(
+        &run,
+        0,
+        "induction: the emulator's state repeats every 2 trips",
+    );
+}
+
+#[test]
 fn mutants_end_with_an_answer() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mutants");
     let mut files: Vec<_> = std::fs::read_dir(&dir)

@@ -31,6 +31,8 @@ fn the_pipeline_sample_repeats_with_period_two() {
         "_Z8pipelinePKfPfi",
         &Config::default(),
         &n_of(2, "_Z8pipelinePKfPfi_param_2"),
+        &mut { u64::MAX },
+        (0, 1),
     )
     .unwrap();
     let ind = r.unwrap();
@@ -47,6 +49,8 @@ fn late_bug_is_not_concluded() {
         "_Z8late_bugPKfPfi",
         &Config::default(),
         &n_of(2, "_Z8late_bugPKfPfi_param_2"),
+        &mut { u64::MAX },
+        (0, 1),
     )
     .unwrap();
     eprintln!("{r:?}");
@@ -62,6 +66,8 @@ fn every_family_value_has_its_periods_and_tail() {
         "_Z8pipelinePKfPfi",
         &Config::default(),
         &n_of(2, "_Z8pipelinePKfPfi_param_2"),
+        &mut { u64::MAX },
+        (0, 1),
     )
     .unwrap()
     .unwrap();
