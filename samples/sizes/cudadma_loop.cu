@@ -5,9 +5,9 @@
 // compute, warps 4-5 DMA. Launch: 192 threads (6 warps).
 // Expected: verified for every iteration count (the exploration up to its bound, the
 // induction over the trip count beyond it, docs/induction.md), but for the largest values,
-// where `it + 2 < iters` could wrap around. The loops are kept rolled (`#pragma unroll 1`):
-// nvcc unrolls them 4 times by default, and the trip count of the remainder loop,
-// `iters & 3`, is a second variable the induction does not take yet (the report says so).
+// where `it + 2 < iters` could wrap around. nvcc unrolls the compute loop 4 times: its
+// remainder `iters & 3` runs first, a second variable of the exploration, and the induction
+// runs once per remainder value, each over one residue class of `iters`.
 #define COMPUTE_THREADS 128
 #define DMA_THREADS 64
 #define CTA_THREADS (COMPUTE_THREADS + DMA_THREADS)
@@ -30,7 +30,6 @@ cudadma_loop(const float *__restrict__ in, float *__restrict__ out, int iters) {
         float acc = 0.0f;
         bar_arrive(bar_empty(0), CTA_THREADS);
         bar_arrive(bar_empty(1), CTA_THREADS);
-#pragma unroll 1
         for (int it = 0; it < iters; ++it) {
             const int b = it & 1;
             bar_sync(bar_full(b), CTA_THREADS);
@@ -41,7 +40,6 @@ cudadma_loop(const float *__restrict__ in, float *__restrict__ out, int iters) {
         out[blockIdx.x * COMPUTE_THREADS + tid] = acc;
     } else {
         const int d = tid - COMPUTE_THREADS;
-#pragma unroll 1
         for (int it = 0; it < iters; ++it) {
             const int b = it & 1;
             bar_sync(bar_empty(b), CTA_THREADS);

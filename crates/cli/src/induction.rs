@@ -34,7 +34,8 @@ const MAX_PERIODS: u32 = 40;
 
 /// What the lifting found.
 pub(crate) enum Lifted {
-    /// The verdict covers these values of the variable too.
+    /// The verdict covers these values of the variable too (those of the induction's
+    /// residue class, when the runs were for one remainder of an unrolled loop).
     Covered {
         record: InductionRecord,
         values: Vec<(u64, u64)>,
@@ -282,9 +283,10 @@ fn window(
 /// Lifts a bounded verdict on `variable` with the induction (see the module docs).
 /// `explored`: the values the exploration verified; `check`: the later stages on one
 /// emulation, returning its report (verified when it has no violation and nothing
-/// unverifiable). `spent`: the thread-instructions the exploration ran: the induction's runs
-/// and the runs with the value fixed share what it left of one emulation's CTA-wide budget;
-/// `longest`: its longest path's, explored with at most `max_trips` choices per branch.
+/// unverifiable). `pins`: remainders fixed for every run (one residue class). `budget`:
+/// what the exploration left of one emulation's CTA-wide budget, which the induction's runs
+/// and the runs with the value fixed spend; `longest`: the exploration's longest path's
+/// thread-instructions, explored with at most `max_trips` choices per branch.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lift(
     module: &Module<'_>,
@@ -292,20 +294,19 @@ pub(crate) fn lift(
     config: &emulator::Config,
     variable: &Variable,
     explored: &[(u64, u64)],
+    pins: &[(Variable, u64)],
     strict: bool,
-    (spent, longest, max_trips): (u64, u64, u32),
+    budget: &mut u64,
+    (longest, max_trips): (u64, u32),
     check: &mut dyn FnMut(&Emulation) -> KernelReport,
 ) -> Lifted {
-    let mut budget = config
-        .step_limit
-        .saturating_mul(emulator::CTA_STEP_FACTOR)
-        .saturating_sub(spent);
     let ind = match emulator::induct::induct(
         module,
         kernel,
         config,
         variable,
-        &mut budget,
+        pins,
+        budget,
         (longest, max_trips),
     ) {
         Ok(Ok(ind)) => ind,
@@ -329,7 +330,7 @@ pub(crate) fn lift(
         let Some(cfg) = pinned(config, variable, x) else {
             return Err(failed("the field cannot be fixed".to_owned()));
         };
-        let cfg = emulator::induct::within(&cfg, budget);
+        let cfg = emulator::induct::within(&cfg, *budget);
         if cfg.step_limit == 0 {
             return Err(not(BUDGET.to_owned()));
         }
@@ -338,7 +339,7 @@ pub(crate) fn lift(
                 Err(not(BUDGET.to_owned()))
             }
             Ok(e) => {
-                budget = budget.saturating_sub(e.stats.instructions);
+                *budget = budget.saturating_sub(e.stats.instructions);
                 let r = check(&e);
                 if verified(&r) {
                     Ok(e)
@@ -400,7 +401,7 @@ pub(crate) fn lift(
             reasons::expr(&variable.expr)
         ));
     }
-    for x in 0..=top {
+    for x in (0..=top).filter(|&x| ind.in_class(x)) {
         let in_family = x >= ind.family.0 && x <= ind.family.1;
         if is_explored(x) && !in_family {
             continue;
@@ -463,4 +464,161 @@ pub(crate) fn widen(coverage: &mut Coverage, variable: &Variable, values: &[(u64
     }
     coverage.complete =
         !coverage.incomplete && coverage.variables.iter().all(|v| v.not_explored.is_empty());
+}
+
+/// A remainder of the trip count `x`: `x & mask`, with `mask + 1` a power of two up to 16
+/// (a loop nvcc unrolled `mask + 1` times runs that many trips first).
+fn remainder_of(v: &Variable, x: &Variable) -> Option<u64> {
+    match &v.expr {
+        Expr::Op { op, args } if op == "and" => match &args[..] {
+            [a, Expr::Const(mask)]
+                if *a == x.expr && *mask < 16 && (mask + 1).is_power_of_two() =>
+            {
+                Some(*mask)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// After an exploration whose bound cut values short, with a verified verdict: tries the
+/// induction over the trip count and records what it concluded in `coverage` (widening it
+/// when it did). The trip count is the one cut variable that is a parameter field (or the
+/// only cut variable); a cut remainder of it (`n & 3` of a loop unrolled 4 times) makes one
+/// induction per remainder value, each over one residue class. A run with the value fixed
+/// that fails is a real violation: its report, the field and the value.
+pub(crate) fn extend(
+    module: &Module<'_>,
+    kernel: &str,
+    config: &emulator::Config,
+    exploration: &emulator::Exploration,
+    coverage: &mut Coverage,
+    strict: bool,
+    check: &mut dyn FnMut(&Emulation) -> KernelReport,
+) -> Option<(Box<KernelReport>, String, u64)> {
+    let cut: Vec<&Variable> = exploration
+        .coverage
+        .not_explored
+        .iter()
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(v, _)| v)
+        .collect();
+    if cut.is_empty() {
+        return None;
+    }
+    let params: Vec<&Variable> = cut
+        .iter()
+        .copied()
+        .filter(|v| matches!(v.expr, Expr::Param { .. }))
+        .collect();
+    let main = match (&cut[..], &params[..]) {
+        ([only], _) => Some(*only),
+        (_, [one]) => Some(*one),
+        _ => None,
+    };
+    let record = |reason: String| InductionRecord {
+        concluded: false,
+        reason,
+        ..InductionRecord::default()
+    };
+    let Some(x) = main else {
+        let reason = match emulator::induct::uncovered(module, kernel, config) {
+            Ok(Some(n)) => why(&n),
+            _ => {
+                let terms: Vec<String> = cut.iter().map(|v| reasons::expr(&v.expr)).collect();
+                format!(
+                    "the bound cut {} variables short ({}), none of them the one parameter \
+                     field the others are functions of",
+                    cut.len(),
+                    terms.join(", ")
+                )
+            }
+        };
+        coverage.induction = Some(record(reason));
+        return None;
+    };
+    if exploration.incomplete {
+        return None;
+    }
+    let explored: Vec<(u64, u64)> = exploration
+        .coverage
+        .explored
+        .iter()
+        .find(|(v, _)| v == x)
+        .map_or_else(Vec::new, |(_, s)| s.clone());
+    // One induction per value of a cut remainder, else one.
+    let remainder = cut
+        .iter()
+        .find_map(|v| remainder_of(v, x).map(|mask| (*v, mask)));
+    let classes: Vec<Vec<(Variable, u64)>> = match remainder {
+        Some((v, mask)) => (0..=mask).map(|r| vec![(v.clone(), r)]).collect(),
+        None => vec![Vec::new()],
+    };
+    let mut records = Vec::new();
+    let mut top = u64::MAX;
+    // Every class's runs share what the exploration left of one emulation's budget.
+    let mut budget = config
+        .step_limit
+        .saturating_mul(emulator::CTA_STEP_FACTOR)
+        .saturating_sub(exploration.instructions);
+    for pins in &classes {
+        let limits = (exploration.longest, exploration.coverage.max_trips);
+        match lift(
+            module,
+            kernel,
+            config,
+            x,
+            &explored,
+            pins,
+            strict,
+            &mut budget,
+            limits,
+            check,
+        ) {
+            Lifted::Covered { record, values, .. } => {
+                top = top.min(values.iter().map(|&(_, b)| b).max().unwrap_or(0));
+                records.push(record);
+            }
+            Lifted::Not(mut r) => {
+                if let Some((v, value)) = pins.first() {
+                    r.reason = format!(
+                        "with {} = {value} (the loop is unrolled): {}",
+                        reasons::expr(&v.expr),
+                        r.reason
+                    );
+                }
+                coverage.induction = Some(r);
+                return None;
+            }
+            Lifted::Failed(r, value) => return Some((r, reasons::expr(&x.expr), value)),
+        }
+    }
+    let mut record = records.swap_remove(0);
+    if let Some((v, mask)) = remainder {
+        record.reason = format!(
+            "the loop is unrolled {} times: for each value of {}, {}; together: verified for \
+             every value of {} from 0 to {top}",
+            mask + 1,
+            reasons::expr(&v.expr),
+            record.reason,
+            reasons::expr(&x.expr)
+        );
+        record.family = record.family.map(|[a, _]| [a, top]);
+    }
+    // Every input with the trip count up to `top` is verified: the other cut variables are
+    // functions of it, so only the trip count's values above `top` are left.
+    widen(coverage, x, &[(0, top)]);
+    for v in coverage.variables.iter_mut() {
+        if cut
+            .iter()
+            .any(|c| reasons::expr(&c.expr) == v.term && c != &x)
+        {
+            v.not_explored.clear();
+        }
+    }
+    coverage.complete =
+        !coverage.incomplete && coverage.variables.iter().all(|v| v.not_explored.is_empty());
+    coverage.induction = Some(record);
+    None
 }

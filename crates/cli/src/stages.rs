@@ -234,89 +234,39 @@ pub fn verify(
     if exploration.paths > 1 || !emulation.choices.is_empty() {
         last.coverage = Some(coverage(&exploration, &ranges));
     }
-    // A verdict the bound cut short on one variable: the induction over its trip count may
-    // cover the values left out.
+    // A verdict the bound cut short: the induction over the trip count may cover the values
+    // left out.
     let verified = last.unverifiable.is_empty()
         && !last.violations.iter().any(|v| options.strict || !v.benign);
-    let cut: Vec<&(emulator::Variable, Vec<(u64, u64)>)> = exploration
-        .coverage
-        .not_explored
-        .iter()
-        .filter(|(_, s)| !s.is_empty())
-        .collect();
-    if verified
-        && cut.len() > 1
-        && let Some(cov) = last.coverage.as_mut()
-    {
-        let reason = match emulator::induct::uncovered(module, &kernel, &config) {
-            Ok(Some(n)) => crate::induction::why(&n),
-            _ => {
-                let terms: Vec<String> = cut.iter().map(|(v, _)| reasons::expr(&v.expr)).collect();
-                format!(
-                    "the bound cut {} variables short ({}); the induction takes one trip \
-                     count at a time",
-                    cut.len(),
-                    terms.join(", ")
-                )
-            }
-        };
-        cov.induction = Some(report::InductionRecord {
-            concluded: false,
-            reason,
-            ..report::InductionRecord::default()
-        });
-    }
     if verified
         && !exploration.failed
         && !exploration.unconfirmed
-        && !exploration.incomplete
-        && let [(variable, _)] = cut[..]
         && let Some(cov) = last.coverage.as_mut()
     {
         progress.kernel_stage("induction", &kernel);
-        let explored: Vec<(u64, u64)> = exploration
-            .coverage
-            .explored
-            .iter()
-            .find(|(v, _)| v == variable)
-            .map_or_else(Vec::new, |(_, s)| s.clone());
         let mut check_one = |e: &Emulation| {
             let mut r = template.clone();
             check(&mut r, &file, e, options, progress);
             r
         };
-        match crate::induction::lift(
+        let failed = crate::induction::extend(
             module,
             &kernel,
             &config,
-            variable,
-            &explored,
+            &exploration,
+            cov,
             options.strict,
-            (
-                exploration.instructions,
-                exploration.longest,
-                exploration.coverage.max_trips,
-            ),
             &mut check_one,
-        ) {
-            crate::induction::Lifted::Covered { record, values } => {
-                crate::induction::widen(cov, variable, &values);
-                cov.induction = Some(record);
-            }
-            crate::induction::Lifted::Not(record) => cov.induction = Some(record),
-            crate::induction::Lifted::Failed(r, x) => {
-                let mut cov = cov.clone();
-                cov.failing_inputs = vec![report::InputValue {
-                    term: reasons::expr(&variable.expr),
-                    value: x,
-                }];
-                cov.failing_path = Vec::new();
-                let mut r = *r;
-                r.coverage = Some(cov);
-                r.stats.stage_seconds = last.stats.stage_seconds;
-                *report = r;
-                return Ok(());
-            }
+        );
+        if let Some((r, term, x)) = failed {
+            let mut cov = cov.clone();
+            cov.failing_inputs = vec![report::InputValue { term, value: x }];
+            cov.failing_path = Vec::new();
+            let mut r = *r;
+            r.coverage = Some(cov);
+            r.stats.stage_seconds = last.stats.stage_seconds;
+            *report = r;
+            return Ok(());
         }
     }
     if exploration.incomplete {

@@ -366,7 +366,21 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
                 }
             })
             .collect();
-        if left.is_empty() {
+        let left_vars: Vec<&crate::report::CoverageVariable> = c
+            .variables
+            .iter()
+            .filter(|v| !v.not_explored.is_empty())
+            .collect();
+        if let [v] = left_vars[..] {
+            // One variable left with values: the others are functions of it.
+            lines.push(format!(
+                "coverage: verified for every value of {}{within} except {} (by induction over \
+                 the trip count, which leaves out the values at which a counter or bound on the \
+                 way could wrap around)",
+                v.term,
+                crate::reasons::ranges(&v.not_explored, v.bits)
+            ));
+        } else if left.is_empty() {
             lines.push(format!(
                 "coverage: verified for every value of {}{within} (by induction over the trip \
                  count)",

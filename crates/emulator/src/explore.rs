@@ -133,6 +133,7 @@ pub fn explore(
             max_trips,
             search_budget: config.search_budget.saturating_sub(search),
             prefer_large: false,
+            pins: Vec::new(),
         });
         let emulation = crate::emulate(module, kernel, &cfg)?;
         paths += 1;
@@ -184,6 +185,7 @@ pub fn explore(
                     max_trips,
                     search_budget: config.search_budget.saturating_sub(search),
                     prefer_large: false,
+                    pins: Vec::new(),
                 });
                 let concrete = crate::emulate(module, kernel, &pinned);
                 if let Ok(concrete) = &concrete {

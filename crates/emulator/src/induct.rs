@@ -61,6 +61,9 @@ pub struct Induction {
     /// The values of the variable whose programs are `pre · B^m · tail_R`: from the first
     /// value with `D₀ ≥ F` to the last for which no value on the way wraps around.
     pub family: (u64, u64),
+    /// The residue class the family is restricted to, `X & mask == value`, when the runs
+    /// were for one value of a loop's remainder ([`induct`]'s `pins`).
+    pub class: Option<(u64, u64)>,
     /// Per thread: commands before moment `start`, and commands per period.
     pub pre: Vec<u32>,
     /// Per thread, commands per period.
@@ -121,6 +124,11 @@ impl Induction {
         Ok(())
     }
 
+    /// Whether `x` is in the family's residue class (every value without one).
+    pub fn in_class(&self, x: u64) -> bool {
+        self.class.is_none_or(|(mask, value)| x & mask == value)
+    }
+
     /// The values of the family whose launches run exactly `m` periods (one per tail).
     pub fn values_with(&self, m: u32) -> Vec<u64> {
         let (lo, hi) = self.family;
@@ -136,6 +144,7 @@ impl Induction {
             if let Ok(v) = u64::try_from(v)
                 && v >= lo
                 && v <= hi
+                && self.in_class(v)
             {
                 out.push(v);
             }
@@ -381,6 +390,7 @@ pub fn induct(
     kernel: &str,
     config: &Config,
     variable: &Variable,
+    pins: &[(Variable, u64)],
     budget: &mut u64,
     (longest, max_trips): (u64, u32),
 ) -> Result<Result<Induction, NotConcluded>, Error> {
@@ -407,6 +417,7 @@ pub fn induct(
         max_trips: MAX_MOMENTS + 8,
         search_budget: config.search_budget,
         prefer_large: true,
+        pins: pins.to_vec(),
     });
     // One run within what is left of `budget`: `None` when nothing is left or the run
     // stopped at a budget (the argument needs every run complete).
@@ -433,7 +444,13 @@ pub fn induct(
         return Ok(Err(NotConcluded::Budget));
     };
     let mut counts: Vec<(InstId, ThreadId, u32)> = Vec::new();
-    for c in probe.choices.iter().filter(|c| &c.variable == variable) {
+    // With a remainder pinned, the main loop's choices read the count less the remainder
+    // (`n - (n & 3)`), a variable of its own: every choice counts.
+    for c in probe
+        .choices
+        .iter()
+        .filter(|c| &c.variable == variable || !pins.is_empty())
+    {
         match counts
             .iter_mut()
             .find(|(i, t, _)| *i == c.inst && *t == c.thread)
@@ -498,8 +515,42 @@ pub fn induct(
     let step = -form.lin.y;
     let mut bounds = period_run.bounds;
     let mut tails = Vec::new();
-    // 4. The tails.
-    for distance in far - step..far {
+    // The family's start: D₀(X) = c + x·X ≥ F, and its residue class when the runs were for
+    // one remainder of an unrolled loop.
+    let (c, x) = (form.lin.c, form.lin.x);
+    if x <= 0 {
+        return Ok(Err(NotConcluded::Undecided {
+            inst: exit,
+            line: line(&ir, exit),
+            thread,
+            why: Undecided::NotTheDistance,
+        }));
+    }
+    let lo = (far - c).div_euclid(x) + i128::from((far - c).rem_euclid(x) != 0);
+    let lo = lo.max(0);
+    let mut class = None;
+    for (f, _) in &period_run.store {
+        if let machine::StoreForm::Class { mask, value } = f {
+            if class.is_some_and(|c| c != (*mask, *value)) {
+                return Ok(Err(NotConcluded::OtherVariables));
+            }
+            class = Some((*mask, *value));
+        }
+    }
+    // 4. The tails: the distances the family's launches end their loop with (every value of
+    // F − δ .. F, or those of the class), each from one member.
+    let in_class = |v: i128| class.is_none_or(|(mask, value)| (v as u64) & mask == value);
+    let modulus = class.map_or(1, |(mask, _)| i128::from(mask) + 1);
+    let mut distances: Vec<i128> = (lo..lo + step * modulus)
+        .filter(|&v| in_class(v))
+        .map(|v| {
+            let d0 = c + x * v;
+            d0 - ((d0 - far).div_euclid(step) + 1) * step
+        })
+        .collect();
+    distances.sort_unstable();
+    distances.dedup();
+    for distance in distances {
         let Some((emulation, tail)) = run(new(Task::Tail {
             start,
             progressions: progressions.clone(),
@@ -535,38 +586,33 @@ pub fn induct(
             .collect();
         tails.push((distance, commands, emulation.program.values));
     }
-    // The family: D₀(X) = c + x·X ≥ F, within the no-overflow bounds, and within what the
-    // path's choices before the moment allow.
-    let (c, x) = (form.lin.c, form.lin.x);
-    if x <= 0 {
-        return Ok(Err(NotConcluded::Undecided {
-            inst: exit,
-            line: line(&ir, exit),
-            thread,
-            why: Undecided::NotTheDistance,
-        }));
-    }
-    let lo = (far - c).div_euclid(x) + i128::from((far - c).rem_euclid(x) != 0);
-    let lo = lo.max(0);
+    // The family's end: within the no-overflow bounds, and within what the path's choices
+    // before the moment allow.
     let atom_bits = form.bits.min(64);
     let top = (1i128 << (atom_bits - 1)) - 1;
     let Some(mut hi) = widest(&bounds, form, far, lo, top) else {
         return Ok(Err(NotConcluded::Empty));
     };
     let mut lo = lo;
-    for ((base, _bits), set) in &s0.store {
-        if *base != form.atom {
-            return Ok(Err(NotConcluded::OtherVariables));
-        }
-        // The family's values must follow the path up to the moment.
+    // The family's values must follow the path up to the moment: each of its variables,
+    // read as a function of the trip count, stays within the values it allows.
+    for (f, set) in &period_run.store {
+        let (m, k) = match f {
+            machine::StoreForm::Atom => (1, 0),
+            machine::StoreForm::Linear(l) if l.x > 0 => (l.x, l.c),
+            machine::StoreForm::Class { .. } => continue,
+            _ => return Ok(Err(NotConcluded::OtherVariables)),
+        };
+        // The interval of `set` that holds m·hi + k, mapped back to the trip count.
+        let at = m * hi + k;
         let Some(&(a, b)) = set
             .iter()
-            .find(|&&(a, b)| i128::from(a) <= hi && hi <= i128::from(b))
+            .find(|&&(a, b)| i128::from(a) <= at && at <= i128::from(b))
         else {
             return Ok(Err(NotConcluded::Empty));
         };
-        lo = lo.max(i128::from(a));
-        hi = hi.min(i128::from(b));
+        lo = lo.max((i128::from(a) - k + m - 1).div_euclid(m));
+        hi = hi.min((i128::from(b) - k).div_euclid(m));
     }
     if lo > hi {
         return Ok(Err(NotConcluded::Empty));
@@ -599,6 +645,7 @@ pub fn induct(
         step,
         far,
         family,
+        class,
         pre: s0.position.clone(),
         block: s0
             .position

@@ -239,6 +239,9 @@ pub struct ChoicePlan {
     /// [`ChoicePlan::max_trips`] bound): the long runs of the induction over trip counts
     /// ([`induct`]).
     pub prefer_large: bool,
+    /// Variables whose choices take the side holding the given value (the induction's runs
+    /// for one value of a loop's remainder, `n & 3` of a loop unrolled 4 times).
+    pub pins: Vec<(Variable, u64)>,
 }
 
 /// A symbolic term over kernel-parameter bytes, as data (the cli renders it).

@@ -51,7 +51,7 @@ pub(super) struct Choices {
     /// The variables in order of first choice.
     pub(super) order: Vec<(TermId, u8)>,
     /// Base terms whose value the choices determine (their value as a register holds it).
-    known: FxHashMap<TermId, u64>,
+    pub(super) known: FxHashMap<TermId, u64>,
     /// The value of each term evaluated under `known` so far ([`Terms::eval`]'s memo, kept
     /// while `known` is unchanged: every unknown ALU result with a term asks for its value,
     /// and a loop asks for the same terms trip after trip).
@@ -145,16 +145,32 @@ impl Machine<'_> {
                 .map(|w| w.iter().map(|&(_, v)| v).collect::<Vec<_>>())
         };
         let bounded = count >= plan.max_trips || one_sided.is_some();
+        // The long runs of the induction: the side that holds a large positive value of the
+        // variable (2^(w-2), positive in both readings), else the larger witness.
+        let large = 1u64 << key.1.clamp(2, 64).saturating_sub(2);
+        let holds = |s: &[(u64, u64)]| s.iter().any(|&(lo, hi)| lo <= large && large <= hi);
         let default = match (wv(&wy), wv(&wn)) {
             _ if yes_first => true,
-            // The long runs of the induction: the larger witness (the loop goes on).
+            _ if plan.prefer_large && !bounded && holds(&yes) != holds(&no) => holds(&yes),
             (Some(a), Some(b)) if plan.prefer_large && !bounded && a != b => a > b,
             (Some(a), Some(b)) if a != b => a < b,
             _ => yes[0].0 < no[0].0,
         };
-        let answer = match (one_sided, plan.answers.get(k)) {
-            (Some(a), _) => a,
-            (None, Some(&a)) if !bounded => a,
+        let pinned = (!plan.pins.is_empty())
+            .then(|| {
+                let variable = self.variable(key);
+                plan.pins
+                    .iter()
+                    .find(|(v, _)| *v == variable)
+                    .map(|&(_, x)| x)
+            })
+            .flatten();
+        let answer = match (pinned, one_sided, plan.answers.get(k)) {
+            // A pinned variable takes the side that holds its value, when that side can be
+            // followed.
+            (Some(x), None, _) => yes.iter().any(|&(lo, hi)| lo <= x && x <= hi),
+            (_, Some(a), _) => a,
+            (None, None, Some(&a)) if !bounded => a,
             _ => default,
         };
         let (values, alternative) = if answer { (yes, no) } else { (no, yes) };
@@ -211,6 +227,55 @@ impl Machine<'_> {
             } else {
                 self.choices.store.insert(key, vec![(lo, hi)]);
             }
+        }
+    }
+
+    /// The pinned variables of the plan ([`crate::ChoicePlan::pins`]): each starts the run
+    /// determined to its value, so a term built from it before its first choice (the main
+    /// loop of an unrolled loop counts `n - (n & 3)` down before the remainder loop reads
+    /// `n & 3`) is read with that value.
+    pub(super) fn seed_pins(&mut self) {
+        let pins = self.cfg.choices.as_ref().map_or(&[][..], |p| &p.pins[..]);
+        let mut keys = Vec::new();
+        for (v, x) in pins {
+            if let Some(t) = self.expr_term(&v.expr, v.bits) {
+                keys.push(((t, v.bits), *x));
+            }
+        }
+        for (key, x) in keys {
+            self.constrain(key, vec![(x, x)]);
+        }
+    }
+
+    /// The term an [`Expr`] of a pin names: a parameter field, a constant, or `and` of two
+    /// such at `bits` bits (`None` for anything else).
+    fn expr_term(&mut self, e: &Expr, bits: u8) -> Option<TermId> {
+        match e {
+            Expr::Param {
+                index,
+                start,
+                end,
+                signed,
+                ..
+            } => {
+                let p = self.ir.kernel_params.get(*index as usize)?;
+                let size = u8::try_from(end.checked_sub(*start)?).ok()?;
+                self.src
+                    .terms
+                    .param(p.offset.checked_add(*start)?, size, *signed)
+            }
+            Expr::Const(c) => self.src.terms.constant(*c),
+            Expr::Op { op, args } if op == "and" => {
+                let [a, b] = &args[..] else { return None };
+                let (a, b) = (self.expr_term(a, bits)?, self.expr_term(b, bits)?);
+                self.src.terms.op(
+                    super::terms::OpKind::And,
+                    bits,
+                    false,
+                    [Some(a), Some(b), None],
+                )
+            }
+            _ => None,
         }
     }
 
@@ -512,7 +577,10 @@ impl Machine<'_> {
                 }
                 for &(lo, hi) in set.iter() {
                     if *base == leaf && *bits >= w {
-                        c.extend([lo, lo.saturating_add(1), hi.saturating_sub(1), hi]);
+                        // The first and last 16 values of the interval: every residue of a
+                        // remainder (`n & 15` at most) the path may also fix.
+                        c.extend((0..16).map(|d| lo.saturating_add(d).min(hi)));
+                        c.extend((0..16).map(|d| hi.saturating_sub(d).max(lo)));
                         continue;
                     }
                     // The smallest field value whose term reads at least `x`, assuming the
@@ -715,7 +783,7 @@ impl Machine<'_> {
     }
 
     /// The term `t` as data for the report.
-    fn expr(&self, t: TermId) -> Expr {
+    pub(super) fn expr(&self, t: TermId) -> Expr {
         match self.src.terms.node(t) {
             Node::Param { off, size, signed } => {
                 let at = off as usize;

@@ -521,6 +521,7 @@ fn run_once<'a>(
         ));
     }
     m.seed_ranges();
+    m.seed_pins();
     if cfg.warp_sync || m.induct.is_some() {
         m.run_lockstep();
     } else {

@@ -31,12 +31,12 @@ fn the_pipeline_sample_repeats_with_period_two() {
         "_Z8pipelinePKfPfi",
         &Config::default(),
         &n_of(2, "_Z8pipelinePKfPfi_param_2"),
+        &[],
         &mut { u64::MAX },
         (0, 1),
     )
     .unwrap();
     let ind = r.unwrap();
-    eprintln!("{ind:?}");
     assert_eq!(ind.period, 2);
 }
 
@@ -49,11 +49,11 @@ fn late_bug_is_not_concluded() {
         "_Z8late_bugPKfPfi",
         &Config::default(),
         &n_of(2, "_Z8late_bugPKfPfi_param_2"),
+        &[],
         &mut { u64::MAX },
         (0, 1),
     )
     .unwrap();
-    eprintln!("{r:?}");
     assert!(matches!(r, Err(NotConcluded::Undecided { .. })), "{r:?}");
 }
 
@@ -66,6 +66,7 @@ fn every_family_value_has_its_periods_and_tail() {
         "_Z8pipelinePKfPfi",
         &Config::default(),
         &n_of(2, "_Z8pipelinePKfPfi_param_2"),
+        &[],
         &mut { u64::MAX },
         (0, 1),
     )

@@ -68,6 +68,9 @@ fn read(v: u64, bits: u8) -> i128 {
 /// Reads terms as [`Lin`]s over one atom.
 pub(crate) struct Linearizer<'a> {
     terms: &'a Terms,
+    /// Base terms the path's choices determine (`n & 3` in a run for one remainder), with
+    /// their values: constants here.
+    known: &'a FxHashMap<TermId, u64>,
     /// The atom `X`: the one term without `Y` the linear forms may read (set by the first
     /// form that reads one).
     pub atom: Option<TermId>,
@@ -76,9 +79,14 @@ pub(crate) struct Linearizer<'a> {
 }
 
 impl<'a> Linearizer<'a> {
-    pub(crate) fn new(terms: &'a Terms, atom: Option<TermId>) -> Self {
+    pub(crate) fn new(
+        terms: &'a Terms,
+        known: &'a FxHashMap<TermId, u64>,
+        atom: Option<TermId>,
+    ) -> Self {
         Linearizer {
             terms,
+            known,
             atom,
             bounds: Vec::new(),
         }
@@ -92,6 +100,9 @@ impl<'a> Linearizer<'a> {
     /// `t` read at `bits` bits as a linear form (`None`: not linear in `Y` and the atom).
     pub(crate) fn lin(&mut self, t: TermId, bits: u8) -> Option<Lin> {
         let terms = self.terms;
+        if let Some(&v) = self.known.get(&t) {
+            return Some(Lin::constant(read(v, bits)));
+        }
         let lin = match terms.node(t) {
             // A constant reads as signed: `x - 1` is stored as `x + 0xffff_ffff`. An unsigned
             // comparison's operands must be non-negative (their bounds), which rules out the
@@ -111,73 +122,98 @@ impl<'a> Linearizer<'a> {
                 self.bound(lin, ab);
                 lin
             }
-            Node::Op {
-                op, bits: ob, args, ..
-            } if terms.periodic(t) => {
-                let arg = |s: &mut Self, k: usize, w: u8| s.lin(args[k]?, w);
-                let lin = match op {
-                    OpKind::Add => arg(self, 0, ob)?.add(arg(self, 1, ob)?),
-                    OpKind::Sub => arg(self, 0, ob)?.add(arg(self, 1, ob)?.scale(-1)?),
-                    OpKind::Neg => arg(self, 0, ob)?.scale(-1)?,
-                    OpKind::Mul | OpKind::MulWide => {
-                        let (a, b) = (arg(self, 0, ob)?, arg(self, 1, ob)?);
-                        let lin = match (a.is_const(), b.is_const()) {
-                            (_, true) => a.scale(b.c)?,
-                            (true, false) => b.scale(a.c)?,
-                            _ => return None,
-                        };
-                        if op == OpKind::MulWide {
-                            self.bound(lin, ob.saturating_mul(2).min(64));
-                            return Some(lin);
-                        }
-                        lin
+            Node::Op { .. } => {
+                // Linear through the operation when it can be read so (its operands the
+                // atom, `Y`, constants and the path's determined terms); else, without `Y`,
+                // the operation itself is the atom (`(K + 63) >> 6`).
+                let (atom, n) = (self.atom, self.bounds.len());
+                match self.op_lin(t) {
+                    Some(l) => l,
+                    None if !terms.periodic(t) => {
+                        self.atom = atom;
+                        self.bounds.truncate(n);
+                        return self.atom_lin(t, bits);
                     }
-                    OpKind::Shl => {
-                        let (a, s) = (arg(self, 0, ob)?, arg(self, 1, ob)?);
-                        if !s.is_const() || s.c < 0 || s.c >= i128::from(ob) {
-                            return None;
-                        }
-                        a.scale(1i128 << s.c)?
-                    }
-                    OpKind::Cvt => {
-                        // args: the value, then (source bits << 1) | source signed.
-                        let Node::Const(from) = terms.node(args[1]?) else {
-                            return None;
-                        };
-                        let (fb, fs) = ((from >> 1) as u8, from & 1 != 0);
-                        let a = arg(self, 0, fb)?;
-                        if !fs {
-                            // Zero extension keeps the value only when it reads as
-                            // non-negative.
-                            let (_, hi) = signed_range(fb);
-                            self.bounds.push(Bound { lin: a, lo: 0, hi });
-                        }
-                        a
-                    }
-                    _ => return None,
-                };
-                self.bound(lin, ob);
-                lin
+                    None => return None,
+                }
             }
             Node::Cmp { .. } | Node::Not(_) => return None,
             // A term without `Y`: the atom.
-            _ => {
-                if terms.periodic(t) {
-                    return None;
-                }
-                let (w, _) = terms.natural(t);
-                if bits < w {
-                    return None;
-                }
-                match self.atom {
-                    None => self.atom = Some(t),
-                    Some(a) if a == t => {}
-                    Some(_) => return None,
-                }
-                Lin { c: 0, y: 0, x: 1 }
-            }
+            _ => return self.atom_lin(t, bits),
         };
         Some(lin)
+    }
+
+    /// An operation read as a linear form (`None`: not linear).
+    fn op_lin(&mut self, t: TermId) -> Option<Lin> {
+        let terms = self.terms;
+        let Node::Op {
+            op, bits: ob, args, ..
+        } = terms.node(t)
+        else {
+            return None;
+        };
+        let arg = |s: &mut Self, k: usize, w: u8| s.lin(args[k]?, w);
+        let lin = match op {
+            OpKind::Add => arg(self, 0, ob)?.add(arg(self, 1, ob)?),
+            OpKind::Sub => arg(self, 0, ob)?.add(arg(self, 1, ob)?.scale(-1)?),
+            OpKind::Neg => arg(self, 0, ob)?.scale(-1)?,
+            OpKind::Mul | OpKind::MulWide => {
+                let (a, b) = (arg(self, 0, ob)?, arg(self, 1, ob)?);
+                let lin = match (a.is_const(), b.is_const()) {
+                    (_, true) => a.scale(b.c)?,
+                    (true, false) => b.scale(a.c)?,
+                    _ => return None,
+                };
+                if op == OpKind::MulWide {
+                    self.bound(lin, ob.saturating_mul(2).min(64));
+                    return Some(lin);
+                }
+                lin
+            }
+            OpKind::Shl => {
+                let (a, s) = (arg(self, 0, ob)?, arg(self, 1, ob)?);
+                if !s.is_const() || s.c < 0 || s.c >= i128::from(ob) {
+                    return None;
+                }
+                a.scale(1i128 << s.c)?
+            }
+            OpKind::Cvt => {
+                // args: the value, then (source bits << 1) | source signed.
+                let Node::Const(from) = terms.node(args[1]?) else {
+                    return None;
+                };
+                let (fb, fs) = ((from >> 1) as u8, from & 1 != 0);
+                let a = arg(self, 0, fb)?;
+                if !fs {
+                    // Zero extension keeps the value only when it reads as
+                    // non-negative.
+                    let (_, hi) = signed_range(fb);
+                    self.bounds.push(Bound { lin: a, lo: 0, hi });
+                }
+                a
+            }
+            _ => return None,
+        };
+        self.bound(lin, ob);
+        Some(lin)
+    }
+
+    /// `t` (a term without `Y`) as the atom.
+    fn atom_lin(&mut self, t: TermId, bits: u8) -> Option<Lin> {
+        if self.terms.periodic(t) {
+            return None;
+        }
+        let (w, _) = self.terms.natural(t);
+        if bits < w {
+            return None;
+        }
+        match self.atom {
+            None => self.atom = Some(t),
+            Some(a) if a == t => {}
+            Some(_) => return None,
+        }
+        Some(Lin { c: 0, y: 0, x: 1 })
     }
 
     /// The predicate `p` (a comparison, possibly negated) as `diff rel 0` with
@@ -404,7 +440,8 @@ mod tests {
         let i = t.add_const(y, 5, 32).unwrap();
         let i2 = t.add_const(i, 2, 32).unwrap();
         let ge = t.cmp(Rel::Ge, true, 32, i2, n).unwrap();
-        let mut l = Linearizer::new(&t, None);
+        let none = FxHashMap::default();
+        let mut l = Linearizer::new(&t, &none, None);
         let (rel, diff) = l.predicate(ge).unwrap();
         assert_eq!(rel, Rel::Ge);
         assert_eq!(diff, Lin { c: 7, y: 2, x: -1 });
@@ -414,7 +451,7 @@ mod tests {
         // caller finds it is not proportional to the trip-count distance.
         let forty = t.constant(40).unwrap();
         let eq = t.cmp(Rel::Eq, true, 32, i, forty).unwrap();
-        let mut l = Linearizer::new(&t, Some(n));
+        let mut l = Linearizer::new(&t, &none, Some(n));
         let (_, diff) = l.predicate(eq).unwrap();
         assert_eq!(diff, Lin { c: -35, y: 2, x: 0 });
     }

@@ -53,6 +53,20 @@ pub(crate) struct Distance {
     pub(crate) bits: u8,
 }
 
+/// How a variable of the path's choices reads the trip count, once the distance is known
+/// (the variables the choices before the moment constrained).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StoreForm {
+    /// The trip count itself.
+    Atom,
+    /// `c + x·X`, no period count.
+    Linear(Lin),
+    /// `X & mask`, determined by the path (a pinned remainder): its value.
+    Class { mask: u64, value: u64 },
+    /// Anything else.
+    Other,
+}
+
 /// Why a decision of an abstract run could not be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Undecided {
@@ -114,6 +128,8 @@ pub(crate) struct Induct {
     pub(crate) start_position: Vec<u32>,
     /// The trip-count variable the distance reads (its atom at the exit's width).
     pub(crate) variable: Option<crate::Variable>,
+    /// The path's variables at the end of the period, each with its form and values.
+    pub(crate) store: Vec<(StoreForm, Vec<(u64, u64)>)>,
 }
 
 impl Induct {
@@ -134,6 +150,7 @@ impl Induct {
             closed: false,
             start_position: Vec::new(),
             variable: None,
+            store: Vec::new(),
         }
     }
 }
@@ -295,8 +312,10 @@ impl Machine<'_> {
             }
         }
         let result = progressions(&want, &end, &self.ir.reg_bits, true);
+        let store = self.store_forms();
         let ind = self.induct.as_mut().expect("checked above");
         ind.snaps.push(end);
+        ind.store = store;
         match result {
             Ok(p) if p.is_empty() => ind.closed = true,
             Ok(p) => {
@@ -308,6 +327,53 @@ impl Machine<'_> {
             }
             Err(d) => ind.failure = Some(Failure::Differs(d)),
         }
+    }
+
+    /// Each variable of the path's choices, as the trip count's distance reads it.
+    fn store_forms(&mut self) -> Vec<(StoreForm, Vec<(u64, u64)>)> {
+        use super::terms::{Node, OpKind};
+        let Some(form) = self.induct.as_ref().and_then(|i| i.form) else {
+            return Vec::new();
+        };
+        let mut keys: Vec<_> = self
+            .choices
+            .store
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        keys.sort();
+        let mut out = Vec::new();
+        let mut bounds = Vec::new();
+        for ((base, bits), set) in keys {
+            let f = if base == form.atom {
+                StoreForm::Atom
+            } else if let Some(&value) = self.choices.known.get(&base)
+                && let Node::Op {
+                    op: OpKind::And,
+                    args: [Some(a), Some(m), None],
+                    ..
+                } = self.src.terms.node(base)
+                && a == form.atom
+                && let Node::Const(mask) = self.src.terms.node(m)
+            {
+                StoreForm::Class { mask, value }
+            } else {
+                let mut lin =
+                    Linearizer::new(&self.src.terms, &self.choices.known, Some(form.atom));
+                match lin.lin(base, bits) {
+                    Some(l) if l.y == 0 && l.x != 0 => {
+                        bounds.extend(lin.bounds);
+                        StoreForm::Linear(l)
+                    }
+                    _ => StoreForm::Other,
+                }
+            };
+            out.push((f, set));
+        }
+        if let Some(ind) = self.induct.as_mut() {
+            ind.bounds.extend(bounds);
+        }
+        out
     }
 
     /// Whether the abstract values are in play (decisions on `Y` are the induction's).
@@ -333,7 +399,7 @@ impl Machine<'_> {
             return fail(self, Undecided::NewChoice);
         }
         let form = self.induct.as_ref()?.form;
-        let mut lin = Linearizer::new(&self.src.terms, form.map(|f| f.atom));
+        let mut lin = Linearizer::new(&self.src.terms, &self.choices.known, form.map(|f| f.atom));
         let Some((rel, diff)) = lin.predicate(term) else {
             return fail(self, Undecided::NotLinear);
         };
