@@ -86,9 +86,10 @@ fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emul
     Some(cfg)
 }
 
-/// Why the induction stopped at the instruction budget.
-const BUDGET: &str = "its runs do not fit in the instruction budget the exploration left of one \
-emulation's (16 x --max-steps in all)";
+/// Why the induction stopped at a budget.
+const BUDGET: &str = "its runs do not fit in the instruction or search budget the exploration \
+left of one emulation's (16 x --max-steps instructions, and the search for inputs' term \
+evaluations)";
 
 /// The emulator-level half's reason, in words.
 pub(crate) fn why(n: &NotConcluded) -> String {
@@ -150,6 +151,11 @@ pub(crate) fn why(n: &NotConcluded) -> String {
                 "the abstract run of the loop's last trips (distance {r} to its end) did not end cleanly"
             )
         }
+        NotConcluded::Tails(n) => format!(
+            "the loop's last trips end in {n} different ways (its counter's step against the \
+             trip count), more than the {} tails the argument runs",
+            emulator::induct::MAX_TAILS
+        ),
         NotConcluded::Empty => "no trip count is left once the no-overflow bounds apply".to_owned(),
         NotConcluded::OtherVariables => {
             "the choices before the loop read more than the trip count".to_owned()
@@ -283,9 +289,9 @@ fn window(
 /// Lifts a bounded verdict on `variable` with the induction (see the module docs).
 /// `explored`: the values the exploration verified; `check`: the later stages on one
 /// emulation, returning its report (verified when it has no violation and nothing
-/// unverifiable). `pins`: remainders fixed for every run (one residue class). `budget`:
-/// what the exploration left of one emulation's CTA-wide budget, which the induction's runs
-/// and the runs with the value fixed spend; `longest`: the exploration's longest path's
+/// unverifiable). `pins`: remainders fixed for every run (one residue class). `left`:
+/// what the exploration left of one emulation's budgets, which the induction's runs and
+/// the runs with the value fixed spend; `longest`: the exploration's longest path's
 /// thread-instructions, explored with at most `max_trips` choices per branch.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lift(
@@ -296,7 +302,7 @@ pub(crate) fn lift(
     explored: &[(u64, u64)],
     pins: &[(Variable, u64)],
     strict: bool,
-    budget: &mut u64,
+    left: &mut emulator::induct::Left,
     (longest, max_trips): (u64, u32),
     check: &mut dyn FnMut(&Emulation) -> KernelReport,
 ) -> Lifted {
@@ -306,7 +312,7 @@ pub(crate) fn lift(
         config,
         variable,
         pins,
-        budget,
+        left,
         (longest, max_trips),
     ) {
         Ok(Ok(ind)) => ind,
@@ -330,7 +336,7 @@ pub(crate) fn lift(
         let Some(cfg) = pinned(config, variable, x) else {
             return Err(failed("the field cannot be fixed".to_owned()));
         };
-        let cfg = emulator::induct::within(&cfg, *budget);
+        let cfg = emulator::induct::within(&cfg, left.instructions);
         if cfg.step_limit == 0 {
             return Err(not(BUDGET.to_owned()));
         }
@@ -339,7 +345,7 @@ pub(crate) fn lift(
                 Err(not(BUDGET.to_owned()))
             }
             Ok(e) => {
-                *budget = budget.saturating_sub(e.stats.instructions);
+                left.instructions = left.instructions.saturating_sub(e.stats.instructions);
                 let r = check(&e);
                 if verified(&r) {
                     Ok(e)
@@ -557,24 +563,18 @@ pub(crate) fn extend(
     };
     let mut records = Vec::new();
     let mut top = u64::MAX;
-    // Every class's runs share what the exploration left of one emulation's budget.
-    let mut budget = config
-        .step_limit
-        .saturating_mul(emulator::CTA_STEP_FACTOR)
-        .saturating_sub(exploration.instructions);
+    // Every class's runs share what the exploration left of one emulation's budgets.
+    let mut left = emulator::induct::Left {
+        instructions: config
+            .step_limit
+            .saturating_mul(emulator::CTA_STEP_FACTOR)
+            .saturating_sub(exploration.instructions),
+        search: config.search_budget.saturating_sub(exploration.search),
+    };
     for pins in &classes {
         let limits = (exploration.longest, exploration.coverage.max_trips);
         match lift(
-            module,
-            kernel,
-            config,
-            x,
-            &explored,
-            pins,
-            strict,
-            &mut budget,
-            limits,
-            check,
+            module, kernel, config, x, &explored, pins, strict, &mut left, limits, check,
         ) {
             Lifted::Covered { record, values, .. } => {
                 top = top.min(values.iter().map(|&(_, b)| b).max().unwrap_or(0));

@@ -407,19 +407,27 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
         ));
     } else {
         if let Some(i) = &c.inputs {
+            // Every value up to the scan's end followed an explored path (a loop whose
+            // counter steps past the scanned values in one trip): only larger ones are left.
+            let others = if i.verified[..] == [[0, i.checked_up_to]] {
+                String::new()
+            } else {
+                format!(
+                    "the other values up to {} follow paths that were not explored{}, ",
+                    i.checked_up_to,
+                    if c.ranges.is_empty() {
+                        ""
+                    } else {
+                        " or lie outside the ranges"
+                    }
+                )
+            };
             lines.push(format!(
                 "coverage: bounded: verified only for {} = {}{within} ({paths}, --max-trips \
-                 {}); the other values up to {} follow paths that were not explored{}, \
-                 larger values were not checked",
+                 {}); {others}larger values were not checked",
                 i.term,
                 crate::reasons::ranges(&i.verified, 64),
                 c.max_trips,
-                i.checked_up_to,
-                if c.ranges.is_empty() {
-                    ""
-                } else {
-                    " or lie outside the ranges"
-                }
             ));
             match (&not_concluded, &c.periodicity) {
                 (Some(n), _) => lines.push(n.clone()),

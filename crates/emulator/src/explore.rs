@@ -89,6 +89,8 @@ pub struct Exploration {
     pub instructions: u64,
     /// Thread-instructions of the longest path (the induction's estimate of its own runs).
     pub longest: u64,
+    /// Term nodes the paths' searches for inputs evaluated, of [`Config::search_budget`].
+    pub search: u64,
     /// What the verified paths cover (before the failing one, when one failed).
     pub coverage: Coverage,
 }
@@ -215,6 +217,7 @@ pub fn explore(
                 search_exhausted: false,
                 instructions,
                 longest,
+                search,
                 coverage,
             });
         }
@@ -263,6 +266,7 @@ pub fn explore(
                 search_exhausted: exhausted,
                 instructions,
                 longest,
+                search,
                 coverage,
             });
         };
@@ -278,6 +282,7 @@ pub fn explore(
                 search_exhausted: exhausted,
                 instructions,
                 longest,
+                search,
                 coverage,
             });
         }

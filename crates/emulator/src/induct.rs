@@ -34,6 +34,10 @@ use weft_program::{BarrierKey, Command, InstId, Program, ThreadId};
 /// The most moments the observation takes (periods up to a third of it are found).
 pub const MAX_MOMENTS: u32 = 64;
 
+/// The most distinct distances the family's launches may end their loop with (one tail run
+/// and its program each).
+pub const MAX_TAILS: usize = 256;
+
 /// What the emulator-level half of the induction established.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Induction {
@@ -212,9 +216,12 @@ pub enum NotConcluded {
         /// Which run: `"period"` or the tail's distance.
         tail: Option<i128>,
     },
-    /// The induction's runs do not fit in the instruction budget they share ([`induct`]'s
-    /// `budget`: what the exploration left of one emulation's).
+    /// The induction's runs do not fit in the instruction or search budget they share
+    /// ([`induct`]'s `left`: what the exploration left of one emulation's).
     Budget,
+    /// The family's launches end their loop with more distinct distances (the count) than
+    /// [`MAX_TAILS`].
+    Tails(u64),
     /// No trip count is left once the no-overflow bounds and the path's earlier choices
     /// are applied.
     Empty,
@@ -354,6 +361,27 @@ fn widest(bounds: &[Bound], form: Distance, far: i128, lo: i128, top: i128) -> O
     Some(a)
 }
 
+/// What the induction's runs may still spend, shared by all of them: what the exploration
+/// left of one emulation's budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Left {
+    /// CTA-wide thread-instructions (of one emulation's `CTA_STEP_FACTOR × step_limit`).
+    pub instructions: u64,
+    /// Term nodes the runs' searches for inputs may evaluate (of
+    /// [`Config::search_budget`]).
+    pub search: u64,
+}
+
+impl Left {
+    /// No limit (tests).
+    pub fn unlimited() -> Left {
+        Left {
+            instructions: u64::MAX,
+            search: u64::MAX,
+        }
+    }
+}
+
 /// `config` with a CTA-wide instruction budget of at most `left` thread-instructions (each
 /// thread's budget is the CTA's divided by [`crate::CTA_STEP_FACTOR`], and at most
 /// `config`'s): a step limit of 0 when `left` cannot pay for one.
@@ -380,9 +408,10 @@ pub fn uncovered(
 /// The emulator-level half of the induction over the trip count `variable` of `kernel`
 /// (see the module documentation). `Ok(Err(_))` says why it did not conclude.
 ///
-/// Its runs share `budget` thread-instructions in all (each run's CTA-wide budget is what
-/// is left of it, each thread's at most `config.step_limit`), and `budget` is decreased by
-/// what they ran: hostile input must not multiply the budget by the number of runs.
+/// Its runs share `left` in all (each run's CTA-wide instruction budget and search budget
+/// are what is left of it, each thread's at most `config.step_limit`), and `left` is
+/// decreased by what they ran: hostile input must not multiply the budgets by the number of
+/// runs.
 /// `longest`: the thread-instructions of the exploration's longest path, explored with
 /// `max_trips` choices per branch at most (0 and 1 when unknown: no estimate).
 pub fn induct(
@@ -391,7 +420,7 @@ pub fn induct(
     config: &Config,
     variable: &Variable,
     pins: &[(Variable, u64)],
-    budget: &mut u64,
+    left: &mut Left,
     (longest, max_trips): (u64, u32),
 ) -> Result<Result<Induction, NotConcluded>, Error> {
     if config.warp_sync {
@@ -408,7 +437,7 @@ pub fn induct(
     // loop per trip, ran its probe and observation to the budget for nothing).
     let long_path =
         longest.saturating_mul(u64::from(MAX_MOMENTS + 8)) / u64::from(max_trips.max(1));
-    if long_path.saturating_mul(2) > *budget {
+    if long_path.saturating_mul(2) > left.instructions {
         return Ok(Err(NotConcluded::Budget));
     }
     let mut cfg = config.clone();
@@ -419,16 +448,22 @@ pub fn induct(
         prefer_large: true,
         pins: pins.to_vec(),
     });
-    // One run within what is left of `budget`: `None` when nothing is left or the run
-    // stopped at a budget (the argument needs every run complete).
+    // One run within what is left: `None` when nothing is left or the run stopped at a
+    // budget (the argument needs every run complete).
     let mut run = |induct: Induct| -> Result<Option<(Emulation, Induct)>, Error> {
-        let cfg = within(&cfg, *budget);
-        if cfg.step_limit == 0 {
+        let mut cfg = within(&cfg, left.instructions);
+        if cfg.step_limit == 0 || left.search == 0 {
             return Ok(None);
         }
+        if let Some(plan) = cfg.choices.as_mut() {
+            plan.search_budget = left.search;
+        }
         let (emulation, induct) = crate::exec::run_induct(&ir, shape, &cfg, induct)?;
-        *budget = budget.saturating_sub(emulation.stats.instructions);
-        if emulation.unverifiable.iter().any(|u| u.why.is_budget()) {
+        left.instructions = left
+            .instructions
+            .saturating_sub(emulation.stats.instructions);
+        left.search = left.search.saturating_sub(emulation.search_work);
+        if emulation.search_exhausted || emulation.unverifiable.iter().any(|u| u.why.is_budget()) {
             return Ok(None);
         }
         Ok(Some((emulation, induct)))
@@ -550,6 +585,11 @@ pub fn induct(
         .collect();
     distances.sort_unstable();
     distances.dedup();
+    // One run and one kept program per distance: a counter that advances by 65,536 per trip
+    // (a mutant of late_bug.ptx) asked for 65,536 tails, 3 GB of kept commands.
+    if distances.len() > MAX_TAILS {
+        return Ok(Err(NotConcluded::Tails(distances.len() as u64)));
+    }
     for distance in distances {
         let Some((emulation, tail)) = run(new(Task::Tail {
             start,

@@ -148,8 +148,8 @@ fn the_induction_runs_within_the_budget_the_exploration_left() {
     assert_answer(&run, 0, "pipeline.ptx: verified");
     assert!(
         run.stdout.contains(
-            "induction: not concluded: its runs do not fit in the instruction budget the exploration \
-             left"
+            "induction: not concluded: its runs do not fit in the instruction or search budget the \
+             exploration left"
         ),
         "{run:?}"
     );
@@ -158,6 +158,26 @@ fn the_induction_runs_within_the_budget_the_exploration_left() {
         &run,
         0,
         "induction: the emulator's state repeats every 2 trips",
+    );
+}
+
+#[test]
+fn the_induction_runs_a_bounded_number_of_tails() {
+    // A counter stepping by 65,536 per trip: the family's launches end the loop with 65,536
+    // distinct distances, one tail run and one kept program each (24 s and 3 GB before).
+    let run = stress(&["tails_65536.ptx"]);
+    assert_answer(&run, 0, "tails_65536.ptx: verified");
+    assert!(
+        run.stdout.contains(
+            "induction: not concluded: the loop's last trips end in 65536 different ways"
+        ),
+        "{run:?}"
+    );
+    // Every value the scan reached is verified: the coverage names only the larger ones.
+    assert!(
+        run.stdout
+            .contains("= 0..=16384 (10 paths, --max-trips 8); larger values were not checked"),
+        "{run:?}"
     );
 }
 

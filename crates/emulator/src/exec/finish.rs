@@ -50,7 +50,10 @@ impl Machine<'_> {
         let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
         let path_values = self.path_values();
         let witness = self.witness_exprs();
-        let path_inputs = if self.choices.abandoned {
+        // The induction's runs (the long path) need no input scan: their values are not
+        // coverage, and the scan would cost each run up to a whole search budget.
+        let induction = self.cfg.choices.as_ref().is_some_and(|p| p.prefer_large);
+        let path_inputs = if self.choices.abandoned || induction {
             None
         } else {
             self.path_inputs()

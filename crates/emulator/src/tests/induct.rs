@@ -1,6 +1,6 @@
 //! The emulator-level half of the induction over trip counts (`crate::induct`).
 
-use crate::induct::{NotConcluded, induct};
+use crate::induct::{Left, NotConcluded, induct};
 use crate::{Config, Expr, Variable};
 
 fn sample(path: &str) -> String {
@@ -32,7 +32,7 @@ fn the_pipeline_sample_repeats_with_period_two() {
         &Config::default(),
         &n_of(2, "_Z8pipelinePKfPfi_param_2"),
         &[],
-        &mut { u64::MAX },
+        &mut Left::unlimited(),
         (0, 1),
     )
     .unwrap();
@@ -50,7 +50,7 @@ fn late_bug_is_not_concluded() {
         &Config::default(),
         &n_of(2, "_Z8late_bugPKfPfi_param_2"),
         &[],
-        &mut { u64::MAX },
+        &mut Left::unlimited(),
         (0, 1),
     )
     .unwrap();
@@ -67,7 +67,7 @@ fn every_family_value_has_its_periods_and_tail() {
         &Config::default(),
         &n_of(2, "_Z8pipelinePKfPfi_param_2"),
         &[],
-        &mut { u64::MAX },
+        &mut Left::unlimited(),
         (0, 1),
     )
     .unwrap()
