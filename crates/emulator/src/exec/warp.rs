@@ -144,15 +144,33 @@ impl Machine<'_> {
                 b,
             } => {
                 let (av, au) = self.lanes_of(ws, a);
-                let (bv, bu) = self.lanes_of(ws, b);
+                // An immediate second operand (the common case) is not copied per lane.
+                let imm = match b {
+                    Src::Imm(y) => Some(y),
+                    Src::Reg(_) => None,
+                };
+                let (bv, bu) = match imm {
+                    Some(_) => ([0; LANES], [0; LANES]),
+                    None => self.lanes_of(ws, b),
+                };
                 let known = active & known_lanes(&au, &bu, &[0; LANES]);
                 let m = ones(bits);
                 let mut out = [0u64; LANES];
                 macro_rules! map {
                     (|$x:ident, $y:ident| $e:expr) => {
-                        for l in 0..LANES {
-                            let ($x, $y) = (av[l], bv[l]);
-                            out[l] = ($e) & m;
+                        match imm {
+                            Some($y) => {
+                                for l in 0..LANES {
+                                    let $x = av[l];
+                                    out[l] = ($e) & m;
+                                }
+                            }
+                            None => {
+                                for l in 0..LANES {
+                                    let ($x, $y) = (av[l], bv[l]);
+                                    out[l] = ($e) & m;
+                                }
+                            }
                         }
                     };
                 }
