@@ -229,6 +229,57 @@ impl Machine<'_> {
         }
     }
 
+    /// The registers the instructions between the unknown branch at `pc` and its join name
+    /// (operands, memory bases, guards): a superset of those either side can write. `None`
+    /// when the region calls a function (whose registers it does not name) or has no join.
+    fn fork_regs(&mut self, pc: u32) -> Option<std::rc::Rc<[u32]>> {
+        if let Some(r) = self.fork_regs.get(&pc) {
+            return r.clone();
+        }
+        let ir = self.ir;
+        let result = (|| {
+            let join = ir.ipdom.get(pc as usize).copied().flatten().map(|j| j.0);
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut work: Vec<u32> = ir
+                .successors(Pc(pc))
+                .into_iter()
+                .flatten()
+                .map(|s| s.0)
+                .collect();
+            if let Some(i) = ir.insts.get(pc as usize)
+                && matches!(i.op, Op::Exit | Op::Ret)
+            {
+                work = vec![pc + 1];
+            }
+            let mut regs = Vec::new();
+            let mut named = vec![false; self.nregs];
+            while let Some(x) = work.pop() {
+                if Some(x) == join || !seen.insert(x) {
+                    continue;
+                }
+                let inst = ir.insts.get(x as usize)?;
+                if matches!(inst.op, Op::Call | Op::CallExtern(_)) {
+                    return None;
+                }
+                regs.clear();
+                for &o in ir.operands(inst) {
+                    crate::ir::registers(ir, o, &mut regs);
+                }
+                regs.extend(inst.guard.map(|g| g.index()));
+                for &r in &regs {
+                    *named.get_mut(r)? = true;
+                }
+                work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|s| s.0));
+            }
+            let list: Vec<u32> = (0..self.nregs as u32)
+                .filter(|&r| named[r as usize])
+                .collect();
+            Some(std::rc::Rc::from(list))
+        })();
+        self.fork_regs.insert(pc, result.clone());
+        result
+    }
+
     /// Checks that the region between an unknown branch and its join point contains no
     /// synchronization and no loop; returns the join (`None`: the function's exit).
     pub(super) fn region(&mut self, pc: u32) -> Result<Option<u32>, Region> {
@@ -302,12 +353,26 @@ impl Machine<'_> {
                 return;
             }
         };
-        // Thread `t`'s registers (`values::Machine::slot`).
-        let regs: Vec<usize> = (0..self.nregs)
-            .map(|k| self.slot(t) + k * super::values::LANES)
-            .collect();
-        let snap_v: Vec<u64> = regs.iter().map(|&i| self.vals[i]).collect();
-        let snap_u: Vec<u32> = regs.iter().map(|&i| self.unk[i]).collect();
+        // Thread `t`'s registers the region names (`values::Machine::slot`: register `r` at
+        // `base + r·LANES`): the others are the same after either side.
+        let base = self.slot(t);
+        let regs = self.fork_regs(pc);
+        let all: Vec<u32>;
+        let regs: &[u32] = match &regs {
+            Some(r) => r,
+            None => {
+                all = (0..self.nregs as u32).collect();
+                &all
+            }
+        };
+        let n = regs.len();
+        let at = |k: usize| base + regs[k] as usize * super::values::LANES;
+        let (mut snap_v, mut snap_u) = self.fork_bufs.pop().unwrap_or_default();
+        let (mut a_v, mut a_u) = self.fork_bufs.pop().unwrap_or_default();
+        snap_v.clear();
+        snap_u.clear();
+        snap_v.extend((0..n).map(|k| self.vals[at(k)]));
+        snap_u.extend((0..n).map(|k| self.unk[at(k)]));
         let snap_stack = self.th[t].stack.clone();
         let depth = snap_stack.len();
         let saved = self.th[t].may_src;
@@ -315,13 +380,16 @@ impl Machine<'_> {
         self.th[t].may += 1;
         self.th[t].may_src = merged;
         let end_a = self.run_path(t, target, join, depth);
-        let a_v: Vec<u64> = regs.iter().map(|&i| self.vals[i]).collect();
-        let a_u: Vec<u32> = regs.iter().map(|&i| self.unk[i]).collect();
-        let a_pc = self.th[t].pc;
-        for (k, &i) in regs.iter().enumerate() {
+        a_v.clear();
+        a_u.clear();
+        for k in 0..n {
+            let i = at(k);
+            a_v.push(self.vals[i]);
+            a_u.push(self.unk[i]);
             self.vals[i] = snap_v[k];
             self.unk[i] = snap_u[k];
         }
+        let a_pc = self.th[t].pc;
         self.th[t].stack = snap_stack;
         let end_b = if self.stop {
             PathEnd::Stopped
@@ -330,8 +398,10 @@ impl Machine<'_> {
         };
         self.th[t].may -= 1;
         self.th[t].may_src = saved;
+        self.fork_bufs.push((snap_v, snap_u));
         if self.stop || end_a == PathEnd::Stopped || end_b == PathEnd::Stopped {
             self.stop = true;
+            self.fork_bufs.push((a_v, a_u));
             return;
         }
         // The predicate the taken side ran under, when it has a term: a register the two
@@ -340,7 +410,8 @@ impl Machine<'_> {
             let neg = self.ir.insts.get(pc as usize).is_some_and(|i| i.guard_neg);
             if neg { self.src.terms.not(p) } else { Some(p) }
         });
-        for (k, &i) in regs.iter().enumerate() {
+        for k in 0..n {
+            let i = at(k);
             if a_v[k] != self.vals[i] || a_u[k] != self.unk[i] {
                 let u = self.src.union(a_u[k], self.unk[i]);
                 let u = self.src.union(u, merged);
@@ -354,6 +425,7 @@ impl Machine<'_> {
                 self.vals[i] = v;
             }
         }
+        self.fork_bufs.push((a_v, a_u));
         match (end_a, end_b) {
             // Both sides stopped at the join, where the thread's pc now is.
             (PathEnd::Joined, PathEnd::Joined) => {}

@@ -29,7 +29,8 @@ fn writes(inst: &Inst) -> bool {
     inst.op.computes() || matches!(inst.op, Op::Ld | Op::Float | Op::Texture | Op::Activemask)
 }
 
-fn registers(ir: &Ir, o: Opnd, out: &mut Vec<usize>) {
+/// The registers operand `o` names (a list's elements, a memory operand's base).
+pub(crate) fn registers(ir: &Ir, o: Opnd, out: &mut Vec<usize>) {
     match o {
         Opnd::Reg(r) | Opnd::NotReg(r) | Opnd::Mem(MemBase::Reg(r), _) => out.push(r.index()),
         Opnd::List(s, n) => {

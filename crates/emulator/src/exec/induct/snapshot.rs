@@ -186,6 +186,8 @@ impl Machine<'_> {
             local_base: _,
             win: _,
             region_cache: _,
+            fork_bufs: _,
+            fork_regs: _,
             uninit_shared: _,
             trapped,
             assumptions,
