@@ -88,7 +88,7 @@ fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emul
 
 /// Why the induction stopped at a budget.
 const BUDGET: &str = "its runs do not fit in the instruction or search budget the exploration \
-left of one emulation's (16 x --max-steps instructions, and the search for inputs' term \
+left of one emulation's (8 x --max-steps instructions, and the search for inputs' term \
 evaluations)";
 
 /// The emulator-level half's reason, in words.

@@ -165,8 +165,12 @@ use ptx_parser::Module;
 use weft_program::{CtaShape, InstId, Program, SourceTable, ThreadId};
 
 /// The instructions all threads of the CTA may run together: this many times
-/// [`Config::step_limit`].
-pub const CTA_STEP_FACTOR: u64 = 16;
+/// [`Config::step_limit`] (8 × 10⁷ by default). A kernel that never ends costs about this
+/// budget's time before it is unverifiable: 5–10 s of CPU on the 2-core development machine
+/// for the slowest loops (divergent warp collectives), about 16 times the longest path of
+/// the largest corpus kernel (FlashAttention-4 sm100: 5.0 · 10⁶), and above the paper's
+/// largest CudaDMA kernel at full scale (7.3 · 10⁷, BENCHMARKS.md).
+pub const CTA_STEP_FACTOR: u64 = 8;
 
 /// The default [`Config::max_memory`]: 4 GiB.
 pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;

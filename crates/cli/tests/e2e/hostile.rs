@@ -59,7 +59,7 @@ fn long_barrier_loops_reach_the_memory_budget_not_an_abort() {
 
 #[test]
 fn the_step_budget_names_its_option() {
-    // One thread: its own budget ends it before the CTA-wide one (16 x).
+    // One thread: its own budget ends it before the CTA-wide one (8 x).
     let run = stress(&["-n", "1", "--max-steps", "1000", "barrier_loop_64x1e6.ptx"]);
     assert_answer(&run, 3, "exceeded the step budget of 1000 instructions");
     assert!(
@@ -74,7 +74,7 @@ fn a_collective_loop_reaches_the_cta_step_budget() {
     assert_answer(
         &run,
         3,
-        "could not verify: the CTA's threads exceeded their budget of 16000 instructions in all",
+        "could not verify: the CTA's threads exceeded their budget of 8000 instructions in all",
     );
 }
 

@@ -180,10 +180,10 @@ SKIP:
 fn the_paths_share_one_instruction_budget() {
     let src = module(LOOP, ".param .u32 n");
     let m = ptx_parser::parse(&src).unwrap();
-    // Each path stays under 16 x 200 = 3,200 thread-instructions (64 threads, at most 41
+    // Each path stays under 8 x 400 = 3,200 thread-instructions (64 threads, at most 41
     // each); the ten paths of the bound 8 together would not.
     let cfg = Config {
-        step_limit: 200,
+        step_limit: 400,
         ..Config::default()
     };
     let all = explore(&m, "k", &Config::default(), 8, |_| true).unwrap();
