@@ -162,6 +162,21 @@ fn the_induction_runs_within_the_budget_the_exploration_left() {
 }
 
 #[test]
+fn a_branch_that_chooses_on_a_new_variable_every_trip_is_bounded() {
+    // The remainder loop's counter term is rebuilt at every trip: one path made 65,468
+    // choices at one branch, each on a new variable, until the search budget ran out
+    // (exit 3 after 8-15 s of CPU). The branch's choices are now bounded per path: the
+    // values of n whose loop wraps (n % 4 == 0) are left unexplored, the others verified.
+    let run = stress(&["param_loop_no_exit.ptx"]);
+    assert_answer(
+        &run,
+        0,
+        "coverage: bounded: verified only for param 1 (_Z10param_loopPKfiPf_param_1) = 0..=3, \
+         5..=7, 9..=11,",
+    );
+}
+
+#[test]
 fn the_induction_runs_a_bounded_number_of_tails() {
     // A counter stepping by 65,536 per trip: the family's launches end the loop with 65,536
     // distinct distances, one tail run and one kept program each (24 s and 3 GB before).

@@ -13,7 +13,10 @@
 //!
 //! The bound: once one branch has made [`crate::ChoicePlan::max_trips`] choices on a
 //! variable on a path (a loop's trips), a further choice there on it takes the smaller side
-//! only and records the other side as *not explored*.
+//! only and records the other side as *not explored*. A branch that chooses on a new
+//! variable at every trip (a counter whose term is rebuilt each trip) escapes that bound:
+//! once it has made [`BRANCH_VARIABLES`] times as many choices on one path, the path is
+//! abandoned and the values of its next variable are recorded as not explored.
 
 use super::Machine;
 use super::alu::sx;
@@ -25,6 +28,11 @@ use weft_program::{InstId, ThreadId};
 
 /// A variable: a base term read at a width.
 type VarKey = (TermId, u8);
+
+/// Choices one branch may make on one path, on all its variables together, in units of
+/// [`crate::ChoicePlan::max_trips`] (a mutant of `param_loop.ptx` made 65,468 choices at one
+/// branch, each on a new variable, and its witness searches ran the search budget: 14 s).
+pub(crate) const BRANCH_VARIABLES: u32 = 4;
 
 /// A predicate's constraint and the values for which it is false (both computed once).
 pub(super) struct Predicate {
@@ -46,6 +54,8 @@ pub(super) struct Choices {
     pub(super) store: FxHashMap<(TermId, u8), Set>,
     /// Per variable and branch: the choices made there on it (a loop's trips).
     counts: FxHashMap<((TermId, u8), u32), u32>,
+    /// Per branch: the choices made there, on any variable.
+    branch_counts: FxHashMap<u32, u32>,
     /// The choices, in order, with their variables.
     pub(super) trail: Vec<(Choice, (TermId, u8))>,
     /// The variables in order of first choice.
@@ -118,6 +128,15 @@ impl Machine<'_> {
         let no = intersect(&cur, &complement(when_true, key.1));
         if no.is_empty() || yes.is_empty() {
             return Some(!yes.is_empty());
+        }
+        let made = self.choices.branch_counts.entry(pc).or_insert(0);
+        *made += 1;
+        if *made > plan.max_trips.saturating_mul(BRANCH_VARIABLES) {
+            let variable = self.variable(key);
+            self.choices.not_explored.push((variable, cur));
+            self.choices.abandoned = true;
+            self.stop = true;
+            return Some(false);
         }
         // Explore only sides with a concrete witness: every explored path has an input that
         // follows it, so what it finds is real. A side without one is left unexplored.
