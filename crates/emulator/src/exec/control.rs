@@ -231,51 +231,35 @@ impl Machine<'_> {
 
     /// The registers the instructions between the unknown branch at `pc` and its join name
     /// (operands, memory bases, guards): a superset of those either side can write. `None`
-    /// when the region calls a function (whose registers it does not name) or has no join.
+    /// when the region calls a function (whose registers it does not name).
     fn fork_regs(&mut self, pc: u32) -> Option<std::rc::Rc<[u32]>> {
         if let Some(r) = self.fork_regs.get(&pc) {
             return r.clone();
         }
         let ir = self.ir;
-        let result = (|| {
-            let join = ir.ipdom.get(pc as usize).copied().flatten().map(|j| j.0);
-            let mut seen = rustc_hash::FxHashSet::default();
-            let mut work: Vec<u32> = ir
-                .successors(Pc(pc))
-                .into_iter()
-                .flatten()
-                .map(|s| s.0)
-                .collect();
-            if let Some(i) = ir.insts.get(pc as usize)
-                && matches!(i.op, Op::Exit | Op::Ret)
-            {
-                work = vec![pc + 1];
+        let mut regs = Vec::new();
+        let mut named = vec![false; self.nregs];
+        let walked = walk_region(ir, pc, |x| {
+            let inst = ir.insts.get(x as usize).ok_or(())?;
+            if matches!(inst.op, Op::Call | Op::CallExtern(_)) {
+                return Err(());
             }
-            let mut regs = Vec::new();
-            let mut named = vec![false; self.nregs];
-            while let Some(x) = work.pop() {
-                if Some(x) == join || !seen.insert(x) {
-                    continue;
-                }
-                let inst = ir.insts.get(x as usize)?;
-                if matches!(inst.op, Op::Call | Op::CallExtern(_)) {
-                    return None;
-                }
-                regs.clear();
-                for &o in ir.operands(inst) {
-                    crate::ir::registers(ir, o, &mut regs);
-                }
-                regs.extend(inst.guard.map(|g| g.index()));
-                for &r in &regs {
-                    *named.get_mut(r)? = true;
-                }
-                work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|s| s.0));
+            regs.clear();
+            for &o in ir.operands(inst) {
+                crate::ir::registers(ir, o, &mut regs);
             }
+            regs.extend(inst.guard.map(|g| g.index()));
+            for &r in &regs {
+                *named.get_mut(r).ok_or(())? = true;
+            }
+            Ok(())
+        });
+        let result = walked.ok().map(|_| {
             let list: Vec<u32> = (0..self.nregs as u32)
                 .filter(|&r| named[r as usize])
                 .collect();
-            Some(std::rc::Rc::from(list))
-        })();
+            std::rc::Rc::from(list)
+        });
         self.fork_regs.insert(pc, result.clone());
         result
     }
@@ -287,37 +271,19 @@ impl Machine<'_> {
             return r;
         }
         let ir = self.ir;
-        let result = (|| {
-            if !ir.reaches_exit.get(pc as usize).copied().unwrap_or(false) {
-                return Err(Region::LoopWithoutExit);
-            }
-            let join = ir.ipdom.get(pc as usize).copied().flatten().map(|j| j.0);
-            let mut seen = rustc_hash::FxHashSet::default();
-            let mut work: Vec<u32> = ir
-                .successors(Pc(pc))
-                .into_iter()
-                .flatten()
-                .map(|s| s.0)
-                .collect();
-            if let Some(i) = ir.insts.get(pc as usize)
-                && matches!(i.op, Op::Exit | Op::Ret)
-            {
-                work = vec![pc + 1];
-            }
-            while let Some(x) = work.pop() {
-                if Some(x) == join || !seen.insert(x) {
-                    continue;
-                }
+        let result = if ir.reaches_exit.get(pc as usize).copied().unwrap_or(false) {
+            walk_region(ir, pc, |x| {
                 if x == pc {
-                    return Err(Region::UnknownTripCount);
+                    Err(Region::UnknownTripCount)
+                } else if ir.syncs(Pc(x)) {
+                    Err(Region::Synchronizes(InstId(x)))
+                } else {
+                    Ok(())
                 }
-                if ir.syncs(Pc(x)) {
-                    return Err(Region::Synchronizes(InstId(x)));
-                }
-                work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|s| s.0));
-            }
-            Ok(join)
-        })();
+            })
+        } else {
+            Err(Region::LoopWithoutExit)
+        };
         self.region_cache.insert(pc, result);
         result
     }
@@ -495,4 +461,35 @@ impl Machine<'_> {
             self.step(t);
         }
     }
+}
+
+/// Visits every instruction between the branch at `pc` and its join (its immediate
+/// post-dominator; the function's exit when it has none) once, stopping at the first error
+/// `visit` returns; the join.
+fn walk_region<E>(
+    ir: &crate::ir::Ir,
+    pc: u32,
+    mut visit: impl FnMut(u32) -> Result<(), E>,
+) -> Result<Option<u32>, E> {
+    let join = ir.ipdom.get(pc as usize).copied().flatten().map(|j| j.0);
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut work: Vec<u32> = ir
+        .successors(Pc(pc))
+        .into_iter()
+        .flatten()
+        .map(|s| s.0)
+        .collect();
+    if let Some(i) = ir.insts.get(pc as usize)
+        && matches!(i.op, Op::Exit | Op::Ret)
+    {
+        work = vec![pc + 1];
+    }
+    while let Some(x) = work.pop() {
+        if Some(x) == join || !seen.insert(x) {
+            continue;
+        }
+        visit(x)?;
+        work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|s| s.0));
+    }
+    Ok(join)
 }
