@@ -135,6 +135,9 @@ fn endless_loops_of_mutants_end_at_a_budget() {
     assert_answer(&run, 3, "exceeded the step budget of 20000 instructions");
     let run = stress(&["--max-steps", "20000", "param_loop_no_exit.ptx"]);
     assert_answer(&run, 3, "could not verify");
+    // Bulk groups committed at every trip and never waited for.
+    let run = stress(&["--max-steps", "20000", "bulk_commit_no_wait.ptx"]);
+    assert_answer(&run, 3, "exceeded the step budget of 20000 instructions");
 }
 
 #[test]

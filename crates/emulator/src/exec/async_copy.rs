@@ -572,13 +572,34 @@ impl Machine<'_> {
     }
 }
 
-/// Commits the uncommitted copies of `pending` as group `committed`; returns the new number
-/// of committed groups.
-fn commit(pending: &mut [(u32, u32)], committed: u32) -> u32 {
-    for e in pending.iter_mut() {
-        if e.1 == UNCOMMITTED {
-            e.1 = committed;
+/// Commits the uncommitted operations of `pending` as group `committed`; returns the new
+/// number of committed groups. The uncommitted ones are a suffix of `pending` (they are
+/// pushed at its end, a commit takes them all, a wait removes committed ones in order), so
+/// a commit costs the operations it takes: a loop that commits bulk groups and never waits
+/// (a mutant) scanned every pending copy at every commit, quadratic in its trips.
+pub(super) fn commit(pending: &mut [(u32, u32)], committed: u32) -> u32 {
+    for e in pending.iter_mut().rev() {
+        if e.1 != UNCOMMITTED {
+            break;
         }
+        e.1 = committed;
     }
     committed.saturating_add(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{UNCOMMITTED, commit};
+
+    #[test]
+    fn a_commit_takes_the_uncommitted_suffix_only() {
+        // Groups 0 and 1 committed (one of group 0's copies completed and removed), then two
+        // new copies.
+        let mut pending = vec![(0, 0), (2, 1), (3, UNCOMMITTED), (4, UNCOMMITTED)];
+        assert_eq!(commit(&mut pending, 2), 3);
+        assert_eq!(pending, vec![(0, 0), (2, 1), (3, 2), (4, 2)]);
+        // Nothing uncommitted: an empty group.
+        assert_eq!(commit(&mut pending, 3), 4);
+        assert_eq!(pending, vec![(0, 0), (2, 1), (3, 2), (4, 2)]);
+    }
 }

@@ -349,12 +349,8 @@ impl Machine<'_> {
 
     /// `wgmma.commit_group`: the thread's uncommitted operations form its next group.
     pub(super) fn wgmma_commit(&mut self, t: usize) {
-        for e in self.wg_pending[t].iter_mut() {
-            if e.1 == UNCOMMITTED {
-                e.1 = self.wg_committed[t];
-            }
-        }
-        self.wg_committed[t] = self.wg_committed[t].saturating_add(1);
+        self.wg_committed[t] =
+            super::async_copy::commit(&mut self.wg_pending[t], self.wg_committed[t]);
     }
 
     /// `wgmma.wait_group N`: the operations of every committed group but the `N` most
