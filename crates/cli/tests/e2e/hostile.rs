@@ -138,6 +138,9 @@ fn endless_loops_of_mutants_end_at_a_budget() {
     // Bulk groups committed at every trip and never waited for.
     let run = stress(&["--max-steps", "20000", "bulk_commit_no_wait.ptx"]);
     assert_answer(&run, 3, "exceeded the step budget of 20000 instructions");
+    // A wait that keeps every bulk group in flight.
+    let run = stress(&["--max-steps", "20000", "bulk_wait_keeps_all.ptx"]);
+    assert_answer(&run, 3, "exceeded the step budget of 20000 instructions");
 }
 
 #[test]

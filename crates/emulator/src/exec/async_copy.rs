@@ -109,13 +109,15 @@ impl Machine<'_> {
         let limit = u64::from(committed).saturating_sub(keep);
         let at = self.cmds[t].len() as u32;
         let seq = self.copies.len() as u32;
-        pending.retain(|&(g, group)| {
-            let done = group != UNCOMMITTED && u64::from(group) < limit;
-            if done && let Some(c) = self.copies.get_mut(g as usize) {
+        // The completed ones are a prefix (see `commit`): a wait that keeps many groups in
+        // flight costs only what it completes.
+        let done = done_prefix(pending, limit);
+        for &(g, _) in &pending[..done] {
+            if let Some(c) = self.copies.get_mut(g as usize) {
                 c.complete_at(at, seq);
             }
-            !done
-        });
+        }
+        pending.drain(..done);
     }
 
     pub(super) fn bulk_copy(
@@ -572,6 +574,13 @@ impl Machine<'_> {
     }
 }
 
+/// How many operations at the front of `pending` belong to a committed group older than
+/// `limit`: pending operations are in the order of their groups, the uncommitted last, so
+/// those a wait completes are a prefix.
+pub(super) fn done_prefix(pending: &[(u32, u32)], limit: u64) -> usize {
+    pending.partition_point(|&(_, group)| group != UNCOMMITTED && u64::from(group) < limit)
+}
+
 /// Commits the uncommitted operations of `pending` as group `committed`; returns the new
 /// number of committed groups. The uncommitted ones are a suffix of `pending` (they are
 /// pushed at its end, a commit takes them all, a wait removes committed ones in order), so
@@ -589,7 +598,7 @@ pub(super) fn commit(pending: &mut [(u32, u32)], committed: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{UNCOMMITTED, commit};
+    use super::{UNCOMMITTED, commit, done_prefix};
 
     #[test]
     fn a_commit_takes_the_uncommitted_suffix_only() {
@@ -601,5 +610,16 @@ mod tests {
         // Nothing uncommitted: an empty group.
         assert_eq!(commit(&mut pending, 3), 4);
         assert_eq!(pending, vec![(0, 0), (2, 1), (3, 2), (4, 2)]);
+    }
+
+    #[test]
+    fn a_wait_completes_the_prefix_of_older_groups() {
+        let pending = vec![(0, 0), (1, 0), (2, 1), (3, 2), (4, UNCOMMITTED)];
+        // Three committed groups, keep 1 in flight: groups 0 and 1 complete.
+        assert_eq!(done_prefix(&pending, 3 - 1), 3);
+        // Keep more than were committed: none.
+        assert_eq!(done_prefix(&pending, 0), 0);
+        // Keep none: every committed one, never the uncommitted.
+        assert_eq!(done_prefix(&pending, 3), 4);
     }
 }

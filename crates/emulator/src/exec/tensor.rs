@@ -364,9 +364,9 @@ impl Machine<'_> {
         let at = self.cmds[t].len() as u32;
         let seq = self.copies.len() as u32;
         let mut pending = std::mem::take(&mut self.wg_pending[t]);
-        pending.retain(|&(k, group)| {
-            let done = group != UNCOMMITTED && u64::from(group) < limit;
-            if done && let Some(op) = self.wg_ops.get(k as usize) {
+        let done = super::async_copy::done_prefix(&pending, limit);
+        for &(k, _) in &pending[..done] {
+            if let Some(op) = self.wg_ops.get(k as usize) {
                 if op.issuer == t {
                     for &g in &op.agents {
                         if let Some(c) = self.copies.get_mut(g as usize) {
@@ -378,8 +378,8 @@ impl Machine<'_> {
                     self.charged = self.charged.saturating_add(8);
                 }
             }
-            !done
-        });
+        }
+        pending.drain(..done);
         self.wg_pending[t] = pending;
     }
 
