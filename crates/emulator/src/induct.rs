@@ -440,24 +440,20 @@ pub fn induct(
     if long_path.saturating_mul(2) > left.instructions {
         return Ok(Err(NotConcluded::Budget));
     }
-    let mut cfg = config.clone();
-    cfg.choices = Some(ChoicePlan {
-        answers: Vec::new(),
-        max_trips: MAX_MOMENTS + 8,
-        search_budget: config.search_budget,
-        prefer_large: true,
-        pins: pins.to_vec(),
-    });
     // One run within what is left: `None` when nothing is left or the run stopped at a
     // budget (the argument needs every run complete).
     let mut run = |induct: Induct| -> Result<Option<(Emulation, Induct)>, Error> {
-        let mut cfg = within(&cfg, left.instructions);
+        let mut cfg = within(config, left.instructions);
         if cfg.step_limit == 0 || left.search == 0 {
             return Ok(None);
         }
-        if let Some(plan) = cfg.choices.as_mut() {
-            plan.search_budget = left.search;
-        }
+        cfg.choices = Some(ChoicePlan {
+            answers: Vec::new(),
+            max_trips: MAX_MOMENTS + 8,
+            search_budget: left.search,
+            prefer_large: true,
+            pins: pins.to_vec(),
+        });
         let (emulation, induct) = crate::exec::run_induct(&ir, shape, &cfg, induct)?;
         left.instructions = left
             .instructions

@@ -868,36 +868,12 @@ fn benign_pairs_saturate_only_where_every_write_is_the_same() {
     assert!(store_store.thread_pairs >= u64::from(SATURATION));
 }
 
-/// A relation with the sweep turned off: `H`'s tests and bounds, no epochs.
-struct Unswept<'a, H>(&'a H);
+/// `H`'s tests and bounds with the sweep's order replaced: `None`, no epochs (the sweep is
+/// off); `Some(step)`, the order `index / step` (non-decreasing in program order, unrelated
+/// to happens-before).
+struct Epochs<'a, H>(&'a H, Option<u32>);
 
-impl<H: HappensBeforeQuery> HappensBeforeQuery for Unswept<'_, H> {
-    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
-        self.0.ordered(first, second)
-    }
-
-    fn before_bound(&self, second: (ThreadId, u32), other: ThreadId) -> Option<u32> {
-        self.0.before_bound(second, other)
-    }
-
-    fn chain_key(&self, c: (ThreadId, u32)) -> u32 {
-        self.0.chain_key(c)
-    }
-
-    fn ordered_at(&self, first: (ThreadId, u32), second: (ThreadId, u32), key: u32) -> bool {
-        self.0.ordered_at(first, second, key)
-    }
-
-    fn before_bound_at(&self, second: (ThreadId, u32), key: u32, other: ThreadId) -> Option<u32> {
-        self.0.before_bound_at(second, key, other)
-    }
-}
-
-/// `H` visited by the sweep in the order `index / step` (non-decreasing in program order,
-/// unrelated to happens-before).
-struct Misordered<'a, H>(&'a H, u32);
-
-impl<H: HappensBeforeQuery> HappensBeforeQuery for Misordered<'_, H> {
+impl<H: HappensBeforeQuery> HappensBeforeQuery for Epochs<'_, H> {
     fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
         self.0.ordered(first, second)
     }
@@ -919,7 +895,7 @@ impl<H: HappensBeforeQuery> HappensBeforeQuery for Misordered<'_, H> {
     }
 
     fn epoch(&self, command: (ThreadId, u32), _key: u32) -> Option<u32> {
-        Some(command.1 / self.1)
+        self.1.map(|step| command.1 / step)
     }
 }
 
@@ -1000,9 +976,9 @@ proptest! {
         let hb = analysis.happens_before.as_ref().expect("one barrier, all threads");
         for config in [Config::default(), Config { warp_sync: true, detail: false },
                        Config { warp_sync: false, detail: true }] {
-            let merged = findings(&find_races(&program, &Unswept(hb), &config));
+            let merged = findings(&find_races(&program, &Epochs(hb, None), &config));
             prop_assert_eq!(&findings(&find_races(&program, hb, &config)), &merged);
-            prop_assert_eq!(&findings(&find_races(&program, &Misordered(hb, step), &config)), &merged);
+            prop_assert_eq!(&findings(&find_races(&program, &Epochs(hb, Some(step)), &config)), &merged);
         }
     }
 }

@@ -230,9 +230,9 @@ impl Machine<'_> {
     }
 
     /// The registers the instructions between the unknown branch at `pc` and its join name
-    /// (operands, memory bases, guards): a superset of those either side can write. `None`
-    /// when the region calls a function (whose registers it does not name).
-    fn fork_regs(&mut self, pc: u32) -> Option<std::rc::Rc<[u32]>> {
+    /// (operands, memory bases, guards): a superset of those either side can write. Every
+    /// register when the region calls a function (whose registers it does not name).
+    fn fork_regs(&mut self, pc: u32) -> std::rc::Rc<[u32]> {
         if let Some(r) = self.fork_regs.get(&pc) {
             return r.clone();
         }
@@ -254,12 +254,10 @@ impl Machine<'_> {
             }
             Ok(())
         });
-        let result = walked.ok().map(|_| {
-            let list: Vec<u32> = (0..self.nregs as u32)
-                .filter(|&r| named[r as usize])
-                .collect();
-            std::rc::Rc::from(list)
-        });
+        let list: Vec<u32> = (0..self.nregs as u32)
+            .filter(|&r| walked.is_err() || named[r as usize])
+            .collect();
+        let result: std::rc::Rc<[u32]> = std::rc::Rc::from(list);
         self.fork_regs.insert(pc, result.clone());
         result
     }
@@ -323,14 +321,6 @@ impl Machine<'_> {
         // `base + r·LANES`): the others are the same after either side.
         let base = self.slot(t);
         let regs = self.fork_regs(pc);
-        let all: Vec<u32>;
-        let regs: &[u32] = match &regs {
-            Some(r) => r,
-            None => {
-                all = (0..self.nregs as u32).collect();
-                &all
-            }
-        };
         let n = regs.len();
         let at = |k: usize| base + regs[k] as usize * super::values::LANES;
         let (mut snap_v, mut snap_u) = self.fork_bufs.pop().unwrap_or_default();

@@ -245,9 +245,9 @@ struct Machine<'a> {
     /// Register-file copies of the forks in progress, kept for the next fork (a cache: a
     /// branch on an unknown predicate in a loop allocated five vectors per trip).
     fork_bufs: Vec<(Vec<u64>, Vec<u32>)>,
-    /// Per branch on an unknown predicate: the registers its region names (`None`: every
-    /// register, the region calls a function), which are all a fork can change.
-    fork_regs: FxHashMap<u32, Option<std::rc::Rc<[u32]>>>,
+    /// Per branch on an unknown predicate: the registers its region names (every register
+    /// when the region calls a function), which are all a fork can change.
+    fork_regs: FxHashMap<u32, std::rc::Rc<[u32]>>,
     uninit_shared: u32,
     /// A thread trapped: threads still blocked at the end are stopped, not deadlocked (the
     /// trap aborts the launch).
