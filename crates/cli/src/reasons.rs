@@ -73,11 +73,17 @@ pub fn why(why: &Why, sources: &SourceTable) -> String {
         Why::MemoryBudget {
             limit,
             commands,
+            agents,
             pages,
         } => format!(
-            "the emulation reached the memory budget of {} ({commands} commands recorded, {} \
+            "the emulation reached the memory budget of {} ({commands} commands{} recorded, {} \
              of memory pages; raise it with --max-memory)",
             emulator::bytes_text(*limit),
+            if *agents > 0 {
+                format!(" and {agents} asynchronous-copy or tensor-core operand accesses")
+            } else {
+                String::new()
+            },
             emulator::bytes_text(*pages)
         ),
         Why::MbarrierNotShared => "the mbarrier operand is not a shared-memory address".into(),

@@ -77,6 +77,8 @@ pub enum Why {
         limit: u64,
         /// Commands recorded so far.
         commands: u64,
+        /// Agents recorded so far: asynchronous copies' and tensor-core operands' accesses.
+        agents: u64,
         /// Bytes of memory pages allocated.
         pages: u64,
     },

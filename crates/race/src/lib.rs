@@ -397,6 +397,35 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
     hb: &H,
     config: &Config,
 ) -> RaceReport {
+    find_races_tuned(program, hb, config, Tuning::default())
+}
+
+/// Where the merges switch to their indexed structures; only tests change it (every
+/// setting gives the same report).
+#[derive(Debug, Clone, Copy)]
+struct Tuning {
+    /// Slots of a window found by linear search; beyond, by a hash index.
+    window_index_slots: usize,
+    /// Slots of a window up to which `b` is tested slot by slot; beyond, once the window
+    /// is unchanged for a second `b`, by groups ([`Grouped`]).
+    group_min_slots: usize,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            window_index_slots: 32,
+            group_min_slots: 16,
+        }
+    }
+}
+
+fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
+    program: &Program,
+    hb: &H,
+    config: &Config,
+    tuning: Tuning,
+) -> RaceReport {
     let start = Instant::now();
     let Collected {
         entries,
@@ -409,6 +438,7 @@ pub fn find_races<H: HappensBeforeQuery + ?Sized>(
         hb,
         config,
         sweepable: program.threads.iter().all(|t| t.steps.is_empty()),
+        tuning,
     };
     let acc = chunks
         .par_iter()
@@ -434,7 +464,7 @@ struct ThreadLists<'e> {
 
 /// The reporting identity of an access within a window: accesses with equal keys yield the
 /// same finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct SiteKey {
     kind: AccessKind,
     inst: InstId,
@@ -462,11 +492,23 @@ struct Slot {
 #[derive(Default)]
 struct Window {
     slots: Vec<Slot>,
+    /// The position of each key in `slots`, kept once there are more than
+    /// [`Tuning::window_index_slots`] (a linear search per entry made a window of 5,000
+    /// distinct values quadratic).
+    index: Option<FxHashMap<SiteKey, u32>>,
 }
 
 impl Window {
-    fn add(&mut self, key: SiteKey, index: u32, occ: u32) {
-        if let Some(slot) = self.slots.iter_mut().find(|s| s.key == key) {
+    fn position(&self, key: &SiteKey) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).map(|&p| p as usize),
+            None => self.slots.iter().position(|s| s.key == *key),
+        }
+    }
+
+    fn add(&mut self, key: SiteKey, index: u32, occ: u32, index_slots: usize) {
+        if let Some(pos) = self.position(&key) {
+            let slot = &mut self.slots[pos];
             slot.count += 1;
             slot.prev = slot.last;
             slot.last = index;
@@ -479,14 +521,31 @@ impl Window {
                 last_occ: occ,
                 prev: index,
             });
+            if let Some(map) = &mut self.index {
+                map.insert(key, (self.slots.len() - 1) as u32);
+            } else if self.slots.len() > index_slots {
+                let map = self
+                    .slots
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (s.key, i as u32))
+                    .collect();
+                self.index = Some(map);
+            }
         }
     }
 
     fn remove(&mut self, key: SiteKey) {
-        if let Some(pos) = self.slots.iter().position(|s| s.key == key) {
+        if let Some(pos) = self.position(&key) {
             self.slots[pos].count -= 1;
             if self.slots[pos].count == 0 {
                 self.slots.swap_remove(pos);
+                if let Some(map) = &mut self.index {
+                    map.remove(&key);
+                    if let Some(moved) = self.slots.get(pos) {
+                        map.insert(moved.key, pos as u32);
+                    }
+                }
             }
         }
     }
@@ -498,6 +557,7 @@ struct Context<'a, H: ?Sized> {
     config: &'a Config,
     /// No thread has warp steps: the race-free sweep applies (`sweep` module).
     sweepable: bool,
+    tuning: Tuning,
 }
 
 impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
@@ -890,7 +950,14 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // instruction pairs, with a larger index, which changes nothing (a racy word whose
         // 200 instructions race in every thread pair recorded 10⁸ times). Lanes of one warp
         // are not skipped: their same-instruction rule reads `b`'s own occurrence.
-        let (mut version, mut tested_at, mut tested) = (0u64, u64::MAX, Vec::<SiteKey>::new());
+        let (mut version, mut tested_at, mut tested) =
+            (0u64, u64::MAX, FxHashSet::<SiteKey>::default());
+        // How many `b`s were tested against the window as it is now, and its slots grouped.
+        let (mut uses, mut used_at) = (0u32, u64::MAX);
+        let mut grouped = Grouped {
+            version: u64::MAX,
+            groups: Vec::new(),
+        };
         for b in bs {
             let bound = if use_bound {
                 self.hb
@@ -935,7 +1002,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             hi = hi.max(lo);
             while hi < e {
                 if let Some(key) = self.key(ta, &as_[hi]) {
-                    window.add(key, as_[hi].index, as_[hi].occ());
+                    window.add(
+                        key,
+                        as_[hi].index,
+                        as_[hi].occ(),
+                        self.tuning.window_index_slots,
+                    );
                     version += 1;
                 }
                 hi += 1;
@@ -946,71 +1018,262 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             let Some(bkey) = self.key(tb, b) else {
                 continue;
             };
+            if used_at != version {
+                used_at = version;
+                uses = 0;
+            }
             if !same_warp {
                 if tested_at != version {
                     tested_at = version;
-                    tested.clear();
+                    if tested.capacity() > 64 {
+                        // Clearing a large set costs its capacity, at every version.
+                        tested = FxHashSet::default();
+                    } else {
+                        tested.clear();
+                    }
                 }
                 if tested.contains(&bkey) {
                     continue;
                 }
-                tested.push(bkey);
+                tested.insert(bkey);
             }
-            for slot in &window.slots {
-                let a = slot.key;
-                if a.mask & bkey.mask == 0 || !may_race(a.kind, bkey.kind) {
-                    continue;
+            // A window of many slots tested by several `b`s is grouped once per version
+            // (slots differing only in their written value, as a racy loop storing a new
+            // value every trip makes): each group then costs a few lookups per `b`, not one
+            // test per value (5,000 values raced in every thread pair: 92 s → see
+            // BENCHMARKS.md).
+            if window.slots.len() > self.tuning.group_min_slots
+                && (uses >= 1 || grouped.version == version)
+            {
+                if grouped.version != version {
+                    grouped.build(&window, version);
                 }
-                // Report a pair only in the chunk of the first byte both access.
-                let common = a.addr.max(bkey.addr);
-                if u64::from(common) / CHUNK != u64::from(chunk) {
-                    continue;
+                for group in &grouped.groups {
+                    self.test_group(
+                        chunk,
+                        group,
+                        &window,
+                        (thread_a, thread_b),
+                        b,
+                        &bkey,
+                        same_warp,
+                        acc,
+                    );
                 }
-                let mut index = slot.last;
-                if same_warp
-                    && a.inst == bkey.inst
-                    && b.occ() != OCC_NONE
-                    && slot.last_occ == b.occ()
-                {
-                    // Both are plain writes (only those have occurrences) and the last
-                    // entry of the slot is `b`'s own dynamic instruction; any other entry of
-                    // the slot is another occurrence of the instruction, and races.
-                    if slot.count == 1 {
-                        continue;
-                    }
-                    index = slot.prev;
+            } else {
+                for slot in &window.slots {
+                    self.test_slot(chunk, slot, (thread_a, thread_b), b, &bkey, same_warp, acc);
                 }
-                let benign = a.kind == AccessKind::Write
-                    && bkey.kind == AccessKind::Write
-                    && self.same_value(&a, &bkey);
-                acc.record(
-                    AccessSite {
-                        thread: thread_a,
-                        index,
-                        kind: a.kind,
-                        inst: a.inst,
-                        addr: a.addr,
-                        len: a.len,
-                        may: a.may,
-                        approx: a.approx,
-                    },
-                    AccessSite {
-                        thread: thread_b,
-                        index: b.index,
-                        kind: bkey.kind,
-                        inst: bkey.inst,
-                        addr: bkey.addr,
-                        len: bkey.len,
-                        may: bkey.may,
-                        approx: bkey.approx,
-                    },
-                    common,
-                    benign,
-                    self.config.detail,
-                );
             }
+            uses += 1;
         }
         acc.race_tests += tests;
+    }
+}
+
+impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
+    /// Tests `b` (of thread `threads.1`, reporting key `bkey`) against one slot of the
+    /// window over thread `threads.0`'s accesses, recording the race it finds.
+    #[allow(clippy::too_many_arguments)]
+    fn test_slot(
+        &self,
+        chunk: u32,
+        slot: &Slot,
+        threads: (ThreadId, ThreadId),
+        b: &Entry,
+        bkey: &SiteKey,
+        same_warp: bool,
+        acc: &mut Accumulator,
+    ) {
+        let a = slot.key;
+        let Some(common) = self.common_byte(chunk, &a, bkey) else {
+            return;
+        };
+        let Some(index) = own_instruction_rule(slot, b, bkey, same_warp) else {
+            return;
+        };
+        let benign = a.kind == AccessKind::Write
+            && bkey.kind == AccessKind::Write
+            && self.same_value(&a, bkey);
+        self.report(acc, &a, index, threads, b, bkey, common, benign);
+    }
+
+    /// Tests `b` against one group of the window's slots (one key but for the value):
+    /// records exactly what [`Self::test_slot`] on each slot would leave in the accumulator
+    /// (for one class and instruction pair, only the lowest index of `a` counts), in a few
+    /// lookups when `a` and `b` cover the same bytes.
+    #[allow(clippy::too_many_arguments)]
+    fn test_group(
+        &self,
+        chunk: u32,
+        group: &SlotGroup,
+        window: &Window,
+        threads: (ThreadId, ThreadId),
+        b: &Entry,
+        bkey: &SiteKey,
+        same_warp: bool,
+        acc: &mut Accumulator,
+    ) {
+        let slot = |i: u32| &window.slots[i as usize];
+        let a = group.key;
+        let both_write = a.kind == AccessKind::Write && bkey.kind == AccessKind::Write;
+        if group.by_last.len() == 1 || (both_write && (a.addr != bkey.addr || a.len != bkey.len)) {
+            // One slot, or writes overlapping in part (which values agree depends on the
+            // bytes): slot by slot.
+            for &i in &group.by_last {
+                self.test_slot(chunk, slot(i), threads, b, bkey, same_warp, acc);
+            }
+            return;
+        }
+        let Some(common) = self.common_byte(chunk, &a, bkey) else {
+            return;
+        };
+        // Two writes of the same bytes agree exactly when their value ids are equal and
+        // known (ids are interned per value, or per term and width): at most one slot.
+        let benign = if both_write && bkey.value != 0 {
+            group.by_value.get(&bkey.value).copied()
+        } else {
+            None
+        };
+        // The one slot whose last entry may be `b`'s own dynamic instruction.
+        let own = if same_warp && a.inst == bkey.inst && b.occ() != OCC_NONE {
+            group.by_occ.get(&b.occ()).copied()
+        } else {
+            None
+        };
+        // Those two are tested as they are; `by_value` and `by_occ` hold one slot per key.
+        for i in [benign, own.filter(|&o| Some(o) != benign)]
+            .into_iter()
+            .flatten()
+        {
+            self.test_slot(chunk, slot(i), threads, b, bkey, same_warp, acc);
+        }
+        // Every other slot races with `b` (its value differs, or is unknown, or one of them
+        // reads) at its last entry, in the same class: the lowest of those counts.
+        if let Some(&i) = group
+            .by_last
+            .iter()
+            .find(|&&i| Some(i) != benign && Some(i) != own)
+        {
+            let s = slot(i);
+            self.report(acc, &s.key, s.last, threads, b, bkey, common, false);
+        }
+    }
+
+    /// The first byte `a` and `b` both access, when they may race and it lies in `chunk` (a
+    /// pair is reported only in that chunk).
+    fn common_byte(&self, chunk: u32, a: &SiteKey, bkey: &SiteKey) -> Option<u32> {
+        if a.mask & bkey.mask == 0 || !may_race(a.kind, bkey.kind) {
+            return None;
+        }
+        let common = a.addr.max(bkey.addr);
+        (u64::from(common) / CHUNK == u64::from(chunk)).then_some(common)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn report(
+        &self,
+        acc: &mut Accumulator,
+        a: &SiteKey,
+        index: u32,
+        (thread_a, thread_b): (ThreadId, ThreadId),
+        b: &Entry,
+        bkey: &SiteKey,
+        common: u32,
+        benign: bool,
+    ) {
+        acc.record(
+            AccessSite {
+                thread: thread_a,
+                index,
+                kind: a.kind,
+                inst: a.inst,
+                addr: a.addr,
+                len: a.len,
+                may: a.may,
+                approx: a.approx,
+            },
+            AccessSite {
+                thread: thread_b,
+                index: b.index,
+                kind: bkey.kind,
+                inst: bkey.inst,
+                addr: bkey.addr,
+                len: bkey.len,
+                may: bkey.may,
+                approx: bkey.approx,
+            },
+            common,
+            benign,
+            self.config.detail,
+        );
+    }
+}
+
+/// The index of `a`'s entry a slot reports against `b`: its last, or, for lanes of one warp
+/// where that last entry is `b`'s own dynamic instruction (both plain writes: only those
+/// have occurrences), the one before it (any other entry of the slot is another occurrence
+/// of the instruction, and races); `None` when that was the slot's only entry.
+fn own_instruction_rule(slot: &Slot, b: &Entry, bkey: &SiteKey, same_warp: bool) -> Option<u32> {
+    if same_warp && slot.key.inst == bkey.inst && b.occ() != OCC_NONE && slot.last_occ == b.occ() {
+        return (slot.count > 1).then_some(slot.prev);
+    }
+    Some(slot.last)
+}
+
+/// A window's slots grouped by their key without the written value, for one version of
+/// the window.
+struct Grouped {
+    version: u64,
+    groups: Vec<SlotGroup>,
+}
+
+/// Slots whose keys differ only in the written value.
+struct SlotGroup {
+    /// The slots' key, with value 0.
+    key: SiteKey,
+    /// Slot indices in increasing order of their last entry.
+    by_last: Vec<u32>,
+    /// The slot of each value id.
+    by_value: FxHashMap<u16, u32>,
+    /// The slot of each last occurrence (plain writes only).
+    by_occ: FxHashMap<u32, u32>,
+}
+
+impl Grouped {
+    fn build(&mut self, window: &Window, version: u64) {
+        self.version = version;
+        self.groups.clear();
+        let mut index: FxHashMap<SiteKey, usize> = FxHashMap::default();
+        for (i, slot) in window.slots.iter().enumerate() {
+            let key = SiteKey {
+                value: 0,
+                ..slot.key
+            };
+            let g = *index.entry(key).or_insert_with(|| {
+                self.groups.push(SlotGroup {
+                    key,
+                    by_last: Vec::new(),
+                    by_value: FxHashMap::default(),
+                    by_occ: FxHashMap::default(),
+                });
+                self.groups.len() - 1
+            });
+            let group = &mut self.groups[g];
+            let i = i as u32;
+            group.by_last.push(i);
+            if slot.key.value != 0 {
+                group.by_value.insert(slot.key.value, i);
+            }
+            if slot.last_occ != OCC_NONE {
+                group.by_occ.insert(slot.last_occ, i);
+            }
+        }
+        for group in &mut self.groups {
+            group
+                .by_last
+                .sort_unstable_by_key(|&i| window.slots[i as usize].last);
+        }
     }
 }
 
@@ -1089,21 +1352,24 @@ fn naive_pairs(program: &Program, lists: &[ThreadLists<'_>]) -> u64 {
     let (mut n2, mut r2, mut a2) = (0u128, 0u128, 0u128);
     for list in lists {
         let reads = list.reads.len() as u128;
+        // Plain writes carry an occurrence (unless it overflowed): only the others are
+        // looked up.
         let atomics = list
             .writes
             .iter()
             .filter(|e| {
-                commands_of(program, list.thread as usize)
-                    .get(e.index as usize)
-                    .is_some_and(|c| {
-                        matches!(
-                            c.view(),
-                            CommandView::Access {
-                                kind: AccessKind::Atomic,
-                                ..
-                            }
-                        )
-                    })
+                e.occ() == OCC_NONE
+                    && commands_of(program, list.thread as usize)
+                        .get(e.index as usize)
+                        .is_some_and(|c| {
+                            matches!(
+                                c.view(),
+                                CommandView::Access {
+                                    kind: AccessKind::Atomic,
+                                    ..
+                                }
+                            )
+                        })
             })
             .count() as u128;
         let all = reads + list.writes.len() as u128;

@@ -1016,3 +1016,89 @@ fn a_rotation_over_barriers_costs_accesses_not_thread_pairs() {
         report.stats.race_tests
     );
 }
+
+/// Many plain writes of different values to a few words, lanes of a warp running the same
+/// instructions (so the same-instruction rule applies) with values of their own: windows of
+/// many slots that differ only in their value, for the grouped tests and the window index.
+fn valued() -> impl Strategy<Value = Program> {
+    // (kind: 0 read, 1 write, 2 atomic; word; offset; length; instruction), per warp.
+    let op = (0u8..3, 0u32..2, 0u32..4, 0u32..3, 0u32..3).prop_map(|(k, w, off, len, inst)| {
+        let len = [1, 2, 4][len as usize].min(4 - off).max(1);
+        (k, w, off, len, inst)
+    });
+    (1u32..4, 1usize..3, any::<bool>(), any::<bool>()).prop_flat_map(
+        move |(warp, warps, sync, steps)| {
+            let threads = warp * warps as u32 + 1;
+            (
+                proptest::collection::vec(proptest::collection::vec(op.clone(), 1..24), warps + 1),
+                proptest::collection::vec(
+                    proptest::collection::vec(0u16..48, 24),
+                    threads as usize,
+                ),
+            )
+                .prop_map(move |(code, values)| {
+                    let mut program = per_thread(threads, warp, |t| {
+                        let ops = &code[(t / warp) as usize];
+                        let mut out = Vec::new();
+                        for (i, &(k, w, off, len, inst)) in ops.iter().enumerate() {
+                            if sync && i == ops.len() / 2 {
+                                out.push(sync_all(100));
+                            }
+                            let kind = [AccessKind::Read, AccessKind::Write, AccessKind::Atomic]
+                                [k as usize];
+                            let c = Command::access(kind, w * 4 + off, len, false, InstId(inst));
+                            let v = values[t as usize][i];
+                            out.push(if kind == AccessKind::Write && v != 0 {
+                                c.with_value(v)
+                            } else {
+                                c
+                            });
+                        }
+                        if sync && ops.len() == 1 {
+                            out.push(sync_all(100));
+                        }
+                        out
+                    });
+                    // Ids 1..=40 are known values, interned as the emulator does (distinct
+                    // ids, distinct values; below 256, so a value is the same at every
+                    // width), 41..=47 symbolic terms.
+                    program.values = (1..=47u128).collect();
+                    program.symbolic_values = (41..=47).collect();
+                    if !steps {
+                        for thread in &mut program.threads {
+                            thread.steps.clear();
+                        }
+                    }
+                    program
+                })
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// The window index and the grouped tests of a window change no report: testing every
+    /// `b` slot by slot with linear searches, or grouping every window from its second `b`
+    /// with every window indexed, gives the report of the default tuning.
+    #[test]
+    fn grouped_windows_change_no_report(program in valued()) {
+        let analysis = barrier_graph::analyze(&program);
+        let Some(hb) = analysis.happens_before.as_ref() else {
+            return Ok(());
+        };
+        let plain = Tuning { window_index_slots: usize::MAX, group_min_slots: usize::MAX };
+        let eager = Tuning { window_index_slots: 0, group_min_slots: 0 };
+        for config in [Config::default(), Config { warp_sync: true, detail: false },
+                       Config { warp_sync: false, detail: true }] {
+            let expected = find_races_tuned(&program, hb, &config, plain);
+            for tuning in [eager, Tuning::default()] {
+                let got = find_races_tuned(&program, hb, &config, tuning);
+                prop_assert_eq!(&got.races, &expected.races);
+                prop_assert_eq!(&got.benign, &expected.benign);
+                prop_assert_eq!(&got.possible, &expected.possible);
+                prop_assert_eq!(findings(&got), findings(&expected));
+            }
+        }
+    }
+}

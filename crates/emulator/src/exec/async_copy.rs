@@ -555,6 +555,7 @@ impl Machine<'_> {
                             Command::access(AccessKind::Read, s, TMA_MIN_BOX, may, inst);
                         let p = self.copies.len() as u32;
                         self.copies.push(prefix);
+                        self.charge_agent(t, inst.0);
                         self.bulk_pending[t].push((p, UNCOMMITTED));
                     }
                 }

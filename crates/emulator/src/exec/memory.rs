@@ -22,6 +22,11 @@ pub(super) enum Mem {
 /// command in all, the command included).
 pub(crate) const COMMAND_BYTES: u64 = 96;
 
+/// Bytes charged per agent (an asynchronous copy's or tensor-core operand's access): the
+/// program's record of it and its pending-group entry. Its race-stage entries are charged
+/// with its access, as for any long access.
+pub(crate) const AGENT_BYTES: u64 = std::mem::size_of::<AsyncCopy>() as u64 + 8;
+
 impl Machine<'_> {
     /// `cvta`, `isspacep` and `mapa`: conversions between state-space and generic addresses.
     pub(super) fn exec_address(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
@@ -295,7 +300,19 @@ impl Machine<'_> {
         let issue = self.cmds[t].len() as u32;
         self.copies
             .push(AsyncCopy::new(ThreadId(t as u32), issue, c, proxy));
+        self.charge_agent(t, c.inst().0);
         u32::MAX
+    }
+
+    /// Charges one more agent ([`AGENT_BYTES`]) to `--max-memory`, checking the budget every
+    /// 1024 agents: a tensor-core operand is hundreds of agents (one per run of its
+    /// swizzled footprint), and a loop of them filled 2.5 GB with agents the budget did
+    /// not count.
+    pub(super) fn charge_agent(&mut self, t: usize, pc: u32) {
+        self.charged = self.charged.saturating_add(AGENT_BYTES);
+        if self.copies.len() % 1024 == 0 {
+            self.check_memory(t, pc);
+        }
     }
 
     /// The bytes `--max-memory` counts now: the register files, the shared, local and
@@ -329,6 +346,7 @@ impl Machine<'_> {
             let why = Why::MemoryBudget {
                 limit: self.cfg.max_memory,
                 commands: self.commands,
+                agents: self.copies.len() as u64,
                 pages: self.smem.footprint()
                     + self.local.footprint()
                     + self.pmem.footprint()

@@ -25,6 +25,8 @@ mod finish;
 pub(crate) mod induct;
 mod mbarrier;
 mod memory;
+#[cfg(test)]
+pub(crate) use memory::AGENT_BYTES;
 mod paged;
 mod reorder;
 mod report;

@@ -262,6 +262,9 @@ impl Machine<'_> {
                     }
                 }
                 let k = self.wg_ops.len() as u32;
+                // The operation's record (its runs and agents), charged like its agents.
+                let bytes = std::mem::size_of::<WgmmaOp>() + 24 + runs.len() * 8 + agents.len() * 4;
+                self.charged = self.charged.saturating_add(bytes as u64);
                 self.wg_ops.push(WgmmaOp {
                     pc,
                     runs,

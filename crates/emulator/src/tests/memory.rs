@@ -395,6 +395,44 @@ L:
 }
 
 #[test]
+fn asynchronous_copies_count_against_the_memory_budget() {
+    // A loop issuing 16-byte cp.async copies: nothing is recorded in the issuing threads,
+    // so only the agents take room (a CuTe DSL GEMM mutant filled 2.5 GB with tensor-core
+    // operand agents the budget did not count, and reached the 10 s CPU limit first).
+    let body = r#"
+    .shared .align 16 .b8 buf[256];
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    .reg .pred %p;
+    mov.u32 %r1, buf;
+    mov.u32 %r2, 0;
+L:
+    cp.async.cg.shared.global [%r1], [%rd1], 16;
+    cp.async.cg.shared.global [%r1+16], [%rd1], 16;
+    add.s32 %r2, %r2, 1;
+    setp.lt.u32 %p, %r2, 1000000;
+    @%p bra L;
+    ret;
+"#;
+    let cfg = Config {
+        max_memory: 1 << 20,
+        ..Config::default()
+    };
+    let e = run(body, ".param .u64 g", &cfg);
+    let reasons: Vec<&Why> = e.unverifiable.iter().map(|u| &u.why).collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    let Why::MemoryBudget { agents, .. } = reasons[0] else {
+        panic!("{reasons:?}");
+    };
+    let bytes = crate::exec::AGENT_BYTES;
+    assert!(
+        *agents > 0 && *agents <= (1 << 20) / bytes + 1024,
+        "{agents}"
+    );
+    assert_eq!(e.program.asyncs.copies.len() as u64, *agents);
+}
+
+#[test]
 fn too_many_registers_are_an_input_error() {
     let decls = ".reg .b32 %r<1000000>;\n".repeat(5);
     let src = format!(
