@@ -52,7 +52,7 @@
 //! writes like any other.
 //!
 //! "Same dynamic instruction" is: under [`Config::warp_sync`], the same warp step
-//! ([`ThreadProgram::steps`]); otherwise the same [`InstId`] and the same *occurrence* (the
+//! ([`weft_program::ThreadProgram::steps`]); otherwise the same [`InstId`] and the same *occurrence* (the
 //! k-th command of each lane from that instruction). Occurrences match the warp's dynamic
 //! instruction when the lanes execute the instruction equally often up to that point
 //! (convergent code, which is where the pattern occurs); a lane that skipped earlier
@@ -79,8 +79,13 @@
 //! and `a` happens before every later `b'` of `b`'s thread), the accesses concurrent with `b`
 //! form an interval `[L(b), E(b))` whose ends only move forward. So a merge costs
 //! `O(|A| + |B|)` happens-before tests, and reports in `O(|B| × distinct instructions in the
-//! window)`: the window is a multiset of distinct (instruction, bytes) keys, so even a racy
-//! loop of a million dynamic pairs costs one test per access. A pair of accesses spanning
+//! window)`: the window is a multiset of distinct (instruction, bytes, written value) keys,
+//! so even a racy loop of a million dynamic pairs costs one test per access. Keys that
+//! differ only in the value (a racy loop storing a new value every trip) are grouped once the
+//! window is unchanged for a second `b`: for writes of the same bytes at most one value
+//! agrees with `b`'s (ids are interned), so a group records its benign pair and the lowest
+//! index of the others in a few lookups, exactly what testing each key would leave; a window
+//! of many keys is indexed by a hash map. A pair of accesses spanning
 //! several chunks is reported only in the chunk holding the first byte they share. Chunks are
 //! processed in parallel with rayon. Entries are built in place by a linear counting sort
 //! (an access of `len` bytes makes `len / 4 + 1` entries at most, so memory is linear in the
