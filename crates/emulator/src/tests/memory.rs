@@ -351,6 +351,18 @@ fn huge_windows_cost_the_pages_touched() {
     );
 }
 
+/// Runs `body` under a 1 MiB memory budget; its one unverifiable reason.
+fn over_a_mebibyte(body: &str, params: &str) -> (crate::Emulation, Why) {
+    let cfg = Config {
+        max_memory: 1 << 20,
+        ..Config::default()
+    };
+    let e = run(body, params, &cfg);
+    let reasons: Vec<Why> = e.unverifiable.iter().map(|u| u.why.clone()).collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    (e, reasons[0].clone())
+}
+
 #[test]
 fn the_memory_budget_makes_the_kernel_unverifiable() {
     let body = r#"
@@ -364,19 +376,17 @@ L:
     @%p bra L;
     ret;
     "#;
+    let (e, why) = over_a_mebibyte(body, "");
+    assert!(
+        matches!(why, Why::MemoryBudget { limit, .. } if limit == 1 << 20),
+        "{why:?}"
+    );
+    let commands: usize = e.program.threads.iter().map(|t| t.commands.len()).sum();
+    assert!(commands < (1 << 20) / 96 + 1024, "{commands}");
     let cfg = Config {
         max_memory: 1 << 20,
         ..Config::default()
     };
-    let e = run(body, "", &cfg);
-    let reasons: Vec<&Why> = e.unverifiable.iter().map(|u| &u.why).collect();
-    assert_eq!(reasons.len(), 1, "{reasons:?}");
-    assert!(
-        matches!(reasons[0], Why::MemoryBudget { limit, .. } if *limit == 1 << 20),
-        "{reasons:?}"
-    );
-    let commands: usize = e.program.threads.iter().map(|t| t.commands.len()).sum();
-    assert!(commands < (1 << 20) / 96 + 1024, "{commands}");
 
     // A register file over the budget is refused before the first instruction. Only the
     // registers instructions name take room: 4000 of them x 64 threads.
@@ -414,22 +424,13 @@ L:
     @%p bra L;
     ret;
 "#;
-    let cfg = Config {
-        max_memory: 1 << 20,
-        ..Config::default()
-    };
-    let e = run(body, ".param .u64 g", &cfg);
-    let reasons: Vec<&Why> = e.unverifiable.iter().map(|u| &u.why).collect();
-    assert_eq!(reasons.len(), 1, "{reasons:?}");
-    let Why::MemoryBudget { agents, .. } = reasons[0] else {
-        panic!("{reasons:?}");
+    let (e, why) = over_a_mebibyte(body, ".param .u64 g");
+    let Why::MemoryBudget { agents, .. } = why else {
+        panic!("{why:?}");
     };
     let bytes = crate::exec::AGENT_BYTES;
-    assert!(
-        *agents > 0 && *agents <= (1 << 20) / bytes + 1024,
-        "{agents}"
-    );
-    assert_eq!(e.program.asyncs.copies.len() as u64, *agents);
+    assert!(agents > 0 && agents <= (1 << 20) / bytes + 1024, "{agents}");
+    assert_eq!(e.program.asyncs.copies.len() as u64, agents);
 }
 
 #[test]
