@@ -123,6 +123,18 @@ fn a_racy_word_of_many_values_reports_its_races_and_benign_races() {
 }
 
 #[test]
+fn asynchronous_copies_end_at_the_memory_budget() {
+    // 42 million cp.async agents: the vector holding them doubled past a 4 GiB address
+    // space (SIGABRT); the budget counts it, so a small budget ends the run early.
+    let run = stress(&["--max-memory", "64M", "cp_async_agents.ptx"]);
+    assert_answer(
+        &run,
+        3,
+        "asynchronous-copy or tensor-core operand accesses recorded",
+    );
+}
+
+#[test]
 fn a_rotation_over_barriers_costs_its_accesses_in_race_tests() {
     // Race-free: every thread visits every word, a barrier between visits. The merges
     // tested every thread pair of every word (1.1e8 tests at n = 4, 6.7e8 with the default

@@ -547,6 +547,7 @@ impl Machine<'_> {
                     // (its inner dimension is a multiple of 16 bytes): that prefix is read for
                     // sure, an exact access of its own (same issue, same completion).
                     if len > TMA_MIN_BOX
+                        && self.agent_fits(t, pc)
                         && let Some(mut prefix) = self.copies.get(g as usize).cloned()
                     {
                         let inst = prefix.access.inst();
@@ -555,7 +556,7 @@ impl Machine<'_> {
                             Command::access(AccessKind::Read, s, TMA_MIN_BOX, may, inst);
                         let p = self.copies.len() as u32;
                         self.copies.push(prefix);
-                        self.charge_agent(t, inst.0);
+                        self.charge_agent(t, inst.0, u64::from(TMA_MIN_BOX / 4 + 1) * 16);
                         self.bulk_pending[t].push((p, UNCOMMITTED));
                     }
                 }

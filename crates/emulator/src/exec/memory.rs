@@ -7,7 +7,7 @@ use super::{Addr, Machine};
 use crate::ir::{Inst, MemBase, Op, Opnd, Space};
 use crate::unverifiable::{Value, Why};
 use crate::{FindingKind, ValueSource};
-use weft_program::{AccessKind, AsyncCopy, Command, InstId, ThreadId, WARP_SIZE};
+use weft_program::{AccessKind, AsyncCopy, Command, CommandView, InstId, ThreadId, WARP_SIZE};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mem {
@@ -22,10 +22,13 @@ pub(super) enum Mem {
 /// command in all, the command included).
 pub(crate) const COMMAND_BYTES: u64 = 96;
 
-/// Bytes charged per agent (an asynchronous copy's or tensor-core operand's access): the
-/// program's record of it and its pending-group entry. Its race-stage entries are charged
-/// with its access, as for any long access.
-pub(crate) const AGENT_BYTES: u64 = std::mem::size_of::<AsyncCopy>() as u64 + 8;
+/// Bytes of an agent's record (an asynchronous copy's or tensor-core operand's access):
+/// the budget counts the capacity of the vector holding them.
+pub(crate) const AGENT_RECORD: u64 = std::mem::size_of::<AsyncCopy>() as u64;
+
+/// Bytes charged per agent besides its record: its pending-group entry. The race stage's
+/// entries of its access are charged with the access.
+pub(crate) const AGENT_BYTES: u64 = 8;
 
 impl Machine<'_> {
     /// `cvta`, `isspacep` and `mapa`: conversions between state-space and generic addresses.
@@ -300,25 +303,45 @@ impl Machine<'_> {
         let issue = self.cmds[t].len() as u32;
         self.copies
             .push(AsyncCopy::new(ThreadId(t as u32), issue, c, proxy));
-        self.charge_agent(t, c.inst().0);
+        let short = match c.view() {
+            CommandView::Access { len, .. } if len <= 16 => u64::from(len / 4 + 1) * 16,
+            _ => 0,
+        };
+        self.charge_agent(t, c.inst().0, short);
         u32::MAX
     }
 
-    /// Charges one more agent ([`AGENT_BYTES`]) to `--max-memory`, checking the budget every
-    /// 1024 agents: a tensor-core operand is hundreds of agents (one per run of its
-    /// swizzled footprint), and a loop of them filled 2.5 GB with agents the budget did
-    /// not count.
-    pub(super) fn charge_agent(&mut self, t: usize, pc: u32) {
-        self.charged = self.charged.saturating_add(AGENT_BYTES);
+    /// Charges one more agent to `--max-memory` ([`AGENT_BYTES`], and `entries` bytes of the
+    /// race stage's entries of a short access), checking the budget every 1024 agents: a
+    /// tensor-core operand is hundreds of agents (one per run of its swizzled footprint),
+    /// and a loop of them filled 2.5 GB with agents the budget did not count.
+    pub(super) fn charge_agent(&mut self, t: usize, pc: u32, entries: u64) {
+        self.charged = self
+            .charged
+            .saturating_add(AGENT_BYTES)
+            .saturating_add(entries);
         if self.copies.len() % 1024 == 0 {
             self.check_memory(t, pc);
         }
     }
 
+    /// Whether one more agent fits in `--max-memory` (else the run stops, unverifiable):
+    /// when the agents' vector is full, growing it allocates twice its capacity while the
+    /// old one is still held (33 million 16-byte `cp.async` agents asked for 4.8 GB at
+    /// once and aborted under a 4 GiB address space).
+    pub(super) fn agent_fits(&mut self, t: usize, pc: u32) -> bool {
+        if self.copies.len() < self.copies.capacity() {
+            return true;
+        }
+        let grow = (self.copies.capacity().max(4) as u64).saturating_mul(2 * AGENT_RECORD);
+        !self.check_memory_for(t, pc, grow)
+    }
+
     /// The bytes `--max-memory` counts now: the register files, the shared, local and
     /// parameter windows (page tables and written pages), the warp passes' reorder
-    /// tracker, the term arena, and per command recorded
-    /// [`COMMAND_BYTES`] plus the race stage's entries of long accesses.
+    /// tracker, the term arena, per command recorded [`COMMAND_BYTES`] plus the race
+    /// stage's entries of long accesses, and the agents (their vector's capacity, and
+    /// [`AGENT_BYTES`] each).
     pub(super) fn memory_used(&self) -> u64 {
         let per_command = COMMAND_BYTES + if self.cfg.warp_sync { 4 } else { 0 };
         self.charged
@@ -330,6 +353,7 @@ impl Machine<'_> {
             .saturating_add(self.src.terms.footprint())
             .saturating_add(self.memo_footprint())
             .saturating_add(self.commands.saturating_mul(per_command))
+            .saturating_add((self.copies.capacity() as u64).saturating_mul(AGENT_RECORD))
     }
 
     /// Stops the emulation, unverifiable, once [`Self::memory_used`] exceeds `--max-memory`.
@@ -414,6 +438,9 @@ impl Machine<'_> {
             if self.check_memory_for(t, pc, entries.saturating_add(track)) {
                 return false;
             }
+        }
+        if self.divert.is_some() && !self.agent_fits(t, pc) {
+            return false;
         }
         let may = self.th[t].may > 0;
         self.push(t, Command::access(kind, addr, len, may, InstId(pc)));

@@ -26,7 +26,7 @@ pub(crate) mod induct;
 mod mbarrier;
 mod memory;
 #[cfg(test)]
-pub(crate) use memory::AGENT_BYTES;
+pub(crate) use memory::{AGENT_BYTES, AGENT_RECORD};
 mod paged;
 mod reorder;
 mod report;

@@ -428,7 +428,13 @@ L:
     let Why::MemoryBudget { agents, .. } = why else {
         panic!("{why:?}");
     };
-    let bytes = crate::exec::AGENT_BYTES;
+    // Each agent: its record, its pending entry, the race entries of 16 bytes (five).
+    let bytes = crate::exec::AGENT_RECORD + crate::exec::AGENT_BYTES + 5 * 16;
+    assert_eq!(
+        crate::exec::AGENT_RECORD,
+        72,
+        "docs/semantics.md §6.1 names the size"
+    );
     assert!(agents > 0 && agents <= (1 << 20) / bytes + 1024, "{agents}");
     assert_eq!(e.program.asyncs.copies.len() as u64, agents);
 }
