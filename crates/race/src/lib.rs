@@ -107,6 +107,10 @@
 //! add are only counted as "at least" ([`Race::thread_pairs_at_least`]). No instruction pair
 //! that races is lost: a thread pair is skipped only when each instruction pair it could
 //! report already is reported. Threads with over-approximated accesses are always tested.
+//! Agents (asynchronous copies) saturate like threads. A pair of accesses spanning several
+//! chunks is reported in the first, but counts as found in each chunk it spans: the later
+//! ones saturate too, and the groups of instruction pairs skipped in any chunk are marked
+//! "at least" when the report is built.
 //! The saturation check of a thread pair costs the product of their distinct instructions
 //! in the chunk, so it is made only while that is at most a small multiple of the accesses
 //! it would save merging; and once every instruction pair that any two threads of the
@@ -651,7 +655,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut universe: Option<Option<FxHashSet<(InstId, InstId)>>> = None;
         let mut saturated_keys = 0usize;
         let mut uniform: Option<UniformWrites> = None;
-        for (x, t) in lists.iter().enumerate() {
+        'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
             }
@@ -671,10 +675,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     if let Some(keys) = keys
                         && saturated_keys == keys.len()
                     {
-                        if skipped.len() < keys.len() {
-                            skipped.extend(keys.iter().copied());
-                        }
-                        continue;
+                        // Every later pair would be skipped: none is visited (a chunk of
+                        // 10⁵ racing agents is 10¹⁰ pairs).
+                        skipped.extend(keys.iter().copied());
+                        break 'pairs;
                     }
                     let cost = sites[x].as_ref().map_or(0, Vec::len)
                         * sites[y].as_ref().map_or(0, Vec::len);
@@ -717,13 +721,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 }
             }
         }
-        for (lo, hi) in skipped {
-            for class in [Class::Race, Class::Benign] {
-                if let Some(group) = acc.groups.get_mut(&(class, lo, hi)) {
-                    group.at_least = true;
-                }
-            }
-        }
+        // The groups of skipped instruction pairs count "at least" their thread pairs
+        // (marked when the report is built: a pair saturated by races reported in an
+        // earlier chunk has its group in another fold's accumulator).
+        acc.skipped.extend(skipped);
     }
 
     /// Per instruction writing in this chunk, its one (address, width, known value id) if
@@ -752,13 +753,15 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
     /// when there are more than [`MAX_SKIP_SITES`], or `None` when the thread is never to
     /// be skipped: it has an over-approximated access there.
     fn sites(&self, list: &ThreadLists<'_>) -> Option<Vec<(InstId, AccessKind)>> {
-        let thread = self.program.threads.get(list.thread as usize)?;
+        // A thread's commands, or an agent's one access (agents saturate like threads: a
+        // loop of racing copies made every pair of its agents a merge).
+        let commands = commands_of(self.program, list.thread as usize);
         let mut sites: Vec<(InstId, AccessKind)> = Vec::new();
         // Up to MAX_SKIP_SITES sites a linear search is cheapest; beyond, the sites are
         // collected as they come and deduplicated by sorting (O(accesses log accesses)).
         let mut many = false;
         for entry in list.reads.iter().chain(list.writes) {
-            let command = thread.commands.get(entry.index as usize)?;
+            let command = commands.get(entry.index as usize)?;
             let CommandView::Access { kind, approx, .. } = command.view() else {
                 return None;
             };
@@ -1165,14 +1168,15 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
     }
 
-    /// The first byte `a` and `b` both access, when they may race and it lies in `chunk` (a
-    /// pair is reported only in that chunk).
-    fn common_byte(&self, chunk: u32, a: &SiteKey, bkey: &SiteKey) -> Option<u32> {
+    /// When `a` and `b` may race in `chunk`: the first byte both access if it lies in
+    /// `chunk` (a pair is reported only in that chunk), `None` if it lies in an earlier one
+    /// (reported there, but it still counts towards saturating this chunk).
+    fn common_byte(&self, chunk: u32, a: &SiteKey, bkey: &SiteKey) -> Option<Option<u32>> {
         if a.mask & bkey.mask == 0 || !may_race(a.kind, bkey.kind) {
             return None;
         }
         let common = a.addr.max(bkey.addr);
-        (u64::from(common) / CHUNK == u64::from(chunk)).then_some(common)
+        Some((u64::from(common) / CHUNK == u64::from(chunk)).then_some(common))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1184,9 +1188,13 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         (thread_a, thread_b): (ThreadId, ThreadId),
         b: &Entry,
         bkey: &SiteKey,
-        common: u32,
+        common: Option<u32>,
         benign: bool,
     ) {
+        let Some(common) = common else {
+            acc.note(a.inst, bkey.inst, a.approx || bkey.approx, benign);
+            return;
+        };
         acc.record(
             AccessSite {
                 thread: thread_a,
@@ -1427,6 +1435,8 @@ struct Accumulator {
     /// only where every write of both instructions in the chunk is the same: see
     /// `uniform_writes`).
     recent_benign: Vec<(InstId, InstId)>,
+    /// Instruction pairs some thread pairs of a chunk were not tested for.
+    skipped: FxHashSet<(InstId, InstId)>,
 }
 
 impl Group {
@@ -1439,6 +1449,28 @@ impl Group {
 }
 
 impl Accumulator {
+    /// Notes that the current thread pair races on instructions `a` and `b` (for the
+    /// saturation of the chunk), whether or not the race is recorded here; its class.
+    fn note(&mut self, a: InstId, b: InstId, approx: bool, benign: bool) -> Class {
+        let class = if approx {
+            Class::Possible
+        } else if benign {
+            Class::Benign
+        } else {
+            Class::Race
+        };
+        let key = (a.min(b), a.max(b));
+        // Only real races saturate an instruction pair: a benign pair must not let a thread
+        // pair that races for real go untested.
+        if class == Class::Race && self.recent.last() != Some(&key) {
+            self.recent.push(key);
+        }
+        if class == Class::Benign && self.recent_benign.last() != Some(&key) {
+            self.recent_benign.push(key);
+        }
+        class
+    }
+
     #[cold]
     fn record(
         &mut self,
@@ -1448,27 +1480,18 @@ impl Accumulator {
         benign: bool,
         detail: bool,
     ) {
-        let class = if first.approx || second.approx {
-            Class::Possible
-        } else if benign {
-            Class::Benign
-        } else {
-            Class::Race
-        };
+        let class = self.note(
+            first.inst,
+            second.inst,
+            first.approx || second.approx,
+            benign,
+        );
         let key = (
             class,
             first.inst.min(second.inst),
             first.inst.max(second.inst),
         );
         let rep_key = (first.thread, second.thread, addr, first.index, second.index);
-        // Only real races saturate an instruction pair: a benign pair must not let a thread
-        // pair that races for real go untested.
-        if class == Class::Race && self.recent.last() != Some(&(key.1, key.2)) {
-            self.recent.push((key.1, key.2));
-        }
-        if class == Class::Benign && self.recent_benign.last() != Some(&(key.1, key.2)) {
-            self.recent_benign.push((key.1, key.2));
-        }
         let group = self.groups.entry(key).or_insert_with(|| Group {
             pairs: FxHashSet::default(),
             at_least: false,
@@ -1490,6 +1513,7 @@ impl Accumulator {
         self.naive_pairs += other.naive_pairs;
         self.same_instruction_writes += other.same_instruction_writes;
         self.same_instruction_writes_at_least |= other.same_instruction_writes_at_least;
+        self.skipped.extend(other.skipped);
         for (key, theirs) in other.groups {
             match self.groups.get_mut(&key) {
                 None => {
@@ -1516,7 +1540,10 @@ impl Accumulator {
         let mut races: Vec<Race> = Vec::new();
         let mut possible: Vec<Race> = Vec::new();
         let mut benign: Vec<Race> = Vec::new();
-        for ((class, _, _), g) in self.groups {
+        for ((class, lo, hi), mut g) in self.groups {
+            if matches!(class, Class::Race | Class::Benign) && self.skipped.contains(&(lo, hi)) {
+                g.at_least = true;
+            }
             let ((_, _, addr, _, _), first, second) = g.rep;
             let race = Race {
                 first,

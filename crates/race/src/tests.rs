@@ -1102,3 +1102,45 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn racing_agents_saturate_in_every_chunk_they_span() {
+    use weft_program::{AsyncCopy, Proxy};
+    // Two threads each issue six 16-byte copies per trip for 200 trips into their own 16
+    // bytes, none waited for: 1,200 agents racing on four chunks per thread. Agents had no
+    // sites (never skipped), and a chunk after the first that the copies span reports
+    // nothing (a pair is reported in the chunk of the first byte both access), so it never
+    // saturated: every pair of agents was merged there (1.8·10⁸ tests for 100 trips of 128
+    // threads, 24 s).
+    let mut program = per_thread(2, 1, |_| Vec::new());
+    for t in 0..2u32 {
+        for trip in 0..200u32 {
+            for inst in 0..6u32 {
+                let write = Command::access(AccessKind::Write, t * 16, 16, false, InstId(inst));
+                program.asyncs.copies.push(AsyncCopy::new(
+                    ThreadId(t),
+                    trip,
+                    write,
+                    Proxy::Generic,
+                ));
+            }
+        }
+    }
+    let report = find_races(&program, &Unordered, &Config::default());
+    let accesses = report.stats.accesses;
+    assert_eq!(accesses, 2400);
+    // Every pair of the six instructions races, each in at least 64 agent pairs.
+    assert_eq!(report.races.len(), 21, "{report:?}");
+    assert!(
+        report
+            .races
+            .iter()
+            .all(|r| r.thread_pairs_at_least && r.thread_pairs >= u64::from(SATURATION)),
+        "{report:?}"
+    );
+    assert!(
+        report.stats.race_tests < 1000 * accesses,
+        "{} tests for {accesses} accesses",
+        report.stats.race_tests
+    );
+}
