@@ -89,7 +89,7 @@ fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emul
 /// Why the induction stopped at a budget.
 const BUDGET: &str = "its runs do not fit in the instruction or search budget the exploration \
 left of one emulation's (8 x --max-steps instructions, and the search for inputs' term \
-evaluations)";
+evaluations), or one ran past 16 times the length the explored paths predict for it";
 
 /// The emulator-level half's reason, in words.
 pub(crate) fn why(n: &NotConcluded) -> String {

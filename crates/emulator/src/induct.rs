@@ -34,6 +34,10 @@ use weft_program::{BarrierKey, Command, InstId, Program, ThreadId};
 /// The most moments the observation takes (periods up to a third of it are found).
 pub const MAX_MOMENTS: u32 = 64;
 
+/// Each run of the induction may run this many times the thread-instructions the
+/// exploration's longest path predicts for it (linearly in the trips).
+pub const RUN_FACTOR: u64 = 16;
+
 /// The most distinct distances the family's launches may end their loop with (one tail run
 /// and its program each).
 pub const MAX_TAILS: usize = 256;
@@ -440,10 +444,18 @@ pub fn induct(
     if long_path.saturating_mul(2) > left.instructions {
         return Ok(Err(NotConcluded::Budget));
     }
+    // Each run may run RUN_FACTOR times that estimate (at least 2²⁰ instructions): a run
+    // much longer is not the path the exploration predicts (a mutant whose counter no
+    // longer steps ran its probe to the whole budget, 10 s, to conclude nothing).
+    let run_cap = if longest == 0 {
+        u64::MAX
+    } else {
+        long_path.saturating_mul(RUN_FACTOR).max(1 << 20)
+    };
     // One run within what is left: `None` when nothing is left or the run stopped at a
     // budget (the argument needs every run complete).
     let mut run = |induct: Induct| -> Result<Option<(Emulation, Induct)>, Error> {
-        let mut cfg = within(config, left.instructions);
+        let mut cfg = within(config, left.instructions.min(run_cap));
         if cfg.step_limit == 0 || left.search == 0 {
             return Ok(None);
         }

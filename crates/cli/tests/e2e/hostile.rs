@@ -168,6 +168,23 @@ fn endless_loops_of_mutants_end_at_a_budget() {
     // A wait that keeps every bulk group in flight.
     let run = stress(&["--max-steps", "20000", "bulk_wait_keeps_all.ptx"]);
     assert_answer(&run, 3, "exceeded the step budget of 20000 instructions");
+    // A wait that keeps 4,095 bulk groups in flight.
+    let run = stress(&["--max-steps", "20000", "bulk_wait_keeps_4095.ptx"]);
+    assert_answer(&run, 3, "exceeded the step budget of 20000 instructions");
+}
+
+#[test]
+fn an_induction_run_far_longer_than_predicted_stops() {
+    // The remainder loop's counter no longer steps: the induction's probe ran the path
+    // that never ends to the whole CTA budget (10 s). Each run is capped at 16 times the
+    // explored paths' prediction.
+    let run = stress(&["param_loop_counter_stuck.ptx"]);
+    assert_answer(&run, 0, "verified only for param 1");
+    assert!(
+        run.stdout
+            .contains("or one ran past 16 times the length the explored paths predict"),
+        "{run:?}"
+    );
 }
 
 #[test]

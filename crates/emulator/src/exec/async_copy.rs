@@ -2,6 +2,8 @@
 //! Each copy's shared access is an agent of its own ([`weft_program::AsyncCopy`]), completed
 //! by its issuer's group waits or by an mbarrier phase.
 
+use std::collections::VecDeque;
+
 use super::{Addr, Machine, OpenTma, UNCOMMITTED};
 use crate::ir::{Inst, Opnd, Space};
 use crate::unverifiable::{SyncOp, Value, Why};
@@ -31,7 +33,7 @@ impl Machine<'_> {
             let copy =
                 self.async_access(t, pc, AccessKind::Write, a, size as u32, u, Proxy::Generic);
             if let Some(g) = copy {
-                self.cp_pending[t].push((g, UNCOMMITTED));
+                self.cp_pending[t].push_back((g, UNCOMMITTED));
             }
         }
     }
@@ -102,7 +104,7 @@ impl Machine<'_> {
     fn complete_groups(
         &mut self,
         t: usize,
-        pending: &mut Vec<(u32, u32)>,
+        pending: &mut VecDeque<(u32, u32)>,
         committed: u32,
         keep: u64,
     ) {
@@ -112,7 +114,7 @@ impl Machine<'_> {
         // The completed ones are a prefix (see `commit`): a wait that keeps many groups in
         // flight costs only what it completes.
         let done = done_prefix(pending, limit);
-        for &(g, _) in &pending[..done] {
+        for &(g, _) in pending.range(..done) {
             if let Some(c) = self.copies.get_mut(g as usize) {
                 c.complete_at(at, seq);
             }
@@ -167,7 +169,7 @@ impl Machine<'_> {
                 copy = self.async_access(t, pc, kind, a, size as u32, u, Proxy::Async);
                 // Without an mbarrier the copy completes through bulk groups.
                 if let (Some(g), false) = (copy, mbar) {
-                    self.bulk_pending[t].push((g, UNCOMMITTED));
+                    self.bulk_pending[t].push_back((g, UNCOMMITTED));
                 }
             }
             Addr::Unknown(u) => {
@@ -542,7 +544,7 @@ impl Machine<'_> {
                     // The extent is an upper bound of what the tensor map selects.
                     self.flag_approx(g);
                     self.tma_stores.push(g);
-                    self.bulk_pending[t].push((g, UNCOMMITTED));
+                    self.bulk_pending[t].push_back((g, UNCOMMITTED));
                     // But every TMA box starts at the source and spans at least 16 bytes
                     // (its inner dimension is a multiple of 16 bytes): that prefix is read for
                     // sure, an exact access of its own (same issue, same completion).
@@ -557,7 +559,7 @@ impl Machine<'_> {
                         let p = self.copies.len() as u32;
                         self.copies.push(prefix);
                         self.charge_agent(t, inst.0, u64::from(TMA_MIN_BOX / 4 + 1) * 16);
-                        self.bulk_pending[t].push((p, UNCOMMITTED));
+                        self.bulk_pending[t].push_back((p, UNCOMMITTED));
                     }
                 }
             }
@@ -579,7 +581,7 @@ impl Machine<'_> {
 /// How many operations at the front of `pending` belong to a committed group older than
 /// `limit`: pending operations are in the order of their groups, the uncommitted last, so
 /// those a wait completes are a prefix.
-pub(super) fn done_prefix(pending: &[(u32, u32)], limit: u64) -> usize {
+pub(super) fn done_prefix(pending: &VecDeque<(u32, u32)>, limit: u64) -> usize {
     pending.partition_point(|&(_, group)| group != UNCOMMITTED && u64::from(group) < limit)
 }
 
@@ -588,7 +590,7 @@ pub(super) fn done_prefix(pending: &[(u32, u32)], limit: u64) -> usize {
 /// pushed at its end, a commit takes them all, a wait removes committed ones in order), so
 /// a commit costs the operations it takes: a loop that commits bulk groups and never waits
 /// (a mutant) scanned every pending copy at every commit, quadratic in its trips.
-pub(super) fn commit(pending: &mut [(u32, u32)], committed: u32) -> u32 {
+pub(super) fn commit(pending: &mut VecDeque<(u32, u32)>, committed: u32) -> u32 {
     for e in pending.iter_mut().rev() {
         if e.1 != UNCOMMITTED {
             break;
@@ -601,22 +603,23 @@ pub(super) fn commit(pending: &mut [(u32, u32)], committed: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::{UNCOMMITTED, commit, done_prefix};
+    use std::collections::VecDeque;
 
     #[test]
     fn a_commit_takes_the_uncommitted_suffix_only() {
         // Groups 0 and 1 committed (one of group 0's copies completed and removed), then two
         // new copies.
-        let mut pending = vec![(0, 0), (2, 1), (3, UNCOMMITTED), (4, UNCOMMITTED)];
+        let mut pending = VecDeque::from([(0, 0), (2, 1), (3, UNCOMMITTED), (4, UNCOMMITTED)]);
         assert_eq!(commit(&mut pending, 2), 3);
-        assert_eq!(pending, vec![(0, 0), (2, 1), (3, 2), (4, 2)]);
+        assert_eq!(pending, [(0, 0), (2, 1), (3, 2), (4, 2)]);
         // Nothing uncommitted: an empty group.
         assert_eq!(commit(&mut pending, 3), 4);
-        assert_eq!(pending, vec![(0, 0), (2, 1), (3, 2), (4, 2)]);
+        assert_eq!(pending, [(0, 0), (2, 1), (3, 2), (4, 2)]);
     }
 
     #[test]
     fn a_wait_completes_the_prefix_of_older_groups() {
-        let pending = vec![(0, 0), (1, 0), (2, 1), (3, 2), (4, UNCOMMITTED)];
+        let pending = VecDeque::from([(0, 0), (1, 0), (2, 1), (3, 2), (4, UNCOMMITTED)]);
         // Three committed groups, keep 1 in flight: groups 0 and 1 complete.
         assert_eq!(done_prefix(&pending, 3 - 1), 3);
         // Keep more than were committed: none.

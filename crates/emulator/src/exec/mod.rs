@@ -1,5 +1,7 @@
 //! The interpreter: runs every thread of one CTA over the lowered IR.
 
+use std::collections::VecDeque;
+
 use crate::ir::{FuncId, Inst, Ir, Op, Opnd, RedKind, RegId};
 use crate::unverifiable::{Region, Why};
 use crate::{Assumption, Config, Emulation, Error, Finding, Unverifiable, ValueSource};
@@ -164,13 +166,14 @@ struct Machine<'a> {
     /// Asynchronous copies recorded so far (agents of the program).
     copies: Vec<AsyncCopy>,
     /// Per thread, its `cp.async` copies not yet completed by a wait: (copy, group), the
-    /// group [`UNCOMMITTED`] until a `commit_group`.
-    cp_pending: Vec<Vec<(u32, u32)>>,
+    /// group [`UNCOMMITTED`] until a `commit_group`. Waits remove a prefix, so each pending
+    /// list is a deque (a wait keeping 4,095 groups in flight moved them all at every wait).
+    cp_pending: Vec<VecDeque<(u32, u32)>>,
     /// Per thread, the `cp.async` groups it committed.
     cp_committed: Vec<u32>,
     /// Per thread, its bulk copies completing through bulk groups (stores) not yet
     /// completed: (copy, group).
-    bulk_pending: Vec<Vec<(u32, u32)>>,
+    bulk_pending: Vec<VecDeque<(u32, u32)>>,
     /// Per thread, the bulk groups it committed.
     bulk_committed: Vec<u32>,
     /// Per thread, the positions of its `fence.proxy.async` instructions.
@@ -200,7 +203,7 @@ struct Machine<'a> {
     /// by a `wgmma.wait_group` (operation, group; [`UNCOMMITTED`] until a commit), and the
     /// groups it committed.
     wg_occ: Vec<u32>,
-    wg_pending: Vec<Vec<(u32, u32)>>,
+    wg_pending: Vec<VecDeque<(u32, u32)>>,
     wg_committed: Vec<u32>,
     /// Completion sets shared by copies ([`weft_program::AsyncOps::joint_done`]).
     joint_done: Vec<Vec<(ThreadId, u32)>>,
@@ -453,9 +456,9 @@ fn run_once<'a>(
         charged: registers,
         tma_open: Vec::new(),
         copies: Vec::new(),
-        cp_pending: vec![Vec::new(); n],
+        cp_pending: vec![VecDeque::new(); n],
         cp_committed: vec![0; n],
-        bulk_pending: vec![Vec::new(); n],
+        bulk_pending: vec![VecDeque::new(); n],
         bulk_committed: vec![0; n],
         proxy_fences: vec![Vec::new(); n],
         divert: None,
@@ -468,7 +471,7 @@ fn run_once<'a>(
         footprints: FxHashMap::default(),
         wg_shapes: FxHashMap::default(),
         wg_occ: vec![0; n],
-        wg_pending: vec![Vec::new(); n],
+        wg_pending: vec![VecDeque::new(); n],
         wg_committed: vec![0; n],
         joint_done: Vec::new(),
         tc_issued: vec![Vec::new(); n],

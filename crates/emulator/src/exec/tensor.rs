@@ -278,7 +278,7 @@ impl Machine<'_> {
                 k
             }
         };
-        self.wg_pending[t].push((op, UNCOMMITTED));
+        self.wg_pending[t].push_back((op, UNCOMMITTED));
     }
 
     /// The footprints of a `wgmma.mma_async`'s shared operands (A when it is a descriptor,
@@ -368,7 +368,7 @@ impl Machine<'_> {
         let seq = self.copies.len() as u32;
         let mut pending = std::mem::take(&mut self.wg_pending[t]);
         let done = super::async_copy::done_prefix(&pending, limit);
-        for &(k, _) in &pending[..done] {
+        for &(k, _) in pending.range(..done) {
             if let Some(op) = self.wg_ops.get(k as usize) {
                 if op.issuer == t {
                     for &g in &op.agents {
