@@ -680,10 +680,21 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         skipped.extend(keys.iter().copied());
                         break 'pairs;
                     }
-                    let cost = sites[x].as_ref().map_or(0, Vec::len)
-                        * sites[y].as_ref().map_or(0, Vec::len);
-                    let merge = t.reads.len() + t.writes.len() + u.reads.len() + u.writes.len();
-                    if cost <= SITE_CHECK_FACTOR * merge
+                    let (sx, sy) = (
+                        sites[x].as_ref().map_or(0, Vec::len),
+                        sites[y].as_ref().map_or(0, Vec::len),
+                    );
+                    let cost = sx * sy;
+                    // What the merge may cost: its accesses, and where they race a record
+                    // per access and distinct instruction of the other thread (100 racing
+                    // instructions per thread recorded 10⁴ times per thread pair, and the
+                    // check, 10⁴ too, was never made: 10 s for 64 threads).
+                    let (lt, lu) = (
+                        t.reads.len() + t.writes.len(),
+                        u.reads.len() + u.writes.len(),
+                    );
+                    let merge = lt + lu + lt.saturating_mul(sy) + lu.saturating_mul(sx);
+                    if cost <= SITE_CHECK_FACTOR.saturating_mul(merge)
                         && saturated(&sites[x], &sites[y], &found, threshold, &mut skipped)
                     {
                         continue;

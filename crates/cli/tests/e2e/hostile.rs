@@ -135,6 +135,19 @@ fn asynchronous_copies_end_at_the_memory_budget() {
 }
 
 #[test]
+fn many_racing_instructions_per_thread_saturate() {
+    // 64 threads, ~100 store instructions each on one word: every thread pair was merged
+    // (10⁴ records each) because the saturation check was judged dearer than the merge.
+    let run = stress(&["racy_unrolled_stores.ptx"]);
+    assert_answer(&run, 1, "5150 violations (race)");
+    assert!(
+        run.stdout
+            .contains("at least 186 thread pairs race on these two instructions"),
+        "{run:?}"
+    );
+}
+
+#[test]
 fn a_rotation_over_barriers_costs_its_accesses_in_race_tests() {
     // Race-free: every thread visits every word, a barrier between visits. The merges
     // tested every thread pair of every word (1.1e8 tests at n = 4, 6.7e8 with the default
