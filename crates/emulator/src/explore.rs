@@ -15,6 +15,7 @@
 
 use crate::exec::terms::{Set, union};
 use crate::period::{Periodicity, Programs};
+use crate::unverifiable::Why;
 use crate::{
     ChoicePlan, Config, Emulation, Error, Expr, ParamBinding, ParamRef, ParamValue, ScalarType,
     Variable,
@@ -137,11 +138,36 @@ pub fn explore(
             prefer_large: false,
             pins: Vec::new(),
         });
+        // A path may run what the earlier ones left of the budget (each ran to its own full
+        // budget before, and the last one nearly doubled the total: 10 s of CPU).
+        let left = budget.saturating_sub(instructions);
+        cfg.cta_limit = Some(left);
         let emulation = crate::emulate(module, kernel, &cfg)?;
         paths += 1;
         instructions = instructions.saturating_add(emulation.stats.instructions);
         longest = longest.max(emulation.stats.instructions);
         search = search.saturating_add(emulation.search_work);
+        let cut_short = left < budget
+            && emulation
+                .unverifiable
+                .iter()
+                .any(|u| matches!(u.why, Why::CtaStepBudget { limit } if limit < budget));
+        if cut_short {
+            // Not the path's verdict: the exploration ran out of its budget on it.
+            coverage.periodicity = programs.periodicity();
+            return Ok(Exploration {
+                emulation,
+                paths: paths - 1,
+                failed: false,
+                unconfirmed: false,
+                incomplete: true,
+                search_exhausted: false,
+                instructions,
+                longest,
+                search,
+                coverage,
+            });
+        }
         for (v, s) in &emulation.not_explored {
             add(&mut coverage.not_explored, v, s);
         }

@@ -224,6 +224,17 @@ pub struct Config {
     /// Term nodes an exploration ([`explore`]) may evaluate in all searching for inputs
     /// that follow its paths ([`DEFAULT_SEARCH_BUDGET`]).
     pub search_budget: u64,
+    /// The CTA-wide instruction budget when less than [`CTA_STEP_FACTOR`] × `step_limit`:
+    /// what an exploration's earlier paths left of it ([`explore`]).
+    pub cta_limit: Option<u64>,
+}
+
+impl Config {
+    /// The CTA-wide instruction budget: [`CTA_STEP_FACTOR`] × `step_limit`, or less.
+    pub fn cta_limit(&self) -> u64 {
+        let full = self.step_limit.saturating_mul(CTA_STEP_FACTOR);
+        self.cta_limit.map_or(full, |l| l.min(full))
+    }
 }
 
 /// How one run of an exploration answers its choices (`docs/semantics.md` §6.5).
@@ -332,6 +343,7 @@ impl Default for Config {
             initializers: true,
             choices: None,
             search_budget: DEFAULT_SEARCH_BUDGET,
+            cta_limit: None,
         }
     }
 }

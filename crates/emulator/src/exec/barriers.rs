@@ -204,7 +204,7 @@ impl Machine<'_> {
         inst: &Inst,
         of: impl Fn(&Self, usize) -> Option<K>,
     ) -> Option<K> {
-        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        let cta_limit = self.cfg.cta_limit();
         if self.instructions + u64::from(group.count_ones()) > cta_limit {
             return None;
         }

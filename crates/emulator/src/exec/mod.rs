@@ -698,7 +698,7 @@ impl Machine<'_> {
             self.unverifiable(t, pc, why, None, 0, true);
             return;
         }
-        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        let cta_limit = self.cfg.cta_limit();
         if self.instructions > cta_limit {
             self.unverifiable(
                 t,

@@ -332,7 +332,7 @@ impl Machine<'_> {
             return false;
         }
         let last = 31 - mask.leading_zeros() as usize;
-        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        let cta_limit = self.cfg.cta_limit();
         if self.instructions + u64::from(mask.count_ones()) > cta_limit {
             return false;
         }
@@ -508,7 +508,7 @@ impl Machine<'_> {
                 break;
             };
             if lane_local(inst.op) && self.wg_free(pc) {
-                let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+                let cta_limit = self.cfg.cta_limit();
                 if self.instructions + lanes > cta_limit {
                     break;
                 }
@@ -621,7 +621,7 @@ impl Machine<'_> {
     pub(super) fn near_budget(&self, lanes: std::ops::Range<usize>) -> bool {
         let peak = self.pass_peak;
         let twice = |x: u64, slack: u64| x.saturating_mul(2).saturating_add(slack);
-        let cta_limit = self.cfg.step_limit.saturating_mul(crate::CTA_STEP_FACTOR);
+        let cta_limit = self.cfg.cta_limit();
         let most = lanes.map(|t| self.th[t].executed).max().unwrap_or(0);
         // `push` checks the memory budget every 1024 commands.
         let bytes = twice(peak.commands, 1024).saturating_mul(super::memory::COMMAND_BYTES + 4);
