@@ -163,6 +163,9 @@ pub const MAX_SKIP_SITES: usize = 8;
 /// two threads' accesses there).
 const SITE_CHECK_FACTOR: usize = 4;
 
+/// Threads per row remembered as saturated with the row's thread (their sites compared).
+const ROW_SKIP_CACHE: usize = 8;
+
 /// Distinct sites of a chunk up to which the chunk-wide saturation shortcut is computed
 /// (its instruction pairs are a set of at most the square of this).
 const MAX_UNIVERSE_SITES: usize = 512;
@@ -655,10 +658,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut universe: Option<Option<FxHashSet<(InstId, InstId)>>> = None;
         let mut saturated_keys = 0usize;
         let mut uniform: Option<UniformWrites> = None;
+        // Per row `x`, a few threads `y` found saturated with it: a later `y` with the same
+        // sites is too (found counts only grow), with the same skipped pairs, and is passed
+        // over with a comparison instead of the check's hash lookups (10⁵ racing agents of
+        // one instruction each: 10⁵ checks per row).
+        let mut row_skip: Vec<usize> = Vec::new();
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
             }
+            row_skip.clear();
             for (y, u) in lists.iter().enumerate() {
                 // A pair of two writers is handled once, from the lower index.
                 if x == y || (y < x && !u.writes.is_empty()) {
@@ -694,9 +703,17 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         u.reads.len() + u.writes.len(),
                     );
                     let merge = lt + lu + lt.saturating_mul(sy) + lu.saturating_mul(sx);
+                    if let Some(mine) = sites[y].as_deref()
+                        && row_skip.iter().any(|&z| sites[z].as_deref() == Some(mine))
+                    {
+                        continue;
+                    }
                     if cost <= SITE_CHECK_FACTOR.saturating_mul(merge)
                         && saturated(&sites[x], &sites[y], &found, threshold, &mut skipped)
                     {
+                        if row_skip.len() < ROW_SKIP_CACHE {
+                            row_skip.push(y);
+                        }
                         continue;
                     }
                 }
