@@ -988,8 +988,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // are not skipped: their same-instruction rule reads `b`'s own occurrence.
         let (mut version, mut tested_at, mut tested) =
             (0u64, u64::MAX, FxHashSet::<SiteKey>::default());
-        // How many `b`s were tested against the window as it is now, and its slots grouped.
-        let (mut uses, mut used_at) = (0u32, u64::MAX);
+        // The version of the window the last `b` was tested against, and its slots grouped.
+        let mut last_tested = u64::MAX;
         let mut grouped = Grouped {
             version: u64::MAX,
             groups: Vec::new(),
@@ -1054,10 +1054,6 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             let Some(bkey) = self.key(tb, b) else {
                 continue;
             };
-            if used_at != version {
-                used_at = version;
-                uses = 0;
-            }
             if !same_warp {
                 if tested_at != version {
                     tested_at = version;
@@ -1079,7 +1075,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             // test per value (5,000 values raced in every thread pair: 92 s → see
             // BENCHMARKS.md).
             if window.slots.len() > self.tuning.group_min_slots
-                && (uses >= 1 || grouped.version == version)
+                && (last_tested == version || grouped.version == version)
             {
                 if grouped.version != version {
                     grouped.build(&window, version);
@@ -1101,7 +1097,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     self.test_slot(chunk, slot, (thread_a, thread_b), b, &bkey, same_warp, acc);
                 }
             }
-            uses += 1;
+            last_tested = version;
         }
         acc.race_tests += tests;
     }
