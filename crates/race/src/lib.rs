@@ -163,9 +163,6 @@ pub const MAX_SKIP_SITES: usize = 8;
 /// two threads' accesses there).
 const SITE_CHECK_FACTOR: usize = 4;
 
-/// Threads per row remembered as saturated with the row's thread (their sites compared).
-const ROW_SKIP_CACHE: usize = 8;
-
 /// Distinct sites of a chunk up to which the chunk-wide saturation shortcut is computed
 /// (its instruction pairs are a set of at most the square of this).
 const MAX_UNIVERSE_SITES: usize = 512;
@@ -361,6 +358,10 @@ pub struct RaceStats {
     pub accesses: u64,
     /// Happens-before tests performed.
     pub race_tests: u64,
+    /// Thread pairs of a chunk the merges visited: merged, or passed over as saturated
+    /// after a check or a comparison (the pairs a saturated chunk or row skips unvisited
+    /// are not counted).
+    pub thread_pairs_visited: u64,
     /// Pairs of accesses to a common word from different threads with at least one write
     /// (not both atomics): the tests a naive checker performs, as the WEFT paper counts them.
     /// Computed arithmetically per word; an access spanning several words counts in each.
@@ -642,8 +643,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             acc.race_tests += tests;
             return;
         }
-        // Each thread's sites, needed once a race is found in the chunk.
-        let mut sites: Vec<Option<Vec<(InstId, AccessKind)>>> = Vec::new();
+        // Each thread's class of sites, needed once a race is found in the chunk.
+        let mut classes: Option<SiteClasses> = None;
         let threshold = if self.config.detail {
             u32::try_from(DETAILS_CAP).unwrap_or(u32::MAX)
         } else {
@@ -658,29 +659,37 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut universe: Option<Option<FxHashSet<(InstId, InstId)>>> = None;
         let mut saturated_keys = 0usize;
         let mut uniform: Option<UniformWrites> = None;
-        // Per row `x`, a few threads `y` found saturated with it: a later `y` with the same
-        // sites is too (found counts only grow), with the same skipped pairs, and is passed
-        // over with a comparison instead of the check's hash lookups (10⁵ racing agents of
-        // one instruction each: 10⁵ checks per row).
-        let mut row_skip: Vec<usize> = Vec::new();
+        // Per class, the last row `x` (plus one) in which a thread `y` of the class was found
+        // saturated with `x`: every later `y` of the class is too (found counts only grow),
+        // with the same skipped pairs, and is passed over with one comparison; once every
+        // class is, the rest of the row is (10⁵ racing agents of six instructions: 10⁵
+        // checks per row, now about 6 × 64 merges and a check per class).
+        let mut saturated_in: Vec<usize> = Vec::new();
+        // A pair of two writers is handled once, from the lower index: a row visits the
+        // readers before it and every thread after it (passing over the writers before it
+        // one by one was quadratic in a chunk of 10⁵ agents).
+        let readers: Vec<usize> = (0..lists.len())
+            .filter(|&i| lists[i].writes.is_empty())
+            .collect();
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
             }
-            row_skip.clear();
-            for (y, u) in lists.iter().enumerate() {
-                // A pair of two writers is handled once, from the lower index.
-                if x == y || (y < x && !u.writes.is_empty()) {
-                    continue;
-                }
+            let mut row_saturated = 0usize;
+            let before = readers.iter().copied().take_while(|&y| y < x);
+            for y in before.chain(x + 1..lists.len()) {
+                let u = &lists[y];
                 if self.config.warp_sync && self.warp(t.thread) == self.warp(u.thread) {
                     continue;
                 }
+                acc.thread_pairs_visited += 1;
                 if !found.is_empty() {
-                    if sites.is_empty() {
-                        sites = lists.iter().map(|l| self.sites(l)).collect();
-                    }
-                    let keys = universe.get_or_insert_with(|| candidate_keys(&sites));
+                    let classes = classes.get_or_insert_with(|| {
+                        let classes = self.site_classes(&lists);
+                        saturated_in = vec![0; classes.sites.len()];
+                        classes
+                    });
+                    let keys = universe.get_or_insert_with(|| candidate_keys(classes));
                     if let Some(keys) = keys
                         && saturated_keys == keys.len()
                     {
@@ -689,10 +698,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         skipped.extend(keys.iter().copied());
                         break 'pairs;
                     }
-                    let (sx, sy) = (
-                        sites[x].as_ref().map_or(0, Vec::len),
-                        sites[y].as_ref().map_or(0, Vec::len),
-                    );
+                    let (cx, cy) = (classes.of[x], classes.of[y]);
+                    if cy != NO_CLASS && saturated_in[cy as usize] == x + 1 {
+                        continue;
+                    }
+                    let (sx, sy) = (classes.len(cx), classes.len(cy));
                     let cost = sx * sy;
                     // What the merge may cost: its accesses, and where they race a record
                     // per access and distinct instruction of the other thread (100 racing
@@ -703,16 +713,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         u.reads.len() + u.writes.len(),
                     );
                     let merge = lt + lu + lt.saturating_mul(sy) + lu.saturating_mul(sx);
-                    if let Some(mine) = sites[y].as_deref()
-                        && row_skip.iter().any(|&z| sites[z].as_deref() == Some(mine))
-                    {
-                        continue;
-                    }
                     if cost <= SITE_CHECK_FACTOR.saturating_mul(merge)
-                        && saturated(&sites[x], &sites[y], &found, threshold, &mut skipped)
+                        && let (Some(a), Some(b)) = (classes.get(cx), classes.get(cy))
+                        && saturated(a, b, &found, threshold, &mut skipped)
                     {
-                        if row_skip.len() < ROW_SKIP_CACHE {
-                            row_skip.push(y);
+                        saturated_in[cy as usize] = x + 1;
+                        row_saturated += 1;
+                        if row_saturated == classes.ahead(x) {
+                            // Every thread the row has still to visit is of a class found
+                            // saturated with `x` (none is without a class: `ahead` says so).
+                            break;
                         }
                         continue;
                     }
@@ -777,24 +787,72 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         map
     }
 
-    /// The distinct (instruction, kind) pairs of a thread's accesses in a chunk, sorted
-    /// when there are more than [`MAX_SKIP_SITES`], or `None` when the thread is never to
-    /// be skipped: it has an over-approximated access there.
-    fn sites(&self, list: &ThreadLists<'_>) -> Option<Vec<(InstId, AccessKind)>> {
+    /// The chunk's threads grouped by their sites ([`Context::sites`]).
+    fn site_classes(&self, lists: &[ThreadLists<'_>]) -> SiteClasses {
+        let mut classes = SiteClasses::default();
+        let mut index: FxHashMap<Vec<(InstId, AccessKind)>, u32> = FxHashMap::default();
+        let mut scratch = Vec::new();
+        for list in lists {
+            let class = if self.sites(list, &mut scratch) {
+                match index.get(scratch.as_slice()) {
+                    Some(&class) => class,
+                    None => {
+                        let class = classes.sites.len() as u32;
+                        classes.sites.push(scratch.clone());
+                        index.insert(scratch.clone(), class);
+                        class
+                    }
+                }
+            } else {
+                classes.classless = true;
+                NO_CLASS
+            };
+            classes.of.push(class);
+        }
+        // Per class, whether a thread of it only reads (a row visits it wherever it is) and
+        // the last thread that writes (a row visits writers after its own only).
+        let mut reads = vec![false; classes.sites.len()];
+        let mut last_writer = vec![None; classes.sites.len()];
+        for (i, (list, &class)) in lists.iter().zip(&classes.of).enumerate() {
+            if class == NO_CLASS {
+                continue;
+            }
+            if list.writes.is_empty() {
+                reads[class as usize] = true;
+            } else {
+                last_writer[class as usize] = Some(i);
+            }
+        }
+        classes.reading = reads.iter().filter(|&&r| r).count();
+        classes.last_writers = reads
+            .iter()
+            .zip(&last_writer)
+            .filter_map(|(&r, &w)| if r { None } else { w })
+            .collect();
+        classes.last_writers.sort_unstable();
+        classes
+    }
+
+    /// Puts in `sites` the distinct (instruction, kind) pairs of a thread's accesses in a
+    /// chunk, sorted; false when the thread is never to be skipped: it has an
+    /// over-approximated access there.
+    fn sites(&self, list: &ThreadLists<'_>, sites: &mut Vec<(InstId, AccessKind)>) -> bool {
         // A thread's commands, or an agent's one access (agents saturate like threads: a
         // loop of racing copies made every pair of its agents a merge).
         let commands = commands_of(self.program, list.thread as usize);
-        let mut sites: Vec<(InstId, AccessKind)> = Vec::new();
+        sites.clear();
         // Up to MAX_SKIP_SITES sites a linear search is cheapest; beyond, the sites are
         // collected as they come and deduplicated by sorting (O(accesses log accesses)).
         let mut many = false;
         for entry in list.reads.iter().chain(list.writes) {
-            let command = commands.get(entry.index as usize)?;
+            let Some(command) = commands.get(entry.index as usize) else {
+                return false;
+            };
             let CommandView::Access { kind, approx, .. } = command.view() else {
-                return None;
+                return false;
             };
             if approx {
-                return None;
+                return false;
             }
             let site = (command.inst(), kind);
             if many {
@@ -804,11 +862,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 many = sites.len() > MAX_SKIP_SITES;
             }
         }
+        sites.sort_unstable();
         if many {
-            sites.sort_unstable();
             sites.dedup();
         }
-        Some(sites)
+        true
     }
 
     /// Counts the pairs the same-instruction rule exempts in this chunk: plain writes of one
@@ -1326,15 +1384,56 @@ fn may_race(a: AccessKind, b: AccessKind) -> bool {
 /// its writes there have the same.
 type UniformWrites = FxHashMap<InstId, Option<(u32, u32, u16)>>;
 
+/// No class: the thread has an over-approximated access in the chunk.
+const NO_CLASS: u32 = u32::MAX;
+
+/// The threads of a chunk grouped by their sites (the distinct (instruction, kind) pairs of
+/// their accesses there, sorted): whether a thread pair is saturated depends only on the
+/// two classes.
+#[derive(Default)]
+struct SiteClasses {
+    /// Per thread list, its class, or [`NO_CLASS`].
+    of: Vec<u32>,
+    /// Per class, its sites.
+    sites: Vec<Vec<(InstId, AccessKind)>>,
+    /// Classes with a thread that only reads.
+    reading: usize,
+    /// Per class without such a thread, its last writing thread's list, sorted.
+    last_writers: Vec<usize>,
+    /// Some thread has no class.
+    classless: bool,
+}
+
+impl SiteClasses {
+    fn get(&self, class: u32) -> Option<&[(InstId, AccessKind)]> {
+        self.sites.get(class as usize).map(Vec::as_slice)
+    }
+
+    fn len(&self, class: u32) -> usize {
+        self.get(class).map_or(0, <[_]>::len)
+    }
+
+    /// The classes of the threads that the row of the writing thread list `x` visits (the
+    /// readers anywhere, the writers after it), or `usize::MAX` when a thread has no class
+    /// (it is never skipped).
+    fn ahead(&self, x: usize) -> usize {
+        if self.classless {
+            return usize::MAX;
+        }
+        self.reading + self.last_writers.len() - self.last_writers.partition_point(|&w| w <= x)
+    }
+}
+
 /// The instruction pairs that two threads of a chunk could race on (an access of each, at
 /// least one writing, not both atomic), or `None` when a thread is never skipped or the
 /// chunk has more than [`MAX_UNIVERSE_SITES`] distinct sites.
-fn candidate_keys(
-    sites: &[Option<Vec<(InstId, AccessKind)>>],
-) -> Option<FxHashSet<(InstId, InstId)>> {
+fn candidate_keys(classes: &SiteClasses) -> Option<FxHashSet<(InstId, InstId)>> {
+    if classes.classless {
+        return None;
+    }
     let mut all: Vec<(InstId, AccessKind)> = Vec::new();
-    for s in sites {
-        all.extend_from_slice(s.as_ref()?);
+    for s in &classes.sites {
+        all.extend_from_slice(s);
         if all.len() > 4 * MAX_UNIVERSE_SITES {
             all.sort_unstable();
             all.dedup();
@@ -1360,15 +1459,12 @@ fn candidate_keys(
 }
 
 fn saturated(
-    a: &Option<Vec<(InstId, AccessKind)>>,
-    b: &Option<Vec<(InstId, AccessKind)>>,
+    a: &[(InstId, AccessKind)],
+    b: &[(InstId, AccessKind)],
     found: &FxHashMap<(InstId, InstId), u32>,
     threshold: u32,
     skipped: &mut FxHashSet<(InstId, InstId)>,
 ) -> bool {
-    let (Some(a), Some(b)) = (a, b) else {
-        return false;
-    };
     let candidates = || {
         a.iter().flat_map(|&(i, ki)| {
             b.iter()
@@ -1449,6 +1545,7 @@ struct Accumulator {
     /// Keyed by (class, lower instruction, higher instruction).
     groups: FxHashMap<(Class, InstId, InstId), Group>,
     race_tests: u64,
+    thread_pairs_visited: u64,
     naive_pairs: u64,
     same_instruction_writes: u64,
     same_instruction_writes_at_least: bool,
@@ -1534,6 +1631,7 @@ impl Accumulator {
 
     fn merge(mut self, other: Accumulator) -> Accumulator {
         self.race_tests += other.race_tests;
+        self.thread_pairs_visited += other.thread_pairs_visited;
         self.naive_pairs += other.naive_pairs;
         self.same_instruction_writes += other.same_instruction_writes;
         self.same_instruction_writes_at_least |= other.same_instruction_writes_at_least;
@@ -1608,6 +1706,7 @@ impl Accumulator {
             stats: RaceStats {
                 possible_thread_pairs,
                 race_tests: self.race_tests,
+                thread_pairs_visited: self.thread_pairs_visited,
                 naive_pairs: self.naive_pairs,
                 same_instruction_writes: self.same_instruction_writes,
                 same_instruction_writes_at_least: self.same_instruction_writes_at_least,

@@ -668,6 +668,27 @@ fn a_chunk_whose_instruction_pairs_are_all_saturated_skips_its_thread_pairs() {
 }
 
 #[test]
+fn a_row_ends_once_every_class_ahead_is_saturated() {
+    // The shape of a mutation-run-20 mutant (issue 15): per word, five writers of one
+    // instruction each, then thousands of writers of one more instruction. The five
+    // instructions' self pairs can never race (one thread each), so the chunk never
+    // saturates as a whole; each later row used to pass over every writer before it and
+    // every saturated one after it, one by one (quadratic: the mutant never ended).
+    let n = 4000u32;
+    let program = per_thread(n + 5, 1, |t| vec![write(0, 4, t.min(5))]);
+    let report = find_races(&program, &Unordered, &Config::default());
+    // Every pair of distinct instructions races, and instruction 5 with itself.
+    assert_eq!(report.races.len(), 15 + 1, "{report:?}");
+    let visited = report.stats.thread_pairs_visited;
+    // The five singletons' rows visit every thread; the others end at their first
+    // thread: far fewer than the 8 million thread pairs.
+    assert!(
+        visited < 10 * u64::from(n) + 5 * u64::from(n),
+        "{visited} thread pairs visited"
+    );
+}
+
+#[test]
 fn saturation_never_hides_an_instruction_pair() {
     // Threads 0..60 race on instruction 0 (one word: 1,770 thread pairs, saturated after
     // 64); thread 50 also writes with instruction 7 at the same word, which only it uses:

@@ -135,6 +135,23 @@ fn asynchronous_copies_end_at_the_memory_budget() {
 }
 
 #[test]
+fn racing_copies_of_one_instruction_end_their_rows() {
+    // 7 million racing cp.async agents, 55,000 per word of one instruction after five of
+    // one each: the rows of the race merges passed over the agents one by one (never
+    // ended). Each of the 55,000-agent instruction's pairs saturates; the five singletons'
+    // pairs are exact.
+    let run = stress(&["cp_async_agents_tail.ptx"]);
+    assert_answer(&run, 1, "16 violations (race)");
+    assert_eq!(
+        run.stdout
+            .matches("at least 8192 thread pairs race")
+            .count(),
+        6,
+        "{run:?}"
+    );
+}
+
+#[test]
 fn many_racing_instructions_per_thread_saturate() {
     // 64 threads, ~100 store instructions each on one word: every thread pair was merged
     // (10⁴ records each) because the saturation check was judged dearer than the merge.
