@@ -422,6 +422,11 @@ struct Tuning {
     /// Slots of a window up to which `b` is tested slot by slot; beyond, once the window
     /// is unchanged for a second `b`, by groups ([`Grouped`]).
     group_min_slots: usize,
+    /// A row visits its threads by class while the chunk has at least this many threads
+    /// per class ([`SiteClasses::row`]); else one by one.
+    row_classes_factor: usize,
+    /// Whether a row of a class with a row that merged nothing is passed over.
+    quiet_rows: bool,
 }
 
 impl Default for Tuning {
@@ -429,6 +434,8 @@ impl Default for Tuning {
         Tuning {
             window_index_slots: 32,
             group_min_slots: 16,
+            row_classes_factor: 8,
+            quiet_rows: true,
         }
     }
 }
@@ -661,9 +668,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut uniform: Option<UniformWrites> = None;
         // Per class, the last row `x` (plus one) in which a thread `y` of the class was found
         // saturated with `x`: every later `y` of the class is too (found counts only grow),
-        // with the same skipped pairs, and is passed over with one comparison; once every
-        // class is, the rest of the row is (10⁵ racing agents of six instructions: 10⁵
-        // checks per row, now about 6 × 64 merges and a check per class).
+        // with the same skipped pairs, and is passed over (10⁵ racing agents of six
+        // instructions: 10⁵ checks per row, now about 6 × 64 merges and a check per class).
         let mut saturated_in: Vec<usize> = Vec::new();
         // A pair of two writers is handled once, from the lower index: a row visits the
         // readers before it and every thread after it (passing over the writers before it
@@ -671,13 +677,44 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let readers: Vec<usize> = (0..lists.len())
             .filter(|&i| lists[i].writes.is_empty())
             .collect();
+        // Per class, whether a row of it merged nothing: every thread it visited was of a
+        // class found saturated with it. A later row of the class visits the same readers
+        // and fewer writers, and found counts only grow: it would merge nothing either, and
+        // is passed over whole (10⁵ rows of agents of one instruction per word, each
+        // building its visiting order for one check). Not under `--warp-sync`, where a row
+        // passes over the threads of its own warp, which differ from row to row.
+        let mut quiet: Vec<bool> = Vec::new();
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
             }
-            let mut row_saturated = 0usize;
-            let before = readers.iter().copied().take_while(|&y| y < x);
-            for y in before.chain(x + 1..lists.len()) {
+            let row_class = classes.as_ref().map(|c| c.of[x]);
+            if self.tuning.quiet_rows
+                && !self.config.warp_sync
+                && let Some(c) = row_class
+                && quiet.get(c as usize) == Some(&true)
+            {
+                continue;
+            }
+            let mut merged = false;
+            // The row's threads in order: plainly until the chunk has classes, then by
+            // class, where a class found saturated is not visited again.
+            let mut plain = readers
+                .iter()
+                .copied()
+                .take_while(|&y| y < x)
+                .chain(x + 1..lists.len());
+            let mut by_class = classes
+                .as_ref()
+                .and_then(|c| c.row(x, None, self.tuning.row_classes_factor));
+            loop {
+                let next = match (by_class.as_mut(), classes.as_ref()) {
+                    (Some(row), Some(c)) => row.next(c, &saturated_in, x + 1),
+                    _ => plain.next(),
+                };
+                let Some(y) = next else {
+                    break;
+                };
                 let u = &lists[y];
                 if self.config.warp_sync && self.warp(t.thread) == self.warp(u.thread) {
                     continue;
@@ -687,6 +724,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     let classes = classes.get_or_insert_with(|| {
                         let classes = self.site_classes(&lists);
                         saturated_in = vec![0; classes.sites.len()];
+                        by_class = classes.row(x, Some(y), self.tuning.row_classes_factor);
                         classes
                     });
                     let keys = universe.get_or_insert_with(|| candidate_keys(classes));
@@ -718,15 +756,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         && saturated(a, b, &found, threshold, &mut skipped)
                     {
                         saturated_in[cy as usize] = x + 1;
-                        row_saturated += 1;
-                        if row_saturated == classes.ahead(x) {
-                            // Every thread the row has still to visit is of a class found
-                            // saturated with `x` (none is without a class: `ahead` says so).
-                            break;
-                        }
                         continue;
                     }
                 }
+                merged = true;
                 acc.recent.clear();
                 acc.recent_benign.clear();
                 let (lo, hi) = if t.thread < u.thread { (t, u) } else { (u, t) };
@@ -756,6 +789,15 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                             saturated_keys += 1;
                         }
                     }
+                }
+            }
+            if !merged
+                && let (Some(c), Some(classes)) = (row_class, classes.as_ref())
+                && c != NO_CLASS
+            {
+                quiet.resize(classes.sites.len(), false);
+                if let Some(q) = quiet.get_mut(c as usize) {
+                    *q = true;
                 }
             }
         }
@@ -809,27 +851,22 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             };
             classes.of.push(class);
         }
-        // Per class, whether a thread of it only reads (a row visits it wherever it is) and
-        // the last thread that writes (a row visits writers after its own only).
-        let mut reads = vec![false; classes.sites.len()];
-        let mut last_writer = vec![None; classes.sites.len()];
+        // The threads of each class (those without one last), readers and writers apart.
+        let groups = classes.sites.len() + 1;
+        classes.readers = vec![Vec::new(); groups];
+        classes.writers = vec![Vec::new(); groups];
         for (i, (list, &class)) in lists.iter().zip(&classes.of).enumerate() {
-            if class == NO_CLASS {
-                continue;
-            }
-            if list.writes.is_empty() {
-                reads[class as usize] = true;
+            let g = if class == NO_CLASS {
+                groups - 1
             } else {
-                last_writer[class as usize] = Some(i);
+                class as usize
+            };
+            if list.writes.is_empty() {
+                classes.readers[g].push(i as u32);
+            } else {
+                classes.writers[g].push(i as u32);
             }
         }
-        classes.reading = reads.iter().filter(|&&r| r).count();
-        classes.last_writers = reads
-            .iter()
-            .zip(&last_writer)
-            .filter_map(|(&r, &w)| if r { None } else { w })
-            .collect();
-        classes.last_writers.sort_unstable();
         classes
     }
 
@@ -1396,12 +1433,48 @@ struct SiteClasses {
     of: Vec<u32>,
     /// Per class, its sites.
     sites: Vec<Vec<(InstId, AccessKind)>>,
-    /// Classes with a thread that only reads.
-    reading: usize,
-    /// Per class without such a thread, its last writing thread's list, sorted.
-    last_writers: Vec<usize>,
+    /// Per class, then for the threads without one, the lists of its threads that only
+    /// read and of those that write, in increasing order.
+    readers: Vec<Vec<u32>>,
+    writers: Vec<Vec<u32>>,
     /// Some thread has no class.
     classless: bool,
+}
+
+/// The threads a row of the merges has still to visit, by class ([`SiteClasses::row`]):
+/// per list of a class's readers or writers, its next thread, lowest first.
+struct RowThreads {
+    /// (thread list, group, position, writers): the group is the class, or one past the
+    /// classes for the threads without one.
+    next: std::collections::BinaryHeap<std::cmp::Reverse<(u32, u32, u32, bool)>>,
+}
+
+impl RowThreads {
+    /// The next thread to visit, in increasing order, passing over the classes whose
+    /// entry in `saturated_in` is `stamp` (found saturated in this row).
+    fn next(
+        &mut self,
+        classes: &SiteClasses,
+        saturated_in: &[usize],
+        stamp: usize,
+    ) -> Option<usize> {
+        while let Some(std::cmp::Reverse((y, g, pos, writes))) = self.next.pop() {
+            if saturated_in.get(g as usize) == Some(&stamp) {
+                // The class's later threads are passed over with it.
+                continue;
+            }
+            let list = if writes {
+                &classes.writers[g as usize]
+            } else {
+                &classes.readers[g as usize]
+            };
+            if let Some(&z) = list.get(pos as usize + 1) {
+                self.next.push(std::cmp::Reverse((z, g, pos + 1, writes)));
+            }
+            return Some(y as usize);
+        }
+        None
+    }
 }
 
 impl SiteClasses {
@@ -1413,14 +1486,29 @@ impl SiteClasses {
         self.get(class).map_or(0, <[_]>::len)
     }
 
-    /// The classes of the threads that the row of the writing thread list `x` visits (the
-    /// readers anywhere, the writers after it), or `usize::MAX` when a thread has no class
-    /// (it is never skipped).
-    fn ahead(&self, x: usize) -> usize {
-        if self.classless {
-            return usize::MAX;
+    /// The threads the row of the writing thread list `x` visits after `after` (all when
+    /// `None`): the readers anywhere, the writers after `x`. `None` when the classes are
+    /// too many for a heap of them per row to pay (each thread alone in its class: a plain
+    /// scan is cheaper).
+    fn row(&self, x: usize, after: Option<usize>, factor: usize) -> Option<RowThreads> {
+        if self.sites.len().saturating_mul(factor) > self.of.len() {
+            return None;
         }
-        self.reading + self.last_writers.len() - self.last_writers.partition_point(|&w| w <= x)
+        let from = |list: &[u32], bound: Option<usize>| match bound {
+            Some(b) => list.partition_point(|&i| i as usize <= b),
+            None => 0,
+        };
+        let writers_after = Some(after.map_or(x, |a| a.max(x)));
+        let mut next = std::collections::BinaryHeap::new();
+        for (g, (r, w)) in self.readers.iter().zip(&self.writers).enumerate() {
+            for (list, bound, writes) in [(r, after, false), (w, writers_after, true)] {
+                let pos = from(list, bound);
+                if let Some(&y) = list.get(pos) {
+                    next.push(std::cmp::Reverse((y, g as u32, pos as u32, writes)));
+                }
+            }
+        }
+        Some(RowThreads { next })
     }
 }
 

@@ -689,6 +689,28 @@ fn a_row_ends_once_every_class_ahead_is_saturated() {
 }
 
 #[test]
+fn a_row_passes_over_the_classes_found_saturated() {
+    // The shape of a mutation-run-21 mutant (issue 15): before the thousands of writers of
+    // one instruction, 40 writers of another and five of one instruction each. The five
+    // singletons' pairs with the 40 never saturate (40 thread pairs each), so the rows of
+    // the 40 could not end early: each passed over the thousands one by one.
+    let n = 4000u32;
+    let program = per_thread(40 + 5 + n, 1, |t| {
+        let inst = match t {
+            0..40 => 9,
+            40..45 => t - 40,
+            _ => 5,
+        };
+        vec![write(0, 4, inst)]
+    });
+    let report = find_races(&program, &Unordered, &Config::default());
+    // Every pair of distinct instructions races, and 5 and 9 with themselves.
+    assert_eq!(report.races.len(), 21 + 2, "{report:?}");
+    let visited = report.stats.thread_pairs_visited;
+    assert!(visited < 3 * u64::from(n), "{visited} thread pairs visited");
+}
+
+#[test]
 fn saturation_never_hides_an_instruction_pair() {
     // Threads 0..60 race on instruction 0 (one word: 1,770 thread pairs, saturated after
     // 64); thread 50 also writes with instruction 7 at the same word, which only it uses:
@@ -1108,8 +1130,12 @@ proptest! {
         let Some(hb) = analysis.happens_before.as_ref() else {
             return Ok(());
         };
-        let plain = Tuning { window_index_slots: usize::MAX, group_min_slots: usize::MAX };
-        let eager = Tuning { window_index_slots: 0, group_min_slots: 0 };
+        let plain = Tuning {
+            window_index_slots: usize::MAX,
+            group_min_slots: usize::MAX,
+            ..Tuning::default()
+        };
+        let eager = Tuning { window_index_slots: 0, group_min_slots: 0, ..Tuning::default() };
         for config in [Config::default(), Config { warp_sync: true, detail: false },
                        Config { warp_sync: false, detail: true }] {
             let expected = find_races_tuned(&program, hb, &config, plain);
@@ -1119,6 +1145,72 @@ proptest! {
                 prop_assert_eq!(&got.benign, &expected.benign);
                 prop_assert_eq!(&got.possible, &expected.possible);
                 prop_assert_eq!(findings(&got), findings(&expected));
+            }
+        }
+    }
+}
+
+/// Many threads of a few kinds (each thread runs one of a few codes, some with one more
+/// access) over two words, with an optional barrier: chunks whose threads fall into few
+/// classes of sites, where rows visit their threads by class and quiet rows are skipped.
+fn classed() -> impl Strategy<Value = Program> {
+    let op = (0u8..3, 0u32..2, 0u32..4, 0u32..4).prop_map(|(k, w, off, inst)| (k, w, off, inst));
+    (
+        proptest::collection::vec(proptest::collection::vec(op, 1..5), 1..4),
+        16u32..120,
+        prop_oneof![Just(1u32), Just(4u32)],
+        any::<bool>(),
+        proptest::collection::vec((0u32..120, 4u32..8), 0..4),
+    )
+        .prop_map(|(codes, threads, warp, sync, extra)| {
+            per_thread(threads, warp, |t| {
+                let code = &codes[(t as usize * 7 / 3) % codes.len()];
+                let mut out = Vec::new();
+                for (i, &(k, w, off, inst)) in code.iter().enumerate() {
+                    if sync && i == code.len() / 2 {
+                        out.push(sync_all(100));
+                    }
+                    let kind =
+                        [AccessKind::Read, AccessKind::Write, AccessKind::Atomic][k as usize];
+                    out.push(Command::access(kind, w * 4 + off, 1, false, InstId(inst)));
+                }
+                for &(who, inst) in &extra {
+                    if who == t {
+                        out.push(write(0, 4, inst));
+                    }
+                }
+                out
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Visiting a row's threads by class and passing over quiet rows change no report:
+    /// the same as visiting every thread of every row.
+    #[test]
+    fn rows_by_class_change_no_report(program in classed()) {
+        let analysis = barrier_graph::analyze(&program);
+        let Some(hb) = analysis.happens_before.as_ref() else {
+            return Ok(());
+        };
+        let plain = Tuning {
+            row_classes_factor: usize::MAX,
+            quiet_rows: false,
+            ..Tuning::default()
+        };
+        let eager = Tuning { row_classes_factor: 0, ..Tuning::default() };
+        for config in [Config::default(), Config { warp_sync: true, detail: false },
+                       Config { warp_sync: false, detail: true }] {
+            let expected = find_races_tuned(&program, hb, &config, plain);
+            for tuning in [eager, Tuning::default()] {
+                let got = find_races_tuned(&program, hb, &config, tuning);
+                prop_assert_eq!(&got.races, &expected.races);
+                prop_assert_eq!(&got.benign, &expected.benign);
+                prop_assert_eq!(&got.possible, &expected.possible);
+                prop_assert_eq!(findings(&got), findings(&expected));
+                prop_assert!(got.stats.thread_pairs_visited <= expected.stats.thread_pairs_visited);
             }
         }
     }
