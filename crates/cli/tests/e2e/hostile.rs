@@ -152,6 +152,14 @@ fn racing_copies_of_one_instruction_end_their_rows() {
 }
 
 #[test]
+fn generations_of_arrivals_only_are_each_reported_once() {
+    // 80,000 generations completed by `bar.arrive` alone: each is one no-waiter violation
+    // (the check of those already reported was quadratic in them).
+    let run = stress(&["arrive_only_80000.ptx"]);
+    assert_answer(&run, 1, "80000 violations (no-waiter)");
+}
+
+#[test]
 fn many_racing_instructions_per_thread_saturate() {
     // 64 threads, ~100 store instructions each on one word: every thread pair was merged
     // (10⁴ records each) because the saturation check was judged dearer than the merge.
