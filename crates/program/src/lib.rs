@@ -45,6 +45,26 @@ pub use source::{CudaLoc, InstSite, SourceTable};
 /// The number of threads in a warp.
 pub const WARP_SIZE: u32 = 32;
 
+/// Bytes the memory budget charges per entry of the race stage: one per aligned 4-byte word
+/// an access touches ([`race_entries`]); at least the race crate's entry (checked there).
+pub const RACE_ENTRY_BYTES: u64 = 24;
+
+/// The race stage's entries of an access of `len` bytes at `addr`: the aligned 4-byte words
+/// it touches.
+pub fn race_entries(addr: u32, len: u32) -> u64 {
+    if len == 0 {
+        return 0;
+    }
+    let first = u64::from(addr) / 4;
+    let last = (u64::from(addr) + u64::from(len) - 1) / 4;
+    last - first + 1
+}
+
+/// The bytes [`RACE_ENTRY_BYTES`] charges for an access of `len` bytes at `addr`.
+pub fn race_entry_bytes(addr: u32, len: u32) -> u64 {
+    race_entries(addr, len).saturating_mul(RACE_ENTRY_BYTES)
+}
+
 /// The shape of a CTA (thread block): `x * y * z` threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CtaShape {

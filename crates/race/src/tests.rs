@@ -689,6 +689,17 @@ fn a_row_ends_once_every_class_ahead_is_saturated() {
 }
 
 #[test]
+fn the_memory_budget_charges_at_least_an_entry_per_word() {
+    // The emulator charges `--max-memory` for this stage's entries before they exist (a
+    // 16-byte charge per word let 7 million 128-byte agents ask for 4.5 GB here and abort).
+    assert!(std::mem::size_of::<crate::entries::Entry>() as u64 <= weft_program::RACE_ENTRY_BYTES);
+    assert_eq!(weft_program::race_entries(2, 4), 2);
+    assert_eq!(weft_program::race_entries(16, 128), 32);
+    assert_eq!(weft_program::race_entries(17, 128), 33);
+    assert_eq!(weft_program::race_entries(0, 0), 0);
+}
+
+#[test]
 fn a_row_passes_over_the_classes_found_saturated() {
     // The shape of a mutation-run-21 mutant (issue 15): before the thousands of writers of
     // one instruction, 40 writers of another and five of one instruction each. The five

@@ -160,6 +160,15 @@ fn generations_of_arrivals_only_are_each_reported_once() {
 }
 
 #[test]
+fn wide_copies_charge_the_race_entries_of_every_word() {
+    // 7 million 128-byte agents: the race stage's entries were charged 16 of their 20 bytes
+    // per word, so the emulation ended under the budget and the race stage's allocation
+    // aborted the process under a 4 GiB address space.
+    let run = stress(&["cp_async_wide_agents.ptx"]);
+    assert_answer(&run, 3, "the emulation reached the memory budget of 4 GiB");
+}
+
+#[test]
 fn many_racing_instructions_per_thread_saturate() {
     // 64 threads, ~100 store instructions each on one word: every thread pair was merged
     // (10⁴ records each) because the saturation check was judged dearer than the merge.

@@ -506,10 +506,12 @@ impl Machine<'_> {
             let Some(copy) = self.copies.get(g as usize) else {
                 continue;
             };
-            if let CommandView::Access { len, .. } = copy.access.view()
+            if let CommandView::Access { addr, len, .. } = copy.access.view()
                 && len > 16
             {
-                self.charged = self.charged.saturating_add(u64::from(len / 4) * 16);
+                self.charged = self
+                    .charged
+                    .saturating_add(weft_program::race_entry_bytes(addr, len));
                 first.get_or_insert((copy.issuer.0 as usize, copy.access.inst().0));
             }
         }
@@ -558,7 +560,11 @@ impl Machine<'_> {
                             Command::access(AccessKind::Read, s, TMA_MIN_BOX, may, inst);
                         let p = self.copies.len() as u32;
                         self.copies.push(prefix);
-                        self.charge_agent(t, inst.0, u64::from(TMA_MIN_BOX / 4 + 1) * 16);
+                        self.charge_agent(
+                            t,
+                            inst.0,
+                            weft_program::race_entry_bytes(s, TMA_MIN_BOX),
+                        );
                         self.bulk_pending[t].push_back((p, UNCOMMITTED));
                     }
                 }

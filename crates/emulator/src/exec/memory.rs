@@ -304,7 +304,9 @@ impl Machine<'_> {
         self.copies
             .push(AsyncCopy::new(ThreadId(t as u32), issue, c, proxy));
         let short = match c.view() {
-            CommandView::Access { len, .. } if len <= 16 => u64::from(len / 4 + 1) * 16,
+            CommandView::Access { addr, len, .. } if len <= 16 => {
+                weft_program::race_entry_bytes(addr, len)
+            }
             _ => 0,
         };
         self.charge_agent(t, c.inst().0, short);
@@ -433,7 +435,7 @@ impl Machine<'_> {
             let entries = if self.defer_entries {
                 0
             } else {
-                u64::from(len / 4) * 16
+                weft_program::race_entry_bytes(addr, len)
             };
             if self.check_memory_for(t, pc, entries.saturating_add(track)) {
                 return false;
@@ -454,8 +456,10 @@ impl Machine<'_> {
             }
         }
         if len > 16 && !self.defer_entries {
-            // The race stage splits an access into 16-byte entries per 4-byte word.
-            self.charged = self.charged.saturating_add(u64::from(len / 4) * 16);
+            // The race stage splits an access into an entry per 4-byte word.
+            self.charged = self
+                .charged
+                .saturating_add(weft_program::race_entry_bytes(addr, len));
         }
         true
     }
