@@ -1137,28 +1137,45 @@ proptest! {
     /// with every window indexed, gives the report of the default tuning.
     #[test]
     fn grouped_windows_change_no_report(program in valued()) {
-        let analysis = barrier_graph::analyze(&program);
-        let Some(hb) = analysis.happens_before.as_ref() else {
-            return Ok(());
-        };
         let plain = Tuning {
             window_index_slots: usize::MAX,
             group_min_slots: usize::MAX,
             ..Tuning::default()
         };
         let eager = Tuning { window_index_slots: 0, group_min_slots: 0, ..Tuning::default() };
-        for config in [Config::default(), Config { warp_sync: true, detail: false },
-                       Config { warp_sync: false, detail: true }] {
-            let expected = find_races_tuned(&program, hb, &config, plain);
-            for tuning in [eager, Tuning::default()] {
-                let got = find_races_tuned(&program, hb, &config, tuning);
-                prop_assert_eq!(&got.races, &expected.races);
-                prop_assert_eq!(&got.benign, &expected.benign);
-                prop_assert_eq!(&got.possible, &expected.possible);
-                prop_assert_eq!(findings(&got), findings(&expected));
-            }
+        tunings_agree(&program, plain, eager)?;
+    }
+}
+
+/// Under each configuration, the `eager` and the default tuning give `program` the report
+/// of the `plain` one, visiting no more thread pairs.
+fn tunings_agree(program: &Program, plain: Tuning, eager: Tuning) -> Result<(), TestCaseError> {
+    let analysis = barrier_graph::analyze(program);
+    let Some(hb) = analysis.happens_before.as_ref() else {
+        return Ok(());
+    };
+    for config in [
+        Config::default(),
+        Config {
+            warp_sync: true,
+            detail: false,
+        },
+        Config {
+            warp_sync: false,
+            detail: true,
+        },
+    ] {
+        let expected = find_races_tuned(program, hb, &config, plain);
+        for tuning in [eager, Tuning::default()] {
+            let got = find_races_tuned(program, hb, &config, tuning);
+            prop_assert_eq!(&got.races, &expected.races);
+            prop_assert_eq!(&got.benign, &expected.benign);
+            prop_assert_eq!(&got.possible, &expected.possible);
+            prop_assert_eq!(findings(&got), findings(&expected));
+            prop_assert!(got.stats.thread_pairs_visited <= expected.stats.thread_pairs_visited);
         }
     }
+    Ok(())
 }
 
 /// Many threads of a few kinds (each thread runs one of a few codes, some with one more
@@ -1202,28 +1219,13 @@ proptest! {
     /// the same as visiting every thread of every row.
     #[test]
     fn rows_by_class_change_no_report(program in classed()) {
-        let analysis = barrier_graph::analyze(&program);
-        let Some(hb) = analysis.happens_before.as_ref() else {
-            return Ok(());
-        };
         let plain = Tuning {
             row_classes_factor: usize::MAX,
             quiet_rows: false,
             ..Tuning::default()
         };
         let eager = Tuning { row_classes_factor: 0, ..Tuning::default() };
-        for config in [Config::default(), Config { warp_sync: true, detail: false },
-                       Config { warp_sync: false, detail: true }] {
-            let expected = find_races_tuned(&program, hb, &config, plain);
-            for tuning in [eager, Tuning::default()] {
-                let got = find_races_tuned(&program, hb, &config, tuning);
-                prop_assert_eq!(&got.races, &expected.races);
-                prop_assert_eq!(&got.benign, &expected.benign);
-                prop_assert_eq!(&got.possible, &expected.possible);
-                prop_assert_eq!(findings(&got), findings(&expected));
-                prop_assert!(got.stats.thread_pairs_visited <= expected.stats.thread_pairs_visited);
-            }
-        }
+        tunings_agree(&program, plain, eager)?;
     }
 }
 
