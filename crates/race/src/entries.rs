@@ -79,15 +79,18 @@ fn actors(program: &Program) -> impl Iterator<Item = (usize, &[Command])> + '_ {
     (0..program.threads.len() + program.asyncs.copies.len()).map(|t| (t, commands_of(program, t)))
 }
 
-/// The chunks an access of `len` bytes at `addr` touches: the first and how many.
+/// The chunks an access of `len` bytes at `addr` touches: the first and how many (the
+/// count the memory budget charges for, [`weft_program::race_entries`]).
 #[inline]
 fn span(addr: u32, len: u32) -> (u64, u64) {
-    let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
-    if end == start {
-        return (start / CHUNK, 0);
-    }
-    (start / CHUNK, (end - 1) / CHUNK - start / CHUNK + 1)
+    (
+        u64::from(addr) / CHUNK,
+        weft_program::race_entries(addr, len),
+    )
 }
+
+// `race_entries` counts aligned 4-byte words: the chunks.
+const _: () = assert!(CHUNK == 4);
 
 /// Calls `f` with every entry of one thread, in program order, its chain key from `hb`.
 fn for_each_entry<H: HappensBeforeQuery + ?Sized>(

@@ -840,13 +840,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     Some(&class) => class,
                     None => {
                         let class = classes.sites.len() as u32;
-                        classes.sites.push(scratch.clone());
                         index.insert(scratch.clone(), class);
+                        classes.sites.push(std::mem::take(&mut scratch));
                         class
                     }
                 }
             } else {
-                classes.classless = true;
                 NO_CLASS
             };
             classes.of.push(class);
@@ -1437,8 +1436,6 @@ struct SiteClasses {
     /// read and of those that write, in increasing order.
     readers: Vec<Vec<u32>>,
     writers: Vec<Vec<u32>>,
-    /// Some thread has no class.
-    classless: bool,
 }
 
 /// The threads a row of the merges has still to visit, by class ([`SiteClasses::row`]):
@@ -1486,6 +1483,12 @@ impl SiteClasses {
         self.get(class).map_or(0, <[_]>::len)
     }
 
+    /// Whether some thread has no class (its group is the last of `readers`/`writers`).
+    fn classless(&self) -> bool {
+        let unclassed = |g: &[Vec<u32>]| g.last().is_some_and(|l| !l.is_empty());
+        unclassed(&self.readers) || unclassed(&self.writers)
+    }
+
     /// The threads the row of the writing thread list `x` visits after `after` (all when
     /// `None`): the readers anywhere, the writers after `x`. `None` when the classes are
     /// too many for a heap of them per row to pay (each thread alone in its class: a plain
@@ -1516,7 +1519,7 @@ impl SiteClasses {
 /// least one writing, not both atomic), or `None` when a thread is never skipped or the
 /// chunk has more than [`MAX_UNIVERSE_SITES`] distinct sites.
 fn candidate_keys(classes: &SiteClasses) -> Option<FxHashSet<(InstId, InstId)>> {
-    if classes.classless {
+    if classes.classless() {
         return None;
     }
     let mut all: Vec<(InstId, AccessKind)> = Vec::new();
