@@ -92,11 +92,13 @@ fn span(addr: u32, len: u32) -> (u64, u64) {
 // `race_entries` counts aligned 4-byte words: the chunks.
 const _: () = assert!(CHUNK == 4);
 
-/// Calls `f` with every entry of one thread, in program order, its chain key from `hb`.
+/// Calls `f` with every entry of one thread in a chunk `keep` accepts, in program order,
+/// its chain key from `hb`.
 fn for_each_entry<H: HappensBeforeQuery + ?Sized>(
     hb: &H,
     t: usize,
     commands: &[Command],
+    keep: impl Fn(u64) -> bool,
     mut f: impl FnMut(Entry),
 ) {
     // Occurrences of plain writes per instruction (dense for the usual small ids).
@@ -132,7 +134,7 @@ fn for_each_entry<H: HappensBeforeQuery + ?Sized>(
         } else {
             0
         };
-        for chunk in first..first + count {
+        for chunk in (first..first + count).filter(|&c| keep(c)) {
             let lo = start.max(chunk * CHUNK) - chunk * CHUNK;
             let hi = end.min((chunk + 1) * CHUNK) - chunk * CHUNK;
             let mut e = Entry::new(
@@ -151,95 +153,188 @@ fn for_each_entry<H: HappensBeforeQuery + ?Sized>(
 
 /// What [`collect_entries`] gathered.
 pub(crate) struct Collected {
-    /// All entries, ordered by (chunk, thread, reads before writes, program index).
+    /// The entries of the chunks checked, ordered by (chunk, thread, reads before writes,
+    /// program index).
     pub(crate) entries: Vec<Entry>,
-    /// The range of each chunk's entries, in chunk order.
-    pub(crate) chunks: Vec<Range<usize>>,
+    /// Per chunk checked, in chunk order: the range of its entries, and how many chunks it
+    /// stands for (itself and the repeats after it).
+    pub(crate) chunks: Vec<(Range<usize>, u64)>,
     /// Shared-memory access commands, and those with an over-approximated extent.
     pub(crate) accesses: u64,
     pub(crate) approx_accesses: u64,
+    /// Chunks accessed, repeats included.
+    pub(crate) words: u64,
 }
 
-/// All entries of the program's threads and agents (see [`Collected`]).
+/// The chunks where an access starts or ends a run of repeats: the one it enters and the
+/// one after its last. A chunk none of the program's accesses marks holds the accesses of
+/// the chunk before it, each covering the first chunk's last byte and the second's first
+/// (accesses are contiguous): a *repeat*, not checked. Every pair of accesses there shares
+/// a byte of the chunk before, where its first common byte lies and it is reported;
+/// checked, the repeat would report nothing, count no same-instruction write, and saturate
+/// and skip exactly as the chunk before (its naive pairs are the same and are counted;
+/// only its tests and visits, work statistics, are saved). A bulk copy's tile or a wide
+/// copy is checked once per run, not per word.
+#[inline]
+fn run_starts(addr: u32, len: u32) -> [u64; 2] {
+    let (first, count) = span(addr, len);
+    [first, first + count]
+}
+
+/// All entries of the program's threads and agents in the chunks that start runs (see
+/// [`Collected`] and [`run_starts`]).
 ///
 /// Each thread yields its entries in program order, so a stable counting sort on the chunk
 /// over the threads in order gives (chunk, thread, program index) in linear time and with one
 /// array of entries; then a thread's reads are put before its writes within each chunk
-/// (mostly a check: a thread usually only reads or only writes a word). The chunks' counts
-/// are taken in the pass that counts the accesses; an address range sparse beyond twice the
-/// commands falls back to a comparison sort.
+/// (mostly a check: a thread usually only reads or only writes a word). The run starts are
+/// marked in the pass that counts the accesses, and the chunks' counts taken in a second;
+/// an address range sparse beyond twice the commands falls back to sorting the run starts
+/// and the entries.
+///
+/// With `repeats` false every chunk is checked (the property tests' reference).
 pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
     program: &Program,
     hb: &H,
+    repeats: bool,
 ) -> Collected {
+    // The chunks of an access that start runs: all of them when repeats are checked too.
+    let marked = |addr: u32, len: u32, f: &mut dyn FnMut(u64)| {
+        if repeats {
+            run_starts(addr, len).into_iter().for_each(&mut *f);
+        } else {
+            // Each chunk, and the one after the last (which ends a run).
+            let (first, count) = span(addr, len);
+            (first..=first + count).for_each(f);
+        }
+    };
     let all: Vec<(usize, &[Command])> = actors(program).collect();
-    // Entries per chunk (shifted by one: the prefix sums below make them the chunks'
-    // starts), while the chunks stay below `limit`; past it the address range is sparse.
+    let accesses_of = |f: &mut dyn FnMut(u32, u32, bool)| {
+        for &(_, thread) in &all {
+            for command in thread {
+                if let CommandView::Access {
+                    addr, len, approx, ..
+                } = command.view()
+                {
+                    f(addr, len, approx);
+                }
+            }
+        }
+    };
+    // The run starts, per chunk while the chunks stay below `limit` (past it the address
+    // range is sparse), else as a list.
     let commands: usize = all.iter().map(|(_, thread)| thread.len()).sum();
     let limit = 2 * commands as u64 + (1 << 15);
-    let mut starts: Option<Vec<usize>> = Some(Vec::new());
-    let (mut total, mut accesses, mut approx_accesses) = (0usize, 0u64, 0u64);
-    for &(_, thread) in &all {
-        for command in thread {
-            let CommandView::Access {
-                addr, len, approx, ..
-            } = command.view()
-            else {
-                continue;
-            };
-            accesses += 1;
-            approx_accesses += u64::from(approx);
-            let (first, count) = span(addr, len);
-            total += count as usize;
-            let Some(counts) = starts.as_mut() else {
-                continue;
-            };
-            let end = first + count;
-            if end > limit {
-                starts = None;
-                continue;
-            }
-            if counts.len() <= end as usize {
-                counts.resize(end as usize + 1, 0);
-            }
-            for c in first..end {
-                counts[c as usize + 1] += 1;
-            }
+    let mut dense: Option<Vec<bool>> = Some(Vec::new());
+    let (mut accesses, mut approx_accesses) = (0u64, 0u64);
+    accesses_of(&mut |addr, len, approx| {
+        accesses += 1;
+        approx_accesses += u64::from(approx);
+        if len == 0 {
+            return;
         }
-    }
-    let collected = |entries: Vec<Entry>, chunks| Collected {
-        entries,
-        chunks,
-        accesses,
-        approx_accesses,
-    };
-    let Some(mut starts) = starts else {
-        let mut entries = Vec::with_capacity(total);
+        let Some(marks) = dense.as_mut() else {
+            return;
+        };
+        // One past the chunk after the access's last (a run start).
+        let (first, count) = span(addr, len);
+        let past = first + count + 1;
+        if past > limit {
+            dense = None;
+            return;
+        }
+        if marks.len() < past as usize {
+            marks.resize(past as usize, false);
+        }
+        marked(addr, len, &mut |c| marks[c as usize] = true);
+    });
+    let Some(marks) = dense else {
+        // Sparse: every access's run starts again, sorted.
+        let mut starts: Vec<u64> = Vec::new();
+        accesses_of(&mut |addr, len, _| {
+            if len > 0 {
+                marked(addr, len, &mut |c| starts.push(c));
+            }
+        });
+        starts.par_sort_unstable();
+        starts.dedup();
+        let keep = |c: u64| starts.binary_search(&c).is_ok();
+        let mut entries = Vec::new();
         for &(t, thread) in &all {
-            for_each_entry(hb, t, thread, |e| entries.push(e));
+            for_each_entry(hb, t, thread, keep, |e| entries.push(e));
         }
         entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes(), e.index));
-        let chunks = chunk_ranges(&entries);
-        return collected(entries, chunks);
+        let chunks: Vec<(Range<usize>, u64)> = chunk_ranges(&entries)
+            .into_iter()
+            .map(|r| {
+                let c = u64::from(entries[r.start].chunk);
+                let next = starts[starts.partition_point(|&s| s <= c)..]
+                    .first()
+                    .copied()
+                    .unwrap_or(c + 1);
+                (r, next - c)
+            })
+            .collect();
+        let words = chunks.iter().map(|(_, n)| n).sum();
+        return Collected {
+            entries,
+            chunks,
+            accesses,
+            approx_accesses,
+            words,
+        };
     };
+    // Entries per run start (shifted by one: the prefix sums below make them the chunks'
+    // starts).
+    let mut starts = vec![0usize; marks.len() + 1];
+    accesses_of(&mut |addr, len, _| {
+        let (first, count) = span(addr, len);
+        for c in first..first + count {
+            if marks[c as usize] {
+                starts[c as usize + 1] += 1;
+            }
+        }
+    });
+    // Each run start with entries, and the run's length: up to the next start (the chunk
+    // after every access's last is one, so a run never passes the accessed chunks).
+    let mut chunks: Vec<(Range<usize>, u64)> = Vec::new();
+    let mut next = marks.len() as u64;
+    let mut lengths = vec![0u64; marks.len()];
+    for c in (0..marks.len()).rev() {
+        if marks[c] {
+            lengths[c] = next - c as u64;
+            next = c as u64;
+        }
+    }
+    let total: usize = starts.iter().sum();
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
-    let chunks: Vec<Range<usize>> = starts
-        .windows(2)
-        .filter(|w| w[0] < w[1])
-        .map(|w| w[0]..w[1])
-        .collect();
+    let mut words = 0;
+    for c in 0..marks.len() {
+        if starts[c] < starts[c + 1] {
+            chunks.push((starts[c]..starts[c + 1], lengths[c]));
+            words += lengths[c];
+        }
+    }
+    drop(lengths);
     let mut entries = vec![Entry::new(0, 0, 0, false, 0, 0); total];
+    let keep = |c: u64| marks[c as usize];
     for &(t, thread) in &all {
-        for_each_entry(hb, t, thread, |e| {
+        for_each_entry(hb, t, thread, keep, |e| {
             let slot = &mut starts[e.chunk as usize];
             entries[*slot] = e;
             *slot += 1;
         });
     }
     reads_first(&mut entries);
-    collected(entries, chunks)
+    Collected {
+        entries,
+        chunks,
+        accesses,
+        approx_accesses,
+        words,
+    }
 }
 
 /// Within each run of entries of one thread in one chunk (in program order), puts the reads

@@ -427,6 +427,9 @@ struct Tuning {
     row_classes_factor: usize,
     /// Whether a row of a class with a row that merged nothing is passed over.
     quiet_rows: bool,
+    /// Whether a chunk that repeats the one before is passed over
+    /// ([`entries::collect_entries`]).
+    repeats: bool,
 }
 
 impl Default for Tuning {
@@ -436,6 +439,7 @@ impl Default for Tuning {
             group_min_slots: 16,
             row_classes_factor: 8,
             quiet_rows: true,
+            repeats: true,
         }
     }
 }
@@ -452,7 +456,8 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
         chunks,
         accesses,
         approx_accesses,
-    } = collect_entries(program, hb);
+        words,
+    } = collect_entries(program, hb, tuning.repeats);
     let ctx = Context {
         program,
         hb,
@@ -462,15 +467,21 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
     };
     let acc = chunks
         .par_iter()
-        .fold(Accumulator::default, |mut acc, range| {
+        .fold(Accumulator::default, |mut acc, (range, run)| {
+            // A run's repeats hold the same accesses: their naive pairs are the first's.
+            let before = acc.naive_pairs;
             ctx.check_chunk(&entries[range.clone()], &mut acc);
+            let naive = acc.naive_pairs - before;
+            acc.naive_pairs = acc
+                .naive_pairs
+                .saturating_add(naive.saturating_mul(run - 1));
             acc
         })
         .reduce(Accumulator::default, Accumulator::merge);
     let mut report = acc.into_report(config);
     report.stats.accesses = accesses;
     report.stats.approx_accesses = approx_accesses;
-    report.stats.shared_addresses = chunks.len() as u64;
+    report.stats.shared_addresses = words;
     report.stats.seconds = start.elapsed().as_secs_f64();
     report
 }
@@ -834,20 +845,28 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut classes = SiteClasses::default();
         let mut index: FxHashMap<Vec<(InstId, AccessKind)>, u32> = FxHashMap::default();
         let mut scratch = Vec::new();
+        // The previous thread's class: consecutive threads (an instruction's agents) mostly
+        // share one, found without hashing their sites.
+        let mut last = NO_CLASS;
         for list in lists {
             let class = if self.sites(list, &mut scratch) {
-                match index.get(scratch.as_slice()) {
-                    Some(&class) => class,
-                    None => {
-                        let class = classes.sites.len() as u32;
-                        index.insert(scratch.clone(), class);
-                        classes.sites.push(std::mem::take(&mut scratch));
-                        class
+                if last != NO_CLASS && classes.sites[last as usize] == scratch {
+                    last
+                } else {
+                    match index.get(scratch.as_slice()) {
+                        Some(&class) => class,
+                        None => {
+                            let class = classes.sites.len() as u32;
+                            index.insert(scratch.clone(), class);
+                            classes.sites.push(std::mem::take(&mut scratch));
+                            class
+                        }
                     }
                 }
             } else {
                 NO_CLASS
             };
+            last = class;
             classes.of.push(class);
         }
         // The threads of each class (those without one last), readers and writers apart.
@@ -921,6 +940,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             return;
         }
         let has_plain_write = |l: &ThreadLists<'_>| l.writes.iter().any(|e| e.occ() != OCC_NONE);
+        // Only the CTA's threads: every agent is a warp of its own (they come last).
+        let cta = self.program.threads.len();
+        let lists = &lists[..lists.partition_point(|l| (l.thread as usize) < cta)];
         let mut counted = 0u64;
         let mut start = 0;
         while start < lists.len() {

@@ -1270,3 +1270,102 @@ fn racing_agents_saturate_in_every_chunk_they_span() {
         report.stats.race_tests
     );
 }
+
+/// Threads and agents with accesses of up to 40 bytes at any offset, some far apart (the
+/// sparse collection), written values, an optional barrier: chunks that repeat the one
+/// before them (every byte of the same accesses) next to partial and boundary chunks.
+fn wide() -> impl Strategy<Value = Program> {
+    // (kind, address, length, instruction, value id, far)
+    let op = (0u8..3, 0u32..48, 0u32..41, 0u32..5, 0u16..3, any::<bool>());
+    (
+        proptest::collection::vec(proptest::collection::vec(op.clone(), 1..6), 2..7),
+        prop_oneof![Just(1u32), Just(4u32)],
+        any::<bool>(),
+        proptest::collection::vec((0u32..6, op), 0..5),
+    )
+        .prop_map(|(codes, warp, sync, agents)| {
+            let place = |addr: u32, far: bool| if far { addr + (1 << 20) } else { addr };
+            let access = |(k, addr, len, inst, v, far): (u8, u32, u32, u32, u16, bool)| {
+                let kind = [AccessKind::Read, AccessKind::Write, AccessKind::Atomic][k as usize];
+                let c = Command::access(kind, place(addr, far && k == 0), len, false, InstId(inst));
+                if kind == AccessKind::Write && v != 0 {
+                    c.with_value(v)
+                } else {
+                    c
+                }
+            };
+            let threads = codes.len() as u32;
+            let mut program = per_thread(threads, warp, |t| {
+                let code = &codes[t as usize];
+                let mut out = Vec::new();
+                for (i, &op) in code.iter().enumerate() {
+                    if sync && i == code.len() / 2 {
+                        out.push(sync_all(100));
+                    }
+                    out.push(access(op));
+                }
+                if sync && code.len() == 1 {
+                    out.push(sync_all(100));
+                }
+                out
+            });
+            for (t, (k, addr, len, inst, v, far)) in agents {
+                let write = access((k.max(1), addr, len, inst + 5, v, far));
+                program.asyncs.copies.push(weft_program::AsyncCopy::new(
+                    ThreadId(t % threads),
+                    0,
+                    write,
+                    weft_program::Proxy::Generic,
+                ));
+            }
+            program.values = vec![0x2a, 0x2a2a_2a2a];
+            program
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Passing over the chunks that repeat the one before changes no report and no count
+    /// but the tests made: the same as checking every chunk.
+    #[test]
+    fn repeated_chunks_change_no_report(program in wide()) {
+        let plain = Tuning { repeats: false, ..Tuning::default() };
+        tunings_agree(&program, plain, Tuning::default())?;
+        if let Some(hb) = barrier_graph::analyze(&program).happens_before.as_ref() {
+            let config = Config::default();
+            let every = find_races_tuned(&program, hb, &config, plain);
+            let runs = find_races_tuned(&program, hb, &config, Tuning::default());
+            prop_assert_eq!(runs.stats.shared_addresses, every.stats.shared_addresses);
+        }
+    }
+}
+
+#[test]
+fn a_wide_access_is_checked_once_per_run_of_chunks() {
+    // Two threads write the same 4 KiB (1,024 chunks) unordered, and a third reads 2 bytes
+    // in its middle: the chunks are runs [0, 512), 512, [513, 1024).
+    let program = per_thread(3, 1, |t| match t {
+        0 => vec![write(0, 4096, 0)],
+        1 => vec![write(0, 4096, 1)],
+        _ => vec![read(2049, 2, 2)],
+    });
+    let every = find_races_tuned(
+        &program,
+        &Unordered,
+        &Config::default(),
+        Tuning {
+            repeats: false,
+            ..Tuning::default()
+        },
+    );
+    let runs = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(runs.races, every.races);
+    assert_eq!(runs.races.len(), 3);
+    assert_eq!(runs.stats.shared_addresses, 1024);
+    assert_eq!(runs.stats.naive_pairs, every.stats.naive_pairs);
+    // One pair in each of the two long runs' first chunk, three in chunk 512; checking
+    // every chunk visits 1,023 + 3.
+    assert_eq!(runs.stats.thread_pairs_visited, 1 + 3 + 1);
+    assert_eq!(every.stats.thread_pairs_visited, 1023 + 3);
+}
