@@ -111,7 +111,10 @@ fn for_each_entry<H: HappensBeforeQuery + ?Sized>(
         else {
             continue;
         };
-        let occ = if kind == AccessKind::Write {
+        let occ = if kind == AccessKind::Write && commands.len() == 1 {
+            // An agent's one access (no counters to allocate per agent).
+            0
+        } else if kind == AccessKind::Write {
             let inst = command.inst().index();
             let counter = if inst < DENSE_INSTS {
                 if dense.len() <= inst {

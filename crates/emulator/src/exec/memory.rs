@@ -451,8 +451,13 @@ impl Machine<'_> {
                 .src
                 .union(write_u, if may { self.th[t].may_src } else { 0 });
             if u != 0 {
+                // The pages it allocates are checked here; the commands and agents are
+                // checked as they are recorded.
+                let before = self.smem.footprint();
                 self.smem.set_unk(addr as usize, len as usize, u);
-                self.check_memory(t, pc);
+                if self.smem.footprint() != before {
+                    self.check_memory(t, pc);
+                }
             }
         }
         if len > 16 && !self.defer_entries {

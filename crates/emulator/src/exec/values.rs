@@ -36,6 +36,8 @@ pub(super) struct Sources {
     pub(super) results: Vec<(ResultKey, (u32, u32))>,
     /// Singleton source sets by their source ([`Sources::single`] without a vector).
     singles: FxHashMap<ValueSource, u32>,
+    /// The singleton sets of [`ValueSource::GlobalLoad`] by instruction (0: not yet).
+    loads: Vec<u32>,
 }
 
 /// [`Sources::results`]'s entries (a power of two).
@@ -126,6 +128,7 @@ impl Sources {
             terms: Terms::default(),
             results: Vec::new(),
             singles: FxHashMap::default(),
+            loads: Vec::new(),
         }
     }
 
@@ -184,11 +187,31 @@ impl Sources {
     }
 
     pub(super) fn single(&mut self, s: ValueSource) -> u32 {
-        if let Some(&id) = self.singles.get(&s) {
+        // A global load's set by its instruction, without hashing the source (every
+        // `cp.async` and global load asks for one).
+        let load = match s {
+            ValueSource::GlobalLoad(InstId(pc)) => Some(pc as usize),
+            _ => None,
+        };
+        if let Some(&id) = load.and_then(|pc| self.loads.get(pc))
+            && id != 0
+        {
             return id;
         }
-        let id = self.intern(vec![s.clone()]);
-        self.singles.insert(s, id);
+        let id = match self.singles.get(&s) {
+            Some(&id) => id,
+            None => {
+                let id = self.intern(vec![s.clone()]);
+                self.singles.insert(s, id);
+                id
+            }
+        };
+        if let Some(pc) = load {
+            if self.loads.len() <= pc {
+                self.loads.resize(pc + 1, 0);
+            }
+            self.loads[pc] = id;
+        }
         id
     }
 
