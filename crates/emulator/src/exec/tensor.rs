@@ -66,6 +66,8 @@ const FOOTPRINT_CACHE: usize = 256;
 #[derive(Debug, Clone)]
 pub(super) struct WgmmaOp {
     pc: u32,
+    /// What its footprints were computed from: a lane with the same joins it at once.
+    inputs: WgmmaInputs,
     /// The bytes read (both operands), to tell whether a lane's issue is the same one.
     runs: Vec<(u32, u32)>,
     /// The thread whose issue created the agents.
@@ -74,6 +76,18 @@ pub(super) struct WgmmaOp {
     agents: Vec<u32>,
     /// The completion set of the other lanes (index into `Machine::joint_done`).
     joint: u32,
+}
+
+/// The inputs of a `wgmma.mma_async`'s operand footprints ([`Machine::wgmma_inputs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct WgmmaInputs {
+    shape: WgmmaShape,
+    /// The A descriptor, when A is one (else A is in registers).
+    a: Option<u64>,
+    /// The B descriptor and its unknown sources (reported when the footprints are made).
+    b: (u64, u32),
+    trans_a: u64,
+    trans_b: u64,
 }
 
 /// The shape of a `wgmma.mma_async`, from its opcode.
@@ -237,14 +251,29 @@ impl Machine<'_> {
         self.clobber(t, inst, u);
         let occurrence = self.wg_occ[t];
         self.wg_occ[t] = occurrence.saturating_add(1);
-        let Some(footprints) = self.wgmma_footprints(t, pc, ops) else {
+        let Some(inputs) = self.wgmma_inputs(t, pc, ops) else {
+            return;
+        };
+        let key = ((t / WARPGROUP) as u32, occurrence);
+        // Every thread of the warpgroup joins the operation its first thread issued: at
+        // once when it gives the same inputs (the footprints are a function of them), else
+        // when its footprints read the same runs (compared in place: the 127 others
+        // allocate nothing).
+        let first = self.wg_index.get(&key).copied();
+        let same_inputs = first.filter(|&k| {
+            self.wg_ops
+                .get(k as usize)
+                .is_some_and(|op| op.pc == pc && op.inputs == inputs)
+        });
+        if let Some(k) = same_inputs {
+            self.wg_pending[t].push_back((k, UNCOMMITTED));
+            return;
+        }
+        let Some(footprints) = self.wgmma_footprints(t, pc, ops, &inputs) else {
             return;
         };
         let runs = || footprints.iter().flat_map(|f| f.runs.iter().copied());
-        let key = ((t / WARPGROUP) as u32, occurrence);
-        // Every thread of the warpgroup joins the operation its first thread issued (the
-        // runs compared in place: the 127 others allocate nothing).
-        let joined = self.wg_index.get(&key).copied().filter(|&k| {
+        let joined = first.filter(|&k| {
             self.wg_ops
                 .get(k as usize)
                 .is_some_and(|op| op.pc == pc && op.runs.iter().copied().eq(runs()))
@@ -267,6 +296,7 @@ impl Machine<'_> {
                 self.charged = self.charged.saturating_add(bytes as u64);
                 self.wg_ops.push(WgmmaOp {
                     pc,
+                    inputs,
                     runs,
                     issuer: t,
                     agents,
@@ -281,9 +311,10 @@ impl Machine<'_> {
         self.wg_pending[t].push_back((op, UNCOMMITTED));
     }
 
-    /// The footprints of a `wgmma.mma_async`'s shared operands (A when it is a descriptor,
-    /// then B), or `None` after recording why they cannot be known.
-    fn wgmma_footprints(&mut self, t: usize, pc: u32, ops: &[Opnd]) -> Option<Vec<Footprint>> {
+    /// What the footprints of a `wgmma.mma_async`'s shared operands are a function of:
+    /// its shape, the A descriptor (when A is one) and the B descriptor with their
+    /// transpose flags; `None` after recording why they cannot be known.
+    fn wgmma_inputs(&mut self, t: usize, pc: u32, ops: &[Opnd]) -> Option<WgmmaInputs> {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         // The shape is the opcode's: parsed once per instruction.
         let shape = match self.wg_shapes.get(&pc) {
@@ -328,25 +359,53 @@ impl Machine<'_> {
         } else {
             (0, 0)
         };
+        let a = if a_desc {
+            Some(self.descriptor(t, pc, o(1))?)
+        } else {
+            None
+        };
+        // B's descriptor is reported unknown after A's footprint (the order of the checks).
+        let b = self.rd(t, o(2), pc);
+        Some(WgmmaInputs {
+            shape,
+            a,
+            b,
+            trans_a,
+            trans_b,
+        })
+    }
+
+    /// The footprints of a `wgmma.mma_async`'s shared operands (A when it is a descriptor,
+    /// then B), or `None` after recording why they cannot be known.
+    fn wgmma_footprints(
+        &mut self,
+        t: usize,
+        pc: u32,
+        ops: &[Opnd],
+        inputs: &WgmmaInputs,
+    ) -> Option<Vec<Footprint>> {
+        let shape = inputs.shape;
         let mut out = Vec::new();
-        if a_desc {
-            let d = self.descriptor(t, pc, o(1))?;
+        if let Some(d) = inputs.a {
             let a = OperandShape {
                 mn: 64,
                 k_bytes: shape.k * shape.a_bits / 8,
                 elem_bits: shape.a_bits,
-                mn_major: trans_a != 0,
+                mn_major: inputs.trans_a != 0,
             };
             out.push(self.operand_footprint(t, pc, Ok(descriptor::decode_wgmma(d)), a)?);
         }
-        let d = self.descriptor(t, pc, o(2))?;
+        let b_desc = match inputs.b {
+            (v, 0) => v,
+            _ => self.descriptor(t, pc, ops.get(2).copied().unwrap_or(Opnd::Sink))?,
+        };
         let b = OperandShape {
             mn: shape.n,
             k_bytes: shape.k * shape.b_bits / 8,
             elem_bits: shape.b_bits,
-            mn_major: trans_b != 0,
+            mn_major: inputs.trans_b != 0,
         };
-        out.push(self.operand_footprint(t, pc, Ok(descriptor::decode_wgmma(d)), b)?);
+        out.push(self.operand_footprint(t, pc, Ok(descriptor::decode_wgmma(b_desc)), b)?);
         Some(out)
     }
 
