@@ -1091,3 +1091,38 @@ fn async_copy_ends_before_every_joint_completion() {
     assert!(hb.ordered(g, (ThreadId(1), 4)));
     assert!(!hb.ordered(g, h2));
 }
+
+#[test]
+fn a_loop_of_arrive_only_generations_is_folded_into_one_violation_per_shape() {
+    // Two threads each arrive at barrier 1 (count 2) five times from one instruction and
+    // never wait. The replay runs thread 0 first: generations 1 and 2 are its own arrivals,
+    // 3 its last and thread 1's first, 4 and 5 thread 1's. Thread 1 registers at 3 and 4
+    // unordered after arrive-only generations 2 and 3 (one shape: instruction #1000,
+    // thread 1); 1 is thread 0's lost signal, 4 and 5 thread 1's (another shape). Each
+    // shape is one violation listing its later generations: five generations, three
+    // violations (unfolded, one per generation).
+    let looped = |inst: u32| ThreadProgram {
+        commands: (0..5)
+            .map(|_| cmd(C::A(1, 2), inst))
+            .chain([cmd(C::X, inst + 999)])
+            .collect(),
+        end: ThreadEnd::Exited,
+        steps: Vec::new(),
+    };
+    let a = analyze(&program(1, vec![looped(0), looped(1000)]));
+    let shapes: Vec<(Vec<u32>, Vec<u32>)> = a
+        .violations
+        .iter()
+        .map(|v| (v.generations.clone(), v.also.clone()))
+        .collect();
+    assert!(
+        kinds(&a).iter().all(|&k| k == ViolationKind::NoWaiter),
+        "{a:#?}"
+    );
+    assert_eq!(
+        shapes,
+        [(vec![2, 3], vec![3]), (vec![1], vec![]), (vec![4], vec![5])],
+        "{a:#?}"
+    );
+    assert!(a.happens_before.is_none());
+}

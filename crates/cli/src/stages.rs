@@ -10,6 +10,7 @@ use std::time::Instant;
 use barrier_graph::{BlockedGeneration, SyncViolation, ThreadState};
 use emulator::{Emulation, FindingKind};
 use ptx_parser::Module;
+use rustc_hash::FxHashSet;
 use weft_program::{BarrierKey, CtaShape, InstId, Program, ThreadId};
 
 use crate::options::Options;
@@ -867,6 +868,24 @@ fn sync_violation(file: &PtxFile, emulation: &Emulation, v: &SyncViolation) -> V
     if !threads.is_empty() && v.blocked.is_empty() {
         notes.push(format!("threads: {}", describe(&threads, program)));
     }
+    if !v.also.is_empty() {
+        let what = if v.mbarrier.is_some() {
+            "phases"
+        } else {
+            "generations"
+        };
+        let shown: Vec<String> = v.also.iter().take(8).map(u32::to_string).collect();
+        let more = if v.also.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        };
+        notes.push(format!(
+            "the same at {} later {what}, with the same instructions and threads: {}{more}",
+            v.also.len(),
+            shown.join(", ")
+        ));
+    }
     Violation {
         kind: v.kind.into(),
         message: v.message.clone(),
@@ -1127,12 +1146,19 @@ warpgroup, or the mbarrier phase of a tcgen05.commit that tracks it. A barrier o
 the copy does before it completes";
 
 fn dot_graph(analysis: &barrier_graph::Analysis) -> DotGraph {
-    let violated = |key: BarrierKey, generation: u32| {
-        analysis
-            .violations
-            .iter()
-            .any(|v| v.barrier == Some(key) && v.generations.contains(&generation))
-    };
+    // The (barrier or mbarrier, generation) pairs of the violations, looked up per node (a
+    // no-waiter violation lists every generation of a loop of arrivals).
+    let mut named: FxHashSet<(BarrierKey, u32)> = FxHashSet::default();
+    let mut phases: FxHashSet<(Option<u32>, u32)> = FxHashSet::default();
+    for v in &analysis.violations {
+        for &g in v.generations.iter().chain(&v.also) {
+            if let Some(key) = v.barrier {
+                named.insert((key, g));
+            }
+            phases.insert((v.mbarrier, g));
+        }
+    }
+    let violated = |key: BarrierKey, generation: u32| named.contains(&(key, generation));
     let label = |key: BarrierKey, generation: u32| match key {
         BarrierKey::Named(id) => format!("bar {id} gen {generation}"),
         BarrierKey::Warp(w) => format!("warp {w} gen {generation}"),
@@ -1149,9 +1175,7 @@ fn dot_graph(analysis: &barrier_graph::Analysis) -> DotGraph {
                 },
                 violated: match n.key.barrier() {
                     Some(key) => violated(key, n.generation),
-                    None => analysis.violations.iter().any(|v| {
-                        v.mbarrier == n.key.mbarrier() && v.generations.contains(&n.generation)
-                    }),
+                    None => phases.contains(&(n.key.mbarrier(), n.generation)),
                 },
             })
             .collect(),

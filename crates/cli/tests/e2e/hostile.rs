@@ -156,7 +156,22 @@ fn generations_of_arrivals_only_are_each_reported_once() {
     // 80,000 generations completed by `bar.arrive` alone: each is one no-waiter violation
     // (the check of those already reported was quadratic in them).
     let run = stress(&["arrive_only_80000.ptx"]);
-    assert_answer(&run, 1, "80000 violations (no-waiter)");
+    // One violation per shape (instruction and threads), listing its later generations:
+    // 80,000 violations were 36 MB of text.
+    assert_answer(&run, 1, "17 violations (no-waiter)");
+    assert!(
+        run.stdout
+            .contains("the same at 4999 later generations, with the same instructions and threads: 31, 47, 63,"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn the_happens_before_rows_of_many_generations_are_charged() {
+    // 550,400 generations of 1,024 threads: 2.25 GB of rows asked for at once in the
+    // barrier graph (an abort under 4 GiB); the emulation now charges them.
+    let run = stress(&["arrive_rows_4300.ptx"]);
+    assert_answer(&run, 3, "the emulation reached the memory budget of 4 GiB");
 }
 
 #[test]

@@ -329,6 +329,10 @@ impl Machine<'_> {
     }
 
     pub(super) fn complete(&mut self, c: Completion) {
+        // A warp's `bar.warp.sync` gathers store only the warp's lanes.
+        if matches!(c.key, weft_program::BarrierKey::Named(_)) {
+            self.charge_node();
+        }
         let reds: Vec<usize> = c
             .participants
             .iter()

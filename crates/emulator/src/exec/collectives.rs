@@ -178,6 +178,9 @@ impl Machine<'_> {
             self.exec_events
         });
         if event.is_some() {
+            self.charge_node();
+        }
+        if event.is_some() {
             self.coll.last[w] = present;
         }
         for lt in self.warp_lanes(w) {

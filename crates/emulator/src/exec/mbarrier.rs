@@ -52,6 +52,7 @@ impl Machine<'_> {
         match r {
             Ok(PhaseStep::Pending(p)) => Some(p),
             Ok(PhaseStep::Completed { completed }) => {
+                self.charge_node();
                 self.tma_phase_completed(addr, completed);
                 self.wake_mbar(addr);
                 Some(completed)

@@ -313,6 +313,15 @@ impl Machine<'_> {
         u32::MAX
     }
 
+    /// Charges the happens-before row of one more dynamic barrier (a named-barrier
+    /// generation, an mbarrier phase, an execution event) to `--max-memory`: 4 bytes per
+    /// thread, the barrier-graph stage's dense row for it (`bar.arrive` loops of 1,024
+    /// threads asked for 2.25 GB of rows at once for 36 million commands and aborted under
+    /// a 4 GiB address space). Checked with the commands.
+    pub(super) fn charge_node(&mut self) {
+        self.charged = self.charged.saturating_add(4 * self.n as u64);
+    }
+
     /// Charges one more agent to `--max-memory` ([`AGENT_BYTES`], and `entries` bytes of the
     /// race stage's entries of a short access), checking the budget every 1024 agents: a
     /// tensor-core operand is hundreds of agents (one per run of its swizzled footprint),

@@ -157,6 +157,8 @@ impl Machine<'_> {
                 let event = *wg.events.entry(((t / WARPGROUP) as u32, k)).or_insert(next);
                 if event == next {
                     self.exec_events = next;
+                    // The new event's happens-before row (`charge_node`).
+                    self.charged = self.charged.saturating_add(4 * self.n as u64);
                 }
                 wg.pending[t].push((event, OPEN));
                 self.push(t, Command::exec(ExecOp::Arrive, event, InstId(pc)));
