@@ -35,10 +35,12 @@ SIZES = [
     ("singe 8 warps, 2000 phases", ["singe", "--phases", "2000"], []),
     ("singe 16 warps, 2000 phases, warp-synchronous (--warp-sync)",
      ["singe", "--warps", "16", "--phases", "2000", "--no-warp-barrier"], ["--warp-sync"]),
-    # 1024 threads x ~300,000 instructions: past the default CTA budget (8 x 10^7).
+    # 1024 threads x ~300,000 instructions: past the default CTA budget (8 x 10^7), and
+    # its 32.8 million commands and 260,000 dynamic barriers past the default memory budget
+    # (it peaks at 4 GB).
     ("singe 32 warps, 4000 phases, shuffle-heavy",
      ["singe", "--warps", "32", "--phases", "4000", "--shuffles", "20", "--straight", "4"],
-     ["--max-steps", "100000000"]),
+     ["--max-steps", "100000000", "--max-memory", "8G"]),
 ]
 QUICK = SIZES[:1] + SIZES[4:5]
 

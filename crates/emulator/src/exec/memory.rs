@@ -17,10 +17,11 @@ pub(super) enum Mem {
 }
 
 /// Bytes `--max-memory` charges per recorded command: the 16-byte command, up to 16 bytes of
-/// vector slack while its thread's program grows, and 64 bytes for the barrier-graph and race
-/// stages' per-command tables (their peak on the `bar.sync` stress loop is 81 bytes per
-/// command in all, the command included).
-pub(crate) const COMMAND_BYTES: u64 = 96;
+/// vector slack while its thread's program grows, and 88 bytes for the barrier-graph and race
+/// stages' per-command tables, beside the happens-before rows charged per dynamic barrier
+/// (their peak is 81 bytes per command in all on the `bar.sync` stress loop, 114 on a loop of
+/// `bar.arrive` by 1,024 threads, which at 64 reached 3.9 GB under a 4 GiB budget).
+pub(crate) const COMMAND_BYTES: u64 = 120;
 
 /// Bytes of an agent's record (an asynchronous copy's or tensor-core operand's access):
 /// the budget counts the capacity of the vector holding them.
