@@ -324,9 +324,14 @@ impl Machine<'_> {
         match dst {
             Opnd::Reg(_) => self.wr(t, dst, 0, u),
             Opnd::List(s, len) => {
+                // A `wgmma`'s 64 or more accumulators per lane: the slot once, then each
+                // register's two stores.
+                let slot = self.slot(t);
                 for &o in self.ir.list(s, len) {
-                    if let Opnd::Reg(_) = o {
-                        self.wr(t, o, 0, u);
+                    if let Opnd::Reg(r) = o {
+                        let i = slot + r.index() * LANES;
+                        self.vals[i] = 0;
+                        self.unk[i] = u;
                     }
                 }
             }
