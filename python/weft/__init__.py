@@ -127,6 +127,9 @@ class Violation:
     """The named barrier, if one is involved."""
     generation: Optional[int]
     """The 1-based barrier generation, if known."""
+    later_generations: list[int]
+    """The first generation of each later repeat folded into this violation (same kind,
+    barrier, instructions and threads); empty when it does not repeat."""
     notes: list[str]
     benign: bool
     """A benign race (kind ``benign-race``: unordered writes of the same value): a warning
@@ -142,6 +145,7 @@ class Violation:
             threads_text=d["threads_text"],
             barrier=d["barrier"],
             generation=d["generation"],
+            later_generations=list(d.get("later_generations", [])),
             notes=list(d["notes"]),
             benign=bool(d.get("benign", False)),
         )

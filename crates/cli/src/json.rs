@@ -49,6 +49,9 @@ struct Violation<'a> {
     threads_text: String,
     barrier: Option<u32>,
     generation: Option<u32>,
+    /// Absent when the violation does not repeat.
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    later_generations: &'a [u32],
     notes: &'a [String],
     benign: bool,
 }
@@ -116,6 +119,7 @@ fn kernel(k: &KernelReport) -> Kernel<'_> {
                 threads_text: report::describe_threads(&v.threads, weft_program::WARP_SIZE),
                 barrier: v.barrier,
                 generation: v.generation,
+                later_generations: &v.later_generations,
                 notes: &v.notes,
                 benign: v.benign,
             })

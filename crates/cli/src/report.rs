@@ -159,6 +159,9 @@ pub struct Violation {
     pub barrier: Option<u32>,
     /// The barrier generation, if known.
     pub generation: Option<u32>,
+    /// The first generation (or mbarrier phase) of each later repeat of this violation,
+    /// folded into it (same kind, barrier, instructions and threads).
+    pub later_generations: Vec<u32>,
     /// Further lines of explanation (counts, wait-for cycle, ...).
     pub notes: Vec<String>,
     /// A benign race (`benign-race`: unordered writes of the same value): a warning that

@@ -684,6 +684,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
                 threads,
                 barrier: None,
                 generation: None,
+                later_generations: Vec::new(),
                 notes: Vec::new(),
                 benign: false,
             }
@@ -896,6 +897,7 @@ fn sync_violation(file: &PtxFile, emulation: &Emulation, v: &SyncViolation) -> V
             _ => None,
         },
         generation: v.generations.first().copied(),
+        later_generations: v.also.clone(),
         notes,
         benign: false,
     }
@@ -1092,6 +1094,7 @@ fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Viol
         ]),
         barrier: None,
         generation: None,
+        later_generations: Vec::new(),
         notes,
         benign: false,
     }
@@ -1130,6 +1133,7 @@ fn proxy_fence_violation(
         ]),
         barrier: None,
         generation: None,
+        later_generations: Vec::new(),
         notes,
         benign: false,
     }

@@ -164,6 +164,22 @@ fn generations_of_arrivals_only_are_each_reported_once() {
             .contains("the same at 4999 later generations, with the same instructions and threads: 31, 47, 63,"),
         "{run:?}"
     );
+    // JSON lists the folded generations; a violation that does not repeat has no field.
+    let run = stress(&["--format", "json", "arrive_only_80000.ptx"]);
+    let doc = run.json();
+    let later: Vec<usize> = doc["kernels"][0]["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| {
+            v.get("later_generations")
+                .and_then(|g| g.as_array())
+                .map_or(0, Vec::len)
+        })
+        .collect();
+    assert_eq!(later.len(), 17);
+    assert_eq!(later.iter().sum::<usize>() + 17, 80_000, "{later:?}");
+    assert!(later.contains(&0), "{later:?}");
 }
 
 #[test]
