@@ -352,3 +352,14 @@ fn mutants_end_with_an_answer() {
         assert!(!run.stderr.contains("panicked"), "{name}: {run:?}");
     }
 }
+
+#[test]
+fn a_loop_of_wgmma_commits_without_a_wait_is_linear() {
+    // Each commit scanned every pending issue of the thread (80 s at the step budget).
+    let run = stress(&[
+        "--kernel",
+        "_Z18wgmma_skipped_wait9TensorMapS_Pf",
+        "wgmma_commit_loop.ptx",
+    ]);
+    assert_answer(&run, 3, "the thread exceeded the step budget");
+}
