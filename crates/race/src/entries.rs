@@ -251,6 +251,13 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         }
         marked(addr, len, &mut |c| marks[c as usize] = true);
     });
+    let collected = |entries, chunks, words| Collected {
+        entries,
+        chunks,
+        accesses,
+        approx_accesses,
+        words,
+    };
     let Some(marks) = dense else {
         // Sparse: every access's run starts again, sorted.
         let mut starts: Vec<u64> = Vec::new();
@@ -279,13 +286,7 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
             })
             .collect();
         let words = chunks.iter().map(|(_, n)| n).sum();
-        return Collected {
-            entries,
-            chunks,
-            accesses,
-            approx_accesses,
-            words,
-        };
+        return collected(entries, chunks, words);
     };
     // Entries per run start (shifted by one: the prefix sums below make them the chunks'
     // starts).
@@ -331,13 +332,7 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         });
     }
     reads_first(&mut entries);
-    Collected {
-        entries,
-        chunks,
-        accesses,
-        approx_accesses,
-        words,
-    }
+    collected(entries, chunks, words)
 }
 
 /// Within each run of entries of one thread in one chunk (in program order), puts the reads

@@ -179,8 +179,6 @@ impl Machine<'_> {
         });
         if event.is_some() {
             self.charge_node();
-        }
-        if event.is_some() {
             self.coll.last[w] = present;
         }
         for lt in self.warp_lanes(w) {

@@ -155,12 +155,14 @@ impl Machine<'_> {
                 }
                 let next = self.exec_events.wrapping_add(1);
                 let event = *wg.events.entry(((t / WARPGROUP) as u32, k)).or_insert(next);
-                if event == next {
+                let new = event == next;
+                if new {
                     self.exec_events = next;
-                    // The new event's happens-before row (`charge_node`).
-                    self.charged = self.charged.saturating_add(4 * self.n as u64);
                 }
                 wg.pending[t].push((event, OPEN));
+                if new {
+                    self.charge_node();
+                }
                 self.push(t, Command::exec(ExecOp::Arrive, event, InstId(pc)));
                 self.wg.tail[t] = self.coll.synced[t];
             }
