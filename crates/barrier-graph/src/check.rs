@@ -95,29 +95,253 @@ pub(crate) fn lost_signals(
     out
 }
 
-struct Failure {
+/// The recycling failures of one (barrier, generation, exit) group, gathered as they are
+/// found: the failing threads and, per instruction, its first failing command. A list of
+/// every failure, sorted before grouping, took 28 bytes per unordered registration plus
+/// its sort's scratch: 15 M failures on 280,000 generations of arrivals asked for 234 MB
+/// at once at the end of a run near the memory budget, and the sort was a tenth of it.
+struct Group {
+    /// The generation's node.
+    node: DynamicBarrierId,
     key: BarrierKey,
     generation: u32,
-    /// The offending command (registration of `generation + 1`, or an exit).
-    command: CommandRef,
     exit: bool,
+    /// Failing threads, in the order found (sorted and deduplicated by [`Groups::finish`]).
+    threads: Vec<ThreadId>,
+    /// Per instruction, the failing command of the lowest (thread, index).
+    commands: Vec<CommandRef>,
+}
+
+impl Group {
+    fn add(&mut self, command: CommandRef) {
+        if self.threads.last() != Some(&command.thread) {
+            self.threads.push(command.thread);
+        }
+        self.add_command(command);
+    }
+
+    fn add_command(&mut self, command: CommandRef) {
+        let at = |c: &CommandRef| (c.thread, c.index);
+        match self.commands.iter_mut().find(|c| c.inst == command.inst) {
+            Some(c) if at(&command) < at(c) => *c = command,
+            Some(_) => {}
+            None => self.commands.push(command),
+        }
+    }
+}
+
+/// The failure groups of one pass, found by node (and exit) in a table built on the first
+/// failure.
+#[derive(Default)]
+struct Groups {
+    /// `index[2 * node + exit]`: the group's position in `groups` plus one, or 0.
+    index: Vec<u32>,
+    groups: Vec<Group>,
+}
+
+impl Groups {
+    fn add(
+        &mut self,
+        nodes: usize,
+        n: DynamicBarrierId,
+        key: BarrierKey,
+        generation: u32,
+        exit: bool,
+        command: CommandRef,
+    ) {
+        if self.index.is_empty() {
+            self.index = vec![0; 2 * nodes];
+        }
+        let slot = 2 * n.index() + usize::from(exit);
+        let g = match self.index[slot] {
+            0 => {
+                self.groups.push(Group {
+                    node: n,
+                    key,
+                    generation,
+                    exit,
+                    threads: Vec::new(),
+                    commands: Vec::new(),
+                });
+                self.index[slot] = self.groups.len() as u32;
+                self.groups.len() - 1
+            }
+            g => g as usize - 1,
+        };
+        self.groups[g].add(command);
+    }
+
+    /// Appends the groups of a later pass (whose threads all follow this one's).
+    fn merge(&mut self, other: Groups) {
+        if other.groups.is_empty() {
+            return;
+        }
+        if self.index.is_empty() {
+            *self = other;
+            return;
+        }
+        let mut slots = vec![0u32; other.groups.len()];
+        for (slot, &g) in other.index.iter().enumerate() {
+            if g != 0 {
+                slots[g as usize - 1] = slot as u32;
+            }
+        }
+        for (g, slot) in other.groups.into_iter().zip(slots) {
+            match self.index[slot as usize] {
+                0 => {
+                    self.groups.push(g);
+                    self.index[slot as usize] = self.groups.len() as u32;
+                }
+                i => {
+                    let mine = &mut self.groups[i as usize - 1];
+                    mine.threads.extend(g.threads);
+                    for c in g.commands {
+                        mine.add_command(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The groups in (barrier, generation, exit) order, threads sorted, commands in
+    /// (thread, index) order.
+    fn finish(mut self) -> Vec<Group> {
+        self.groups
+            .sort_unstable_by_key(|g| (g.key, g.generation, g.exit));
+        for g in &mut self.groups {
+            g.threads.sort_unstable();
+            g.threads.dedup();
+            g.commands.sort_unstable_by_key(|c| (c.thread, c.index));
+        }
+        self.groups
+    }
+}
+
+/// Commands (registrations and exits) of a generation without a waiter, summarized for
+/// the question "are all of them ordered before the point just before `(t, j)`?" when
+/// each one is either known to be, or else only ordered by `t`'s own program order.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Threads {
+    /// None.
+    Empty,
+    /// All by one thread, the latest at this command.
+    One(ThreadId, u32),
+    /// By several threads.
+    Several,
+}
+
+impl Threads {
+    fn of(commands: impl Iterator<Item = (ThreadId, u32)>) -> Self {
+        let mut out = Threads::Empty;
+        for (t, i) in commands {
+            out = match out {
+                Threads::Empty => Threads::One(t, i),
+                Threads::One(s, j) if s == t => Threads::One(s, i.max(j)),
+                _ => return Threads::Several,
+            };
+        }
+        out
+    }
+
+    /// Whether all of them precede `(t, j)` in `t`'s program.
+    fn precede(self, t: ThreadId, j: u32) -> bool {
+        match self {
+            Threads::Empty => true,
+            Threads::One(s, i) => s == t && i < j,
+            Threads::Several => false,
+        }
+    }
+}
+
+/// How a generation completes, as the recycling check needs it.
+#[derive(Clone, Copy)]
+enum Completion {
+    /// Its first blocking participant ([`first_waiter`]).
+    Waiter(Participant),
+    /// Arrivals only: its registrations and counted exits.
+    Arrivals(Threads),
+}
+
+impl Completion {
+    fn of(node: &DynamicBarrier) -> Self {
+        match first_waiter(node) {
+            Some(p) => Completion::Waiter(p),
+            None => Completion::Arrivals(Threads::of(commands(node))),
+        }
+    }
+}
+
+/// A generation's registrations and counted exits.
+fn commands(node: &DynamicBarrier) -> impl Iterator<Item = (ThreadId, u32)> + '_ {
+    node.participants
+        .iter()
+        .map(|p| (p.thread, p.command))
+        .chain(node.exited.iter().copied())
+}
+
+/// For generations without a waiter: the commands of generation `n` that blocking point
+/// `m` does not order before it ([`Threads`]), by `(n, m)`, direct-mapped. The lanes of a
+/// warp register after the same point (their gather) at the same generation, so each
+/// summary serves a warp: 240,000 generations of 64 arrivals each tested every arrival
+/// again per registration, a fifth of the run.
+struct Unordered {
+    slots: Vec<(u32, u32, Threads)>,
+}
+
+impl Unordered {
+    const SLOTS: usize = 1 << 12;
+
+    fn new() -> Self {
+        Unordered {
+            slots: vec![(u32::MAX, u32::MAX, Threads::Empty); Self::SLOTS],
+        }
+    }
+
+    fn get(
+        &mut self,
+        hb: &HappensBefore,
+        node: &DynamicBarrier,
+        n: DynamicBarrierId,
+        m: DynamicBarrierId,
+    ) -> Threads {
+        let h = (n.0.wrapping_mul(0x9E37_79B1) ^ m.0.wrapping_mul(0x85EB_CA6B)) as usize;
+        let slot = &mut self.slots[h % Self::SLOTS];
+        if (slot.0, slot.1) != (n.0, m.0) {
+            let unordered = commands(node).filter(|&(t1, i)| i >= hb.latest_before(m, t1));
+            *slot = (n.0, m.0, Threads::of(unordered));
+        }
+        slot.2
+    }
 }
 
 /// Whether generation `n` completes before the program point just before `(t, j)` in every
-/// trace (`j` itself excluded). `last` is `t`'s last blocking node before `j`; `waiter` is
-/// the node's first blocking participant ([`first_waiter`]).
+/// trace (`j` itself excluded). `last` is `t`'s last blocking node before `j`.
+///
+/// Without a waiter every registration and counted exit must be ordered before. One of
+/// `t`'s own is when it precedes `j`; another thread's only through `last`. If `last`
+/// orders one of `t`'s, that one precedes `last`'s registration, so precedes `j`: every
+/// command `last` does not order must be `t`'s and precede `j`.
 #[inline]
 fn completes_before(
     hb: &HappensBefore,
     node: &DynamicBarrier,
-    waiter: Option<Participant>,
-    t: ThreadId,
-    j: u32,
+    n: DynamicBarrierId,
+    completion: Completion,
+    cache: &mut Unordered,
+    (t, j): (ThreadId, u32),
     last: Option<DynamicBarrierId>,
 ) -> bool {
-    match waiter {
-        Some(p) => reaches(hb, t, j, last, p.thread, p.command),
-        None => all_reach(hb, node, t, j, last),
+    #[cfg(test)]
+    if REFERENCE.with(std::cell::Cell::get) {
+        if let Completion::Arrivals(_) = completion {
+            return all_reach(hb, node, t, j, last);
+        }
+    }
+    match (completion, last) {
+        (Completion::Waiter(p), _) => reaches(hb, t, j, last, p.thread, p.command),
+        (Completion::Arrivals(all), None) => all.precede(t, j),
+        (Completion::Arrivals(Threads::Empty), Some(_)) => true,
+        (Completion::Arrivals(_), Some(m)) => cache.get(hb, node, n, m).precede(t, j),
     }
 }
 
@@ -138,9 +362,16 @@ fn reaches(
     }
 }
 
-/// [`completes_before`] for a generation without a waiter: every registration and counted
-/// exit must be ordered before.
-#[inline(never)]
+#[cfg(test)]
+thread_local! {
+    /// Tests: [`completes_before`] answers for generations without a waiter by testing
+    /// every registration and exit, as the definition says, instead of the summaries.
+    pub(crate) static REFERENCE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The definition [`completes_before`] summarizes for a generation without a waiter:
+/// every registration and counted exit is ordered before `(t, j)`.
+#[cfg(test)]
 fn all_reach(
     hb: &HappensBefore,
     node: &DynamicBarrier,
@@ -148,13 +379,7 @@ fn all_reach(
     j: u32,
     last: Option<DynamicBarrierId>,
 ) -> bool {
-    node.participants
-        .iter()
-        .all(|p| reaches(hb, t, j, last, p.thread, p.command))
-        && node
-            .exited
-            .iter()
-            .all(|&(t1, e)| reaches(hb, t, j, last, t1, e))
+    commands(node).all(|(t1, i)| reaches(hb, t, j, last, t1, i))
 }
 
 /// The first blocking participant (sync, red, warp sync) of a node, if any.
@@ -220,51 +445,60 @@ pub(crate) fn check_recycling(
         .collect();
     let inst = |t: ThreadId, i: u32| inst_at(program, t, i);
     let gens = Generations::new(&by_gen);
-    let waiters: Vec<Option<Participant>> = nodes.iter().map(first_waiter).collect();
+    let completions: Vec<Completion> = nodes.iter().map(Completion::of).collect();
     // Each thread's registrations are checked on their own: split the threads in chunks.
-    let check = |first: usize, chunk: &[Vec<Registration>]| -> Vec<Failure> {
-        let mut failures: Vec<Failure> = Vec::new();
-        for (k, regs) in chunk.iter().enumerate() {
-            let t = ThreadId((first + k) as u32);
-            let mut last: Option<DynamicBarrierId> = None;
-            for r in regs {
-                // A lane that waited at its warp's gather registers when the gather
-                // completes: everything before that completion happens before the
-                // registration.
-                if r.gather().is_some() {
-                    last = r.gather();
-                }
-                let skip = r.node().is_none() && replay.stuck;
-                if r.generation > 1 && !skip {
-                    let key = r.key.barrier();
-                    let found = key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
-                    if let Some((key, n)) = found {
-                        // With a waiter this is one table lookup.
-                        let ok = completes_before(
-                            hb,
-                            &nodes[n.index()],
-                            waiters[n.index()],
-                            t,
-                            r.command,
-                            last,
-                        );
-                        if !ok {
-                            failures.push(Failure {
-                                key,
-                                generation: r.generation - 1,
-                                command: CommandRef {
+    // Each thread's registrations are checked on their own. The lanes of a warp are
+    // walked side by side (registration `i` of every lane, then `i + 1`), so that the
+    // lanes registering together after the same blocking point share one [`Unordered`]
+    // summary; the threads are split in warp-aligned halves for two workers.
+    let ws = (program.warp_size() as usize).max(1);
+    let check = |first: usize, chunk: &[Vec<Registration>]| -> Groups {
+        let mut failures = Groups::default();
+        let mut cache = Unordered::new();
+        for (w, warp) in chunk.chunks(ws).enumerate() {
+            let mut lasts: Vec<Option<DynamicBarrierId>> = vec![None; warp.len()];
+            let longest = warp.iter().map(Vec::len).max().unwrap_or(0);
+            for i in 0..longest {
+                for (lane, (regs, last)) in warp.iter().zip(&mut lasts).enumerate() {
+                    let Some(r) = regs.get(i) else {
+                        continue;
+                    };
+                    let t = ThreadId((first + w * ws + lane) as u32);
+                    // A lane that waited at its warp's gather registers when the gather
+                    // completes: everything before that completion happens before the
+                    // registration.
+                    if r.gather().is_some() {
+                        *last = r.gather();
+                    }
+                    let skip = r.node().is_none() && replay.stuck;
+                    if r.generation > 1 && !skip {
+                        let key = r.key.barrier();
+                        let found = key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
+                        if let Some((key, n)) = found {
+                            // With a waiter this is one table lookup.
+                            let ok = completes_before(
+                                hb,
+                                &nodes[n.index()],
+                                n,
+                                completions[n.index()],
+                                &mut cache,
+                                (t, r.command),
+                                *last,
+                            );
+                            if !ok {
+                                let command = CommandRef {
                                     thread: t,
                                     index: r.command,
                                     inst: inst(t, r.command),
-                                },
-                                exit: false,
-                            });
+                                };
+                                failures.add(nodes.len(), n, key, r.generation - 1, false, command);
+                            }
                         }
                     }
-                }
-                if r.op.blocks() {
-                    if let Some(m) = r.node() {
-                        last = Some(m);
+                    if r.op.blocks() {
+                        if let Some(m) = r.node() {
+                            *last = Some(m);
+                        }
                     }
                 }
             }
@@ -273,71 +507,64 @@ pub(crate) fn check_recycling(
     };
     let regs = &replay.registrations;
     let mut failures = if crate::parallel(replay) {
-        let mid = regs.len() / 2;
+        let mid = regs.len() / 2 / ws * ws;
         std::thread::scope(|s| {
             let h = s.spawn(|| check(mid, &regs[mid..]));
             let mut failures = check(0, &regs[..mid]);
-            failures.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            failures.merge(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             failures
         })
     } else {
         check(0, regs)
     };
+    let mut cache = Unordered::new();
     for &(n, t) in &replay.uncounted {
         let Some(e) = replay.exit_index.get(t.index()).copied().flatten() else {
             continue;
         };
         let last = hb.prev_blocking(t, e.saturating_sub(1)).filter(|_| e > 0);
         let node = &nodes[n.index()];
-        if !completes_before(hb, node, waiters[n.index()], t, e, last) {
-            failures.push(Failure {
-                key: match node.key.barrier() {
-                    Some(k) => k,
-                    None => continue,
-                },
-                generation: node.generation,
-                command: CommandRef {
-                    thread: t,
-                    index: e,
-                    inst: inst(t, e),
-                },
-                exit: true,
-            });
+        if !completes_before(
+            hb,
+            node,
+            n,
+            completions[n.index()],
+            &mut cache,
+            (t, e),
+            last,
+        ) {
+            let Some(key) = node.key.barrier() else {
+                continue;
+            };
+            // Grouped with the generation's registrations' failures (the node the
+            // generation's number names).
+            let Some(&g) = by_gen.get(&(key, node.generation)) else {
+                continue;
+            };
+            let command = CommandRef {
+                thread: t,
+                index: e,
+                inst: inst(t, e),
+            };
+            failures.add(nodes.len(), g, key, node.generation, true, command);
         }
     }
-    report(program, nodes, &by_gen, failures)
+    report(program, nodes, failures.finish())
 }
 
 #[cold]
-fn report(
-    program: &Program,
-    nodes: &[DynamicBarrier],
-    by_gen: &FxHashMap<(BarrierKey, u32), DynamicBarrierId>,
-    mut failures: Vec<Failure>,
-) -> Vec<SyncViolation> {
+fn report(program: &Program, nodes: &[DynamicBarrier], groups: Vec<Group>) -> Vec<SyncViolation> {
     let ws = program.warp_size();
-    failures.sort_by_key(|f| {
-        (
-            f.key,
-            f.generation,
-            f.exit,
-            f.command.thread,
-            f.command.index,
-        )
-    });
     let mut out = Vec::new();
-    let mut start = 0;
-    while start < failures.len() {
-        let f0 = &failures[start];
-        let len = failures[start..]
-            .iter()
-            .take_while(|f| (f.key, f.generation, f.exit) == (f0.key, f0.generation, f0.exit))
-            .count();
-        let group = &failures[start..start + len];
-        start += len;
-        let Some(&n) = by_gen.get(&(f0.key, f0.generation)) else {
-            continue;
-        };
+    for group in groups {
+        let Group {
+            node: n,
+            key,
+            generation: k,
+            exit,
+            threads,
+            commands: mut cmds,
+        } = group;
         let node = &nodes[n.index()];
         let waiter = node.participants.iter().find(|p| p.op.blocks());
         let first = waiter.or(node.participants.first());
@@ -346,16 +573,13 @@ fn report(
             index: p.command,
             inst: inst_at(program, p.thread, p.command),
         });
-        let mut threads: Vec<ThreadId> = group.iter().map(|f| f.command.thread).collect();
-        threads.dedup();
         let ranges = group_threads(threads.into_iter().map(|t| (t, ())), ws);
-        let mut insts: Vec<InstId> = group.iter().map(|f| f.command.inst).collect();
+        // One command per instruction: the instructions are distinct.
+        let mut insts: Vec<InstId> = cmds.iter().map(|c| c.inst).collect();
         insts.sort_unstable();
-        insts.dedup();
-        let (k, key) = (f0.generation, f0.key);
         let who = join(ranges.iter().map(|(r, _)| r));
         let at = join(insts.iter().map(|i| format!("#{}", i.0)));
-        let (kind, message) = if f0.exit {
+        let (kind, message) = if exit {
             (
                 ViolationKind::UnsafeRecycling,
                 format!(
@@ -381,13 +605,7 @@ fn report(
         };
         let mut v = SyncViolation::new(kind, message);
         v.barrier = Some(key);
-        v.generations = if f0.exit { vec![k] } else { vec![k, k + 1] };
-        let mut cmds: Vec<CommandRef> = Vec::new();
-        for f in group {
-            if !cmds.iter().any(|c| c.inst == f.command.inst) {
-                cmds.push(f.command);
-            }
-        }
+        v.generations = if exit { vec![k] } else { vec![k, k + 1] };
         cmds.extend(first_ref);
         v.commands = cmds;
         v.threads = ranges.into_iter().map(|(r, _)| r).collect();

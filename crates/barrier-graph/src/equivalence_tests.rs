@@ -4,6 +4,9 @@
 //!   call (`replay::Replayer::register_followers`); registering every lane in its own run
 //!   is the reference. Both must give the same trace: nodes, registrations, exits,
 //!   violations.
+//! - The recycling check summarizes, per generation without a waiter and blocking point,
+//!   the commands that point does not order (`check::Unordered`); testing each registration
+//!   and exit of the generation is the reference. Both must report the same violations.
 //! - [`HappensBefore::ordered_at`] and [`HappensBefore::before_bound_at`] take a command's
 //!   chain key instead of looking it up: they must answer as [`HappensBefore::ordered`] and
 //!   [`HappensBefore::before_bound`].
@@ -112,8 +115,32 @@ fn same_answers(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The violations with the recycling check's summaries and with its reference.
+fn same_recycling(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
+    let threads = texts.iter().map(|text| thread(text, 0)).collect::<Vec<_>>();
+    let p = program(ws, threads);
+    let fast = analyze(&p).violations;
+    crate::check::REFERENCE.with(|r| r.set(true));
+    let reference = analyze(&p).violations;
+    crate::check::REFERENCE.with(|r| r.set(false));
+    prop_assert_eq!(fast, reference);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// The recycling check on the same programs, and on ones of ten warps of four lanes
+    /// mostly arriving (generations without a waiter, blocking points before them).
+    #[test]
+    fn recycling_summaries_answer_as_the_definition(texts in arb_convergent(8, 4, 6)) {
+        same_recycling(4, &texts)?;
+    }
+
+    #[test]
+    fn recycling_summaries_with_many_arrivals(texts in arb_convergent(40, 4, 8)) {
+        same_recycling(4, &texts)?;
+    }
 
     /// Two warps of four lanes.
     #[test]
