@@ -361,7 +361,7 @@ def verify(
     :param strict: count benign races (unordered plain writes of the same known value to
         the same bytes) as violations (``--strict``).
     :param max_memory: bytes the verification of one kernel may use before it is reported
-        unverifiable (``--max-memory``; default: the binary's default, 4 GiB).
+        unverifiable (``--max-memory``; default: the binary's default, 3 GiB).
     :param max_trips: choices one branch makes on one problem size per explored path (a
         loop's trips) before larger values are left unexplored (``--max-trips``; default:
         the binary's default, 8).

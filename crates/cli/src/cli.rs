@@ -96,7 +96,7 @@ pub struct Cli {
 
     /// Memory the verification of one kernel may use (`4G`, `512M`, bytes); a kernel that
     /// needs more is reported unverifiable.
-    #[arg(long = "max-memory", value_name = "SIZE", default_value = "4G")]
+    #[arg(long = "max-memory", value_name = "SIZE", default_value = "3G")]
     pub max_memory: ByteSize,
 
     /// Output format.
@@ -462,6 +462,14 @@ mod tests {
         assert!("-1".parse::<Dim3>().is_err());
         assert_eq!("5".parse::<CtaIndex>(), Ok(CtaIndex([5, 0, 0])));
         assert_eq!("5,2".parse::<CtaIndex>(), Ok(CtaIndex([5, 2, 0])));
+    }
+
+    /// The option's default (a string for clap) is the library's.
+    #[test]
+    fn the_default_memory_budget_is_the_emulators() {
+        use clap::Parser;
+        let cli = Cli::try_parse_from(["weft", "k.ptx"]).expect("parses");
+        assert_eq!(cli.max_memory, ByteSize(emulator::DEFAULT_MAX_MEMORY));
     }
 
     #[test]

@@ -187,7 +187,7 @@ fn the_happens_before_rows_of_many_generations_are_charged() {
     // 550,400 generations of 1,024 threads: 2.25 GB of rows asked for at once in the
     // barrier graph (an abort under 4 GiB); the emulation now charges them.
     let run = stress(&["arrive_rows_4300.ptx"]);
-    assert_answer(&run, 3, "the emulation reached the memory budget of 4 GiB");
+    assert_answer(&run, 3, "the emulation reached the memory budget of 3 GiB");
 }
 
 #[test]
@@ -196,7 +196,7 @@ fn wide_copies_charge_the_race_entries_of_every_word() {
     // per word, so the emulation ended under the budget and the race stage's allocation
     // aborted the process under a 4 GiB address space.
     let run = stress(&["cp_async_wide_agents.ptx"]);
-    assert_answer(&run, 3, "the emulation reached the memory budget of 4 GiB");
+    assert_answer(&run, 3, "the emulation reached the memory budget of 3 GiB");
 }
 
 #[test]

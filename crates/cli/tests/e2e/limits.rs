@@ -342,7 +342,7 @@ fn a_huge_async_extent_is_charged_before_it_is_allocated() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(
-        stdout.contains("could not verify: the emulation reached the memory budget of 4 GiB"),
+        stdout.contains("could not verify: the emulation reached the memory budget of 3 GiB"),
         "{stdout}"
     );
 }
