@@ -668,6 +668,42 @@ fn a_chunk_whose_instruction_pairs_are_all_saturated_skips_its_thread_pairs() {
 }
 
 #[test]
+fn many_racing_instruction_pairs_share_the_chunks_records() {
+    // The shape of a mutation-run-24 mutant (issue 15): one word written by copies of 100
+    // instructions, 100 of each, none ordered. 5,050 instruction pairs race; at 64 thread
+    // pairs each before saturating, the chunk made 323,200 merges (14 s for 128 such
+    // words). They share SATURATION_RECORDS instead, each saturating after one: every
+    // pair is still reported, counted as "at least".
+    let program = per_thread(10_000, 1, |t| vec![write(0, 4, t % 100)]);
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.races.len(), 5050, "{:?}", report.stats);
+    assert!(
+        report
+            .races
+            .iter()
+            .all(|r| r.thread_pairs >= 1 && r.thread_pairs_at_least)
+    );
+    let visited = report.stats.thread_pairs_visited;
+    assert!(visited < 100_000, "{visited} thread pairs visited");
+    // With details nothing saturates early: 10 copies per instruction, every count exact.
+    let program = per_thread(1000, 1, |t| vec![write(0, 4, t % 100)]);
+    let detail = Config {
+        warp_sync: false,
+        detail: true,
+    };
+    let report = find_races(&program, &Unordered, &detail);
+    assert_eq!(report.races.len(), 5050);
+    for r in &report.races {
+        let pairs = if r.first.inst == r.second.inst {
+            45
+        } else {
+            100
+        };
+        assert_eq!((r.thread_pairs, r.thread_pairs_at_least), (pairs, false));
+    }
+}
+
+#[test]
 fn a_row_ends_once_every_class_ahead_is_saturated() {
     // The shape of a mutation-run-20 mutant (issue 15): per word, five writers of one
     // instruction each, then thousands of writers of one more instruction. The five
