@@ -531,6 +531,16 @@ impl HappensBefore {
             })
     }
 
+    /// For an asynchronous-copy agent `t` completed by a wait of its issuer: the issuer and
+    /// the number of copies of the program issued when that wait ran. Every copy of the
+    /// same issuer with an index at least that starts after `t` completed, so is ordered
+    /// after it ([`Self::ordered`] answers so: its same-issuer test). `None` for a thread,
+    /// or a copy no wait of its issuer completes.
+    pub fn issuer_copies_after(&self, t: ThreadId) -> Option<(ThreadId, u32)> {
+        let g = self.agent(t)?;
+        (g.done != NEVER).then_some((g.issuer, g.done_seq))
+    }
+
     /// Number of asynchronous-copy agents (numbered from [`Self::num_threads`] on).
     pub fn num_agents(&self) -> usize {
         self.agents.list.len()

@@ -1405,3 +1405,160 @@ fn a_wide_access_is_checked_once_per_run_of_chunks() {
     assert_eq!(runs.stats.thread_pairs_visited, 1 + 3 + 1);
     assert_eq!(every.stats.thread_pairs_visited, 1023 + 3);
 }
+
+/// Threads with two plain accesses around a barrier, and copies (`cp.async`) issued
+/// between their commands, some completed by a wait of their issuer (every copy it has
+/// outstanding, as `cp.async.wait_all`): chains of copies ordered by their issuer's waits,
+/// and copies in flight together. Events are issued round robin over the threads, which
+/// numbers the copies and gives each wait its count of copies issued.
+fn chained() -> impl Strategy<Value = Program> {
+    let event = prop_oneof![
+        3 => (0u32..3, 0u32..3, any::<bool>()).prop_map(Some),
+        1 => Just(None),
+    ];
+    (
+        proptest::collection::vec(
+            (
+                (0u32..3, any::<bool>(), 0u32..3, any::<bool>()),
+                proptest::collection::vec((0u32..2, event), 0..10),
+            ),
+            2..5,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(threads, sync)| {
+            let access = |word: u32, write: bool, inst: u32| {
+                let kind = if write {
+                    AccessKind::Write
+                } else {
+                    AccessKind::Read
+                };
+                Command::access(kind, word * 4, 4, false, InstId(inst))
+            };
+            let n = threads.len() as u32;
+            let mut program = per_thread(n, 1, |t| {
+                let ((w0, k0, w1, k1), _) = threads[t as usize];
+                let mut out = vec![access(w0, k0, 1)];
+                if sync {
+                    out.push(sync_all(100));
+                }
+                out.push(access(w1, k1, 2));
+                out
+            });
+            let len = if sync { 3 } else { 2 };
+            let mut pos = vec![0u32; threads.len()];
+            let mut outstanding: Vec<Vec<usize>> = vec![Vec::new(); threads.len()];
+            let longest = threads.iter().map(|(_, e)| e.len()).max().unwrap_or(0);
+            for k in 0..longest {
+                for (t, (_, events)) in threads.iter().enumerate() {
+                    let Some(&(step, event)) = events.get(k) else {
+                        continue;
+                    };
+                    pos[t] = (pos[t] + step).min(len);
+                    match event {
+                        Some((word, inst, write)) => {
+                            outstanding[t].push(program.asyncs.copies.len());
+                            program.asyncs.copies.push(weft_program::AsyncCopy::new(
+                                ThreadId(t as u32),
+                                pos[t],
+                                access(word, write, 10 + inst),
+                                weft_program::Proxy::Generic,
+                            ));
+                        }
+                        None => {
+                            let seq = program.asyncs.copies.len() as u32;
+                            for g in outstanding[t].drain(..) {
+                                program.asyncs.copies[g].complete_at(pos[t], seq);
+                            }
+                        }
+                    }
+                }
+            }
+            program
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// Passing over the copies of an issuer that its waits order after a copy changes no
+    /// report: the same as merging every pair.
+    #[test]
+    fn copy_chains_change_no_report(program in chained()) {
+        let plain = Tuning { copy_chains: false, ..Tuning::default() };
+        tunings_agree(&program, plain, Tuning::default())?;
+    }
+}
+
+#[test]
+fn a_chain_of_waited_copies_costs_its_copies_not_their_pairs() {
+    // The shape of a mutation-run-27 mutant (issue 15): per word, three copies in flight
+    // together (they race), then thousands each waited for before the next is issued.
+    // Every pair of the chain is ordered; it was merged pair by pair (1.5·10⁹ pairs per
+    // word for 55,000 copies: the run never ended).
+    let n = 3000u32;
+    let mut program = per_thread(1, 1, |_| Vec::new());
+    program.threads[0].commands = vec![sync_all(100)];
+    for g in 0..3 + n {
+        let write = Command::access(AccessKind::Write, 0, 4, false, InstId(g.min(3)));
+        let mut copy =
+            weft_program::AsyncCopy::new(ThreadId(0), 0, write, weft_program::Proxy::Generic);
+        if g >= 2 {
+            // Waited for after its issue, before the next copy's.
+            copy.complete_at(0, g + 1);
+        }
+        program.asyncs.copies.push(copy);
+    }
+    let analysis = barrier_graph::analyze(&program);
+    let hb = analysis.happens_before.as_ref().expect("well synchronized");
+    let report = find_races(&program, hb, &Config::default());
+    // Copies 0, 1 and 2 race pairwise; copies 0 and 1 with every later copy too (never
+    // waited for).
+    assert!(!report.races.is_empty());
+    let visited = report.stats.thread_pairs_visited;
+    assert!(
+        visited < 10 * u64::from(n),
+        "{visited} thread pairs visited"
+    );
+}
+
+#[test]
+fn merges_after_an_instruction_pair_saturates_record_nothing_for_it() {
+    // The shape of a mutation-run-27 mutant of stencil_1d (issue 15): every thread stores
+    // to one word with 20 instructions, then loads it after a barrier. The load never races
+    // (ordered), so the word never saturates as a whole and every thread pair is merged;
+    // each merge recorded its 400 races into 210 sets of thread pairs (cubic in the stores:
+    // 100 stores over 128 threads ran past 30 s). Once an instruction pair is saturated a
+    // merge keeps its representative and marks its count "at least", recording nothing.
+    let n = 64u32;
+    let program = per_thread(n, 1, |_| {
+        let mut code: Vec<Command> = (0..20).map(|i| write(0, 4, i)).collect();
+        code.push(sync_all(100));
+        code.push(read(0, 4, 50));
+        code
+    });
+    let analysis = barrier_graph::analyze(&program);
+    let hb = analysis.happens_before.as_ref().expect("well synchronized");
+    let report = find_races(&program, hb, &Config::default());
+    assert_eq!(report.races.len(), 210, "{:?}", report.stats);
+    let all = u64::from(n * (n - 1) / 2);
+    for r in &report.races {
+        assert!(r.thread_pairs_at_least && r.thread_pairs < all, "{r:?}");
+        assert_eq!(
+            (r.first.thread, r.second.thread),
+            (ThreadId(0), ThreadId(1))
+        );
+    }
+    // With details every thread pair is recorded.
+    let detail = Config {
+        warp_sync: false,
+        detail: true,
+    };
+    let exact = find_races(&program, hb, &detail);
+    assert!(
+        exact
+            .races
+            .iter()
+            .all(|r| r.thread_pairs == all && !r.thread_pairs_at_least)
+    );
+}
