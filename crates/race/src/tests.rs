@@ -1263,6 +1263,14 @@ proptest! {
         let eager = Tuning { row_classes_factor: 0, ..Tuning::default() };
         tunings_agree(&program, plain, eager)?;
     }
+
+    /// Skipping the merge of two threads' writes once those alone are saturated changes no
+    /// report: the same as merging them.
+    #[test]
+    fn saturated_writes_apart_change_no_report(program in classed()) {
+        let plain = Tuning { writes_apart: false, ..Tuning::default() };
+        tunings_agree(&program, plain, Tuning::default())?;
+    }
 }
 
 #[test]
