@@ -658,6 +658,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
     }
 
+    /// The issuer of the copy a list id beyond the CTA's threads names; `None` for a thread.
+    fn copy_issuer(&self, thread: u32) -> Option<ThreadId> {
+        let g = (thread as usize).checked_sub(self.program.threads.len())?;
+        Some(self.program.asyncs.copies.get(g)?.issuer)
+    }
+
     /// Per list of a chunk, the end of the run of consecutive lists that are copies of
     /// its issuer (its own position for a thread); `None` when the chunk has no copy or
     /// the tuning is off.
@@ -666,10 +672,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         if !self.tuning.copy_chains || lists.iter().all(|l| (l.thread as usize) < threads) {
             return None;
         }
-        let issuer = |x: usize| {
-            let g = (lists[x].thread as usize).checked_sub(threads)?;
-            Some(self.program.asyncs.copies.get(g)?.issuer)
-        };
+        let issuer = |x: usize| self.copy_issuer(lists[x].thread);
         let mut ends = vec![0u32; lists.len()];
         for x in (0..lists.len()).rev() {
             ends[x] = match issuer(x) {
@@ -696,10 +699,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         };
         let from = threads + u64::from(first);
         let a = lists.partition_point(|l| u64::from(l.thread) < from);
-        let same = (lists.get(a).map(|l| u64::from(l.thread)))
-            .and_then(|t| t.checked_sub(threads))
-            .and_then(|g| self.program.asyncs.copies.get(g as usize))
-            .is_some_and(|c| c.issuer == issuer);
+        let same = lists.get(a).and_then(|l| self.copy_issuer(l.thread)) == Some(issuer);
         if a > x && same {
             a..runs[a] as usize
         } else {
