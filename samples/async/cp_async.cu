@@ -14,7 +14,7 @@
 //   cp_async_mbarrier   every thread copies one element and signals an mbarrier with
 //                       cp.async.mbarrier.arrive.noinc; all wait on its phase 0, then read
 //                       a neighbour's element.  Verified.
-// Launch: 128 threads.  Expected: see above.
+// Launch: 128 threads.  Compile: compute_90 (mbarrier.try_wait needs sm_90).  Expected: see above.
 #include <cstdint>
 #define TILES 4
 

@@ -458,8 +458,9 @@ pub enum FindingKind {
     SharedOutOfBounds,
     /// A reachable `trap`/`brkpt`.
     TrapReachable,
-    /// A `.sync` warp collective whose member mask names lanes that never execute it: it
-    /// waits forever (a deadlock).
+    /// A `.sync` warp collective whose member mask names lanes that never execute it (nor,
+    /// from sm_70 on, another collective of the same kind, qualifiers and mask): it waits
+    /// forever (a deadlock).
     CollectiveDeadlock,
     /// Threads of one warpgroup that did not all execute the same `.sync.aligned` `wgmma`
     /// instruction (a warp skipped it, or lanes diverged around it), or lanes of one warp

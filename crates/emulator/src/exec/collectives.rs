@@ -136,6 +136,30 @@ impl Machine<'_> {
         s..(s + WARP_SIZE as usize).min(self.n)
     }
 
+    /// Whether a lane waiting at the collective at `p` can meet the lanes at the one at
+    /// `pc`: the same instruction, or, for targets from sm_70 on, an instruction of the same
+    /// kind and qualifiers (`Ir::cross_collectives`; the member masks are compared by the
+    /// caller). `elect` ("wait until all threads in the membermask execute the `elect`
+    /// instruction") and `activemask` (which waits for no one) keep to one instruction.
+    pub(super) fn meets(&self, p: u32, pc: u32) -> bool {
+        if p == pc {
+            return true;
+        }
+        if !self.ir.cross_collectives {
+            return false;
+        }
+        let (Some(a), Some(b)) = (
+            self.ir.insts.get(p as usize),
+            self.ir.insts.get(pc as usize),
+        ) else {
+            return false;
+        };
+        a.op == b.op
+            && a.ty == b.ty
+            && a.ty2 == b.ty2
+            && !matches!(a.op, Op::Activemask | Op::Elect)
+    }
+
     pub(super) fn try_collective(&mut self, w: usize, pc: u32, t: usize) {
         let Some(&inst) = self.ir.insts.get(pc as usize) else {
             return;
@@ -146,6 +170,9 @@ impl Machine<'_> {
         // so it completes once every other lane of the warp has exited or stopped elsewhere.
         let waits_for_members = inst.op != Op::Activemask;
         let mut present = 0u32;
+        // Each lane's instruction: lanes at another instruction of the same kind with the
+        // same member mask meet these (`meets`).
+        let mut pcs = [pc; WARP_SIZE as usize];
         for lt in self.warp_lanes(w) {
             let lane = (lt - base) as u32;
             if mmask & (1 << lane) == 0 {
@@ -153,6 +180,15 @@ impl Machine<'_> {
             }
             match self.th[lt].state {
                 State::Coll(p) if p == pc => present |= 1 << lane,
+                State::Coll(p) if self.meets(p, pc) => {
+                    let other = self.ir.insts.get(p as usize).copied();
+                    if other.and_then(|i| self.known_member_mask(lt, p, &i)) == Some(mmask) {
+                        present |= 1 << lane;
+                        pcs[lane as usize] = p;
+                    } else {
+                        return;
+                    }
+                }
                 State::Exited | State::Trapped(_) | State::Error => {}
                 State::Run => return,
                 _ if waits_for_members => return,
@@ -162,7 +198,7 @@ impl Machine<'_> {
         if present == 0 {
             return;
         }
-        self.exec_collective(w, pc, &inst, present);
+        self.exec_collective(w, &pcs, present);
         // A `.sync` collective made its lanes wait for each other: an execution event of
         // theirs (PTX orders no memory through it, so it is not a barrier). When the same
         // lanes met last at the warp's previous collective and none recorded anything but
@@ -182,26 +218,48 @@ impl Machine<'_> {
             self.coll.last[w] = present;
         }
         for lt in self.warp_lanes(w) {
-            if present & (1 << (lt - base)) != 0 {
+            let lane = lt - base;
+            if present & (1 << lane) != 0 {
+                let at = pcs[lane];
                 if let Some(e) = event {
-                    self.push(lt, Command::exec(ExecOp::Sync, e, InstId(pc)));
+                    self.push(lt, Command::exec(ExecOp::Sync, e, InstId(at)));
                     self.coll.tail[lt] = self.coll.synced[lt];
                 }
                 self.th[lt].state = State::Run;
-                self.th[lt].pc = pc + 1;
+                self.th[lt].pc = at + 1;
             }
         }
     }
 
-    pub(super) fn exec_collective(&mut self, w: usize, pc: u32, inst: &Inst, present: u32) {
+    /// Executes the collective the lanes of `present` meet at, lane `l` at instruction
+    /// `pcs[l]` (all one instruction, or instructions of one kind: `meets`): each lane reads
+    /// its operands from, and writes its results to, the operands of its own instruction.
+    pub(super) fn exec_collective(&mut self, w: usize, pcs: &[u32; 32], present: u32) {
         let base = w * WARP_SIZE as usize;
         let ir = self.ir;
-        let ops = ir.operands(inst);
-        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        let (d, p) = match o(0) {
+        let first = pcs[present.trailing_zeros() as usize];
+        let Some(&inst) = ir.insts.get(first as usize) else {
+            return;
+        };
+        let uniform = {
+            let mut m = present;
+            let mut same = true;
+            while m != 0 {
+                same &= pcs[m.trailing_zeros() as usize] == first;
+                m &= m - 1;
+            }
+            same
+        };
+        let o = |l: u32, k: usize| {
+            ir.insts
+                .get(pcs[l as usize] as usize)
+                .and_then(|i| ir.operands(i).get(k).copied())
+                .unwrap_or(Opnd::Sink)
+        };
+        let dest = |l: u32| match o(l, 0) {
             Opnd::List(s, 2) => {
-                let l = ir.list(s, 2);
-                (l[0], l[1])
+                let d = ir.list(s, 2);
+                (d[0], d[1])
             }
             x => (x, Opnd::Sink),
         };
@@ -209,9 +267,9 @@ impl Machine<'_> {
         let mut a = [(0u64, 0u32); 32];
         let mut m = present;
         while m != 0 {
-            let l = m.trailing_zeros() as usize;
+            let l = m.trailing_zeros();
             m &= m - 1;
-            a[l] = self.rd(base + l, o(1), pc);
+            a[l as usize] = self.rd(base + l as usize, o(l, 1), pcs[l as usize]);
         }
         let lanes = || (0..32u32).filter(move |l| present & (1 << l) != 0);
         let all_known = lanes().all(|l| a[l as usize].1 == 0);
@@ -221,8 +279,10 @@ impl Machine<'_> {
         } else {
             lanes().fold(0, |acc, l| self.src.union(acc, a[l as usize].1))
         };
-        if let (true, Op::Shfl(mode), Opnd::Imm(b), Opnd::Imm(c), Opnd::Reg(dr)) =
-            (self.warps, inst.op, o(2), o(3), d)
+        let lead = present.trailing_zeros();
+        let (d, p) = dest(lead);
+        if let (true, true, Op::Shfl(mode), Opnd::Imm(b), Opnd::Imm(c), Opnd::Reg(dr)) =
+            (self.warps, uniform, inst.op, o(lead, 2), o(lead, 3), d)
         {
             // Lane-independent lane selection: a permutation of the inputs (`warp`
             // module; lane-by-lane runs take the general code below, and the tests compare).
@@ -235,8 +295,9 @@ impl Machine<'_> {
             Op::Shfl(mode) => {
                 for &l in &lanes {
                     let t = base + l as usize;
-                    let (b, ub) = self.rd(t, o(2), pc);
-                    let (c, uc) = self.rd(t, o(3), pc);
+                    let at = pcs[l as usize];
+                    let (b, ub) = self.rd(t, o(l, 2), at);
+                    let (c, uc) = self.rd(t, o(l, 3), at);
                     if ub | uc != 0 {
                         let u = self.src.union(ub, uc);
                         out.push((l, 0, u, 0, u));
@@ -338,14 +399,16 @@ impl Machine<'_> {
         }
         for (l, v, u, pv, pu) in out {
             let t = base + l as usize;
+            let (d, p) = if uniform { (d, p) } else { dest(l) };
             self.wr(t, d, v, u);
             self.wr(t, p, pv, pu);
         }
     }
 
     /// Lane `t` waits at the `.sync` collective at `pc` when nothing can run any more: lanes
-    /// its member mask names have not exited and never execute it. On Volta and later the
-    /// collective waits for them forever: a deadlock.
+    /// its member mask names have not exited and never execute it or a collective it meets
+    /// (`meets`, with the same mask). On Volta and later the collective waits for them
+    /// forever: a deadlock.
     pub(super) fn stuck_collective(&mut self, t: usize, pc: u32) {
         let w = t / WARP_SIZE as usize;
         let base = w * WARP_SIZE as usize;
@@ -360,7 +423,17 @@ impl Machine<'_> {
             if mask & (1 << lane) == 0 {
                 continue;
             }
-            let where_ = match self.th[lt].state {
+            let state = self.th[lt].state;
+            if let State::Coll(p) = state
+                && p != pc
+                && self.meets(p, pc)
+            {
+                let other = self.ir.insts.get(p as usize).copied();
+                if other.and_then(|i| self.known_member_mask(lt, p, &i)) == Some(mask) {
+                    continue;
+                }
+            }
+            let where_ = match state {
                 State::Coll(p) if p == pc => continue,
                 State::Exited | State::Trapped(_) | State::Error => continue,
                 State::Coll(p) => {

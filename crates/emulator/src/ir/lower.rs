@@ -96,6 +96,7 @@ pub(crate) fn lower(
             reaches_exit: Vec::new(),
             explicit_cluster: kernel.perf.explicitcluster
                 || kernel.perf.reqnctapercluster.is_some(),
+            cross_collectives: super::meets_across_instructions(&module.target),
             notes: Vec::new(),
             data: DataLayout::default(),
             asserts: FxHashMap::default(),

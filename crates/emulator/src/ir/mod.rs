@@ -49,6 +49,9 @@ pub(crate) struct Ir {
     /// Whether each instruction can reach its function's exit.
     pub reaches_exit: Vec<bool>,
     pub explicit_cluster: bool,
+    /// Whether lanes at different `.sync` collective instructions of the same kind meet
+    /// (`.target` sm_70 or later: [`meets_across_instructions`]).
+    pub cross_collectives: bool,
     pub notes: Vec<String>,
     /// Initialized `.global`/`.const` module variables.
     pub data: DataLayout,
@@ -57,6 +60,22 @@ pub(crate) struct Ir {
     /// Instructions from which every path traps (`trap`, `__assertfail`) without
     /// synchronizing or exiting: the failing side of an assertion.
     pub doomed: Vec<bool>,
+}
+
+/// Whether the module's `.target` lets the lanes named by a member mask meet at different
+/// `.sync` collective instructions: "shfl.sync will cause executing thread to wait until all
+/// non-exited threads corresponding to membermask have executed shfl.sync with the same
+/// qualifiers and same membermask value" (PTX ISA, *shfl.sync*; `vote`, `match` and `redux`
+/// say the same), while "for .target sm_6x or below, all threads in membermask must execute
+/// the same shfl.sync instruction in convergence". A target before sm_70 keeps the
+/// same-instruction rule; no target, or one weft does not recognize, takes the newer rule.
+pub(crate) fn meets_across_instructions(targets: &[&str]) -> bool {
+    !targets.iter().any(|t| {
+        t.strip_prefix("sm_")
+            .map(|v| v.trim_end_matches(|c: char| c.is_ascii_alphabetic()))
+            .and_then(|v| v.parse::<u32>().ok())
+            .is_some_and(|v| v < 70)
+    })
 }
 
 impl Ir {
