@@ -459,6 +459,9 @@ struct Tuning {
     copy_chains: bool,
     /// Whether a thread pair whose writes alone are saturated skips the merge of its writes.
     writes_apart: bool,
+    /// Whether class pairs found saturated are remembered for the chunk ([`ClassPairs`]):
+    /// a later row passes over them without a check.
+    class_pairs: bool,
 }
 
 impl Default for Tuning {
@@ -471,6 +474,7 @@ impl Default for Tuning {
             repeats: true,
             copy_chains: true,
             writes_apart: true,
+            class_pairs: true,
         }
     }
 }
@@ -787,6 +791,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // 200 racing stores never saturates as a whole: every thread pair's merge of the
         // writes cost 4·10⁴ lookups, 22 s for 128 threads).
         let mut writes_saturated: FxHashSet<(u32, u32)> = FxHashSet::default();
+        // Class pairs found saturated (`Tuning::class_pairs`), once the chunk has classes.
+        let mut class_pairs: Option<ClassPairs> = None;
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
@@ -812,9 +818,14 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 .take_while(|&y| y < x)
                 .chain(x + 1..s0)
                 .chain(s1..lists.len());
-            let mut by_class = classes
-                .as_ref()
-                .and_then(|c| c.row(x, None, self.tuning.row_classes_factor));
+            let mut by_class = classes.as_ref().and_then(|c| {
+                c.row(
+                    x,
+                    None,
+                    self.tuning.row_classes_factor,
+                    class_pairs.as_ref(),
+                )
+            });
             loop {
                 let next = match (by_class.as_mut(), classes.as_ref()) {
                     (Some(row), Some(c)) => row.next(c, &saturated_in, x + 1, s0..s1),
@@ -833,7 +844,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     let classes = classes.get_or_insert_with(|| {
                         let classes = self.site_classes(&lists);
                         saturated_in = vec![0; classes.sites.len()];
-                        by_class = classes.row(x, Some(y), self.tuning.row_classes_factor);
+                        if self.tuning.class_pairs {
+                            class_pairs = Some(ClassPairs::new(classes.sites.len()));
+                        }
+                        by_class = classes.row(x, Some(y), self.tuning.row_classes_factor, None);
                         classes
                     });
                     let keys = universe.get_or_insert_with(|| {
@@ -874,6 +888,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     if cy != NO_CLASS && saturated_in[cy as usize] == x + 1 {
                         continue;
                     }
+                    if class_pairs.as_ref().is_some_and(|p| p.contains(cx, cy)) {
+                        saturated_in[cy as usize] = x + 1;
+                        continue;
+                    }
                     let (sx, sy) = (classes.len(cx), classes.len(cy));
                     let cost = sx * sy;
                     // What the merge may cost: its accesses, and where they race a record
@@ -890,6 +908,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         && saturated(a, b, &found, threshold, &mut skipped)
                     {
                         saturated_in[cy as usize] = x + 1;
+                        if let Some(p) = class_pairs.as_mut() {
+                            p.insert(cx, cy);
+                        }
                         continue;
                     }
                     if self.tuning.writes_apart && cx != NO_CLASS && cy != NO_CLASS {
@@ -1595,6 +1616,63 @@ type UniformWrites = FxHashMap<InstId, Option<(u32, u32, u16)>>;
 /// No class: the thread has an over-approximated access in the chunk.
 const NO_CLASS: u32 = u32::MAX;
 
+/// The class pairs of a chunk found saturated ([`saturated`]), either way round: found
+/// counts only grow and the threshold only drops, so a pair stays saturated for the rest of
+/// the chunk, and a row passes over it without checking its sites again (a word written by
+/// 55,000 copies of 306 instructions: every row popped and checked every class twice).
+/// A bit per pair while the classes are few, a set beyond.
+struct ClassPairs {
+    classes: usize,
+    bits: Vec<u64>,
+    set: FxHashSet<(u32, u32)>,
+}
+
+impl ClassPairs {
+    /// Classes up to which the pairs are bits (2^22 bits: 512 KiB).
+    const MAX_BIT_CLASSES: usize = 1 << 11;
+
+    fn new(classes: usize) -> Self {
+        let bits = if classes <= Self::MAX_BIT_CLASSES {
+            vec![0; (classes * classes).div_ceil(64)]
+        } else {
+            Vec::new()
+        };
+        ClassPairs {
+            classes,
+            bits,
+            set: FxHashSet::default(),
+        }
+    }
+
+    fn bit(&self, a: u32, b: u32) -> Option<usize> {
+        let (a, b) = (a as usize, b as usize);
+        (!self.bits.is_empty() && a < self.classes && b < self.classes)
+            .then(|| a.min(b) * self.classes + a.max(b))
+    }
+
+    fn contains(&self, a: u32, b: u32) -> bool {
+        if a == NO_CLASS || b == NO_CLASS {
+            return false;
+        }
+        match self.bit(a, b) {
+            Some(i) => self.bits[i / 64] & (1 << (i % 64)) != 0,
+            None => self.set.contains(&(a.min(b), a.max(b))),
+        }
+    }
+
+    fn insert(&mut self, a: u32, b: u32) {
+        if a == NO_CLASS || b == NO_CLASS {
+            return;
+        }
+        match self.bit(a, b) {
+            Some(i) => self.bits[i / 64] |= 1 << (i % 64),
+            None => {
+                self.set.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+}
+
 /// The threads of a chunk grouped by their sites (the distinct (instruction, kind) pairs of
 /// their accesses there, sorted): whether a thread pair is saturated depends only on the
 /// two classes.
@@ -1675,10 +1753,18 @@ impl SiteClasses {
     /// `None`): the readers anywhere, the writers after `x`. `None` when the classes are
     /// too many for a heap of them per row to pay (each thread alone in its class: a plain
     /// scan is cheaper).
-    fn row(&self, x: usize, after: Option<usize>, factor: usize) -> Option<RowThreads> {
+    /// Classes for which `passed` holds are left out (found saturated with `x`'s class).
+    fn row(
+        &self,
+        x: usize,
+        after: Option<usize>,
+        factor: usize,
+        passed: Option<&ClassPairs>,
+    ) -> Option<RowThreads> {
         if self.sites.len().saturating_mul(factor) > self.of.len() {
             return None;
         }
+        let cx = self.of.get(x).copied().unwrap_or(NO_CLASS);
         let from = |list: &[u32], bound: Option<usize>| match bound {
             Some(b) => list.partition_point(|&i| i as usize <= b),
             None => 0,
@@ -1686,6 +1772,9 @@ impl SiteClasses {
         let writers_after = Some(after.map_or(x, |a| a.max(x)));
         let mut next = std::collections::BinaryHeap::new();
         for (g, (r, w)) in self.readers.iter().zip(&self.writers).enumerate() {
+            if passed.is_some_and(|p| p.contains(cx, g as u32)) {
+                continue;
+            }
             for (list, bound, writes) in [(r, after, false), (w, writers_after, true)] {
                 let pos = from(list, bound);
                 if let Some(&y) = list.get(pos) {

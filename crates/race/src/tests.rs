@@ -1271,6 +1271,15 @@ proptest! {
         let plain = Tuning { writes_apart: false, ..Tuning::default() };
         tunings_agree(&program, plain, Tuning::default())?;
     }
+
+    /// Remembering the class pairs found saturated, and leaving them out of later rows,
+    /// changes no report: the same as checking their sites again in every row.
+    #[test]
+    fn remembered_class_pairs_change_no_report(program in classed()) {
+        let plain = Tuning { class_pairs: false, ..Tuning::default() };
+        let eager = Tuning { row_classes_factor: 0, ..Tuning::default() };
+        tunings_agree(&program, plain, eager)?;
+    }
 }
 
 #[test]
