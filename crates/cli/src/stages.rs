@@ -581,6 +581,15 @@ fn check(
             report.violations.push(v);
         }
     }
+    if races.stats.chunks_stopped > 0 {
+        report.notes.push(format!(
+            "the race check stopped in {} shared word(s) once it had found {} or more racing \
+             instruction pairs in each: other instruction pairs may race there too, and the \
+             thread-pair counts of those reported are lower bounds",
+            races.stats.chunks_stopped,
+            race::MAX_RACING_PAIRS_PER_CHUNK
+        ));
+    }
     if races.stats.same_instruction_writes > 0 {
         report.notes.push(format!(
             "{}{} write pair(s) by lanes of one warp in one instruction were not reported: {}",

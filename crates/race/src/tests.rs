@@ -670,13 +670,16 @@ fn a_chunk_whose_instruction_pairs_are_all_saturated_skips_its_thread_pairs() {
 #[test]
 fn many_racing_instruction_pairs_share_the_chunks_records() {
     // The shape of a mutation-run-24 mutant (issue 15): one word written by copies of 100
-    // instructions, 100 of each, none ordered. 5,050 instruction pairs race; at 64 thread
-    // pairs each before saturating, the chunk made 323,200 merges (14 s for 128 such
-    // words). They share SATURATION_RECORDS instead, each saturating after one: every
-    // pair is still reported, counted as "at least".
-    let program = per_thread(10_000, 1, |t| vec![write(0, 4, t % 100)]);
+    // instructions, 100 of each, none ordered, 5,050 instruction pairs; at 64 thread pairs
+    // each before saturating, the chunk made 323,200 merges (14 s for 128 such words).
+    // They share SATURATION_RECORDS instead, each saturating after one: every pair is
+    // still reported, counted as "at least". (90 instructions here: 4,095 pairs, under
+    // MAX_RACING_PAIRS_PER_CHUNK.)
+    let program = per_thread(9_000, 1, |t| vec![write(0, 4, t % 90)]);
     let report = find_races(&program, &Unordered, &Config::default());
-    assert_eq!(report.races.len(), 5050, "{:?}", report.stats);
+    const { assert!(4095 < MAX_RACING_PAIRS_PER_CHUNK) };
+    assert_eq!(report.stats.chunks_stopped, 0);
+    assert_eq!(report.races.len(), 4095, "{:?}", report.stats);
     assert!(
         report
             .races
@@ -686,13 +689,13 @@ fn many_racing_instruction_pairs_share_the_chunks_records() {
     let visited = report.stats.thread_pairs_visited;
     assert!(visited < 100_000, "{visited} thread pairs visited");
     // With details nothing saturates early: 10 copies per instruction, every count exact.
-    let program = per_thread(1000, 1, |t| vec![write(0, 4, t % 100)]);
+    let program = per_thread(900, 1, |t| vec![write(0, 4, t % 90)]);
     let detail = Config {
         warp_sync: false,
         detail: true,
     };
     let report = find_races(&program, &Unordered, &detail);
-    assert_eq!(report.races.len(), 5050);
+    assert_eq!(report.races.len(), 4095);
     for r in &report.races {
         let pairs = if r.first.inst == r.second.inst {
             45
@@ -1578,4 +1581,43 @@ fn merges_after_an_instruction_pair_saturates_record_nothing_for_it() {
             .iter()
             .all(|r| r.thread_pairs == all && !r.thread_pairs_at_least)
     );
+}
+
+#[test]
+fn a_word_stops_after_its_racing_instruction_pair_budget() {
+    // Three threads each store to word 0 with the same 100 instructions: the first thread
+    // pair already races on all 5,050 instruction pairs, more than
+    // MAX_RACING_PAIRS_PER_CHUNK, so the word's search stops there.
+    let program = per_thread(3, 1, |_| (0..100).map(|i| write(0, 4, i)).collect());
+    let report = find_races(&program, &Unordered, &Config::default());
+    const { assert!(MAX_RACING_PAIRS_PER_CHUNK < 5050) };
+    assert_eq!(report.stats.chunks_stopped, 1);
+    assert_eq!(report.races.len(), 5050);
+    assert!(report.races.iter().all(|r| r.thread_pairs_at_least));
+    // Only threads 0 and 1 were tested.
+    assert!(
+        report.races.iter().all(|r| r.thread_pairs == 1),
+        "{:?}",
+        report.races[0]
+    );
+    assert_eq!(report.stats.thread_pairs_visited, 1);
+
+    // Under the budget nothing stops: 60 instructions, 1,830 pairs, each in 3 thread pairs.
+    let program = per_thread(3, 1, |_| (0..60).map(|i| write(0, 4, i)).collect());
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.stats.chunks_stopped, 0);
+    assert_eq!(report.races.len(), 1830);
+}
+
+#[test]
+fn benign_pairs_do_not_spend_the_racing_pair_budget() {
+    // The same 100 stores, all of one known value: benign pairs only, never a stop.
+    let mut program = per_thread(3, 1, |_| {
+        (0..100).map(|i| write(0, 4, i).with_value(1)).collect()
+    });
+    program.values = vec![0x2a];
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.stats.chunks_stopped, 0);
+    assert!(report.races.is_empty());
+    assert_eq!(report.benign.len(), 5050);
 }
