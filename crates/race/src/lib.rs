@@ -792,13 +792,24 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let readers: Vec<usize> = (0..lists.len())
             .filter(|&i| lists[i].writes.is_empty())
             .collect();
-        // Per class, whether a row of it merged nothing: every thread it visited was of a
-        // class found saturated with it. A later row of the class visits the same readers
-        // and fewer writers, and found counts only grow: it would merge nothing either, and
-        // is passed over whole (10⁵ rows of agents of one instruction per word, each
-        // building its visiting order for one check). Not under `--warp-sync`, where a row
-        // passes over the threads of its own warp, which differ from row to row.
-        let mut quiet: Vec<bool> = Vec::new();
+        // Per class, the passed-over range (s0, s1) of its last row that merged nothing:
+        // every thread it visited was of a class found saturated with it. A later row of
+        // the class that visits no thread that row did not (`covered`), with found counts
+        // only grown, would merge nothing either, and is passed over whole (10⁵ rows of
+        // agents of one instruction per word, each building its visiting order for one
+        // check; 55,000 copies per word each waited for before the next, each row passing
+        // over the rest of the chain). Not under `--warp-sync`, where a row passes over the
+        // threads of its own warp, which differ from row to row.
+        let mut quiet: Vec<Option<(usize, usize)>> = Vec::new();
+        // Whether the row `x` passing over `s0..s1` visits nothing that the earlier row
+        // passing over `q0..q1` did not: a row visits the readers outside its range, and
+        // the writers after it outside its range.
+        let covered = |x: usize, (s0, s1): (usize, usize), (q0, q1): (usize, usize)| {
+            let readers_in = |a: usize, b: usize| {
+                a < b && readers.partition_point(|&r| r < a) < readers.partition_point(|&r| r < b)
+            };
+            s1 >= q1 && (s0 == x + 1 || s0 <= q0) && !readers_in(q0, s0.min(q1))
+        };
         // Per list, the end of the run of lists around it that are copies of one issuer
         // (none for a thread): a row of a copy passes over the part of its run that the
         // relation orders after it whole (55,000 copies per word, each waited for before
@@ -817,18 +828,19 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 continue;
             }
             let row_class = classes.as_ref().map(|c| c.of[x]);
-            if self.tuning.quiet_rows
-                && !self.config.warp_sync
-                && let Some(c) = row_class
-                && quiet.get(c as usize) == Some(&true)
-            {
-                continue;
-            }
-            let mut merged = false;
             let skip = runs
                 .as_ref()
                 .map_or(0..0, |runs| self.ordered_copies(&lists, runs, x));
             let (s0, s1) = (skip.start.max(x + 1), skip.end.max(x + 1));
+            if self.tuning.quiet_rows
+                && !self.config.warp_sync
+                && let Some(c) = row_class
+                && let Some(&Some(q)) = quiet.get(c as usize)
+                && covered(x, (s0, s1), q)
+            {
+                continue;
+            }
+            let mut merged = false;
             // The row's threads in order: plainly until the chunk has classes, then by
             // class, where a class found saturated is not visited again.
             let mut plain = readers
@@ -997,16 +1009,13 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     }
                 }
             }
-            // A row that passed over ordered copies visited less than a later row of its
-            // class may: it proves nothing for them.
             if !merged
-                && s0 == s1
                 && let (Some(c), Some(classes)) = (row_class, classes.as_ref())
                 && c != NO_CLASS
             {
-                quiet.resize(classes.sites.len(), false);
+                quiet.resize(classes.sites.len(), None);
                 if let Some(q) = quiet.get_mut(c as usize) {
-                    *q = true;
+                    *q = Some((s0, s1));
                 }
             }
         }
