@@ -16,6 +16,17 @@ fn run_on(target: &str, body: &str) -> Emulation {
     emulate(&module, "k", &Config::default()).expect("emulation runs")
 }
 
+/// The address of thread `t`'s first shared access.
+fn first_access(e: &Emulation, t: usize) -> Option<u32> {
+    e.program.threads[t]
+        .commands
+        .iter()
+        .find_map(|c| match c.view() {
+            CommandView::Access { addr, .. } => Some(addr),
+            _ => None,
+        })
+}
+
 /// Lanes 0-19 and 20-31 run different sides; each side stores its `activemask` at
 /// `s[lane]`.
 const BRANCH: &str = r#"
@@ -46,17 +57,8 @@ fn activemask_in_a_lane_dependent_branch_returns_each_side_without_waiting() {
     assert!(e.findings.is_empty(), "{:?}", e.findings);
     // Lane 3 saw the low group 0x000fffff and stored at s[3]; lane 25 saw 0xfff00000 and
     // stored at s[32 + 25].
-    let first_access = |t: usize| {
-        e.program.threads[t]
-            .commands
-            .iter()
-            .find_map(|c| match c.view() {
-                CommandView::Access { addr, .. } => Some(addr),
-                _ => None,
-            })
-    };
-    assert_eq!(first_access(3), Some(12));
-    assert_eq!(first_access(25), Some(128 + 100));
+    assert_eq!(first_access(&e, 3), Some(12));
+    assert_eq!(first_access(&e, 25), Some(128 + 100));
 }
 
 /// Lanes 0-19 shuffle from lane 0 and lanes 20-31 from lane 20, at two `shfl.sync`
@@ -83,20 +85,11 @@ fn full_mask_shuffles_on_both_sides_of_a_branch_meet_from_sm_70() {
     let e = run(&two_sided("shfl.sync.idx.b32 %r2, %r1, 20, 31, -1;"));
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
     assert!(e.findings.is_empty(), "{:?}", e.findings);
-    let first_access = |t: usize| {
-        e.program.threads[t]
-            .commands
-            .iter()
-            .find_map(|c| match c.view() {
-                CommandView::Access { addr, .. } => Some(addr),
-                _ => None,
-            })
-    };
     // Each side reads its own source lane's operand: lane 3 got 0, lane 25 got 20, and in
     // the second warp likewise.
-    assert_eq!(first_access(3), Some(0));
-    assert_eq!(first_access(25), Some(80));
-    assert_eq!(first_access(32 + 25), Some(80));
+    assert_eq!(first_access(&e, 3), Some(0));
+    assert_eq!(first_access(&e, 25), Some(80));
+    assert_eq!(first_access(&e, 32 + 25), Some(80));
     // Both sides' lanes record the execution event of one collective.
     let event = |t: usize| {
         e.program.threads[t]
