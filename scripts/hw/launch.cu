@@ -12,7 +12,9 @@
 //                      (ES 2, 4 or 8), box BOX elements, no swizzle
 //   t2:ES:W:H:BW:BH:S  a 2-D tiled tensor map, W x H elements, box BW x BH, swizzle S bytes
 //                      (0 or 128)
-// Prints the launch's and the synchronization's result and exits 0 only when both succeed.
+// Prints the launch's and the synchronization's result and exits 0 only when both succeed;
+// with LAUNCH_DUMP=N in the environment, also the first N 32-bit words of the last pointer
+// parameter's buffer (what the kernel wrote there).
 #include <cuda.h>
 
 #include <cstdio>
@@ -101,6 +103,7 @@ int main(int argc, char **argv) {
     CHECK(cuModuleGetFunction(&fn, module, argv[2]));
 
     const int nparams = argc - 6;
+    CUdeviceptr last_buffer = 0;
     std::vector<Slot> slots(nparams > 0 ? nparams : 1);
     std::vector<void *> params(nparams);
     for (int k = 0; k < nparams; ++k) {
@@ -114,6 +117,7 @@ int main(int argc, char **argv) {
             CHECK(cuMemAlloc(&buf, 16 << 20));
             CHECK(cuMemsetD8(buf, 0, 16 << 20));
             std::memcpy(slot.bytes, &buf, sizeof(buf));
+            last_buffer = buf;
         } else if (kind == "i4") {
             int v = std::atoi(spec.at(1).c_str());
             std::memcpy(slot.bytes, &v, 4);
@@ -158,5 +162,15 @@ int main(int argc, char **argv) {
     if (launched != CUDA_SUCCESS) return 1;
     CUresult synced = cuCtxSynchronize();
     std::printf("sync: %s\n", name_of(synced));
+    const char *dump = std::getenv("LAUNCH_DUMP");
+    if (synced == CUDA_SUCCESS && dump && last_buffer) {
+        int n = std::atoi(dump);
+        std::vector<unsigned> words(n > 0 ? n : 0);
+        if (n > 0 && cuMemcpyDtoH(words.data(), last_buffer, n * sizeof(unsigned)) == CUDA_SUCCESS) {
+            std::printf("out:");
+            for (unsigned w : words) std::printf(" %#x", w);
+            std::printf("\n");
+        }
+    }
     return synced == CUDA_SUCCESS ? 0 : 1;
 }

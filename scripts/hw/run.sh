@@ -3,10 +3,12 @@
 # deadlocked kernel is killed), then, unless it hung, under compute-sanitizer's racecheck,
 # synccheck and memcheck (60 s limit each).  Writes OUT/summary.tsv (one row per launch) and
 # OUT/logs.txt (every tool's output).  An argument, a regular expression, keeps the launches
-# whose names match it.  For a GPU machine only; see scripts/hw/README.md.
+# whose names match it; LAUNCHES names another launch list (scripts/hw/probes/launches.txt).
+# For a GPU machine only; see scripts/hw/README.md.
 set -u
 OUT=${OUT:-/tmp/hw-out}
 FILTER=${1:-.}
+LAUNCHES=${LAUNCHES:-scripts/hw/launches.txt}
 mkdir -p "$OUT"
 WORK=$(mktemp -d)
 nvcc -O2 -o "$WORK/launch" scripts/hw/launch.cu -lcuda || exit 1
@@ -36,7 +38,7 @@ one() {
 }
 export -f one
 export WORK
-grep -E "^[^ ]*($FILTER)" scripts/hw/launches.txt >"$WORK/launches"
+grep -E "^[^ ]*($FILTER)" "$LAUNCHES" >"$WORK/launches"
 tr '\n' '\0' <"$WORK/launches" | xargs -0 -P 8 -I{} bash -c 'one "$@"' _ {}
 
 : >"$OUT/summary.tsv"

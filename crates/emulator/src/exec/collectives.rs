@@ -139,8 +139,9 @@ impl Machine<'_> {
     /// Whether a lane waiting at the collective at `p` can meet the lanes at the one at
     /// `pc`: the same instruction, or, for targets from sm_70 on, an instruction of the same
     /// kind and qualifiers (`Ir::cross_collectives`; the member masks are compared by the
-    /// caller). `elect` ("wait until all threads in the membermask execute the `elect`
-    /// instruction") and `activemask` (which waits for no one) keep to one instruction.
+    /// caller). `elect` too: two `elect.sync` of one mask elect one leader for both on an
+    /// H200 (scripts/hw/probes). `activemask`, which waits for no one, keeps to one
+    /// instruction.
     pub(super) fn meets(&self, p: u32, pc: u32) -> bool {
         if p == pc {
             return true;
@@ -154,10 +155,7 @@ impl Machine<'_> {
         ) else {
             return false;
         };
-        a.op == b.op
-            && a.ty == b.ty
-            && a.ty2 == b.ty2
-            && !matches!(a.op, Op::Activemask | Op::Elect)
+        a.op == b.op && a.ty == b.ty && a.ty2 == b.ty2 && a.op != Op::Activemask
     }
 
     pub(super) fn try_collective(&mut self, w: usize, pc: u32, t: usize) {
