@@ -519,13 +519,18 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
     let acc = chunks
         .par_iter()
         .fold(Accumulator::default, |mut acc, (range, run)| {
-            // A run's repeats hold the same accesses: their naive pairs are the first's.
-            let before = acc.naive_pairs;
+            // A run's repeats hold the same accesses: their naive pairs are the first's, and
+            // they stop where it stops.
+            let (before, stopped) = (acc.naive_pairs, acc.chunks_stopped);
             ctx.check_chunk(&entries[range.clone()], &mut acc);
             let naive = acc.naive_pairs - before;
             acc.naive_pairs = acc
                 .naive_pairs
                 .saturating_add(naive.saturating_mul(run - 1));
+            let stops = acc.chunks_stopped - stopped;
+            acc.chunks_stopped = acc
+                .chunks_stopped
+                .saturating_add(stops.saturating_mul(run - 1));
             acc
         })
         .reduce(Accumulator::default, Accumulator::merge);

@@ -1602,6 +1602,12 @@ fn a_word_stops_after_its_racing_instruction_pair_budget() {
     );
     assert_eq!(report.stats.thread_pairs_visited, 1);
 
+    // 16-byte stores: four words of the same accesses, checked once, all four stopped.
+    let program = per_thread(3, 1, |_| (0..100).map(|i| write(0, 16, i)).collect());
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.stats.chunks_stopped, 4);
+    assert_eq!(report.races.len(), 5050);
+
     // Under the budget nothing stops: 60 instructions, 1,830 pairs, each in 3 thread pairs.
     let program = per_thread(3, 1, |_| (0..60).map(|i| write(0, 4, i)).collect());
     let report = find_races(&program, &Unordered, &Config::default());

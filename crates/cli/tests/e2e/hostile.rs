@@ -227,7 +227,7 @@ fn copies_of_many_instructions_share_a_words_saturation() {
     assert!(run.stdout.contains("at least"), "{run:?}");
     assert!(
         run.stdout
-            .contains("the race check stopped in 128 shared word(s)"),
+            .contains("the race check stopped in 512 shared word(s)"),
         "{run:?}"
     );
 }
