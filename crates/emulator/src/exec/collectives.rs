@@ -139,9 +139,9 @@ impl Machine<'_> {
     /// Whether a lane waiting at the collective at `p` can meet the lanes at the one at
     /// `pc`: the same instruction, or, for targets from sm_70 on, an instruction of the same
     /// kind and qualifiers (`Ir::cross_collectives`; the member masks are compared by the
-    /// caller). `elect` too: two `elect.sync` of one mask elect one leader for both on an
-    /// H200 (scripts/hw/probes). `activemask`, which waits for no one, keeps to one
-    /// instruction.
+    /// caller: `mask_is`). `elect` too: two `elect.sync` of one mask elect one leader for both
+    /// on an H200 (`samples/collectives/two_sided.cu`). `activemask`, which waits for no one,
+    /// keeps to one instruction.
     pub(super) fn meets(&self, p: u32, pc: u32) -> bool {
         if p == pc {
             return true;
@@ -156,6 +156,13 @@ impl Machine<'_> {
             return false;
         };
         a.op == b.op && a.ty == b.ty && a.ty2 == b.ty2 && a.op != Op::Activemask
+    }
+
+    /// Whether lane `lt`'s member mask at the collective at `p` is known and is `mask`: a
+    /// lane at another instruction that `meets` the one at `pc` joins its lanes only then.
+    fn mask_is(&mut self, lt: usize, p: u32, mask: u32) -> bool {
+        let inst = self.ir.insts.get(p as usize).copied();
+        inst.and_then(|i| self.known_member_mask(lt, p, &i)) == Some(mask)
     }
 
     pub(super) fn try_collective(&mut self, w: usize, pc: u32, t: usize) {
@@ -179,13 +186,11 @@ impl Machine<'_> {
             match self.th[lt].state {
                 State::Coll(p) if p == pc => present |= 1 << lane,
                 State::Coll(p) if self.meets(p, pc) => {
-                    let other = self.ir.insts.get(p as usize).copied();
-                    if other.and_then(|i| self.known_member_mask(lt, p, &i)) == Some(mmask) {
-                        present |= 1 << lane;
-                        pcs[lane as usize] = p;
-                    } else {
+                    if !self.mask_is(lt, p, mmask) {
                         return;
                     }
+                    present |= 1 << lane;
+                    pcs[lane as usize] = p;
                 }
                 State::Exited | State::Trapped(_) | State::Error => {}
                 State::Run => return,
@@ -239,15 +244,8 @@ impl Machine<'_> {
         let Some(&inst) = ir.insts.get(first as usize) else {
             return;
         };
-        let uniform = {
-            let mut m = present;
-            let mut same = true;
-            while m != 0 {
-                same &= pcs[m.trailing_zeros() as usize] == first;
-                m &= m - 1;
-            }
-            same
-        };
+        let lanes = || (0..32u32).filter(move |l| present & (1 << l) != 0);
+        let uniform = lanes().all(|l| pcs[l as usize] == first);
         let o = |l: u32, k: usize| {
             ir.insts
                 .get(pcs[l as usize] as usize)
@@ -269,7 +267,6 @@ impl Machine<'_> {
             m &= m - 1;
             a[l as usize] = self.rd(base + l as usize, o(l, 1), pcs[l as usize]);
         }
-        let lanes = || (0..32u32).filter(move |l| present & (1 << l) != 0);
         let all_known = lanes().all(|l| a[l as usize].1 == 0);
         // (The union of known inputs is known: no set to intern.)
         let all_u = if all_known {
@@ -425,11 +422,9 @@ impl Machine<'_> {
             if let State::Coll(p) = state
                 && p != pc
                 && self.meets(p, pc)
+                && self.mask_is(lt, p, mask)
             {
-                let other = self.ir.insts.get(p as usize).copied();
-                if other.and_then(|i| self.known_member_mask(lt, p, &i)) == Some(mask) {
-                    continue;
-                }
+                continue;
             }
             let where_ = match state {
                 State::Coll(p) if p == pc => continue,
