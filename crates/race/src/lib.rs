@@ -820,12 +820,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // relation orders after it whole (55,000 copies per word, each waited for before
         // the next: 1.5·10⁹ ordered pairs per word merged one by one).
         let runs = self.copy_runs(&lists);
-        // Class pairs (lower, higher) whose writes alone are saturated: every instruction
-        // pair a write of each could race on is. A thread pair of them skips the merge of
-        // its writes and runs the two with reads (a word whose loads are ordered after its
-        // 200 racing stores never saturates as a whole: every thread pair's merge of the
-        // writes cost 4·10⁴ lookups, 22 s for 128 threads).
-        let mut writes_saturated: FxHashSet<(u32, u32)> = FxHashSet::default();
+        // Class pairs whose writes alone are saturated: every instruction pair a write of
+        // each could race on is. A thread pair of them skips the merge of its writes and runs
+        // the two with reads (a word whose loads are ordered after its 200 racing stores
+        // never saturates as a whole: every thread pair's merge of the writes cost 4·10⁴
+        // lookups, 22 s for 128 threads). Made with the chunk's classes.
+        let mut writes_saturated: Option<ClassPairs> = None;
         // Class pairs found saturated (`Tuning::class_pairs`), once the chunk has classes.
         let mut class_pairs: Option<ClassPairs> = None;
         'pairs: for (x, t) in lists.iter().enumerate() {
@@ -883,6 +883,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         if self.tuning.class_pairs {
                             class_pairs = Some(ClassPairs::new(classes.sites.len()));
                         }
+                        writes_saturated = Some(ClassPairs::new(classes.sites.len()));
                         by_class = classes.row(x, Some(y), self.tuning.row_classes_factor, None);
                         classes
                     });
@@ -949,9 +950,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         }
                         continue;
                     }
-                    if self.tuning.writes_apart && cx != NO_CLASS && cy != NO_CLASS {
-                        let pair = (cx.min(cy), cx.max(cy));
-                        skip_writes = writes_saturated.contains(&pair)
+                    if self.tuning.writes_apart
+                        && cx != NO_CLASS
+                        && cy != NO_CLASS
+                        && let Some(ws) = writes_saturated.as_mut()
+                    {
+                        skip_writes = ws.contains(cx, cy)
                             || match (classes.get(cx), classes.get(cy)) {
                                 (Some(a), Some(b)) => {
                                     let writes = |s: &[(InstId, AccessKind)]| -> Vec<_> {
@@ -964,7 +968,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                                 _ => false,
                             };
                         if skip_writes {
-                            writes_saturated.insert(pair);
+                            ws.insert(cx, cy);
                         }
                     }
                 }
@@ -1658,11 +1662,12 @@ type UniformWrites = FxHashMap<InstId, Option<(u32, u32, u16)>>;
 /// No class: the thread has an over-approximated access in the chunk.
 const NO_CLASS: u32 = u32::MAX;
 
-/// The class pairs of a chunk found saturated ([`saturated`]), either way round: found
-/// counts only grow and the threshold only drops, so a pair stays saturated for the rest of
-/// the chunk, and a row passes over it without checking its sites again (a word written by
-/// 55,000 copies of 306 instructions: every row popped and checked every class twice).
-/// A bit per pair while the classes are few, a set beyond.
+/// A set of class pairs of a chunk, either way round: those found saturated ([`saturated`])
+/// or whose writes are. Found counts only grow and the threshold only drops, so a pair stays
+/// in for the rest of the chunk, and a row passes over it without checking its sites again
+/// (a word written by 55,000 copies of 306 instructions: every row popped and checked every
+/// class twice). A bit per pair while the classes are few (allocated at the first pair), a
+/// set beyond.
 struct ClassPairs {
     classes: usize,
     bits: Vec<u64>,
@@ -1674,21 +1679,16 @@ impl ClassPairs {
     const MAX_BIT_CLASSES: usize = 1 << 11;
 
     fn new(classes: usize) -> Self {
-        let bits = if classes <= Self::MAX_BIT_CLASSES {
-            vec![0; (classes * classes).div_ceil(64)]
-        } else {
-            Vec::new()
-        };
         ClassPairs {
             classes,
-            bits,
+            bits: Vec::new(),
             set: FxHashSet::default(),
         }
     }
 
     fn bit(&self, a: u32, b: u32) -> Option<usize> {
         let (a, b) = (a as usize, b as usize);
-        (!self.bits.is_empty() && a < self.classes && b < self.classes)
+        (self.classes <= Self::MAX_BIT_CLASSES && a < self.classes && b < self.classes)
             .then(|| a.min(b) * self.classes + a.max(b))
     }
 
@@ -1697,7 +1697,10 @@ impl ClassPairs {
             return false;
         }
         match self.bit(a, b) {
-            Some(i) => self.bits[i / 64] & (1 << (i % 64)) != 0,
+            Some(i) => self
+                .bits
+                .get(i / 64)
+                .is_some_and(|w| w & (1 << (i % 64)) != 0),
             None => self.set.contains(&(a.min(b), a.max(b))),
         }
     }
@@ -1707,7 +1710,12 @@ impl ClassPairs {
             return;
         }
         match self.bit(a, b) {
-            Some(i) => self.bits[i / 64] |= 1 << (i % 64),
+            Some(i) => {
+                if self.bits.is_empty() {
+                    self.bits = vec![0; (self.classes * self.classes).div_ceil(64)];
+                }
+                self.bits[i / 64] |= 1 << (i % 64);
+            }
             None => {
                 self.set.insert((a.min(b), a.max(b)));
             }
