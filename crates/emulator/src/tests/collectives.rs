@@ -16,15 +16,20 @@ fn run_on(target: &str, body: &str) -> Emulation {
     emulate(&module, "k", &Config::default()).expect("emulation runs")
 }
 
-/// The address of thread `t`'s first shared access.
-fn first_access(e: &Emulation, t: usize) -> Option<u32> {
+/// What `pick` takes from thread `t`'s first command it takes anything from.
+fn first<T>(e: &Emulation, t: usize, pick: impl Fn(CommandView) -> Option<T>) -> Option<T> {
     e.program.threads[t]
         .commands
         .iter()
-        .find_map(|c| match c.view() {
-            CommandView::Access { addr, .. } => Some(addr),
-            _ => None,
-        })
+        .find_map(|c| pick(c.view()))
+}
+
+/// The address of thread `t`'s first shared access.
+fn first_access(e: &Emulation, t: usize) -> Option<u32> {
+    first(e, t, |v| match v {
+        CommandView::Access { addr, .. } => Some(addr),
+        _ => None,
+    })
 }
 
 /// Lanes 0-19 and 20-31 run different sides; each side stores its `activemask` at
@@ -92,13 +97,10 @@ fn full_mask_shuffles_on_both_sides_of_a_branch_meet_from_sm_70() {
     assert_eq!(first_access(&e, 32 + 25), Some(80));
     // Both sides' lanes record the execution event of one collective.
     let event = |t: usize| {
-        e.program.threads[t]
-            .commands
-            .iter()
-            .find_map(|c| match c.view() {
-                CommandView::Exec { event, .. } => Some(event),
-                _ => None,
-            })
+        first(&e, t, |v| match v {
+            CommandView::Exec { event, .. } => Some(event),
+            _ => None,
+        })
     };
     assert!(event(3).is_some());
     assert_eq!(event(3), event(25));
