@@ -3,7 +3,7 @@
 # deadlocked kernel is killed), then, unless it hung, under compute-sanitizer's racecheck,
 # synccheck and memcheck (60 s limit each).  Writes OUT/summary.tsv (one row per launch) and
 # OUT/logs.txt (every tool's output).  An argument, a regular expression, keeps the launches
-# whose names match it; LAUNCHES names another launch list (scripts/hw/probes/launches.txt).
+# whose names match it; LAUNCHES names another launch list.
 # For a GPU machine only; see scripts/hw/README.md.
 set -u
 OUT=${OUT:-/tmp/hw-out}
