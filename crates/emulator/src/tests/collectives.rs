@@ -164,15 +164,10 @@ fn a_full_mask_shuffle_deadlocks_when_the_other_lanes_block_at_a_barrier() {
 #[test]
 fn elects_on_both_sides_of_a_branch_elect_one_leader() {
     // An H200 runs two `elect.sync` of the full mask on the two sides of a lane-dependent
-    // branch as one: lane 0 is elected for all 32 lanes (samples/collectives/two_sided.cu). Each lane
-    // stores at s[4 * leader + 128 * elected].
-    let e = run(&two_sided(
-        "elect.sync %r2|%p3, -1;\n selp.u32 %r6, 32, 0, %p3;\n add.u32 %r2, %r2, %r6;",
-    )
-    .replace(
-        "shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;",
-        "elect.sync %r2|%p3, -1;\n selp.u32 %r6, 32, 0, %p3;\n add.u32 %r2, %r2, %r6;",
-    ));
+    // branch as one: lane 0 is elected for all 32 lanes (samples/collectives/two_sided.cu).
+    // Each lane stores at s[4 * leader + 128 * elected]; both sides elect.
+    let elect = "elect.sync %r2|%p3, -1;\n selp.u32 %r6, 32, 0, %p3;\n add.u32 %r2, %r2, %r6;";
+    let e = run(&two_sided(elect).replace("shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;", elect));
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
     assert!(e.findings.is_empty(), "{:?}", e.findings);
     assert_eq!(first_access(&e, 0), Some(128));
