@@ -20,8 +20,9 @@
 //!   largest index of a registration of `t1` at a node that reaches `m` (0 = none). The
 //!   table is computed in one pass over the nodes in completion order, which is a
 //!   topological order (an edge `x -> y` needs a thread woken by `x` to register at `y`).
-//!   Memory `O(D·N)` u32, time `O(E·N)` over deduplicated node edges. A warp gather with
-//!   a single predecessor stores only its warp's lanes over the predecessor's row.
+//!   Memory `O(D·N)` u32, time `O(E·N)` over deduplicated node edges. A node of one
+//!   warp's lanes (a warp gather, a `bar.warp.sync` generation) whose predecessors share
+//!   one row outside that warp stores only its warp's lanes over that row.
 //! * The threads' blocking chains (`prev_block`) need only the registrations and are built
 //!   beside the edges, on a second thread for large traces.
 //! * Within one thread, `R` is program order.
@@ -50,10 +51,12 @@ fn key_node(key: u32) -> Option<DynamicBarrierId> {
 enum Row {
     /// Its own row of [`HappensBefore::bound`] (the row index).
     Dense(u32),
-    /// A warp gather with a single predecessor: the predecessor's dense row `base`, except
-    /// for the lanes of `warp`, whose bounds are the `warp_size` entries of
+    /// A node whose threads are lanes of `warp` and whose predecessors agree outside it
+    /// (a warp gather, a `bar.warp.sync` generation): the dense row `base`, except for the
+    /// lanes of `warp`, whose bounds are the `warp_size` entries of
     /// [`HappensBefore::lanes`] from `lanes`. Most nodes of warp-specialized kernels are
-    /// gathers; this keeps the table at one row per generation.
+    /// gathers, and warp-synchronous loops make a generation per warp and trip; this keeps
+    /// the table at one row per generation of a barrier of several warps.
     Gather { base: u32, warp: u32, lanes: u32 },
 }
 
@@ -266,56 +269,75 @@ impl HappensBefore {
                 && matches!(node.key, NodeKey::Barrier(BarrierKey::Named(_)))
                 && !node.participants.iter().any(|p| p.op.blocks())
         };
-        let dense_rows = nodes.iter().filter(|x| !x.gather && !unread(x)).count();
+        // The warp of a node whose threads (participants and counted exits) are all lanes
+        // of one warp: a warp gather, a `bar.warp.sync` generation, a one-warp named
+        // barrier. Such a node's row differs from its predecessors' only at its warp.
+        let one_warp = |node: &DynamicBarrier| -> Option<u32> {
+            let mut threads = node
+                .participants
+                .iter()
+                .map(|p| p.thread)
+                .chain(node.exited.iter().map(|&(t, _)| t));
+            let w = threads.next()?.0 / ws;
+            threads.all(|t| t.index() < n && t.0 / ws == w).then_some(w)
+        };
+        let dense_rows = nodes
+            .iter()
+            .filter(|x| !unread(x) && one_warp(x).is_none())
+            .count();
         let mut bound: Vec<u32> = Vec::with_capacity(dense_rows.saturating_mul(n));
         let mut rows: Vec<Row> = Vec::with_capacity(nodes.len());
         let mut lanes: Vec<u32> = Vec::new();
         let mut row = vec![0u32; n];
         let mut zeros: Option<u32> = None;
+        let mut zero_row = |bound: &mut Vec<u32>| {
+            *zeros.get_or_insert_with(|| {
+                let r = (bound.len() / n.max(1)) as u32;
+                bound.resize(bound.len() + n, 0);
+                r
+            })
+        };
         for (m, node) in nodes.iter().enumerate() {
             if (memory && node.key.is_exec()) || unread(node) {
-                let r = *zeros.get_or_insert_with(|| {
-                    let r = (bound.len() / n.max(1)) as u32;
-                    bound.resize(bound.len() + n, 0);
-                    r
-                });
-                rows.push(Row::Dense(r));
+                rows.push(Row::Dense(zero_row(&mut bound)));
                 continue;
             }
             let ps = preds.get(m).map_or(&[][..], Vec::as_slice);
-            // A warp gather whose lanes all come from one warp and which has a single
-            // predecessor with a dense row: store only the warp's lanes.
-            let threads = node
-                .participants
-                .iter()
-                .map(|p| p.thread)
-                .chain(node.exited.iter().map(|&(t, _)| t));
-            let mut warp = None;
-            let mut one_warp = node.gather;
-            for t in threads {
-                if t.index() >= n {
-                    one_warp = false;
+            // A one-warp node whose predecessors all share one dense row outside that warp
+            // (dense rows, or rows of the same warp over the same base): store only the
+            // warp's lanes over that base. Exactly the dense row: outside the warp every
+            // predecessor's bound is the base's and no participant adds to it.
+            let compact = one_warp(node).and_then(|w| {
+                let mut base = None;
+                for p in ps.iter().filter(|p| p.index() < m) {
+                    let b = match rows[p.index()] {
+                        Row::Dense(r) => r,
+                        Row::Gather { base, warp, .. } if warp == w => base,
+                        Row::Gather { .. } => return None,
+                    };
+                    match base {
+                        Some(b0) if b0 != b => return None,
+                        _ => base = Some(b),
+                    }
                 }
-                match warp {
-                    None => warp = Some(t.0 / ws),
-                    Some(w) if w != t.0 / ws => one_warp = false,
-                    Some(_) => {}
-                }
-            }
-            let single = match ps {
-                [p] if p.index() < m => match rows[p.index()] {
-                    Row::Dense(r) => Some(r),
-                    Row::Gather { .. } => None,
-                },
-                _ => None,
-            };
-            if let (true, Some(w), Some(base)) = (one_warp, warp, single) {
+                Some((w, base))
+            });
+            if let Some((w, base)) = compact {
+                let base = base.unwrap_or_else(|| zero_row(&mut bound));
                 let off = lanes.len();
                 let first = w as usize * ws as usize;
                 let brow = &bound[base as usize * n..(base as usize + 1) * n];
                 lanes.extend(
                     (first..first + ws as usize).map(|t| brow.get(t).copied().unwrap_or(0)),
                 );
+                for p in ps.iter().filter(|p| p.index() < m) {
+                    if let Row::Gather { lanes: l, .. } = rows[p.index()] {
+                        let l = l as usize;
+                        for k in 0..ws as usize {
+                            lanes[off + k] = lanes[off + k].max(lanes[l + k]);
+                        }
+                    }
+                }
                 let seg = &mut lanes[off..];
                 for p in &node.participants {
                     let x = &mut seg[p.thread.index() - first];

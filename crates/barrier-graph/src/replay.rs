@@ -24,6 +24,15 @@ use crate::trace::Trace;
 use crate::{DynamicBarrier, DynamicBarrierId, Registration};
 
 /// Where a thread is in the replay.
+/// The registration a batch of lanes makes ([`Replayer::register_followers`]).
+#[derive(Debug, Clone, Copy)]
+enum Registering {
+    /// A named-barrier operation: id, count, `.aligned`.
+    Named(u32, weft_program::BarrierCount, bool),
+    /// `bar.warp.sync` with this mask.
+    Warp(u32),
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cursor {
     Ready,
@@ -274,8 +283,12 @@ impl Replayer<'_> {
                         self.cursors[t as usize] = cursor;
                         // The lanes that register with this one, up to the one that
                         // completes the warp's gather: that lane runs on.
-                        let (last, result) =
-                            self.register_followers(p, cmd, (id, count, aligned), cursor);
+                        let (last, result) = self.register_followers(
+                            p,
+                            cmd,
+                            Registering::Named(id, count, aligned),
+                            cursor,
+                        );
                         if last != thread {
                             (t, thread) = (last.0, last);
                             program = &self.program.threads[t as usize];
@@ -289,9 +302,15 @@ impl Replayer<'_> {
                         command: pc,
                         op: BarrierOp::Sync,
                     };
-                    self.cursors[t as usize] =
-                        block(BarrierKey::Warp(t / self.warp_size), &self.file);
-                    self.file.register_warp(p, mask)
+                    let cursor = block(BarrierKey::Warp(t / self.warp_size), &self.file);
+                    self.cursors[t as usize] = cursor;
+                    let (last, result) =
+                        self.register_followers(p, cmd, Registering::Warp(mask), cursor);
+                    if last != thread {
+                        (t, thread) = (last.0, last);
+                        program = &self.program.threads[t as usize];
+                    }
+                    result
                 }
                 CommandView::Exit => {
                     self.exit(thread, pc);
@@ -351,18 +370,18 @@ impl Replayer<'_> {
         }
     }
 
-    /// Registers `p`, a named-barrier operation `cmd` of the running thread (its cursor set
-    /// to `cursor`), together with the lanes of its warp queued right behind it that are
-    /// ready and whose next command is `cmd` too, up to the lane that completes the warp's
-    /// gather. In this schedule each of those lanes would run next, register and wait for
-    /// its warp (its run ends there), so they register in queue order as their own runs
-    /// would. Returns the lane whose registration had the events (the thread that runs on)
-    /// and its result.
+    /// Registers `p`, a named-barrier operation or `bar.warp.sync` `cmd` of the running
+    /// thread (its cursor set to `cursor`), together with the lanes of its warp queued right
+    /// behind it that are ready and whose next command is `cmd` too, up to the lane that
+    /// completes the warp's gather (named barrier) or the generation (warp barrier). In this
+    /// schedule each of those lanes would run next, register and wait (its run ends there),
+    /// so they register in queue order as their own runs would. Returns the lane whose
+    /// registration is the last (the thread that runs on) and its result.
     fn register_followers(
         &mut self,
         p: Participant,
         cmd: Command,
-        (id, count, aligned): (u32, weft_program::BarrierCount, bool),
+        registering: Registering,
         cursor: Cursor,
     ) -> (ThreadId, Result<Vec<Event>, SyncError>) {
         let (t, ws) = (p.thread.0, self.warp_size);
@@ -370,7 +389,11 @@ impl Replayer<'_> {
         let mut lanes = std::mem::take(&mut self.batch);
         lanes.clear();
         lanes.push(p);
-        let missing = self.file.gather_missing(warp) as usize;
+        let missing = match registering {
+            Registering::Named(..) => self.file.gather_missing(warp) as usize,
+            // `register_warp_run` takes the lanes that fit the generation.
+            Registering::Warp(_) => ws as usize,
+        };
         // Lanes already taken (a thread may be queued twice; only its first run runs).
         let mut taken = 1u64 << (t % ws);
         while self.batching && lanes.len() < missing && ws <= 64 {
@@ -392,9 +415,13 @@ impl Replayer<'_> {
                 op: p.op,
             });
         }
-        let (n, result) = self
-            .file
-            .register_run(&lanes, id, count, cmd.inst(), aligned);
+        let (n, result) = match registering {
+            Registering::Named(id, count, aligned) => {
+                self.file
+                    .register_run(&lanes, id, count, cmd.inst(), aligned)
+            }
+            Registering::Warp(mask) => self.file.register_warp_run(&lanes, mask),
+        };
         // The followers that registered took their step; the others stay queued.
         for q in &lanes[1..n] {
             self.queue.pop_front();

@@ -826,6 +826,11 @@ fn arb_command(threads: u32, ws: u32, accesses: bool) -> impl Strategy<Value = C
         options.push((0..2u32).prop_map(C::W).boxed());
         options.push((0..2u32).prop_map(C::R).boxed());
     }
+    if ws > 1 {
+        // Warp barriers: the whole warp, or one lane (the other lane's is a divergence).
+        let masks = proptest::sample::select(vec![u32::MAX, 1, 2]);
+        options.push(masks.prop_map(C::Ws).boxed());
+    }
     proptest::strategy::Union::new(options)
 }
 
@@ -916,6 +921,13 @@ proptest! {
     #[test]
     fn verdict_matches_with_warps_of_two(prog in arb_program(4, 2, 3, false)) {
         check_against_oracle(&prog, false)?;
+    }
+
+    /// Warp size 2 with accesses and warp barriers: the verdict, and `ordered` on
+    /// well-synchronized programs (one-warp generations store only their warp's lanes).
+    #[test]
+    fn ordered_matches_with_warps_of_two(prog in arb_program(4, 2, 3, true)) {
+        check_against_oracle(&prog, true)?;
     }
 }
 

@@ -559,22 +559,42 @@ impl BarrierFile {
         )
     }
 
-    /// Registers `bar.warp.sync mask` of `participant.thread` on its warp's barrier. Each
-    /// lane registers on its own ([`Event::WarpRegistered`] with one lane).
+    /// Registers `bar.warp.sync mask` of `participant.thread` on its warp's barrier
+    /// ([`Event::WarpRegistered`] with one lane).
     pub fn register_warp(
         &mut self,
         participant: Participant,
         mask: u32,
     ) -> Result<Vec<Event>, SyncError> {
+        self.register_warp_run(&[participant], mask).1
+    }
+
+    /// [`BarrierFile::register_warp`] of the first lanes of `lanes` in turn (the same
+    /// `bar.warp.sync mask`, e.g. the lanes of a warp that execute it together), as one
+    /// registration: the lanes from the first on that are of its warp, members of `mask`,
+    /// distinct and not yet registered at the open generation, up to the one that completes
+    /// it. Returns how many lanes were registered (at least one; the first alone when it
+    /// fails) and the result: one [`Event::WarpRegistered`] naming them in order, then the
+    /// completion if the last completed the generation — what their single registrations
+    /// would have returned together (each but the last completes nothing).
+    pub fn register_warp_run(
+        &mut self,
+        lanes: &[Participant],
+        mask: u32,
+    ) -> (usize, Result<Vec<Event>, SyncError>) {
+        let Some(&participant) = lanes.first() else {
+            return (0, Ok(Vec::new()));
+        };
         let warp = self.warp_of(participant.thread);
         let key = BarrierKey::Warp(warp);
         let lane = participant.thread.0 % self.warp_size;
         if lane >= 32 || mask & (1 << lane) == 0 {
-            return Err(SyncError::LaneNotInMask {
+            let e = SyncError::LaneNotInMask {
                 key,
                 mask,
                 participant,
-            });
+            };
+            return (1, Err(e));
         }
         let existing = self.lanes_in_warp(warp);
         let valid_lanes = if existing >= 32 {
@@ -583,13 +603,47 @@ impl BarrierFile {
             (1u32 << existing) - 1
         };
         let expected = (mask & valid_lanes).count_ones();
-        self.register_unit(
-            vec![participant],
+        // Lanes that follow register without an error and without completing the
+        // generation before the last of them: same warp, in the mask, not registered at the
+        // open generation (of the same mask) nor before in `lanes`, and room left.
+        let open = self.slots[self.slot_index(key)].open.as_ref();
+        let (mut room, mut seen) = match open {
+            Some(o) if o.config != BarrierConfig::Mask(mask) => (0, 0u32),
+            Some(o) => (o.expected.saturating_sub(o.registered()), 0),
+            None => (
+                expected.saturating_sub(self.exited_lanes_in_mask(warp, mask)),
+                0,
+            ),
+        };
+        let first = warp * self.warp_size;
+        let mut n = 0;
+        for p in lanes {
+            let Some(l) = p.thread.0.checked_sub(first).filter(|&l| l < 32) else {
+                break;
+            };
+            let registered = open.is_some_and(|o| bit(&o.arrived, p.thread.0));
+            if room == 0
+                || p.thread.0 / self.warp_size != warp
+                || mask & (1 << l) == 0
+                || seen & (1 << l) != 0
+                || registered
+                || bit(&self.exited, p.thread.0)
+            {
+                break;
+            }
+            seen |= 1 << l;
+            room -= 1;
+            n += 1;
+        }
+        let n = n.max(1);
+        let result = self.register_unit(
+            lanes[..n].to_vec(),
             key,
             BarrierConfig::Mask(mask),
             expected,
             false,
-        )
+        );
+        (n, result)
     }
 
     /// Registers `lanes` (non-empty, all of one warp) at once.

@@ -396,6 +396,15 @@ fn a_loop_of_wgmma_commits_without_a_wait_is_linear() {
 }
 
 #[test]
+fn a_loop_of_warp_barriers_fits_the_default_memory_budget() {
+    // 608,000 `bar.warp.sync` generations of 32 lanes: one row of happens-before bounds
+    // for every thread of the CTA each took 2.5 GB, beyond the default budget the
+    // emulation's charge per command assumes.
+    let run = stress(&["warp_sync_loop_19000.ptx"]);
+    assert_answer(&run, 0, "verified");
+}
+
+#[test]
 fn a_chain_of_waited_copies_is_not_merged_pair_by_pair() {
     // 55,000 copies per word, each waited for before the next: 1.5·10⁹ ordered pairs per
     // word were merged one by one (mutation run 27: the run never ended).

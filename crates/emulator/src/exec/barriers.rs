@@ -154,8 +154,8 @@ impl Machine<'_> {
     }
 
     /// [`Machine::warp_barrier`] for a `bar.warp.sync`: the lanes of `group` take their
-    /// steps in lane order, one command each, and register on their warp's barrier one by
-    /// one. Each lane's step ends its turn in the reference schedule (it waits) unless its
+    /// steps in lane order, one command each, and register on their warp's barrier in that
+    /// order, as one registration ([`weft_program::BarrierFile::register_warp_run`]). Each lane's step ends its turn in the reference schedule (it waits) unless its
     /// registration completes the barrier, which only the group's last lane can: every lane
     /// of the group is a member (the mask names the last one). Returns false, having done
     /// nothing, when a lane needs the general interpreter: a guard that does not hold or is
@@ -174,8 +174,11 @@ impl Machine<'_> {
         let cmd = Command::warp_sync(mask, InstId(pc));
         let participants = self.barrier_steps(wb, group, pc, cmd, BarrierOp::Sync);
         let mut failed = false;
-        for &p in &participants {
-            match self.bars.register_warp(p, mask) {
+        let mut k = 0;
+        while k < participants.len() {
+            let (n, result) = self.bars.register_warp_run(&participants[k..], mask);
+            k += n;
+            match result {
                 Ok(events) => self.barrier_events(events),
                 Err(_) => {
                     failed = true;
