@@ -350,6 +350,9 @@ pub struct BarrierFile {
     slots: Vec<Slot>,
     /// Per warp, its open gather.
     gathers: Vec<Option<Gather>>,
+    /// The thread and warp bitsets of completed generations, cleared, for the next ones
+    /// (a loop completes a generation per trip: each allocated both).
+    spare: Vec<(Vec<u64>, Vec<u64>)>,
 }
 
 impl BarrierFile {
@@ -368,6 +371,7 @@ impl BarrierFile {
             total_exited: 0,
             slots: vec![Slot::default(); (NUM_NAMED_BARRIERS + warps) as usize],
             gathers: vec![None; warps as usize],
+            spare: Vec::new(),
         }
     }
 
@@ -669,14 +673,20 @@ impl BarrierFile {
                     BarrierConfig::Count(_) => 0,
                 },
             };
+            let (arrived, touched) = self.spare.pop().unwrap_or_else(|| {
+                (
+                    vec![0; self.cta_threads.div_ceil(64) as usize],
+                    vec![0; self.exited_per_warp.len().div_ceil(64)],
+                )
+            });
             self.slots[index].open = Some(Open {
                 config,
                 all,
                 expected,
                 red: first_lane.op == BarrierOp::Red,
                 participants: Vec::with_capacity(expected.min(self.cta_threads) as usize),
-                arrived: vec![0; self.cta_threads.div_ceil(64) as usize],
-                touched: vec![0; self.exited_per_warp.len().div_ceil(64)],
+                arrived,
+                touched,
                 exited_counted,
             });
         }
@@ -747,6 +757,10 @@ impl BarrierFile {
         slot.completed += 1;
         let generation = slot.completed;
         let counted_exits = self.counted_exits(key, &open);
+        let (mut arrived, mut touched) = (open.arrived, open.touched);
+        arrived.fill(0);
+        touched.fill(0);
+        self.spare.push((arrived, touched));
         Completion {
             key,
             generation,
