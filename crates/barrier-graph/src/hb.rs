@@ -281,9 +281,11 @@ impl HappensBefore {
             let w = threads.next()?.0 / ws;
             threads.all(|t| t.index() < n && t.0 / ws == w).then_some(w)
         };
+        let warps: Vec<Option<u32>> = nodes.iter().map(one_warp).collect();
         let dense_rows = nodes
             .iter()
-            .filter(|x| !unread(x) && one_warp(x).is_none())
+            .zip(&warps)
+            .filter(|(x, w)| !unread(x) && w.is_none())
             .count();
         let mut bound: Vec<u32> = Vec::with_capacity(dense_rows.saturating_mul(n));
         let mut rows: Vec<Row> = Vec::with_capacity(nodes.len());
@@ -307,7 +309,7 @@ impl HappensBefore {
             // (dense rows, or rows of the same warp over the same base): store only the
             // warp's lanes over that base. Exactly the dense row: outside the warp every
             // predecessor's bound is the base's and no participant adds to it.
-            let compact = one_warp(node).and_then(|w| {
+            let compact = warps[m].and_then(|w| {
                 let mut base = None;
                 for p in ps.iter().filter(|p| p.index() < m) {
                     let b = match rows[p.index()] {

@@ -23,7 +23,6 @@ use crate::report::{
 use crate::trace::Trace;
 use crate::{DynamicBarrier, DynamicBarrierId, Registration};
 
-/// Where a thread is in the replay.
 /// The registration a batch of lanes makes ([`Replayer::register_followers`]).
 #[derive(Debug, Clone, Copy)]
 enum Registering {
@@ -33,6 +32,7 @@ enum Registering {
     Warp(u32),
 }
 
+/// Where a thread is in the replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cursor {
     Ready,

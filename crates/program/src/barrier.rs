@@ -573,6 +573,25 @@ impl BarrierFile {
         self.register_warp_run(&[participant], mask).1
     }
 
+    /// [`BarrierFile::register_warp`] of each of `lanes` in turn (the same `bar.warp.sync
+    /// mask`), appending what each caused to `events`, as [`BarrierFile::register_lanes`]
+    /// does for a named barrier: at an error the events of the lanes before it are in
+    /// `events`, and the lanes after it are not registered.
+    pub fn register_warp_lanes(
+        &mut self,
+        lanes: &[Participant],
+        mask: u32,
+        events: &mut Vec<Event>,
+    ) -> Result<(), SyncError> {
+        let mut k = 0;
+        while k < lanes.len() {
+            let (n, result) = self.register_warp_run(&lanes[k..], mask);
+            k += n;
+            events.extend(result?);
+        }
+        Ok(())
+    }
+
     /// [`BarrierFile::register_warp`] of the first lanes of `lanes` in turn (the same
     /// `bar.warp.sync mask`, e.g. the lanes of a warp that execute it together), as one
     /// registration: the lanes from the first on that are of its warp, members of `mask`,
@@ -611,14 +630,12 @@ impl BarrierFile {
         // generation before the last of them: same warp, in the mask, not registered at the
         // open generation (of the same mask) nor before in `lanes`, and room left.
         let open = self.slots[self.slot_index(key)].open.as_ref();
-        let (mut room, mut seen) = match open {
-            Some(o) if o.config != BarrierConfig::Mask(mask) => (0, 0u32),
-            Some(o) => (o.expected.saturating_sub(o.registered()), 0),
-            None => (
-                expected.saturating_sub(self.exited_lanes_in_mask(warp, mask)),
-                0,
-            ),
+        let mut room = match open {
+            Some(o) if o.config != BarrierConfig::Mask(mask) => 0,
+            Some(o) => o.expected.saturating_sub(o.registered()),
+            None => expected.saturating_sub(self.exited_lanes_in_mask(warp, mask)),
         };
+        let mut seen = 0u32;
         let first = warp * self.warp_size;
         let mut n = 0;
         for p in lanes {

@@ -154,13 +154,14 @@ impl Machine<'_> {
     }
 
     /// [`Machine::warp_barrier`] for a `bar.warp.sync`: the lanes of `group` take their
-    /// steps in lane order, one command each, and register on their warp's barrier in that
-    /// order, as one registration ([`weft_program::BarrierFile::register_warp_run`]). Each lane's step ends its turn in the reference schedule (it waits) unless its
-    /// registration completes the barrier, which only the group's last lane can: every lane
-    /// of the group is a member (the mask names the last one). Returns false, having done
-    /// nothing, when a lane needs the general interpreter: a guard that does not hold or is
-    /// unknown, a mask that is unknown, differs between lanes or leaves out a lane of the
-    /// group, an operation under an unknown branch, a step that reaches a budget.
+    /// steps in lane order, one command each, then register on their warp's barrier in that
+    /// order, at once ([`weft_program::BarrierFile::register_warp_lanes`]). Each lane's step
+    /// ends its turn in the reference schedule (it waits) unless its registration completes
+    /// the barrier, which only the group's last lane can: every lane of the group is a
+    /// member (the mask names the last one). Returns false, having done nothing, when a lane
+    /// needs the general interpreter: a guard that does not hold or is unknown, a mask that
+    /// is unknown, differs between lanes or leaves out a lane of the group, an operation
+    /// under an unknown branch, a step that reaches a budget.
     fn warp_sync_lanes(&mut self, wb: usize, group: u32, pc: u32, inst: &Inst) -> bool {
         let Some(&m_op) = self.ir.operands(inst).first() else {
             return false;
@@ -173,21 +174,13 @@ impl Machine<'_> {
         };
         let cmd = Command::warp_sync(mask, InstId(pc));
         let participants = self.barrier_steps(wb, group, pc, cmd, BarrierOp::Sync);
-        let mut failed = false;
-        let mut k = 0;
-        while k < participants.len() {
-            let (n, result) = self.bars.register_warp_run(&participants[k..], mask);
-            k += n;
-            match result {
-                Ok(events) => self.barrier_events(events),
-                Err(_) => {
-                    failed = true;
-                    break;
-                }
-            }
-        }
+        let mut events = Vec::new();
+        let result = self
+            .bars
+            .register_warp_lanes(&participants, mask, &mut events);
         self.bar_lanes = participants;
-        if failed {
+        self.barrier_events(events);
+        if result.is_err() {
             // The lanes after the failing one took their step too: repeat the run lane by
             // lane, which stops at the failing lane.
             self.reorder();
