@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 use weft_program::{InstId, MbarrierFile, MbarrierOp, ThreadId};
 
-use crate::report::SyncViolation;
+use crate::report::{SyncViolation, ViolationKind};
 use crate::{DynamicBarrier, DynamicBarrierId, Registration};
 
 /// What a replay produced: the completed generations and mbarrier phases, each thread's
@@ -83,6 +83,9 @@ pub(crate) struct MbarrierReplay {
     pub(crate) errors: bool,
     /// `mbarrier.init` commands replayed so far per (thread, instruction).
     pub(crate) init_occ: FxHashMap<(ThreadId, InstId), u32>,
+    /// The protocol error reported first per (kind, thread, instruction): its index in
+    /// [`Trace::violations`] (later ones fold into it, `mbarrier::protocol_error`).
+    pub(crate) reported: FxHashMap<(ViolationKind, ThreadId, InstId), usize>,
 }
 
 impl MbarrierReplay {

@@ -405,6 +405,14 @@ fn a_loop_of_warp_barriers_fits_the_default_memory_budget() {
 }
 
 #[test]
+fn a_loop_of_mbarrier_protocol_errors_is_one_violation_per_thread() {
+    // 7 million arrivals on an uninitialized mbarrier were 7 million violations: 12 GB, an
+    // abort under a 4 GiB address space (mutation run 36).
+    let run = stress(&["mbarrier_uninit_loop.ptx"]);
+    assert_answer(&run, 1, "128 violations (mbarrier-uninitialized)");
+}
+
+#[test]
 fn a_chain_of_waited_copies_is_not_merged_pair_by_pair() {
     // 55,000 copies per word, each waited for before the next: 1.5·10⁹ ordered pairs per
     // word were merged one by one (mutation run 27: the run never ended).
