@@ -61,6 +61,7 @@ fn verify(
         max_steps: max_steps.unwrap_or(weft::cli::DEFAULT_MAX_STEPS),
         max_trips: max_trips.unwrap_or(emulator::DEFAULT_MAX_TRIPS),
         max_memory: max_memory.unwrap_or(emulator::DEFAULT_MAX_MEMORY),
+        max_race_tests: race::DEFAULT_MAX_WORD_TESTS,
         strict,
     };
     let input = Ok(Arc::new(PtxFile {

@@ -869,7 +869,10 @@ mod tests {
         let v = &a.violations[0];
         assert_eq!(v.kind, ViolationKind::MbarrierOverflow);
         assert_eq!(v.commands[0].inst, InstId(3));
-        assert_eq!((v.generations.as_slice(), v.also.as_slice()), (&[0][..], &[1, 2, 3, 4][..]));
+        assert_eq!(
+            (v.generations.as_slice(), v.also.as_slice()),
+            (&[0][..], &[1, 2, 3, 4][..])
+        );
     }
 
     #[test]

@@ -99,6 +99,11 @@ pub struct Cli {
     #[arg(long = "max-memory", value_name = "SIZE", default_value = "3G")]
     pub max_memory: ByteSize,
 
+    /// Happens-before tests the race check may make in one shared word; a kernel with a word
+    /// that needs more is reported unverifiable (races there may be missing).
+    #[arg(long = "max-race-tests", value_name = "N", default_value_t = race::DEFAULT_MAX_WORD_TESTS)]
+    pub max_race_tests: u64,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -470,6 +475,7 @@ mod tests {
         use clap::Parser;
         let cli = Cli::try_parse_from(["weft", "k.ptx"]).expect("parses");
         assert_eq!(cli.max_memory, ByteSize(emulator::DEFAULT_MAX_MEMORY));
+        assert_eq!(cli.max_race_tests, race::DEFAULT_MAX_WORD_TESTS);
     }
 
     #[test]

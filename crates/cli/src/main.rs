@@ -88,6 +88,7 @@ fn try_main() -> anyhow::Result<u8> {
         max_steps: cli.max_steps,
         max_trips: cli.max_trips,
         max_memory: cli.max_memory.0,
+        max_race_tests: cli.max_race_tests,
     };
     // Kernels run in parallel and the race stage splits one kernel's work across the same
     // threads, so more threads than cores only costs memory and start-up time.

@@ -31,6 +31,9 @@ pub struct Options {
     pub max_steps: u64,
     /// `--max-memory`: bytes the emulation may charge before the kernel is unverifiable.
     pub max_memory: u64,
+    /// `--max-race-tests`: happens-before tests the race check may make in one shared word
+    /// before the kernel is unverifiable.
+    pub max_race_tests: u64,
     /// `--max-trips`: choices one branch makes on one input-derived variable per explored
     /// path (a loop's trip counts) before larger values are left unexplored.
     pub max_trips: u32,

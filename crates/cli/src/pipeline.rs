@@ -481,6 +481,7 @@ mod tests {
             max_steps: crate::cli::DEFAULT_MAX_STEPS,
             max_trips: emulator::DEFAULT_MAX_TRIPS,
             max_memory: emulator::DEFAULT_MAX_MEMORY,
+            max_race_tests: race::DEFAULT_MAX_WORD_TESTS,
         }
     }
 

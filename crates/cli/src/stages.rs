@@ -524,6 +524,7 @@ fn check(
         &race::Config {
             warp_sync: options.warp_sync,
             detail: options.detail,
+            max_word_tests: Some(options.max_race_tests),
         },
     );
     report.stats.stage_seconds.race = start.elapsed().as_secs_f64();
@@ -580,6 +581,26 @@ fn check(
         } else {
             report.violations.push(v);
         }
+    }
+    if races.stats.words_over_budget > 0 {
+        // Races there may be missing: nothing is proved race-free (races found stand).
+        report.unverifiable.push(Unverifiable {
+            reason: format!(
+                "the race check reached its budget of {} happens-before tests in {} shared \
+                 word(s): races there may be unreported, and the thread-pair counts of those \
+                 found are lower bounds",
+                options.max_race_tests, races.stats.words_over_budget
+            ),
+            location: None,
+            related: Vec::new(),
+            register: None,
+            inputs: Vec::new(),
+            hint: Some(
+                "raise it with --max-race-tests (writes of values that differ from trip to \
+                 trip, unordered within a trip, make every thread pair be tested)"
+                    .to_owned(),
+            ),
+        });
     }
     if races.stats.chunks_stopped > 0 {
         report.notes.push(format!(

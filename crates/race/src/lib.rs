@@ -123,7 +123,12 @@
 //! the whole chunk, so that no skipped thread pair could have made it a real race. Likewise the exempt same-instruction write pairs of a chunk are
 //! counted up to [`SAME_INSTRUCTION_CAP`], then reported as "at least" that many.
 //!
-//! One limit loses instruction pairs, and says so: a chunk in which
+//! Two limits lose instruction pairs, and say so. A word whose search reaches
+//! [`Config::max_word_tests`] happens-before tests is not searched further
+//! ([`RaceStats::words_over_budget`]): benign pairs whose values differ from write to write
+//! (a loop storing its trip count, each trip behind a barrier) never saturate, so every
+//! thread pair is merged. Races there may be missing, so such a report proves nothing
+//! race-free. And a chunk in which
 //! [`MAX_RACING_PAIRS_PER_CHUNK`] distinct instruction pairs have been found racing (real
 //! races, not benign or possible ones) is not searched further
 //! ([`RaceStats::chunks_stopped`]). The program is racy either way; what is lost is the rest
@@ -150,6 +155,12 @@ of a warp in one instruction are not a race: the CUDA C Programming Guide define
 number of serialized writes that occur to that location varies depending on the compute \
 capability of the device, and which thread performs the final write is undefined\"), so one \
 lane's value is stored";
+
+/// The budget of happens-before tests per 4-byte word that the binary gives
+/// [`Config::max_word_tests`] (`--max-race-tests`): about 2.5 s of one core on the development
+/// machine, and 100 times the tests of the whole race check of the largest corpus kernel
+/// (FlashAttention-4 sm100: 10⁶).
+pub const DEFAULT_MAX_WORD_TESTS: u64 = 100_000_000;
 
 /// How many `(address, thread, thread)` entries [`Race::details`] keeps at most.
 pub const DETAILS_CAP: usize = 10_000;
@@ -206,6 +217,10 @@ pub struct Config {
     /// Fill [`Race::details`] with every racing address and thread pair (up to
     /// [`DETAILS_CAP`]).
     pub detail: bool,
+    /// Happens-before tests the search of one 4-byte word may make (`None`: no limit). A
+    /// word that reaches it is not searched further ([`RaceStats::words_over_budget`]):
+    /// races there may be missing, so a report with such a word proves nothing race-free.
+    pub max_word_tests: Option<u64>,
 }
 
 /// A happens-before relation between commands, queried in constant time.
@@ -413,6 +428,9 @@ pub struct RaceStats {
     /// Chunks (4-byte words) whose search stopped after [`MAX_RACING_PAIRS_PER_CHUNK`]
     /// racing instruction pairs: more instruction pairs may race there than reported.
     pub chunks_stopped: u64,
+    /// Chunks (4-byte words) whose search stopped at [`Config::max_word_tests`]: races
+    /// there may be unreported, and the thread-pair counts of those found are lower bounds.
+    pub words_over_budget: u64,
     /// Shared-memory access commands whose extent is over-approximated.
     pub approx_accesses: u64,
     /// Distinct racing thread pairs summed over [`RaceReport::possible`].
@@ -521,7 +539,8 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
         .fold(Accumulator::default, |mut acc, (range, run)| {
             // A run's repeats hold the same accesses: their naive pairs are the first's, and
             // they stop where it stops.
-            let (before, stopped) = (acc.naive_pairs, acc.chunks_stopped);
+            let (before, stopped, over) =
+                (acc.naive_pairs, acc.chunks_stopped, acc.words_over_budget);
             ctx.check_chunk(&entries[range.clone()], &mut acc);
             let naive = acc.naive_pairs - before;
             acc.naive_pairs = acc
@@ -531,6 +550,10 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
             acc.chunks_stopped = acc
                 .chunks_stopped
                 .saturating_add(stops.saturating_mul(run - 1));
+            let over = acc.words_over_budget - over;
+            acc.words_over_budget = acc
+                .words_over_budget
+                .saturating_add(over.saturating_mul(run - 1));
             acc
         })
         .reduce(Accumulator::default, Accumulator::merge);
@@ -828,6 +851,14 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut writes_saturated: Option<ClassPairs> = None;
         // Class pairs found saturated (`Tuning::class_pairs`), once the chunk has classes.
         let mut class_pairs: Option<ClassPairs> = None;
+        // The word's budget of tests (`Config::max_word_tests`), counted from here.
+        let budget_end = self
+            .config
+            .max_word_tests
+            .map(|m| acc.race_tests.saturating_add(m));
+        // The benign pairs found in this word that do not saturate (not in `found`): their
+        // counts become lower bounds if the budget stops the word.
+        let mut benign_here: FxHashSet<(InstId, InstId)> = FxHashSet::default();
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
@@ -873,6 +904,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 let u = &lists[y];
                 if self.config.warp_sync && self.warp(t.thread) == self.warp(u.thread) {
                     continue;
+                }
+                if budget_end.is_some_and(|end| acc.race_tests >= end) {
+                    // Benign pairs of many values (a loop storing its trip count, each trip
+                    // behind a barrier) never saturate: every thread pair would be merged
+                    // (1024 threads x 5,000 trips: 8·10⁹ tests, 200 s). What was found
+                    // stands, with lower-bound counts; the rest is not searched.
+                    acc.words_over_budget += 1;
+                    skipped.extend(found.keys().copied());
+                    skipped.extend(benign_here.iter().copied());
+                    break 'pairs;
                 }
                 acc.thread_pairs_visited += 1;
                 let mut skip_writes = false;
@@ -991,6 +1032,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     break 'pairs;
                 }
                 if !acc.recent_benign.is_empty() {
+                    if budget_end.is_some() {
+                        benign_here.extend(acc.recent_benign.iter().copied());
+                    }
                     // A benign pair saturates only if every later thread pair must find it
                     // benign too: both instructions write one (address, width, value) in
                     // this whole chunk. Otherwise it is never skipped over.
@@ -1973,6 +2017,7 @@ struct Accumulator {
     same_instruction_writes: u64,
     same_instruction_writes_at_least: bool,
     chunks_stopped: u64,
+    words_over_budget: u64,
     /// The (lower, higher) instruction pairs recorded since the last [`Vec::clear`], with
     /// repeats: which pairs one thread pair's merges found.
     recent: Vec<(InstId, InstId)>,
@@ -2080,6 +2125,7 @@ impl Accumulator {
         self.same_instruction_writes += other.same_instruction_writes;
         self.same_instruction_writes_at_least |= other.same_instruction_writes_at_least;
         self.chunks_stopped += other.chunks_stopped;
+        self.words_over_budget += other.words_over_budget;
         self.skipped.extend(other.skipped);
         for (key, theirs) in other.groups {
             match self.groups.get_mut(&key) {
@@ -2156,6 +2202,7 @@ impl Accumulator {
                 same_instruction_writes: self.same_instruction_writes,
                 same_instruction_writes_at_least: self.same_instruction_writes_at_least,
                 chunks_stopped: self.chunks_stopped,
+                words_over_budget: self.words_over_budget,
                 ..RaceStats::default()
             },
         }

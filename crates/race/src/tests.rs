@@ -113,6 +113,7 @@ fn groups_by_instruction_pair_with_lowest_threads() {
     let config = Config {
         warp_sync: false,
         detail: true,
+        max_word_tests: None,
     };
     let report = find_races(&program, &Unordered, &config);
     assert_eq!(report.races.len(), 2);
@@ -188,6 +189,7 @@ fn warp_sync_orders_lanes_of_a_warp() {
     let lockstep = Config {
         warp_sync: true,
         detail: false,
+        max_word_tests: None,
     };
     let report = find_races(&program, &Unordered, &lockstep);
     // Only pairs across warps {0,1} x {2,3} remain.
@@ -262,6 +264,7 @@ fn one_store_by_all_lanes_of_a_warp_is_not_a_race() {
         let config = Config {
             warp_sync,
             detail: true,
+            max_word_tests: None,
         };
         let report = find_races(&program, hb, &config);
         assert!(report.races.is_empty(), "{warp_sync}: {:?}", report.races);
@@ -287,6 +290,7 @@ fn one_instruction_in_two_loop_iterations_races() {
         let config = Config {
             warp_sync,
             detail: true,
+            max_word_tests: None,
         };
         let report = find_races(&program, &Unordered, &config);
         assert_eq!(report.stats.same_instruction_writes, 2, "{warp_sync}");
@@ -336,6 +340,7 @@ fn one_instruction_of_different_warps_races() {
         &Config {
             warp_sync: false,
             detail: true,
+            max_word_tests: None,
         },
     );
     assert_eq!(report.races.len(), 1);
@@ -409,6 +414,7 @@ fn a_racy_loop_costs_one_test_per_access() {
     let config = Config {
         warp_sync: false,
         detail: true,
+        max_word_tests: None,
     };
     let report = find_races(&program, &Unordered, &config);
     assert_eq!(report.races.len(), 1);
@@ -430,6 +436,7 @@ fn details_are_capped() {
     let config = Config {
         warp_sync: false,
         detail: true,
+        max_word_tests: None,
     };
     let report = find_races(&program, &Unordered, &config);
     let race = &report.races[0];
@@ -474,7 +481,7 @@ proptest! {
             prop_assert!(report.races.iter().all(|r| r.thread_pairs == 1));
 
             let shared = spec.build(false);
-            let report = find_races(&shared, &OracleHb(e), &Config { warp_sync: false, detail: true });
+            let report = find_races(&shared, &OracleHb(e), &Config { warp_sync: false, detail: true, max_word_tests: None });
             let groups = oracle_groups(&shared, &expected);
             let got: BTreeMap<(InstId, InstId), BTreeSet<(u32, u32)>> = report
                 .races
@@ -693,6 +700,7 @@ fn many_racing_instruction_pairs_share_the_chunks_records() {
     let detail = Config {
         warp_sync: false,
         detail: true,
+        max_word_tests: None,
     };
     let report = find_races(&program, &Unordered, &detail);
     assert_eq!(report.races.len(), 4095);
@@ -1067,8 +1075,8 @@ proptest! {
     fn the_race_free_sweep_changes_no_report(program in phased(), step in 1u32..4) {
         let analysis = barrier_graph::analyze(&program);
         let hb = analysis.happens_before.as_ref().expect("one barrier, all threads");
-        for config in [Config::default(), Config { warp_sync: true, detail: false },
-                       Config { warp_sync: false, detail: true }] {
+        for config in [Config::default(), Config { warp_sync: true, detail: false, max_word_tests: None },
+                       Config { warp_sync: false, detail: true, max_word_tests: None }] {
             let merged = findings(&find_races(&program, &Epochs(hb, None), &config));
             prop_assert_eq!(&findings(&find_races(&program, hb, &config)), &merged);
             prop_assert_eq!(&findings(&find_races(&program, &Epochs(hb, Some(step)), &config)), &merged);
@@ -1198,10 +1206,12 @@ fn tunings_agree(program: &Program, plain: Tuning, eager: Tuning) -> Result<(), 
         Config {
             warp_sync: true,
             detail: false,
+            max_word_tests: None,
         },
         Config {
             warp_sync: false,
             detail: true,
+            max_word_tests: None,
         },
     ] {
         let expected = find_races_tuned(program, hb, &config, plain);
@@ -1573,6 +1583,7 @@ fn merges_after_an_instruction_pair_saturates_record_nothing_for_it() {
     let detail = Config {
         warp_sync: false,
         detail: true,
+        max_word_tests: None,
     };
     let exact = find_races(&program, hb, &detail);
     assert!(
@@ -1626,4 +1637,42 @@ fn benign_pairs_do_not_spend_the_racing_pair_budget() {
     assert_eq!(report.stats.chunks_stopped, 0);
     assert!(report.races.is_empty());
     assert_eq!(report.benign.len(), 5050);
+}
+
+/// Commands of different threads are ordered exactly when the first has the lower index: a
+/// barrier between every two commands of each thread.
+struct Trips;
+
+impl HappensBeforeQuery for Trips {
+    fn ordered(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
+        a.1 < b.1
+    }
+}
+
+#[test]
+fn a_word_over_its_test_budget_stops_and_says_so() {
+    // Every thread stores the trip number to one word in each of 100 trips, a barrier
+    // between trips: the stores of a trip are a benign pair (one value), but the values
+    // differ from trip to trip, so the pair never saturates and every thread pair is merged.
+    let commands: Vec<Command> = (0..100u16)
+        .map(|k| write(0, 4, 0).with_value(k + 1))
+        .collect();
+    let mut program = uniform(128, 1, commands);
+    program.values = (0..100).map(|k| 0x1000 + k).collect();
+    let full = find_races(&program, &Trips, &Config::default());
+    assert!(full.races.is_empty(), "{full:?}");
+    assert_eq!(full.benign.len(), 1, "{full:?}");
+    assert_eq!(full.stats.words_over_budget, 0);
+    assert!(full.stats.race_tests > 100_000, "{:?}", full.stats);
+    let budget = Config {
+        max_word_tests: Some(10_000),
+        ..Config::default()
+    };
+    let cut = find_races(&program, &Trips, &budget);
+    assert_eq!(cut.stats.words_over_budget, 1, "{:?}", cut.stats);
+    // It stops at the first thread pair past the budget: one merge (two lists of 100) over.
+    assert!(cut.stats.race_tests < 10_000 + 1_000, "{:?}", cut.stats);
+    assert!(cut.races.is_empty(), "{cut:?}");
+    assert_eq!(cut.benign.len(), 1, "{cut:?}");
+    assert!(cut.benign[0].thread_pairs_at_least, "{cut:?}");
 }
