@@ -1194,8 +1194,34 @@ proptest! {
     }
 }
 
+/// `got` and `expected` are the same races, except that `got` may count a pair of
+/// instructions "at least" where `expected` counts it exactly: a tuning that skips more (the
+/// write merges of saturated thread pairs, `Tuning::writes_apart`) leaves thread pairs
+/// untested that might race on it, which is what the flag says ([`Race::thread_pairs_at_least`]),
+/// even where they do not.
+fn same_races(got: &[Race], expected: &[Race]) -> Result<(), TestCaseError> {
+    prop_assert_eq!(got.len(), expected.len());
+    for (g, e) in got.iter().zip(expected) {
+        prop_assert!(
+            g.thread_pairs_at_least || !e.thread_pairs_at_least,
+            "{g:?} lost `at least` of {e:?}"
+        );
+        prop_assert!(
+            g.details_truncated || !e.details_truncated,
+            "{g:?} lost truncation of {e:?}"
+        );
+        let loose = |r: &Race| Race {
+            thread_pairs_at_least: false,
+            details_truncated: false,
+            ..r.clone()
+        };
+        prop_assert_eq!(loose(g), loose(e));
+    }
+    Ok(())
+}
+
 /// Under each configuration, the `eager` and the default tuning give `program` the report
-/// of the `plain` one, visiting no more thread pairs.
+/// of the `plain` one (up to [`same_races`]), visiting no more thread pairs.
 fn tunings_agree(program: &Program, plain: Tuning, eager: Tuning) -> Result<(), TestCaseError> {
     let analysis = barrier_graph::analyze(program);
     let Some(hb) = analysis.happens_before.as_ref() else {
@@ -1217,10 +1243,10 @@ fn tunings_agree(program: &Program, plain: Tuning, eager: Tuning) -> Result<(), 
         let expected = find_races_tuned(program, hb, &config, plain);
         for tuning in [eager, Tuning::default()] {
             let got = find_races_tuned(program, hb, &config, tuning);
-            prop_assert_eq!(&got.races, &expected.races);
-            prop_assert_eq!(&got.benign, &expected.benign);
-            prop_assert_eq!(&got.possible, &expected.possible);
-            prop_assert_eq!(findings(&got), findings(&expected));
+            same_races(&got.races, &expected.races)?;
+            same_races(&got.benign, &expected.benign)?;
+            same_races(&got.possible, &expected.possible)?;
+            prop_assert_eq!(findings(&got).3, findings(&expected).3);
             prop_assert!(got.stats.thread_pairs_visited <= expected.stats.thread_pairs_visited);
         }
     }
