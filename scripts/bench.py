@@ -7,7 +7,8 @@ peak memory against commands (hand-written SVG, no plotting library needed).
     python3 scripts/bench.py [--weft target/release/weft] [--quick] [--svg docs/bench.svg]
 
 Per kernel: commands, thread-instructions, the stage times weft reports (parse, emulate,
-graph, race), thread-instructions per second of emulation, race tests per second, the peak
+graph, race), thread-instructions per second of emulation, race tests per second, the naive
+race pairs (every pair of accesses to a word by two threads, one a write), the peak
 memory weft reports and the process's maximum resident set (GNU time). Best of --repeat runs
 (by total time). Times are wall-clock on whatever machine runs it: record the machine and
 date with the table.
@@ -35,6 +36,12 @@ SIZES = [
     ("singe 8 warps, 2000 phases", ["singe", "--phases", "2000"], []),
     ("singe 16 warps, 2000 phases, warp-synchronous (--warp-sync)",
      ["singe", "--warps", "16", "--phases", "2000", "--no-warp-barrier"], ["--warp-sync"]),
+    # The WEFT paper's worst case, hept_visc_fermi (416 threads, 128 dynamic barriers,
+    # 168 billion race tests): Fermi warp-synchronous broadcasts through one shared word
+    # per warp, about 172 billion naive race pairs.
+    ("singe 13 warps, 128 phases, 160 broadcasts, warp-synchronous (hept_visc_fermi shape)",
+     ["singe", "--warps", "13", "--phases", "128", "--broadcasts", "160", "--straight", "0",
+      "--shuffles", "0", "--no-warp-barrier"], ["--warp-sync"]),
     # 1024 threads x ~300,000 instructions: past the default CTA budget (8 x 10^7), and
     # its 32.8 million commands and 260,000 dynamic barriers past the default memory budget
     # (it peaks at 4 GB).
@@ -110,8 +117,8 @@ def main():
     a = ap.parse_args()
     rows = []
     print("| kernel | commands | thread-insts | parse ms | emulate ms | graph ms | race ms | total ms "
-          "| M insts/s | M race tests/s | peak MiB (weft) | max RSS MiB | load |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| M insts/s | M race tests/s | naive pairs (G) | peak MiB (weft) | max RSS MiB | load |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as tmp:
         for label, gen, extra in (QUICK if a.quick else SIZES):
             ptx = Path(tmp) / "k.ptx"
@@ -126,7 +133,7 @@ def main():
             print(f"| {label} | {r['commands']:,} | {r['insts']:,} | {r['parse']:.1f} | {r['emulate']:.1f} "
                   f"| {r['graph']:.1f} | {r['race']:.1f} | {r['total']:.1f} "
                   f"| {r['insts'] / max(r['emulate'], 1e-6) / 1e3:.1f} "
-                  f"| {r['tests'] / max(r['race'], 1e-6) / 1e3:.1f} | {r['peak']:.1f} | {r['rss']:.1f} | {load:.1f} |",
+                  f"| {r['tests'] / max(r['race'], 1e-6) / 1e3:.1f} | {r['pairs'] / 1e9:.1f} | {r['peak']:.1f} | {r['rss']:.1f} | {load:.1f} |",
                   flush=True)
     if a.svg:
         svg(rows, a.svg)

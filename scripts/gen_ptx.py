@@ -19,7 +19,13 @@ Shapes:
   read the neighbour lane's slot), writes its warp's region of a double-buffered shared array,
   and the CTA meets at a named barrier whose id rotates through 1..15 (recycled every 15
   phases); each warp then reads the next warp's region. --no-warp-barrier needs
-  `weft --warp-sync` to verify (pre-Volta lock-step code).
+  `weft --warp-sync` to verify (pre-Volta lock-step code). With --broadcasts R, each phase
+  also has R broadcast rounds, the Fermi Singe kernels' exchange of constants through the
+  same shared words (hept_visc_fermi's 168 billion race tests): in round j lane j % 32 of
+  each warp stores its accumulator to its warp's one broadcast word and every lane of the
+  warp loads it (`bar.warp.sync` after each unless --no-warp-barrier). Every word is
+  accessed by 32 threads about 33 * R * P times: about 32 * (R * P)^2 naive race pairs per
+  warp.
 
 `--print-size` writes the CTA size to stderr.
 """
@@ -134,11 +140,12 @@ def cudadma(a):
 
 
 def singe(a):
-    wcount, p, s, k = a.warps, a.phases, a.straight, a.shuffles
+    wcount, p, s, k, r = a.warps, a.phases, a.straight, a.shuffles, a.broadcasts
     n = 32 * wcount
     region = 4 * n            # one word per thread, per half
     xchg = region * 2         # warp-synchronous exchange slots after the two halves
-    lines = header(n, region * 2 + 4 * n)
+    bcast = xchg + 4 * n      # one broadcast word per warp after the exchange slots
+    lines = header(n, bcast + (4 * wcount if r else 0))
     lines += [
         "    mov.u32 %r1, %tid.x;",
         "    and.b32 %r2, %r1, 31;           // lane",
@@ -160,6 +167,14 @@ def singe(a):
         "    add.s32 %r10, %r10, %r4;        // next warp's word in half 0",
         "    mov.u32 %r11, 0;                // phase",
         "    mov.u32 %r20, %r1;              // accumulator",
+    ]
+    if r:
+        lines += [
+            "    shl.b32 %r16, %r3, 2;",
+            f"    add.s32 %r16, %r16, {bcast};",
+            "    add.s32 %r16, %r16, %r4;        // the warp's broadcast word",
+        ]
+    lines += [
         "PHASE:",
         "    and.b32 %r12, %r11, 1;",
         f"    mul.lo.s32 %r12, %r12, {region};",
@@ -181,6 +196,19 @@ def singe(a):
     ]
     if not a.no_warp_barrier:
         lines.append("    bar.warp.sync -1;")
+    for j in range(r):
+        lines += [
+            f"    setp.eq.u32 %p2, %r2, {j % 32};",
+            "    @%p2 st.shared.u32 [%r16], %r20;",
+        ]
+        if not a.no_warp_barrier:
+            lines.append("    bar.warp.sync -1;")
+        lines += [
+            "    ld.shared.u32 %r24, [%r16];",
+            "    add.s32 %r20, %r20, %r24;",
+        ]
+        if not a.no_warp_barrier:
+            lines.append("    bar.warp.sync -1;")
     lines += [
         "    st.shared.u32 [%r13], %r20;",
         f"    bar.sync %r15, {n};",
@@ -208,6 +236,7 @@ def main():
     s.add_argument("--phases", type=int, default=100)
     s.add_argument("--straight", type=int, default=16)
     s.add_argument("--shuffles", type=int, default=5)
+    s.add_argument("--broadcasts", type=int, default=0)
     s.add_argument("--no-warp-barrier", action="store_true")
     for p in (c, s):
         p.add_argument("--print-size", action="store_true")
