@@ -178,6 +178,8 @@ impl Machine<'_> {
         // Each lane's instruction: lanes at another instruction of the same kind with the
         // same member mask meet these (`meets`).
         let mut pcs = [pc; WARP_SIZE as usize];
+        // Whether every present lane is at `pc`.
+        let mut uniform = true;
         for lt in self.warp_lanes(w) {
             let lane = (lt - base) as u32;
             if mmask & (1 << lane) == 0 {
@@ -191,6 +193,7 @@ impl Machine<'_> {
                     }
                     present |= 1 << lane;
                     pcs[lane as usize] = p;
+                    uniform = false;
                 }
                 State::Exited | State::Trapped(_) | State::Error => {}
                 State::Run => return,
@@ -201,17 +204,41 @@ impl Machine<'_> {
         if present == 0 {
             return;
         }
-        self.exec_collective(w, &pcs, present);
+        if !(uniform && self.warps && self.shfl_rows(w, &inst, present)) {
+            self.exec_collective(w, &pcs, present);
+        }
+        self.collective_done(w, &pcs, present, waits_for_members);
+    }
+
+    /// What follows the execution of a collective the lanes of `present` of warp `w` met
+    /// at (lane `l` at instruction `pcs[l]`): its execution event, if any, and the lanes
+    /// released past it.
+    pub(super) fn collective_done(
+        &mut self,
+        w: usize,
+        pcs: &[u32; WARP_SIZE as usize],
+        present: u32,
+        waits_for_members: bool,
+    ) {
+        let base = w * WARP_SIZE as usize;
         // A `.sync` collective made its lanes wait for each other: an execution event of
         // theirs (PTX orders no memory through it, so it is not a barrier). When the same
         // lanes met last at the warp's previous collective and none recorded anything but
         // shared accesses since, the new event orders nothing the well-synchronization
         // checks ask about (they compare synchronization commands only): not recorded.
+        // (`present` names lanes of the warp only.)
+        let lanes = || {
+            let mut m = present;
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    l
+                })
+            })
+        };
         let repeat = self.coll.last.get(w) == Some(&present)
-            && self
-                .warp_lanes(w)
-                .filter(|lt| present & (1 << (lt - base)) != 0)
-                .all(|lt| self.coll.tail[lt] == self.coll.synced[lt]);
+            && lanes().all(|l| self.coll.tail[base + l] == self.coll.synced[base + l]);
         let event = (waits_for_members && present.count_ones() > 1 && !repeat).then(|| {
             self.exec_events = self.exec_events.wrapping_add(1);
             self.exec_events
@@ -220,17 +247,15 @@ impl Machine<'_> {
             self.charge_node();
             self.coll.last[w] = present;
         }
-        for lt in self.warp_lanes(w) {
-            let lane = lt - base;
-            if present & (1 << lane) != 0 {
-                let at = pcs[lane];
-                if let Some(e) = event {
-                    self.push(lt, Command::exec(ExecOp::Sync, e, InstId(at)));
-                    self.coll.tail[lt] = self.coll.synced[lt];
-                }
-                self.th[lt].state = State::Run;
-                self.th[lt].pc = at + 1;
+        for lane in lanes() {
+            let lt = base + lane;
+            let at = pcs[lane];
+            if let Some(e) = event {
+                self.push(lt, Command::exec(ExecOp::Sync, e, InstId(at)));
+                self.coll.tail[lt] = self.coll.synced[lt];
             }
+            self.th[lt].state = State::Run;
+            self.th[lt].pc = at + 1;
         }
     }
 

@@ -286,6 +286,9 @@ struct Machine<'a> {
     pass_peak: warp::PassPeak,
     /// Scratch: the lanes of a lock-step barrier operation (`Machine::warp_barrier`).
     bar_lanes: Vec<weft_program::Participant>,
+    /// The lane permutations of the shuffles with immediate lane and clamp operands seen
+    /// so far ([`warp::ShflTable`], a few per kernel).
+    shfl_tables: Vec<warp::ShflTable>,
     /// Choices on symbolic predicates (`choices` module).
     choices: choices::Choices,
     /// The induction over a loop's trip count, when this run is one of its runs (`induct`
@@ -516,6 +519,7 @@ fn run_once<'a>(
         reordered: false,
         pass_peak: warp::PassPeak::default(),
         bar_lanes: Vec::new(),
+        shfl_tables: Vec::new(),
         choices: choices::Choices::default(),
         induct,
     };

@@ -24,13 +24,19 @@
 //!   repeated lane by lane ([`super::Paths::Lanes`]); a kernel without such a conflict (every
 //!   race-free kernel, and racy ones whose races do not cross lanes of a warp within a pass)
 //!   gets the lane-by-lane result from the faster schedule.
+//!
+//!   A contiguous group at a warp collective either completes it in place (every other
+//!   member lane waits there: [`Machine::collective_in_step`]) or, when a member runs
+//!   elsewhere, joins it at once ([`Machine::collective_join`]): each lane's step in the
+//!   reference schedule would only wait there. Without the join, each lane of such a group
+//!   took its step through the general interpreter, the group re-formed for every one.
 
 use super::alu::{Alu, alu, compare};
 use super::collectives::shfl_source;
 use super::fast::{FastInst, FastOp, Src};
 use super::values::LANES;
 use super::{Machine, State};
-use crate::ir::{Op, Opnd, RegId, ShflMode};
+use crate::ir::{Inst, Op, Opnd, RegId, ShflMode};
 
 /// Iterates the set bits of a lane mask, lowest first.
 macro_rules! each_lane {
@@ -43,6 +49,23 @@ macro_rules! each_lane {
         }
     }};
 }
+
+/// The lane permutation of one shuffle shape ([`Machine::shfl_table`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ShflTable {
+    mode: ShflMode,
+    b: u64,
+    c: u64,
+    /// Each lane's source lane (0 where it is out of range).
+    source: [u8; LANES],
+    /// The lanes whose source lane is a lane of the warp.
+    in_range: u32,
+    /// Each lane's predicate result.
+    pred: u32,
+}
+
+/// Shuffle shapes a machine keeps ([`Machine::shfl_table`]); others are computed each time.
+const MAX_SHFL_TABLES: usize = 16;
 
 /// What a group of lanes did ([`Machine::lockstep`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -381,9 +404,229 @@ impl Machine<'_> {
             th.pc = pc;
         });
         self.instructions += u64::from(mask.count_ones());
-        self.try_collective(w, pc, wb + last);
+        // What the last lane's join (`try_collective`) does, its outcome known: every member
+        // lane waits here or has ended, so the lanes waiting here meet.
+        let mut present = 0u32;
+        for t in self.warp_lanes(w) {
+            let l = t - wb;
+            if members & (1 << l) != 0 && self.th[t].state == State::Coll(pc) {
+                present |= 1 << l;
+            }
+        }
+        let pcs = [pc; LANES];
+        if !(self.warps && self.shfl_rows(w, &inst, present)) {
+            self.exec_collective(w, &pcs, present);
+        }
+        self.collective_done(w, &pcs, present, true);
         debug_assert!(self.th[wb + last].state == State::Run);
         true
+    }
+
+    /// The lanes of the contiguous `group` (the cursor lane first) at the collective `inst`
+    /// at `pc` join it together when it cannot complete before the last of them has joined:
+    /// a member lane outside the group runs elsewhere or waits at something else. In the
+    /// reference schedule each lane of the group in turn takes its step there (no lane runs
+    /// in between: the group is contiguous), waits, and its join finds that lane and does
+    /// nothing more; here they take those steps at once. Returns false, having done nothing,
+    /// unless every lane's step is exactly that: no guard, a member mask given as an
+    /// immediate (the same for every lane) that names every lane of the group, no lane under
+    /// an input-dependent branch or at a step budget, no member lane waiting at another
+    /// collective (its join would read that one's operands), no `activemask` in the kernel
+    /// and no warpgroup effect at `pc`.
+    fn collective_join(&mut self, wb: usize, group: u32, pc: u32, inst: &Inst) -> bool {
+        if !matches!(
+            inst.op,
+            Op::Shfl(_) | Op::Vote(_) | Op::MatchAny | Op::MatchAll | Op::Elect | Op::Redux(_)
+        ) || inst.guard.is_some()
+            || self.has_activemask
+            || !self.wg_free(pc)
+        {
+            return false;
+        }
+        let ops = self.ir.operands(inst);
+        let has_mask = match inst.op {
+            Op::Vote(_) => ops.len() >= 3,
+            Op::Shfl(_) => ops.len() >= 5,
+            _ => true,
+        };
+        let members = match ops.last() {
+            Some(&Opnd::Imm(m)) if has_mask => m as u32,
+            _ => return false,
+        };
+        if members & group != group {
+            return false;
+        }
+        let count = u64::from(group.count_ones());
+        if self.instructions + count > self.cfg.cta_limit() {
+            return false;
+        }
+        let mut ok = true;
+        each_lane!(group, |l| {
+            let th = &self.th[wb + l];
+            ok &= th.executed < self.cfg.step_limit && th.may == 0;
+        });
+        if !ok {
+            return false;
+        }
+        // A member lane that makes every join of the group's lanes return: one that runs
+        // elsewhere or waits at something that is not a collective.
+        let mut missing = false;
+        for t in self.warp_lanes(wb / LANES) {
+            let l = t - wb;
+            if members & (1 << l) == 0 || group & (1 << l) != 0 {
+                continue;
+            }
+            match self.th[t].state {
+                State::Coll(p) if p == pc => {}
+                State::Coll(_) => return false,
+                State::Exited | State::Trapped(_) | State::Error => {}
+                State::Run | State::BarWait | State::MbarWait { .. } => missing = true,
+            }
+        }
+        if !missing {
+            return false;
+        }
+        each_lane!(group, |l| {
+            let th = &mut self.th[wb + l];
+            th.executed += 1;
+            th.state = State::Coll(pc);
+            th.pc = pc;
+        });
+        self.instructions += count;
+        true
+    }
+
+    /// [`Machine::exec_collective`] of the `shfl` `inst` for the lanes of `present` of warp
+    /// `w`, all at `inst`, when its source is a register or an immediate known in every
+    /// present lane, its lane and clamp operands are immediates and its destination is a
+    /// register: the permutation of [`Machine::shfl_permute`] on the warp's register rows,
+    /// read whole before any write, with the same results and the same interned source of a
+    /// shuffle from an inactive lane. Returns false, having done nothing, for any other
+    /// shape (the general code then runs).
+    pub(super) fn shfl_rows(&mut self, w: usize, inst: &Inst, present: u32) -> bool {
+        let Op::Shfl(mode) = inst.op else {
+            return false;
+        };
+        let ops = self.ir.operands(inst);
+        let (Some(&dest), Some(&a), Some(&Opnd::Imm(b)), Some(&Opnd::Imm(c))) =
+            (ops.first(), ops.get(1), ops.get(2), ops.get(3))
+        else {
+            return false;
+        };
+        let (d, p) = match dest {
+            Opnd::List(s, 2) => {
+                let l = self.ir.list(s, 2);
+                (l[0], l[1])
+            }
+            x => (x, Opnd::Sink),
+        };
+        let (Opnd::Reg(d), Opnd::Reg(_) | Opnd::Sink) = (d, p) else {
+            return false;
+        };
+        let src = match a {
+            Opnd::Reg(r) => Src::Reg(r),
+            Opnd::Imm(v) => Src::Imm(v),
+            _ => return false,
+        };
+        let ws = self.slot(w * LANES);
+        let (av, au) = self.lanes_of(ws, src);
+        // An unknown input: the general code unions the inputs' sources first.
+        let mut unknown = 0;
+        each_lane!(present, |l| {
+            unknown |= au[l];
+        });
+        if unknown != 0 {
+            return false;
+        }
+        let table = self.shfl_table(mode, b, c);
+        // The lanes whose source lane is present.
+        let mut sourced = 0u32;
+        let mut v = [0u64; LANES];
+        for (l, (x, &j)) in v.iter_mut().zip(&table.source).enumerate() {
+            let j = usize::from(j);
+            *x = av[j];
+            sourced |= (((table.in_range >> l) & (present >> j)) & 1) << l;
+        }
+        // The source of a value from an inactive lane, interned once when some lane needs it
+        // (as the general code does, at its first such lane).
+        let inactive = if present & !sourced != 0 {
+            self.src
+                .single(crate::ValueSource::Other("a shuffle from an inactive lane"))
+        } else {
+            0
+        };
+        // Each lane writes `d`, then `p`: its own registers, so the rows can be written
+        // one after the other.
+        let i = ws + d.index() * LANES;
+        let vals = &mut self.vals[i..i + LANES];
+        let unk = &mut self.unk[i..i + LANES];
+        for (l, (x, y)) in vals.iter_mut().zip(unk.iter_mut()).enumerate() {
+            let (on, ok) = ((present >> l) & 1 != 0, (sourced >> l) & 1 != 0);
+            *x = if !on {
+                *x
+            } else if ok {
+                v[l]
+            } else {
+                0
+            };
+            *y = if !on {
+                *y
+            } else if ok {
+                0
+            } else {
+                inactive
+            };
+        }
+        if let Opnd::Reg(p) = p {
+            let i = ws + p.index() * LANES;
+            let vals = &mut self.vals[i..i + LANES];
+            let unk = &mut self.unk[i..i + LANES];
+            for (l, (x, y)) in vals.iter_mut().zip(unk.iter_mut()).enumerate() {
+                let on = (present >> l) & 1 != 0;
+                *x = if on {
+                    u64::from((table.pred >> l) & 1)
+                } else {
+                    *x
+                };
+                *y = if on { 0 } else { *y };
+            }
+        }
+        true
+    }
+
+    /// The lane permutation of `shfl` `mode` with lane operand `b` and clamp operand `c`
+    /// ([`shfl_source`] of every lane), from the machine's few tables or computed and kept.
+    fn shfl_table(&mut self, mode: ShflMode, b: u64, c: u64) -> ShflTable {
+        if let Some(t) = self
+            .shfl_tables
+            .iter()
+            .find(|t| t.mode == mode && t.b == b && t.c == c)
+        {
+            return *t;
+        }
+        let mut t = ShflTable {
+            mode,
+            b,
+            c,
+            source: [0; LANES],
+            in_range: 0,
+            pred: 0,
+        };
+        for l in 0..LANES {
+            let (j, pval) = shfl_source(mode, l as u32, b, c);
+            // `shfl_source` gives the lane itself when the source is out of range.
+            if let Ok(j) = u8::try_from(j)
+                && usize::from(j) < LANES
+            {
+                t.source[l] = j;
+                t.in_range |= 1 << l;
+            }
+            t.pred |= u32::from(pval) << l;
+        }
+        if self.shfl_tables.len() < MAX_SHFL_TABLES {
+            self.shfl_tables.push(t);
+        }
+        t
     }
 
     /// A `shfl` whose lane selection operands are immediates, for the lanes of `present` of
@@ -539,6 +782,9 @@ impl Machine<'_> {
                         && self.warp_barrier(wb, group, pc, &inst)))
             {
                 return Group::Collective { last };
+            }
+            if contiguous && self.collective_join(wb, group, pc, &inst) {
+                return Group::Advanced;
             }
             break;
         }

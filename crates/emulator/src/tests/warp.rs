@@ -1,7 +1,8 @@
 //! Warp-level execution (`exec/warp.rs`) against lane-by-lane execution on random kernels:
 //! straight-line integer code, shared stores and loads (racy ones too), branches on the
-//! lane and thread index, uniform loops, early exits, barriers, shuffles, votes and
-//! `activemask`, with and without `--warp-sync`, on full and partial warps.
+//! lane and thread index, uniform loops, early exits, barriers, shuffles (with and without
+//! a predicate result, some from lanes out of range or inactive), votes and `activemask`,
+//! with and without `--warp-sync`, on full and partial warps.
 
 use proptest::prelude::*;
 
@@ -22,7 +23,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..24, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..26, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -67,6 +68,12 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                     20 => format!("setp.eq.u32 %p{p}, %r1, {};", imm % 80),
                     21 => format!("@%p{p} exit;"),
                     22 => format!("redux.sync.add.u32 %r{a}, %r{b}, -1;"),
+                    23 => format!(
+                        "shfl.sync.down.b32 %r{a}|%p{p}, %r{b}, {}, {}, -1;",
+                        imm % 32,
+                        [31, 15, 0x81f, 0][*imm as usize % 4]
+                    ),
+                    24 => format!("shfl.sync.up.b32 %r{a}|%p{p}, {imm}, {}, 0, -1;", imm % 9),
                     _ => format!("sub.s32 %r{a}, %r{b}, %r{c};"),
                 };
                 out.push_str("    ");

@@ -204,6 +204,8 @@ impl Machine<'_> {
             reordered,
             pass_peak: _,
             bar_lanes: _,
+            // A memo of lane permutations, the same for every trip.
+            shfl_tables: _,
             choices,
             induct: _,
         } = self;
