@@ -113,6 +113,13 @@
 //! chunks is reported in the first, but counts as found in each chunk it spans: the later
 //! ones saturate too, and the groups of instruction pairs skipped in any chunk are marked
 //! "at least" when the report is built.
+//! A pair of instructions that never races in a chunk (every access of the one ordered before
+//! every access of the other) never saturates, so two threads that both execute it are never
+//! skipped: 256 threads storing one value with 100 instructions after one ordered store of
+//! another merged every thread pair, each recording 10⁴ benign races. A chunk past
+//! [`HOT_RECORDS`] recorded races is *hot*: there a thread pair whose unsaturated instruction
+//! pairs are each ordered in it (the last access of one instruction before the first of the
+//! other, in one direction or the other) is passed over like a saturated one.
 //! The saturation check of a thread pair costs the product of their distinct instructions
 //! in the chunk, so it is made only while that is at most a small multiple of the accesses
 //! it would save merging; and once every instruction pair that any two threads of the
@@ -195,6 +202,19 @@ pub const MAX_SKIP_SITES: usize = 8;
 /// chunk) is made only while it costs at most this many times the merge it would save (the
 /// two threads' accesses there).
 const SITE_CHECK_FACTOR: usize = 4;
+
+/// Races recorded in one chunk after which it is *hot*: a thread pair whose every instruction
+/// pair that is not saturated is ordered in it, access by access of the two threads' first and
+/// last accesses of each instruction ([`OpenPairs`]), is passed over like a saturated one.
+/// A chunk gets there only where thread pairs that cannot be skipped record many races each:
+/// 256 threads each storing one value to a word with 100 instructions, after one ordered
+/// store of another value that keeps every thread pair from saturating, recorded 10⁴ races
+/// per thread pair, 3·10⁸ in all (245 s).
+pub const HOT_RECORDS: u64 = 1 << 20;
+
+/// Instruction pairs not yet saturated (either way round) up to which a class pair of a hot
+/// chunk is checked for [`OpenPairs`].
+const MAX_OPEN_PAIRS: usize = 4096;
 
 /// Distinct sites of a chunk up to which the chunk-wide saturation shortcut is computed
 /// (its instruction pairs are a set of at most the square of this).
@@ -496,6 +516,9 @@ struct Tuning {
     /// Whether class pairs found saturated are remembered for the chunk ([`ClassPairs`]):
     /// a later row passes over them without a check.
     class_pairs: bool,
+    /// Races recorded in a chunk after which its thread pairs are checked for
+    /// [`OpenPairs`] (`u64::MAX`: never).
+    hot_records: u64,
 }
 
 impl Default for Tuning {
@@ -509,6 +532,7 @@ impl Default for Tuning {
             copy_chains: true,
             writes_apart: true,
             class_pairs: true,
+            hot_records: HOT_RECORDS,
         }
     }
 }
@@ -851,6 +875,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut writes_saturated: Option<ClassPairs> = None;
         // Class pairs found saturated (`Tuning::class_pairs`), once the chunk has classes.
         let mut class_pairs: Option<ClassPairs> = None;
+        // Once the chunk is hot (`Tuning::hot_records`): per class pair, its instruction
+        // pairs not saturated, and per thread list, where each instruction's accesses begin
+        // and end.
+        let records_start = acc.records;
+        let mut open_pairs: FxHashMap<(u32, u32), OpenPairs> = FxHashMap::default();
+        let mut extents: Vec<Option<Extents>> = Vec::new();
         // The word's budget of tests (`Config::max_word_tests`), counted from here.
         let budget_end = self
             .config
@@ -970,6 +1000,59 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         saturated_in[cy as usize] = x + 1;
                         continue;
                     }
+                    // In a hot chunk: `Some(whether two writes are among the open pairs)`
+                    // when some instruction pair is not saturated (the checks below would
+                    // fail, at the product of the classes' sites per thread pair).
+                    let mut open_writes = None;
+                    if acc.records - records_start > self.tuning.hot_records
+                        && cx != NO_CLASS
+                        && cy != NO_CLASS
+                    {
+                        let open = open_pairs.entry((cx, cy)).or_insert_with(OpenPairs::stale);
+                        if open.version != (saturated_keys, threshold) {
+                            *open = OpenPairs::of(classes, cx, cy, &found, threshold);
+                            open.version = (saturated_keys, threshold);
+                        }
+                        if let Some(pairs) = open.pairs.as_ref().filter(|p| !p.is_empty()) {
+                            extents.resize_with(lists.len(), || None);
+                            for z in [x, y] {
+                                if extents[z].is_none() {
+                                    extents[z] = Some(self.extents(&lists[z]));
+                                }
+                            }
+                            let (tt, tu) = (ThreadId(t.thread), ThreadId(u.thread));
+                            // All accesses of `i` by `ti` happen before all of `j` by `tj`:
+                            // the last before the first.
+                            let apart = |i: &Extent, j: &Extent, (ti, tj): (ThreadId, ThreadId)| {
+                                self.hb.ordered_at((ti, i.last), (tj, j.first), j.first_key)
+                            };
+                            let all_ordered =
+                                match (&extents[x], &extents[y]) {
+                                    (Some(et), Some(eu)) => pairs.iter().all(|&(i, j, _)| {
+                                        match (et.get(&i), eu.get(&j)) {
+                                            (Some(a), Some(b)) => {
+                                                apart(a, b, (tt, tu)) || apart(b, a, (tu, tt))
+                                            }
+                                            _ => false,
+                                        }
+                                    }),
+                                    _ => false,
+                                };
+                            if all_ordered {
+                                // Only saturated pairs could race here: as for a saturated
+                                // thread pair, their counts become lower bounds.
+                                if !open.marked {
+                                    skipped.extend(open.saturated.iter().copied());
+                                    open.marked = true;
+                                }
+                                // Passed over for this thread's order, not its class's: the
+                                // row is not quiet (a later row of the class may race).
+                                merged = true;
+                                continue;
+                            }
+                            open_writes = Some(pairs.iter().any(|&(_, _, ww)| ww));
+                        }
+                    }
                     let (sx, sy) = (classes.len(cx), classes.len(cy));
                     let cost = sx * sy;
                     // What the merge may cost: its accesses, and where they race a record
@@ -981,7 +1064,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         u.reads.len() + u.writes.len(),
                     );
                     let merge = lt + lu + lt.saturating_mul(sy) + lu.saturating_mul(sx);
-                    if cost <= SITE_CHECK_FACTOR.saturating_mul(merge)
+                    if open_writes.is_none()
+                        && cost <= SITE_CHECK_FACTOR.saturating_mul(merge)
                         && let (Some(a), Some(b)) = (classes.get(cx), classes.get(cy))
                         && saturated(a, b, &found, threshold, &mut skipped)
                     {
@@ -991,7 +1075,18 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         }
                         continue;
                     }
-                    if self.tuning.writes_apart
+                    if let Some(ww) = open_writes {
+                        // The open pairs say it: the writes alone are saturated when no two
+                        // writes are among them.
+                        skip_writes = self.tuning.writes_apart && !ww;
+                        if skip_writes
+                            && let Some(open) = open_pairs.get_mut(&(cx, cy))
+                            && !open.marked
+                        {
+                            skipped.extend(open.saturated.iter().copied());
+                            open.marked = true;
+                        }
+                    } else if self.tuning.writes_apart
                         && cx != NO_CLASS
                         && cy != NO_CLASS
                         && let Some(ws) = writes_saturated.as_mut()
@@ -1099,6 +1194,29 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             }
         }
         map
+    }
+
+    /// Per instruction of thread list `list`, where its accesses in the chunk begin and end.
+    fn extents(&self, list: &ThreadLists<'_>) -> Extents {
+        let mut out = Extents::default();
+        for entry in list.reads.iter().chain(list.writes) {
+            let Some(key) = self.key(list.thread, entry) else {
+                continue;
+            };
+            out.entry(key.inst)
+                .and_modify(|e| {
+                    if entry.index < e.first {
+                        (e.first, e.first_key) = (entry.index, entry.key);
+                    }
+                    e.last = e.last.max(entry.index);
+                })
+                .or_insert(Extent {
+                    first: entry.index,
+                    first_key: entry.key,
+                    last: entry.index,
+                });
+        }
+        out
     }
 
     /// The chunk's threads grouped by their sites ([`Context::sites`]).
@@ -1706,6 +1824,79 @@ type UniformWrites = FxHashMap<InstId, Option<(u32, u32, u16)>>;
 /// No class: the thread has an over-approximated access in the chunk.
 const NO_CLASS: u32 = u32::MAX;
 
+/// Where one instruction's accesses of one thread in a chunk begin and end: the first's
+/// program index and chain key ([`HappensBeforeQuery::chain_key`]), the last's index.
+#[derive(Debug, Clone, Copy)]
+struct Extent {
+    first: u32,
+    first_key: u32,
+    last: u32,
+}
+
+/// A thread's [`Extent`] per instruction in a chunk.
+type Extents = FxHashMap<InstId, Extent>;
+
+/// The instruction pairs of a class pair of a hot chunk ([`HOT_RECORDS`]) that are not
+/// saturated: (instruction of the first class, of the second, both write), at most
+/// [`MAX_OPEN_PAIRS`] (`None` beyond). A thread pair of the classes in which each of them is
+/// ordered — every access of the one instruction happens before every access of the other,
+/// which the last before the first decides — can race only on saturated pairs: it is passed
+/// over, their counts becoming lower bounds. Where no two writes are among them, the writes
+/// alone are saturated ([`Tuning::writes_apart`]).
+struct OpenPairs {
+    /// The saturated-key count and threshold these were computed for.
+    version: (usize, u32),
+    pairs: Option<Vec<(InstId, InstId, bool)>>,
+    /// The saturated instruction pairs of the class pair, and whether they are marked
+    /// skipped already.
+    saturated: Vec<(InstId, InstId)>,
+    marked: bool,
+}
+
+impl OpenPairs {
+    fn stale() -> Self {
+        OpenPairs {
+            version: (usize::MAX, 0),
+            pairs: None,
+            saturated: Vec::new(),
+            marked: false,
+        }
+    }
+
+    fn of(
+        classes: &SiteClasses,
+        cx: u32,
+        cy: u32,
+        found: &FxHashMap<(InstId, InstId), u32>,
+        threshold: u32,
+    ) -> Self {
+        let mut open = OpenPairs::stale();
+        let (Some(a), Some(b)) = (classes.get(cx), classes.get(cy)) else {
+            return open;
+        };
+        let mut pairs = Vec::new();
+        for &(i, ki) in a {
+            for &(j, kj) in b {
+                if !may_race(ki, kj) {
+                    continue;
+                }
+                let key = (i.min(j), i.max(j));
+                if found.get(&key).is_some_and(|&n| n >= threshold) {
+                    open.saturated.push(key);
+                } else if pairs.len() < MAX_OPEN_PAIRS {
+                    pairs.push((i, j, ki.writes() && kj.writes()));
+                } else {
+                    return open;
+                }
+            }
+        }
+        open.saturated.sort_unstable();
+        open.saturated.dedup();
+        open.pairs = Some(pairs);
+        open
+    }
+}
+
 /// A set of class pairs of a chunk, either way round: those found saturated ([`saturated`])
 /// or whose writes are. Found counts only grow and the threshold only drops, so a pair stays
 /// in for the rest of the chunk, and a row passes over it without checking its sites again
@@ -2018,6 +2209,8 @@ struct Accumulator {
     same_instruction_writes_at_least: bool,
     chunks_stopped: u64,
     words_over_budget: u64,
+    /// Races recorded ([`Accumulator::record`] calls), for [`HOT_RECORDS`].
+    records: u64,
     /// The (lower, higher) instruction pairs recorded since the last [`Vec::clear`], with
     /// repeats: which pairs one thread pair's merges found.
     recent: Vec<(InstId, InstId)>,
@@ -2080,6 +2273,7 @@ impl Accumulator {
         benign: bool,
         detail: bool,
     ) {
+        self.records += 1;
         let class = self.note(
             first.inst,
             second.inst,
@@ -2126,6 +2320,7 @@ impl Accumulator {
         self.same_instruction_writes_at_least |= other.same_instruction_writes_at_least;
         self.chunks_stopped += other.chunks_stopped;
         self.words_over_budget += other.words_over_budget;
+        self.records += other.records;
         self.skipped.extend(other.skipped);
         for (key, theirs) in other.groups {
             match self.groups.get_mut(&key) {
