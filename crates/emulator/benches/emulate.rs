@@ -1,4 +1,5 @@
-//! Emulation throughput on a generated warp-specialized producer/consumer kernel.
+//! Emulation throughput on a generated warp-specialized producer/consumer kernel and on a
+//! shuffle-heavy one (Singe-like butterfly reductions without `--warp-sync`).
 //!
 //! A criterion benchmark whose throughput unit is thread-instructions (criterion prints them
 //! per second as `elem/s`); it also prints bytes per recorded command (including the
@@ -78,6 +79,39 @@ CLOOP:
     s
 }
 
+/// A 256-thread kernel: every lane runs `iters` trips of 20 butterfly `shfl.sync` steps with
+/// an add after each (the warp's lanes meet at every shuffle).
+fn shuffles(iters: u32) -> String {
+    let mut steps = String::new();
+    for i in 0..20 {
+        let _ = write!(
+            steps,
+            "    shfl.sync.bfly.b32 %r21, %r20, {}, 31, -1;\n    add.s32 %r20, %r20, %r21;\n",
+            1 << (i % 5)
+        );
+    }
+    format!(
+        r#".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry sh()
+.reqntid 256, 1, 1
+{{
+    .reg .b32 %r<32>;
+    .reg .pred %p<4>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r20, %r1;
+    mov.u32 %r2, 0;
+LOOP:
+{steps}    add.s32 %r2, %r2, 1;
+    setp.lt.u32 %p1, %r2, {iters};
+    @%p1 bra LOOP;
+    ret;
+}}
+"#
+    )
+}
+
 fn bench(c: &mut Criterion) {
     let iters = 2000;
     let text = kernel(iters);
@@ -106,6 +140,18 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("producer_consumer", |b| {
         b.iter(|| emulate(&module, "pc", &config).expect("emulates"))
+    });
+    group.finish();
+
+    let text = shuffles(200);
+    let module = ptx_parser::parse(&text).expect("generated PTX parses");
+    let e = emulate(&module, "sh", &config).expect("emulates");
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    let mut group = c.benchmark_group("emulate");
+    group.throughput(Throughput::Elements(e.stats.instructions));
+    group.sample_size(10);
+    group.bench_function("shuffles", |b| {
+        b.iter(|| emulate(&module, "sh", &config).expect("emulates"))
     });
     group.finish();
 }
