@@ -187,28 +187,21 @@ def singe(a):
     for i in range(k):
         lines.append(f"    shfl.sync.bfly.b32 %r21, %r20, {1 << (i % 5)}, 31, -1;")
         lines.append("    add.s32 %r20, %r20, %r21;")
-    lines.append("    st.shared.u32 [%r6], %r20;")
-    if not a.no_warp_barrier:
-        lines.append("    bar.warp.sync -1;")
-    lines += [
-        "    ld.shared.u32 %r22, [%r8];",
-        "    add.s32 %r20, %r20, %r22;",
-    ]
-    if not a.no_warp_barrier:
-        lines.append("    bar.warp.sync -1;")
+
+    def exchange(store, slot, dest):
+        # A warp-synchronous exchange: the store, then every lane adds what `slot` holds.
+        lines.extend(store)
+        if not a.no_warp_barrier:
+            lines.append("    bar.warp.sync -1;")
+        lines.append(f"    ld.shared.u32 {dest}, [{slot}];")
+        lines.append(f"    add.s32 %r20, %r20, {dest};")
+        if not a.no_warp_barrier:
+            lines.append("    bar.warp.sync -1;")
+
+    exchange(["    st.shared.u32 [%r6], %r20;"], "%r8", "%r22")
     for j in range(r):
-        lines += [
-            f"    setp.eq.u32 %p2, %r2, {j % 32};",
-            "    @%p2 st.shared.u32 [%r16], %r20;",
-        ]
-        if not a.no_warp_barrier:
-            lines.append("    bar.warp.sync -1;")
-        lines += [
-            "    ld.shared.u32 %r24, [%r16];",
-            "    add.s32 %r20, %r20, %r24;",
-        ]
-        if not a.no_warp_barrier:
-            lines.append("    bar.warp.sync -1;")
+        exchange([f"    setp.eq.u32 %p2, %r2, {j % 32};", "    @%p2 st.shared.u32 [%r16], %r20;"],
+                 "%r16", "%r24")
     lines += [
         "    st.shared.u32 [%r13], %r20;",
         f"    bar.sync %r15, {n};",

@@ -10,21 +10,22 @@ use std::fmt::Write as _;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use emulator::{Config, emulate};
 
+/// The start of a 256-thread kernel `entry` up to its register declarations.
+fn header(entry: &str) -> String {
+    format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry {entry}()\n\
+         .reqntid 256, 1, 1\n{{\n    .reg .b32 %r<32>;\n    .reg .pred %p<4>;\n"
+    )
+}
+
 /// A 256-thread kernel: warps 0–3 produce into a double buffer, warps 4–7 consume, with
 /// named barriers 1–4 and `iters` loop iterations of integer work per stage.
 fn kernel(iters: u32) -> String {
     let mut s = String::new();
+    s.push_str(&header("pc"));
     let _ = write!(
         s,
-        r#".version 8.0
-.target sm_80
-.address_size 64
-.visible .entry pc()
-.reqntid 256, 1, 1
-{{
-    .reg .b32 %r<32>;
-    .reg .pred %p<4>;
-    .shared .align 16 .b8 buf[8192];
+        r#"    .shared .align 16 .b8 buf[8192];
     mov.u32 %r1, %tid.x;
     and.b32 %r2, %r1, 127;
     shl.b32 %r3, %r2, 2;
@@ -90,16 +91,9 @@ fn shuffles(iters: u32) -> String {
             1 << (i % 5)
         );
     }
+    let header = header("sh");
     format!(
-        r#".version 8.0
-.target sm_80
-.address_size 64
-.visible .entry sh()
-.reqntid 256, 1, 1
-{{
-    .reg .b32 %r<32>;
-    .reg .pred %p<4>;
-    mov.u32 %r1, %tid.x;
+        r#"{header}    mov.u32 %r1, %tid.x;
     mov.u32 %r20, %r1;
     mov.u32 %r2, 0;
 LOOP:

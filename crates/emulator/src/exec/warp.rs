@@ -397,13 +397,7 @@ impl Machine<'_> {
         if !ok {
             return false;
         }
-        each_lane!(mask, |l| {
-            let th = &mut self.th[wb + l];
-            th.executed += 1;
-            th.state = State::Coll(pc);
-            th.pc = pc;
-        });
-        self.instructions += u64::from(mask.count_ones());
+        self.wait_at_collective(wb, mask, pc);
         // What the last lane's join (`try_collective`) does, its outcome known: every member
         // lane waits here or has ended, so the lanes waiting here meet.
         let mut present = 0u32;
@@ -486,14 +480,19 @@ impl Machine<'_> {
         if !missing {
             return false;
         }
-        each_lane!(group, |l| {
+        self.wait_at_collective(wb, group, pc);
+        true
+    }
+
+    /// The lanes of `mask` take their step at the collective at `pc` and wait there.
+    fn wait_at_collective(&mut self, wb: usize, mask: u32, pc: u32) {
+        each_lane!(mask, |l| {
             let th = &mut self.th[wb + l];
             th.executed += 1;
             th.state = State::Coll(pc);
             th.pc = pc;
         });
-        self.instructions += count;
-        true
+        self.instructions += u64::from(mask.count_ones());
     }
 
     /// [`Machine::exec_collective`] of the `shfl` `inst` for the lanes of `present` of warp
