@@ -1026,18 +1026,23 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                             let apart = |i: &Extent, j: &Extent, (ti, tj): (ThreadId, ThreadId)| {
                                 self.hb.ordered_at((ti, i.last), (tj, j.first), j.first_key)
                             };
-                            let all_ordered =
-                                match (&extents[x], &extents[y]) {
-                                    (Some(et), Some(eu)) => pairs.iter().all(|&(i, j, _)| {
-                                        match (et.get(&i), eu.get(&j)) {
-                                            (Some(a), Some(b)) => {
-                                                apart(a, b, (tt, tu)) || apart(b, a, (tu, tt))
-                                            }
-                                            _ => false,
-                                        }
-                                    }),
-                                    _ => false,
-                                };
+                            // The pair that was not ordered last time is tried first:
+                            // where thread pairs do race, one query settles it.
+                            let hint = open.hint.min(pairs.len() - 1);
+                            let unordered = match (&extents[x], &extents[y]) {
+                                (Some(et), Some(eu)) => {
+                                    (hint..pairs.len()).chain(0..hint).find(|&k| {
+                                        let (i, j, _) = pairs[k];
+                                        !matches!((et.get(&i), eu.get(&j)), (Some(a), Some(b))
+                                            if apart(a, b, (tt, tu)) || apart(b, a, (tu, tt)))
+                                    })
+                                }
+                                _ => Some(hint),
+                            };
+                            if let Some(k) = unordered {
+                                open.hint = k;
+                            }
+                            let all_ordered = unordered.is_none();
                             if all_ordered {
                                 // Only saturated pairs could race here: as for a saturated
                                 // thread pair, their counts become lower bounds.
@@ -1851,6 +1856,8 @@ struct OpenPairs {
     /// skipped already.
     saturated: Vec<(InstId, InstId)>,
     marked: bool,
+    /// The index in `pairs` of the last one found not ordered in a thread pair.
+    hint: usize,
 }
 
 impl OpenPairs {
@@ -1860,6 +1867,7 @@ impl OpenPairs {
             pairs: None,
             saturated: Vec::new(),
             marked: false,
+            hint: 0,
         }
     }
 
