@@ -126,8 +126,9 @@
 //! chunk could race on is saturated, every later thread pair is skipped with no check. The
 //! cost of a racy chunk is then its accesses plus at most a few lookups per thread pair,
 //! not the product of the threads' accesses. A benign pair (two writes of the same value)
-//! saturates like a race only where both instructions write one (address, width, value) in
-//! the whole chunk, so that no skipped thread pair could have made it a real race. Likewise the exempt same-instruction write pairs of a chunk are
+//! saturates like a race only where each of the two instructions writes one (address, width,
+//! value) in the whole chunk (not necessarily the same one), so that no skipped thread pair
+//! could have made it a real race. Likewise the exempt same-instruction write pairs of a chunk are
 //! counted up to [`SAME_INSTRUCTION_CAP`], then reported as "at least" that many.
 //!
 //! Two limits lose instruction pairs, and say so. A word whose search reaches
@@ -1136,12 +1137,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         benign_here.extend(acc.recent_benign.iter().copied());
                     }
                     // A benign pair saturates only if every later thread pair must find it
-                    // benign too: both instructions write one (address, width, value) in
-                    // this whole chunk. Otherwise it is never skipped over.
+                    // benign too: both instructions write one (address, width, value) each
+                    // in this whole chunk (not necessarily the same: a one-byte store of a
+                    // word's repeated byte is benign with the word's store everywhere).
+                    // Otherwise it is never skipped over.
                     let uniform = uniform.get_or_insert_with(|| self.uniform_writes(&lists));
                     let same = |&(a, b): &(InstId, InstId)| {
-                        matches!((uniform.get(&a), uniform.get(&b)),
-                            (Some(Some(x)), Some(Some(y))) if x == y)
+                        matches!(
+                            (uniform.get(&a), uniform.get(&b)),
+                            (Some(Some(_)), Some(Some(_)))
+                        )
                     };
                     let keep: Vec<(InstId, InstId)> =
                         acc.recent_benign.iter().copied().filter(same).collect();
