@@ -206,7 +206,7 @@ const SITE_CHECK_FACTOR: usize = 4;
 
 /// Races recorded in one chunk after which it is *hot*: a thread pair whose every instruction
 /// pair that is not saturated is ordered in it, access by access of the two threads' first and
-/// last accesses of each instruction ([`OpenPairs`]), is passed over like a saturated one.
+/// last accesses of each instruction (`OpenPairs`), is passed over like a saturated one.
 /// A chunk gets there only where thread pairs that cannot be skipped record many races each:
 /// 256 threads each storing one value to a word with 100 instructions, after one ordered
 /// store of another value that keeps every thread pair from saturating, recorded 10⁴ races
