@@ -45,7 +45,7 @@ pub struct PtxFile {
 }
 
 /// One position in the sources.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Location {
     /// The CUDA file as `.file` named it, when the instruction has a `.loc`.
     #[serde(skip)]

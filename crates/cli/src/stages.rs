@@ -108,6 +108,9 @@ pub fn verify(
     let mut chosen: Option<KernelReport> = None;
     let mut previous: Option<KernelReport> = None;
     let mut benign: Vec<Violation> = Vec::new();
+    // `benign`'s indices by the hash of (message, locations): a kernel of 500 stores of one
+    // word has 125,000 benign pairs, each compared with every one kept (10¹⁰ comparisons).
+    let mut benign_seen: rustc_hash::FxHashMap<u64, Vec<usize>> = Default::default();
     let mut times = report.stats.stage_seconds;
     let start = Instant::now();
     let explored = emulator::explore(module, &kernel, &config, options.max_trips, |emulation| {
@@ -119,10 +122,18 @@ pub fn verify(
             r.unverifiable.is_empty() && !r.violations.iter().any(|v| options.strict || !v.benign);
         if ok {
             for v in r.violations.iter().filter(|v| v.benign) {
-                if !benign
+                let hash = {
+                    use std::hash::{Hash, Hasher};
+                    let mut h = rustc_hash::FxHasher::default();
+                    (&v.message, &v.locations).hash(&mut h);
+                    h.finish()
+                };
+                let same = benign_seen.entry(hash).or_default();
+                if !same
                     .iter()
-                    .any(|b| b.message == v.message && b.locations == v.locations)
+                    .any(|&i| benign[i].message == v.message && benign[i].locations == v.locations)
                 {
+                    same.push(benign.len());
                     benign.push(v.clone());
                 }
             }
