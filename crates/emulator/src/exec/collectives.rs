@@ -43,7 +43,9 @@ impl Recorded {
 }
 
 impl Machine<'_> {
-    pub(super) fn member_mask(&mut self, t: usize, pc: u32, inst: &Inst) -> u32 {
+    /// The operand that holds the collective `inst`'s member mask (`None`: it has none, every
+    /// lane is a member).
+    pub(super) fn member_mask_operand(&self, inst: &Inst) -> Option<Opnd> {
         let ops = self.ir.operands(inst);
         let has_mask = match inst.op {
             Op::Activemask => false,
@@ -51,10 +53,13 @@ impl Machine<'_> {
             Op::Shfl(_) => ops.len() >= 5,
             _ => true,
         };
-        if !has_mask {
+        has_mask.then(|| ops.last().copied().unwrap_or(Opnd::Sink))
+    }
+
+    pub(super) fn member_mask(&mut self, t: usize, pc: u32, inst: &Inst) -> u32 {
+        let Some(m) = self.member_mask_operand(inst) else {
             return u32::MAX;
-        }
-        let m = ops.last().copied().unwrap_or(Opnd::Sink);
+        };
         let (v, u) = self.rd(t, m, pc);
         if u != 0 {
             self.unverifiable(
@@ -73,17 +78,9 @@ impl Machine<'_> {
     /// Lane `t`'s member mask of the collective `inst` at `pc` when it is known, without
     /// recording anything (`None`: unknown).
     pub(super) fn known_member_mask(&mut self, t: usize, pc: u32, inst: &Inst) -> Option<u32> {
-        let ops = self.ir.operands(inst);
-        let has_mask = match inst.op {
-            Op::Activemask => false,
-            Op::Vote(_) => ops.len() >= 3,
-            Op::Shfl(_) => ops.len() >= 5,
-            _ => true,
-        };
-        if !has_mask {
+        let Some(m) = self.member_mask_operand(inst) else {
             return Some(u32::MAX);
-        }
-        let m = ops.last().copied().unwrap_or(Opnd::Sink);
+        };
         let (v, u) = self.rd(t, m, pc);
         (u == 0).then_some(v as u32)
     }
@@ -277,13 +274,7 @@ impl Machine<'_> {
                 .and_then(|i| ir.operands(i).get(k).copied())
                 .unwrap_or(Opnd::Sink)
         };
-        let dest = |l: u32| match o(l, 0) {
-            Opnd::List(s, 2) => {
-                let d = ir.list(s, 2);
-                (d[0], d[1])
-            }
-            x => (x, Opnd::Sink),
-        };
+        let dest = |l: u32| value_and_predicate(ir, o(l, 0));
         // Inputs of every lane first (all reads happen before any write).
         let mut a = [(0u64, 0u32); 32];
         let mut m = present;
@@ -306,7 +297,8 @@ impl Machine<'_> {
         {
             // Lane-independent lane selection: a permutation of the inputs (`warp`
             // module; lane-by-lane runs take the general code below, and the tests compare).
-            self.shfl_permute(base, present, &a, (mode, b, c), dr, p);
+            let (av, au) = (a.map(|(v, _)| v), a.map(|(_, u)| u));
+            self.shfl_permute(w, present, (&av, &au), (mode, b, c), dr, p);
             return;
         }
         let lanes: Vec<u32> = lanes().collect();
@@ -482,6 +474,18 @@ impl Machine<'_> {
 
 /// The lane lane `l` of a `shfl` in `mode` with operands `b` and `c` reads, and whether that
 /// lane is in its segment (`p`); a lane outside reads its own value.
+/// A collective's destination operand split into its value and predicate results (`d|p`;
+/// the predicate a sink when absent).
+pub(super) fn value_and_predicate(ir: &crate::ir::Ir, dest: Opnd) -> (Opnd, Opnd) {
+    match dest {
+        Opnd::List(s, 2) => {
+            let d = ir.list(s, 2);
+            (d[0], d[1])
+        }
+        x => (x, Opnd::Sink),
+    }
+}
+
 pub(super) fn shfl_source(mode: ShflMode, l: u32, b: u64, c: u64) -> (i64, bool) {
     let bval = (b & 0x1f) as i64;
     let cval = (c & 0x1f) as i64;

@@ -90,6 +90,16 @@ pub(super) fn lane_local(op: Op) -> bool {
     op.computes() || matches!(op, Op::Ld | Op::St | Op::Float | Op::Texture | Op::Skip)
 }
 
+/// Whether `op` is a warp collective whose lanes a group meets in one step
+/// ([`Machine::collective_in_step`], [`Machine::collective_join`]): not `activemask`, which
+/// waits for no one.
+fn meets_in_warp(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Shfl(_) | Op::Vote(_) | Op::MatchAny | Op::MatchAll | Op::Elect | Op::Redux(_)
+    )
+}
+
 impl Machine<'_> {
     /// The lanes of `mask` (bit `l`: thread `wb + l`) ready to execute the fast instruction
     /// `f` together, the step budget aside (the callers check it): each guard is known.
@@ -346,12 +356,7 @@ impl Machine<'_> {
         let Some(&inst) = self.ir.insts.get(pc as usize) else {
             return false;
         };
-        if !matches!(
-            inst.op,
-            Op::Shfl(_) | Op::Vote(_) | Op::MatchAny | Op::MatchAll | Op::Elect | Op::Redux(_)
-        ) || inst.guard.is_some()
-            || mask == 0
-        {
+        if !meets_in_warp(inst.op) || inst.guard.is_some() || mask == 0 {
             return false;
         }
         let last = 31 - mask.leading_zeros() as usize;
@@ -428,25 +433,17 @@ impl Machine<'_> {
     /// collective (its join would read that one's operands), no `activemask` in the kernel
     /// and no warpgroup effect at `pc`.
     fn collective_join(&mut self, wb: usize, group: u32, pc: u32, inst: &Inst) -> bool {
-        if !matches!(
-            inst.op,
-            Op::Shfl(_) | Op::Vote(_) | Op::MatchAny | Op::MatchAll | Op::Elect | Op::Redux(_)
-        ) || inst.guard.is_some()
+        if !meets_in_warp(inst.op)
+            || inst.guard.is_some()
             || self.has_activemask
             || !self.wg_free(pc)
         {
             return false;
         }
-        let ops = self.ir.operands(inst);
-        let has_mask = match inst.op {
-            Op::Vote(_) => ops.len() >= 3,
-            Op::Shfl(_) => ops.len() >= 5,
-            _ => true,
+        let Some(Opnd::Imm(members)) = self.member_mask_operand(inst) else {
+            return false;
         };
-        let members = match ops.last() {
-            Some(&Opnd::Imm(m)) if has_mask => m as u32,
-            _ => return false,
-        };
+        let members = members as u32;
         if members & group != group {
             return false;
         }
@@ -498,10 +495,9 @@ impl Machine<'_> {
     /// [`Machine::exec_collective`] of the `shfl` `inst` for the lanes of `present` of warp
     /// `w`, all at `inst`, when its source is a register or an immediate known in every
     /// present lane, its lane and clamp operands are immediates and its destination is a
-    /// register: the permutation of [`Machine::shfl_permute`] on the warp's register rows,
-    /// read whole before any write, with the same results and the same interned source of a
-    /// shuffle from an inactive lane. Returns false, having done nothing, for any other
-    /// shape (the general code then runs).
+    /// register: [`Machine::shfl_permute`] of the source's register row, without the
+    /// general code's per-lane operand reads. Returns false, having done nothing, for any
+    /// other shape (the general code then runs).
     pub(super) fn shfl_rows(&mut self, w: usize, inst: &Inst, present: u32) -> bool {
         let Op::Shfl(mode) = inst.op else {
             return false;
@@ -512,14 +508,8 @@ impl Machine<'_> {
         else {
             return false;
         };
-        let (d, p) = match dest {
-            Opnd::List(s, 2) => {
-                let l = self.ir.list(s, 2);
-                (l[0], l[1])
-            }
-            x => (x, Opnd::Sink),
-        };
-        let (Opnd::Reg(d), Opnd::Reg(_) | Opnd::Sink) = (d, p) else {
+        let (d, p) = super::collectives::value_and_predicate(self.ir, dest);
+        let Opnd::Reg(d) = d else {
             return false;
         };
         let src = match a {
@@ -527,8 +517,7 @@ impl Machine<'_> {
             Opnd::Imm(v) => Src::Imm(v),
             _ => return false,
         };
-        let ws = self.slot(w * LANES);
-        let (av, au) = self.lanes_of(ws, src);
+        let (av, au) = self.lanes_of(self.slot(w * LANES), src);
         // An unknown input: the general code unions the inputs' sources first.
         let mut unknown = 0;
         each_lane!(present, |l| {
@@ -537,59 +526,7 @@ impl Machine<'_> {
         if unknown != 0 {
             return false;
         }
-        let table = self.shfl_table(mode, b, c);
-        // The lanes whose source lane is present.
-        let mut sourced = 0u32;
-        let mut v = [0u64; LANES];
-        for (l, (x, &j)) in v.iter_mut().zip(&table.source).enumerate() {
-            let j = usize::from(j);
-            *x = av[j];
-            sourced |= (((table.in_range >> l) & (present >> j)) & 1) << l;
-        }
-        // The source of a value from an inactive lane, interned once when some lane needs it
-        // (as the general code does, at its first such lane).
-        let inactive = if present & !sourced != 0 {
-            self.src
-                .single(crate::ValueSource::Other("a shuffle from an inactive lane"))
-        } else {
-            0
-        };
-        // Each lane writes `d`, then `p`: its own registers, so the rows can be written
-        // one after the other.
-        let i = ws + d.index() * LANES;
-        let vals = &mut self.vals[i..i + LANES];
-        let unk = &mut self.unk[i..i + LANES];
-        for (l, (x, y)) in vals.iter_mut().zip(unk.iter_mut()).enumerate() {
-            let (on, ok) = ((present >> l) & 1 != 0, (sourced >> l) & 1 != 0);
-            *x = if !on {
-                *x
-            } else if ok {
-                v[l]
-            } else {
-                0
-            };
-            *y = if !on {
-                *y
-            } else if ok {
-                0
-            } else {
-                inactive
-            };
-        }
-        if let Opnd::Reg(p) = p {
-            let i = ws + p.index() * LANES;
-            let vals = &mut self.vals[i..i + LANES];
-            let unk = &mut self.unk[i..i + LANES];
-            for (l, (x, y)) in vals.iter_mut().zip(unk.iter_mut()).enumerate() {
-                let on = (present >> l) & 1 != 0;
-                *x = if on {
-                    u64::from((table.pred >> l) & 1)
-                } else {
-                    *x
-                };
-                *y = if on { 0 } else { *y };
-            }
-        }
+        self.shfl_permute(w, present, (&av, &au), (mode, b, c), d, p);
         true
     }
 
@@ -629,33 +566,62 @@ impl Machine<'_> {
     }
 
     /// A `shfl` whose lane selection operands are immediates, for the lanes of `present` of
-    /// the warp at `wb`: each lane's result is another lane's input `a` (read before any
-    /// write), written in lane order as the general code writes it.
+    /// warp `w`: each lane's result is another lane's input (`a`: values and sources, read
+    /// before any write), on the warp's register rows ([`Machine::shfl_table`]). A lane whose
+    /// source is out of range or absent gets 0 from "a shuffle from an inactive lane", that
+    /// source interned once when some lane needs it (as lane-by-lane code does at its first
+    /// such lane). Each lane writes `d`, then `p`: its own registers, so the rows can be
+    /// written one after the other.
     pub(super) fn shfl_permute(
         &mut self,
-        wb: usize,
+        w: usize,
         present: u32,
-        a: &[(u64, u32); LANES],
+        (av, au): (&[u64; LANES], &[u32; LANES]),
         (mode, b, c): (ShflMode, u64, u64),
         d: RegId,
         p: Opnd,
     ) {
-        let mut inactive = None;
-        each_lane!(present, |l| {
-            let (j, pval) = shfl_source(mode, l as u32, b, c);
-            let (v, u) = match usize::try_from(j) {
-                Ok(j) if j < LANES && present & (1 << j) != 0 => a[j],
-                _ => (
-                    0,
-                    *inactive.get_or_insert_with(|| {
-                        self.src
-                            .single(crate::ValueSource::Other("a shuffle from an inactive lane"))
-                    }),
-                ),
+        let table = self.shfl_table(mode, b, c);
+        // The lanes whose source lane is present, and their values and sources.
+        let mut sourced = 0u32;
+        let (mut v, mut u) = ([0u64; LANES], [0u32; LANES]);
+        for l in 0..LANES {
+            let j = usize::from(table.source[l]);
+            (v[l], u[l]) = (av[j], au[j]);
+            sourced |= (((table.in_range >> l) & (present >> j)) & 1) << l;
+        }
+        let inactive = if present & !sourced != 0 {
+            self.src
+                .single(crate::ValueSource::Other("a shuffle from an inactive lane"))
+        } else {
+            0
+        };
+        let ws = self.slot(w * LANES);
+        let i = ws + d.index() * LANES;
+        let vals = &mut self.vals[i..i + LANES];
+        let unk = &mut self.unk[i..i + LANES];
+        for (l, (x, y)) in vals.iter_mut().zip(unk.iter_mut()).enumerate() {
+            if (present >> l) & 1 == 0 {
+                continue;
+            }
+            (*x, *y) = if (sourced >> l) & 1 != 0 {
+                (v[l], u[l])
+            } else {
+                (0, inactive)
             };
-            self.wr(wb + l, Opnd::Reg(d), v, u);
-            self.wr(wb + l, p, u64::from(pval), 0);
-        });
+        }
+        match p {
+            Opnd::Reg(p) => {
+                let i = ws + p.index() * LANES;
+                each_lane!(present, |l| {
+                    self.vals[i + l] = u64::from((table.pred >> l) & 1);
+                    self.unk[i + l] = 0;
+                });
+            }
+            _ => each_lane!(present, |l| {
+                self.wr(w * LANES + l, p, u64::from((table.pred >> l) & 1), 0);
+            }),
+        }
     }
 
     /// Without `--warp-sync`: the group of lane `c` (the lanes `c..` of its warp runnable at
@@ -672,17 +638,8 @@ impl Machine<'_> {
             .is_some_and(|f| !matches!(f.op, FastOp::Slow))
             || self.ir.insts.get(pc as usize).is_some_and(|i| {
                 (lane_local(i.op) && self.wg_free(pc))
-                    || matches!(
-                        i.op,
-                        Op::Bar(_)
-                            | Op::WarpSync
-                            | Op::Shfl(_)
-                            | Op::Vote(_)
-                            | Op::MatchAny
-                            | Op::MatchAll
-                            | Op::Elect
-                            | Op::Redux(_)
-                    )
+                    || matches!(i.op, Op::Bar(_) | Op::WarpSync)
+                    || meets_in_warp(i.op)
             });
         if !startable {
             return Group::Nothing;

@@ -1,7 +1,8 @@
 //! Warp-level execution (`exec/warp.rs`) against lane-by-lane execution on random kernels:
 //! straight-line integer code, shared stores and loads (racy ones too), branches on the
 //! lane and thread index, uniform loops, early exits, barriers, shuffles (with and without
-//! a predicate result, some from lanes out of range or inactive), votes and `activemask`,
+//! a predicate result, some from lanes out of range or inactive, some of an unknown
+//! parameter), votes and `activemask`,
 //! with and without `--warp-sync`, on full and partial warps.
 
 use proptest::prelude::*;
@@ -23,7 +24,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..26, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..27, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -74,6 +75,7 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                         [31, 15, 0x81f, 0][*imm as usize % 4]
                     ),
                     24 => format!("shfl.sync.up.b32 %r{a}|%p{p}, {imm}, {}, 0, -1;", imm % 9),
+                    25 => format!("@%p{p} ld.param.u32 %r{a}, [n];"),
                     _ => format!("sub.s32 %r{a}, %r{b}, %r{c};"),
                 };
                 out.push_str("    ");
@@ -106,7 +108,7 @@ fn kernel(items: &[Item]) -> String {
     let mut labels = 0;
     emit(items, true, &mut body, &mut labels, 0);
     format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<32>;\n    .reg .pred %p<8>;\n    .shared .align 4 .b8 s[256];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r11, s;\n    mov.u32 %r2, %laneid;\n    mul.lo.s32 %r3, %r1, 7;\n    and.b32 %r4, %r1, 3;\n    mov.u32 %r5, 0;\n    mov.u32 %r6, 1;\n    mov.u32 %r7, 2;\n    mov.u32 %r8, 3;\n    mov.u32 %r9, 4;\n    setp.lt.u32 %p1, %r2, 5;\n    setp.eq.u32 %p2, %r4, 1;\n    setp.gt.u32 %p3, %r1, 40;\n    setp.ne.u32 %p4, %r2, 31;\n{body}    ret;\n}}\n"
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{{\n    .reg .b32 %r<32>;\n    .reg .pred %p<8>;\n    .shared .align 4 .b8 s[256];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r11, s;\n    mov.u32 %r2, %laneid;\n    mul.lo.s32 %r3, %r1, 7;\n    and.b32 %r4, %r1, 3;\n    mov.u32 %r5, 0;\n    mov.u32 %r6, 1;\n    mov.u32 %r7, 2;\n    mov.u32 %r8, 3;\n    mov.u32 %r9, 4;\n    setp.lt.u32 %p1, %r2, 5;\n    setp.eq.u32 %p2, %r4, 1;\n    setp.gt.u32 %p3, %r1, 40;\n    setp.ne.u32 %p4, %r2, 31;\n{body}    ret;\n}}\n"
     )
 }
 
