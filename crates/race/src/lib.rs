@@ -1047,10 +1047,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                             if all_ordered {
                                 // Only saturated pairs could race here: as for a saturated
                                 // thread pair, their counts become lower bounds.
-                                if !open.marked {
-                                    skipped.extend(open.saturated.iter().copied());
-                                    open.marked = true;
-                                }
+                                open.mark_saturated(&mut skipped);
                                 // Passed over for this thread's order, not its class's: the
                                 // row is not quiet (a later row of the class may race).
                                 merged = true;
@@ -1085,12 +1082,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         // The open pairs say it: the writes alone are saturated when no two
                         // writes are among them.
                         skip_writes = self.tuning.writes_apart && !ww;
-                        if skip_writes
-                            && let Some(open) = open_pairs.get_mut(&(cx, cy))
-                            && !open.marked
-                        {
-                            skipped.extend(open.saturated.iter().copied());
-                            open.marked = true;
+                        if skip_writes && let Some(open) = open_pairs.get_mut(&(cx, cy)) {
+                            open.mark_saturated(&mut skipped);
                         }
                     } else if self.tuning.writes_apart
                         && cx != NO_CLASS
@@ -1888,25 +1881,29 @@ impl OpenPairs {
             return open;
         };
         let mut pairs = Vec::new();
-        for &(i, ki) in a {
-            for &(j, kj) in b {
-                if !may_race(ki, kj) {
-                    continue;
-                }
-                let key = (i.min(j), i.max(j));
-                if found.get(&key).is_some_and(|&n| n >= threshold) {
-                    open.saturated.push(key);
-                } else if pairs.len() < MAX_OPEN_PAIRS {
-                    pairs.push((i, j, ki.writes() && kj.writes()));
-                } else {
-                    return open;
-                }
+        for (i, j, both_write) in may_race_pairs(a, b) {
+            let key = pair_key(i, j);
+            if found.get(&key).is_some_and(|&n| n >= threshold) {
+                open.saturated.push(key);
+            } else if pairs.len() < MAX_OPEN_PAIRS {
+                pairs.push((i, j, both_write));
+            } else {
+                return open;
             }
         }
         open.saturated.sort_unstable();
         open.saturated.dedup();
         open.pairs = Some(pairs);
         open
+    }
+
+    /// Marks the class pair's saturated instruction pairs skipped (their counts become lower
+    /// bounds), once per computation.
+    fn mark_saturated(&mut self, skipped: &mut FxHashSet<(InstId, InstId)>) {
+        if !self.marked {
+            skipped.extend(self.saturated.iter().copied());
+            self.marked = true;
+        }
     }
 }
 
@@ -2118,15 +2115,29 @@ fn candidate_keys(classes: &SiteClasses) -> Universe {
     if all.len() > MAX_UNIVERSE_SITES {
         return Universe::Large;
     }
-    let mut keys = FxHashSet::default();
-    for &(i, ki) in &all {
-        for &(j, kj) in &all {
-            if may_race(ki, kj) {
-                keys.insert((i.min(j), i.max(j)));
-            }
-        }
-    }
-    Universe::Keys(keys)
+    Universe::Keys(
+        may_race_pairs(&all, &all)
+            .map(|(i, j, _)| pair_key(i, j))
+            .collect(),
+    )
+}
+
+/// The instructions of a site of `a` and a site of `b` that may race, with whether both
+/// write.
+fn may_race_pairs<'s>(
+    a: &'s [(InstId, AccessKind)],
+    b: &'s [(InstId, AccessKind)],
+) -> impl Iterator<Item = (InstId, InstId, bool)> + 's {
+    a.iter().flat_map(move |&(i, ki)| {
+        b.iter().filter_map(move |&(j, kj)| {
+            may_race(ki, kj).then_some((i, j, ki.writes() && kj.writes()))
+        })
+    })
+}
+
+/// The (lower, higher) key of an instruction pair.
+fn pair_key(i: InstId, j: InstId) -> (InstId, InstId) {
+    (i.min(j), i.max(j))
 }
 
 fn saturated(
@@ -2136,12 +2147,7 @@ fn saturated(
     threshold: u32,
     skipped: &mut FxHashSet<(InstId, InstId)>,
 ) -> bool {
-    let candidates = || {
-        a.iter().flat_map(|&(i, ki)| {
-            b.iter()
-                .filter_map(move |&(j, kj)| may_race(ki, kj).then_some((i.min(j), i.max(j))))
-        })
-    };
+    let candidates = || may_race_pairs(a, b).map(|(i, j, _)| pair_key(i, j));
     if !candidates().all(|key| found.get(&key).is_some_and(|&n| n >= threshold)) {
         return false;
     }
