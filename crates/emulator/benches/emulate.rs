@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use emulator::{Config, emulate};
+use emulator::{Config, Emulation, emulate};
 
 /// The start of a 256-thread kernel `entry` up to its register declarations.
 fn header(entry: &str) -> String {
@@ -106,13 +106,25 @@ LOOP:
     )
 }
 
-fn bench(c: &mut Criterion) {
-    let iters = 2000;
-    let text = kernel(iters);
-    let module = ptx_parser::parse(&text).expect("generated PTX parses");
+/// Benchmarks the emulation of kernel `entry` of `text` as `emulate/{name}`, its throughput
+/// in thread-instructions; returns one emulation of it (checked: nothing unverifiable).
+fn bench_kernel(c: &mut Criterion, name: &str, text: &str, entry: &str) -> Emulation {
+    let module = ptx_parser::parse(text).expect("generated PTX parses");
     let config = Config::default();
-    let e = emulate(&module, "pc", &config).expect("emulates");
+    let e = emulate(&module, entry, &config).expect("emulates");
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    let mut group = c.benchmark_group("emulate");
+    group.throughput(Throughput::Elements(e.stats.instructions));
+    group.sample_size(10);
+    group.bench_function(name, |b| {
+        b.iter(|| emulate(&module, entry, &config).expect("emulates"))
+    });
+    group.finish();
+    e
+}
+
+fn bench(c: &mut Criterion) {
+    let e = bench_kernel(c, "producer_consumer", &kernel(2000), "pc");
     let commands = e.program.num_commands();
     let bytes: usize = e
         .program
@@ -129,25 +141,7 @@ fn bench(c: &mut Criterion) {
         bytes as f64 / commands as f64,
         std::mem::size_of::<weft_program::Command>()
     );
-    let mut group = c.benchmark_group("emulate");
-    group.throughput(Throughput::Elements(e.stats.instructions));
-    group.sample_size(10);
-    group.bench_function("producer_consumer", |b| {
-        b.iter(|| emulate(&module, "pc", &config).expect("emulates"))
-    });
-    group.finish();
-
-    let text = shuffles(200);
-    let module = ptx_parser::parse(&text).expect("generated PTX parses");
-    let e = emulate(&module, "sh", &config).expect("emulates");
-    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
-    let mut group = c.benchmark_group("emulate");
-    group.throughput(Throughput::Elements(e.stats.instructions));
-    group.sample_size(10);
-    group.bench_function("shuffles", |b| {
-        b.iter(|| emulate(&module, "sh", &config).expect("emulates"))
-    });
-    group.finish();
+    bench_kernel(c, "shuffles", &shuffles(200), "sh");
 }
 
 criterion_group!(benches, bench);
