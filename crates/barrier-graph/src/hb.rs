@@ -418,7 +418,6 @@ impl HappensBefore {
         phase_of: impl Fn(ThreadId, u32) -> Option<DynamicBarrierId>,
         observers: impl Fn(DynamicBarrierId) -> Vec<(ThreadId, u32)>,
     ) {
-        let n = self.threads;
         let mut rows: rustc_hash::FxHashMap<DynamicBarrierId, u32> = Default::default();
         let mut list = Vec::with_capacity(program.asyncs.copies.len());
         for copy in &program.asyncs.copies {
@@ -443,17 +442,8 @@ impl HappensBefore {
                         let r = rows.len() as u32;
                         rows.insert(node, r);
                         let obs = observers(node);
-                        let start = self.agents.after.len();
-                        self.agents.after.resize(start + n, NEVER);
-                        for u in 0..n {
-                            let u = ThreadId(u as u32);
-                            let first = obs
-                                .iter()
-                                .filter_map(|&w| self.after_start(w, u))
-                                .min()
-                                .unwrap_or(NEVER);
-                            self.agents.after[start + u.index()] = first;
-                        }
+                        let first = self.first_after_any(&obs);
+                        self.agents.after.extend_from_slice(&first);
                         r
                     }
                 };
@@ -465,6 +455,53 @@ impl HappensBefore {
         }
         self.agents.list = list;
         self.agents.joint = program.asyncs.joint_done.clone();
+    }
+
+    /// Per thread `u` of the CTA, the first command of `u` that happens after one of the
+    /// commands `obs` (`min` over `w` in `obs` of [`Self::after_start`]`(w, u)`), [`NEVER`]
+    /// when none does.
+    ///
+    /// One binary search per thread instead of one per thread and command of `obs`: along
+    /// `u`'s chain of blocking nodes, "the node is ordered after `w`" is monotone for each
+    /// `w` (see [`Self::after_start`]), so the least of the per-`w` partition points is the
+    /// partition point of "the node is ordered after some `w`", decided once per node and
+    /// shared by every thread whose chain passes through it. A command `(u, i)` of `obs` on
+    /// `u` itself bounds `u` at `i`, and a node of `u`'s chain ordered after it starts at an
+    /// index above `i` (everything of `u` before the node completes is before `u`'s blocking
+    /// registration there), so counting it in the search changes no minimum.
+    pub(crate) fn first_after_any(&self, obs: &[(ThreadId, u32)]) -> Vec<u32> {
+        let mut first = vec![NEVER; self.threads];
+        for &(t, i) in obs {
+            if let Some(f) = first.get_mut(t.index()) {
+                *f = (*f).min(i);
+            }
+        }
+        // Per node, once decided: whether it is ordered after some command of `obs`.
+        let mut after: Vec<Option<bool>> = vec![None; self.rows.len()];
+        for (u, f) in first.iter_mut().enumerate() {
+            let (Some(&start), Some(&end)) = (self.offsets.get(u), self.offsets.get(u + 1)) else {
+                continue;
+            };
+            let Some(row) = self.prev.get(start..end) else {
+                continue;
+            };
+            let k = row.partition_point(|&m| {
+                let Some(x) = key_node(m) else {
+                    return true;
+                };
+                let decided = after.get(x.index()).copied().flatten();
+                let is_after = decided
+                    .unwrap_or_else(|| obs.iter().any(|&(t, i)| self.latest_before(x, t) > i));
+                if let Some(slot) = after.get_mut(x.index()) {
+                    *slot = Some(is_after);
+                }
+                !is_after
+            });
+            if k < row.len() {
+                *f = (*f).min(k as u32);
+            }
+        }
+        first
     }
 
     /// The completion positions of copy `g` in other threads than its issuer.

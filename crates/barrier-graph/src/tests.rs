@@ -931,6 +931,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// `first_after_any` (one binary search per thread over its chain, the nodes decided
+    /// once) is, per thread, the least `after_start` of the given commands: the rows of
+    /// the completion phases asynchronous copies are ordered before.
+    #[test]
+    fn first_after_any_is_the_least_after_start(
+        prog in arb_program(4, 1, 5, true),
+        picks in proptest::collection::vec((0u32..4, 0u32..6), 0..6),
+    ) {
+        let Some(hb) = analyze(&prog).happens_before else {
+            return Ok(());
+        };
+        let obs: Vec<(ThreadId, u32)> = picks
+            .iter()
+            .filter_map(|&(x, i)| {
+                let len = prog.threads.get(x as usize)?.commands.len() as u32;
+                (len > 0).then_some((t(x), i % len))
+            })
+            .collect();
+        let fast = hb.first_after_any(&obs);
+        prop_assert_eq!(fast.len(), prog.threads.len());
+        for (u, &got) in fast.iter().enumerate() {
+            let naive = obs
+                .iter()
+                .filter_map(|&w| hb.after_start(w, t(u as u32)))
+                .min()
+                .unwrap_or(u32::MAX);
+            prop_assert_eq!(got, naive, "thread {} of {:?}", u, obs);
+        }
+    }
+}
+
 /// The generator finds well-synchronized programs too (so the property is not vacuous).
 #[test]
 fn oracle_sees_well_synchronized_programs() {
