@@ -697,8 +697,9 @@ impl Machine<'_> {
                 let w = bits / len as u8;
                 let mut v = 0u64;
                 let mut u = 0;
-                let items: Vec<Opnd> = self.ir.list(start, len).to_vec();
-                for (i, x) in items.into_iter().enumerate() {
+                // The IR outlives the machine: its list is read in place.
+                let ir = self.ir;
+                for (i, &x) in ir.list(start, len).iter().enumerate() {
                     let (xv, xu) = self.rd(t, x, pc);
                     v |= mask(xv, w) << (u32::from(w) * i as u32);
                     u = self.src.union(u, xu);
@@ -710,8 +711,8 @@ impl Machine<'_> {
                 let (v, u) = self.rd(t, s, pc);
                 // The parts are other values than the whole: their terms are not `u`'s.
                 let u = self.src.plain(u);
-                let items: Vec<Opnd> = self.ir.list(start, len).to_vec();
-                for (i, x) in items.into_iter().enumerate() {
+                let ir = self.ir;
+                for (i, &x) in ir.list(start, len).iter().enumerate() {
                     self.wr(t, x, mask(v >> (u32::from(w) * i as u32), w), u);
                 }
             }
