@@ -25,6 +25,10 @@ pub(super) struct Sources {
     sets: Vec<Vec<ValueSource>>,
     index: FxHashMap<Vec<ValueSource>, u32>,
     unions: FxHashMap<(u32, u32), u32>,
+    /// A direct-mapped cache of [`Self::unions`] (`(a, b, union)`, `a < b`; empty: `a ==
+    /// 0`): arithmetic on values loaded from global memory (attention kernels' softmax)
+    /// unions the same few pairs of sets over and over.
+    union_cache: Vec<(u32, u32, u32)>,
     /// Termed ids (`TERMED | k`): the plain set id and the term of entry `k`.
     termed: Vec<(u32, TermId)>,
     termed_index: FxHashMap<TermId, u32>,
@@ -39,6 +43,9 @@ pub(super) struct Sources {
     /// The singleton sets of [`ValueSource::GlobalLoad`] by instruction (0: not yet).
     loads: Vec<u32>,
 }
+
+/// [`Sources::union_cache`]'s entries.
+const UNION_CACHE: usize = 1 << 10;
 
 /// [`Sources::results`]'s entries (a power of two).
 const RESULT_CACHE: usize = 1 << 12;
@@ -123,6 +130,7 @@ impl Sources {
             sets: vec![Vec::new()],
             index: FxHashMap::default(),
             unions: FxHashMap::default(),
+            union_cache: Vec::new(),
             termed: Vec::new(),
             termed_index: FxHashMap::default(),
             terms: Terms::default(),
@@ -225,7 +233,14 @@ impl Sources {
             return b;
         }
         let key = (a.min(b), a.max(b));
+        let slot = (key.0.wrapping_mul(0x9E37_79B9) ^ key.1) as usize % UNION_CACHE;
+        if let Some(&(x, y, u)) = self.union_cache.get(slot)
+            && (x, y) == key
+        {
+            return u;
+        }
         if let Some(&u) = self.unions.get(&key) {
+            self.cache_union(slot, key, u);
             return u;
         }
         let mut set = self.sets[a as usize].clone();
@@ -239,7 +254,17 @@ impl Sources {
         }
         let u = self.intern(set);
         self.unions.insert(key, u);
+        self.cache_union(slot, key, u);
         u
+    }
+
+    fn cache_union(&mut self, slot: usize, (a, b): (u32, u32), u: u32) {
+        if self.union_cache.is_empty() {
+            self.union_cache = vec![(0, 0, 0); UNION_CACHE];
+        }
+        if let Some(e) = self.union_cache.get_mut(slot) {
+            *e = (a, b, u);
+        }
     }
 
     pub(super) fn get(&self, id: u32) -> &[ValueSource] {
@@ -378,6 +403,37 @@ impl Machine<'_> {
             Sreg::IsExplicitCluster => k(u32::from(self.ir.explicit_cluster)),
             Sreg::Clock => (0, self.src.single(ValueSource::Clock(InstId(pc)))),
             Sreg::Unknown(name) => (0, self.src.single(ValueSource::SpecialRegister(name))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The union cache returns what the union map holds, under collisions and evictions:
+    /// every pair of 200 singleton sets (more pairs than cache slots), twice, against the
+    /// sets themselves.
+    #[test]
+    fn cached_unions_are_the_unions() {
+        let mut s = Sources::new();
+        let ids: Vec<u32> = (0..200)
+            .map(|k| s.single(ValueSource::GlobalLoad(InstId(k))))
+            .collect();
+        for round in 0..2 {
+            for (i, &a) in ids.iter().enumerate() {
+                for (j, &b) in ids.iter().enumerate() {
+                    let u = s.union(a, b);
+                    let mut want = vec![ValueSource::GlobalLoad(InstId(i as u32))];
+                    if i != j {
+                        want.push(ValueSource::GlobalLoad(InstId(j as u32)));
+                    }
+                    let mut got = s.get(u).to_vec();
+                    got.sort_by_key(|x| format!("{x:?}"));
+                    want.sort_by_key(|x| format!("{x:?}"));
+                    assert_eq!(got, want, "round {round}: union of {i} and {j}");
+                }
+            }
         }
     }
 }
