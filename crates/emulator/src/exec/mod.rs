@@ -253,6 +253,12 @@ struct Machine<'a> {
     /// Per branch on an unknown predicate: the registers its region names (every register
     /// when the region calls a function), which are all a fork can change.
     fork_regs: FxHashMap<u32, std::rc::Rc<[u32]>>,
+    /// Per instruction: a pure computation whose destination registers cannot be observed
+    /// ([`crate::ir::observed_registers`]): its unknown results need no term.
+    unobserved: Vec<bool>,
+    /// Set while such an instruction computes ([`Machine::unknown_result`] builds no term);
+    /// false otherwise.
+    terms_off: bool,
     uninit_shared: u32,
     /// A thread trapped: threads still blocked at the end are stopped, not deadlocked (the
     /// trap aborts the launch).
@@ -503,6 +509,14 @@ fn run_once<'a>(
         region_cache: FxHashMap::default(),
         fork_bufs: Vec::new(),
         fork_regs: FxHashMap::default(),
+        // The induction compares the machine's states trip against trip, terms included
+        // (`induct` module): its runs build every term.
+        unobserved: if induct.is_some() {
+            Vec::new()
+        } else {
+            unobserved_insts(ir)
+        },
+        terms_off: false,
         uninit_shared,
         trapped: false,
         assumptions: Vec::new(),
@@ -545,6 +559,29 @@ fn run_once<'a>(
         m.run_threads();
     }
     Ok(m)
+}
+
+/// Per instruction: whether it is a pure computation all of whose destination registers
+/// cannot be observed ([`crate::ir::observed_registers`]).
+fn unobserved_insts(ir: &Ir) -> Vec<bool> {
+    let observed = crate::ir::observed_registers(ir);
+    let mut defs = Vec::new();
+    ir.insts
+        .iter()
+        .map(|inst| {
+            if !inst.op.computes() {
+                return false;
+            }
+            defs.clear();
+            if let Some(&d) = ir.operands(inst).first() {
+                crate::ir::registers(ir, d, &mut defs);
+            }
+            !defs.is_empty()
+                && defs
+                    .iter()
+                    .all(|&r| !observed.get(r).copied().unwrap_or(true))
+        })
+        .collect()
 }
 
 impl Machine<'_> {
@@ -731,6 +768,12 @@ impl Machine<'_> {
 
     /// Executes `inst` at `pc` for thread `t` (its guard holds), dispatching by concern.
     fn exec(&mut self, t: usize, pc: u32, inst: &Inst) {
+        self.terms_off = self.unobserved.get(pc as usize).copied().unwrap_or(false);
+        self.exec_inst(t, pc, inst);
+        self.terms_off = false;
+    }
+
+    fn exec_inst(&mut self, t: usize, pc: u32, inst: &Inst) {
         let ops = self.ir.operands(inst);
         // Validated (`ir::valid`): `ops` has the operands each operation reads.
         let o = |k: usize| ops[k];

@@ -74,7 +74,7 @@ impl Machine<'_> {
         signed: bool,
         args: &[(u64, u32)],
     ) -> u32 {
-        if args.iter().all(|&(_, x)| x & TERMED == 0) {
+        if self.terms_off || args.iter().all(|&(_, x)| x & TERMED == 0) {
             // No term to build: the union of the sources (one or two operands unknown by
             // the same sources, the common case, is no lookup at all).
             return args.iter().fold(0, |u, &(_, x)| self.src.union(u, x));

@@ -14,6 +14,7 @@ mod decode;
 mod doomed;
 mod live;
 mod lower;
+mod observed;
 mod types;
 mod valid;
 
@@ -21,6 +22,7 @@ pub(crate) use data::DataLayout;
 pub(crate) use doomed::traps_from;
 pub(crate) use live::{Liveness, liveness, registers};
 pub(crate) use lower::lower;
+pub(crate) use observed::observed_registers;
 pub(crate) use types::*;
 
 /// The lowered kernel.

@@ -188,6 +188,9 @@ impl Machine<'_> {
             region_cache: _,
             fork_bufs: _,
             fork_regs: _,
+            // A static table, and a flag that is false between instructions.
+            unobserved: _,
+            terms_off: _,
             uninit_shared: _,
             trapped,
             assumptions,

@@ -1,0 +1,150 @@
+//! Registers whose unknown values can be *observed*: read by something other than a pure
+//! computation of another register that cannot be observed either (a flow-insensitive,
+//! backward closure over the kernel's register names).
+//!
+//! The emulator builds a term (a function of the kernel's parameter bytes, `exec::terms`)
+//! for every unknown result computed from termed operands, because a branch, a shared
+//! address or a barrier operand later reading that value may need it. Pointer arithmetic
+//! for global memory never reaches any of those: the address of a `.global` load or store
+//! with an unknown value only says "global memory" (`exec::memory`), and what a global load
+//! returns is a fresh unknown. A result written only to registers that cannot be observed
+//! needs no term: its source set alone is kept.
+//!
+//! *Observers* are every operand and guard of an instruction that is not a pure
+//! computation ([`Op::computes`]), except the destination of a load, an opaque float
+//! operation, a texture fetch or `activemask` (written, not read) and the address operand
+//! of a load or store in the `.global` state space (a store's value is an observer). A
+//! pure computation's operands and guard are observed when one of its destination
+//! registers is.
+
+use crate::ir::{Inst, Ir, MemBase, Op, Opnd, Space, registers};
+
+/// Per register: whether its value can be observed.
+pub(crate) fn observed_registers(ir: &Ir) -> Vec<bool> {
+    let n = ir.reg_names.len();
+    let mut observed = vec![false; n];
+    // Per register, the registers the pure computations that write it read.
+    let mut feeds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut work: Vec<usize> = Vec::new();
+    let mut defs = Vec::new();
+    let mut uses = Vec::new();
+    let mark = |r: usize, observed: &mut Vec<bool>, work: &mut Vec<usize>| {
+        if let Some(o) = observed.get_mut(r)
+            && !*o
+        {
+            *o = true;
+            work.push(r);
+        }
+    };
+    for inst in &ir.insts {
+        let ops = ir.operands(inst);
+        if inst.op.computes() {
+            defs.clear();
+            uses.clear();
+            for (k, &o) in ops.iter().enumerate() {
+                registers(ir, o, if k == 0 { &mut defs } else { &mut uses });
+            }
+            uses.extend(inst.guard.map(|g| g.index()));
+            for &d in &defs {
+                if let Some(f) = feeds.get_mut(d) {
+                    f.extend(uses.iter().map(|&u| u as u32));
+                }
+            }
+        } else {
+            uses.clear();
+            // The destination of a load, an opaque float operation, a texture fetch or
+            // `activemask` is written, not read.
+            let writes = matches!(inst.op, Op::Ld | Op::Float | Op::Texture | Op::Activemask);
+            for (k, &o) in ops.iter().enumerate() {
+                if (k == 0 && writes) || is_global_address(inst, k, o) {
+                    continue;
+                }
+                registers(ir, o, &mut uses);
+            }
+            uses.extend(inst.guard.map(|g| g.index()));
+            for &u in &uses {
+                mark(u, &mut observed, &mut work);
+            }
+        }
+    }
+    while let Some(r) = work.pop() {
+        let f = std::mem::take(&mut feeds[r]);
+        for &u in &f {
+            mark(u as usize, &mut observed, &mut work);
+        }
+    }
+    observed
+}
+
+/// Whether operand `k` of `inst` is the address of a `.global` load or store.
+fn is_global_address(inst: &Inst, k: usize, o: Opnd) -> bool {
+    let address = match inst.op {
+        Op::Ld => k == 1,
+        Op::St => k == 0,
+        _ => false,
+    };
+    address && inst.space == Space::Global && matches!(o, Opnd::Mem(MemBase::Reg(_), _))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Config;
+
+    fn observed(body: &str) -> Vec<(String, bool)> {
+        let src = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
+        );
+        let module = ptx_parser::parse(&src).expect("parses");
+        let ir = crate::ir::lower(
+            &module,
+            module.function("k").expect("kernel"),
+            &Config::default(),
+        )
+        .expect("lowers");
+        let obs = super::observed_registers(&ir);
+        ir.reg_names.iter().cloned().zip(obs).collect()
+    }
+
+    /// Global pointer arithmetic is not observed; what reaches a branch, a shared address
+    /// or a value stored to memory is, through pure computations (guards included).
+    #[test]
+    fn global_pointer_arithmetic_is_not_observed() {
+        let got = observed(
+            "
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<8>;
+    .reg .pred %p<3>;
+    .shared .align 4 .b8 s[256];
+    ld.param.u64 %rd1, [p];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    mul.wide.u32 %rd2, %r2, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r3, [%rd3];
+    add.s64 %rd4, %rd3, 256;
+    st.global.u32 [%rd4], %r3;
+    setp.lt.u32 %p1, %r2, %r1;
+    mul.lo.u32 %r4, %r2, 4;
+    @%p1 add.u32 %r5, %r4, 0;
+    st.shared.u32 [%r5], %r1;
+    @%p1 bra DONE;
+DONE:
+    ret;",
+        );
+        let of = |name: &str| {
+            got.iter()
+                .find(|(n, _)| n == name)
+                .unwrap_or_else(|| panic!("register {name}"))
+                .1
+        };
+        // The global addresses and the pointer they come from.
+        for r in ["%rd1", "%rd2", "%rd3", "%rd4"] {
+            assert!(!of(r), "{r} is observed");
+        }
+        // A value stored to global memory; the shared address, its guard and what they
+        // are computed from; the branch predicate.
+        for r in ["%r3", "%r5", "%r4", "%p1", "%r2", "%r1"] {
+            assert!(of(r), "{r} is not observed");
+        }
+    }
+}
