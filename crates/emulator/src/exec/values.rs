@@ -40,8 +40,26 @@ pub(super) struct Sources {
     pub(super) results: Vec<(ResultKey, (u32, u32))>,
     /// Singleton source sets by their source ([`Sources::single`] without a vector).
     singles: FxHashMap<ValueSource, u32>,
-    /// The singleton sets of [`ValueSource::GlobalLoad`] by instruction (0: not yet).
+    /// The singleton sets of the sources named by an instruction, at
+    /// [`by_instruction`]'s index (0: not yet).
     loads: Vec<u32>,
+}
+
+/// Where [`Sources::loads`] keeps the singleton set of `s`, when an instruction names it.
+fn by_instruction(s: &ValueSource) -> Option<usize> {
+    const KINDS: usize = 8;
+    let (kind, InstId(pc)) = match *s {
+        ValueSource::GlobalLoad(i) => (0, i),
+        ValueSource::ConstLoad(i) => (1, i),
+        ValueSource::LocalUnknown(i) => (2, i),
+        ValueSource::TextureLoad(i) => (3, i),
+        ValueSource::Clock(i) => (4, i),
+        ValueSource::Atomic(i) => (5, i),
+        ValueSource::SharedUnknown(i) => (6, i),
+        ValueSource::Float(i) => (7, i),
+        _ => return None,
+    };
+    (pc as usize).checked_mul(KINDS).map(|k| k + kind)
 }
 
 /// [`Sources::union_cache`]'s entries.
@@ -195,13 +213,11 @@ impl Sources {
     }
 
     pub(super) fn single(&mut self, s: ValueSource) -> u32 {
-        // A global load's set by its instruction, without hashing the source (every
-        // `cp.async` and global load asks for one).
-        let load = match s {
-            ValueSource::GlobalLoad(InstId(pc)) => Some(pc as usize),
-            _ => None,
-        };
-        if let Some(&id) = load.and_then(|pc| self.loads.get(pc))
+        // A source named by its instruction (a global load, a float operation, an unknown
+        // shared load...) is found by its instruction, without hashing the source: every
+        // `cp.async`, global load and float operation asks for one.
+        let slot = by_instruction(&s);
+        if let Some(&id) = slot.and_then(|k| self.loads.get(k))
             && id != 0
         {
             return id;
@@ -214,11 +230,11 @@ impl Sources {
                 id
             }
         };
-        if let Some(pc) = load {
-            if self.loads.len() <= pc {
-                self.loads.resize(pc + 1, 0);
+        if let Some(k) = slot {
+            if self.loads.len() <= k {
+                self.loads.resize(k + 1, 0);
             }
-            self.loads[pc] = id;
+            self.loads[k] = id;
         }
         id
     }
