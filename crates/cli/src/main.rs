@@ -22,16 +22,6 @@ use codespan_reporting::term::termcolor::{BufferedStandardStream, ColorChoice, S
 use weft::cli::{Cli, ColorWhen, Format};
 use weft::{dot, json, pipeline, progress, sarif, text};
 
-/// The allocator: mimalloc keeps the memory a stage frees for the next one, where the
-/// system allocator hands large blocks back to the kernel and the next stage pays its page
-/// faults again (a quarter of the time of the barrier-graph stage on the corpus's
-/// attention kernels, whose explored paths each build and free tens of MB of rows).
-/// Measured in BENCHMARKS.md ("The allocator"). Huge pages stay off (`no_thp`): on the
-/// development VM they made the median run faster but one run in ten stalled for a second
-/// in the kernel.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Exit status for a usage or input error.
 const EXIT_INPUT_ERROR: u8 = 2;
 
