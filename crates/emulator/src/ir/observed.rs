@@ -88,19 +88,8 @@ fn is_global_address(inst: &Inst, k: usize, o: Opnd) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::Config;
-
     fn observed(body: &str) -> Vec<(String, bool)> {
-        let src = format!(
-            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
-        );
-        let module = ptx_parser::parse(&src).expect("parses");
-        let ir = crate::ir::lower(
-            &module,
-            module.function("k").expect("kernel"),
-            &Config::default(),
-        )
-        .expect("lowers");
+        let ir = crate::tests::lower_kernel(".param .u64 p, .param .u32 n", body);
         let obs = super::observed_registers(&ir);
         ir.reg_names.iter().cloned().zip(obs).collect()
     }

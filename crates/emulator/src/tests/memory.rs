@@ -474,16 +474,7 @@ fn declared_registers_no_instruction_names_take_no_room() {
     // unknown branch copied 100,000 registers per thread (46 s, 443 MiB). Only named
     // registers are placed in the register file.
     let body = ".reg .b32 %r<100000>;\n .reg .b32 %q<3>;\n mov.u32 %r99999, 1;\n mov.u32 %q2, %r99999;\n add.u32 %r7, %q2, %r99999;\n ret;";
-    let src = format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
-    );
-    let module = ptx_parser::parse(&src).expect("parses");
-    let ir = crate::ir::lower(
-        &module,
-        module.function("k").expect("kernel"),
-        &Config::default(),
-    )
-    .expect("lowers");
+    let ir = super::lower_kernel("", body);
     assert_eq!(ir.reg_names, vec!["%r99999", "%q2", "%r7"]);
 }
 

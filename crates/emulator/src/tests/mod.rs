@@ -18,6 +18,20 @@ fn run(body: &str, params: &str, cfg: &Config) -> Emulation {
     emulate(&module, "k", cfg).expect("emulation runs")
 }
 
+/// The IR of the kernel `k` with parameters `params` and body `body` (sm_90, 64 threads).
+pub(crate) fn lower_kernel(params: &str, body: &str) -> crate::ir::Ir {
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k({params})\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
+    );
+    let module = ptx_parser::parse(&src).expect("test PTX parses");
+    crate::ir::lower(
+        &module,
+        module.function("k").expect("kernel"),
+        &Config::default(),
+    )
+    .expect("lowers")
+}
+
 fn views(e: &Emulation, t: usize) -> Vec<CommandView> {
     e.program.threads[t]
         .commands
