@@ -476,6 +476,8 @@ impl HappensBefore {
                 *f = (*f).min(i);
             }
         }
+        // Per thread, its earliest command of `obs` (the easiest for a node to follow).
+        let own = first.clone();
         // Per node, once decided: whether it is ordered after some command of `obs`.
         let mut after: Vec<Option<bool>> = vec![None; self.rows.len()];
         for (u, f) in first.iter_mut().enumerate() {
@@ -490,8 +492,7 @@ impl HappensBefore {
                     return true;
                 };
                 let decided = after.get(x.index()).copied().flatten();
-                let is_after = decided
-                    .unwrap_or_else(|| obs.iter().any(|&(t, i)| self.latest_before(x, t) > i));
+                let is_after = decided.unwrap_or_else(|| self.bounds_exceed(x, &own));
                 if let Some(slot) = after.get_mut(x.index()) {
                     *slot = Some(is_after);
                 }
@@ -502,6 +503,38 @@ impl HappensBefore {
             }
         }
         first
+    }
+
+    /// Whether some thread `t` has `latest_before(node, t) > limits[t]` (`limits` has one
+    /// entry per thread; [`NEVER`] is never exceeded): the node's row compared as a whole.
+    fn bounds_exceed(&self, node: DynamicBarrierId, limits: &[u32]) -> bool {
+        let n = self.threads;
+        let row = |r: u32| {
+            let start = r as usize * n;
+            self.bound.get(start..start + n).unwrap_or(&[])
+        };
+        let exceeds = |row: &[u32], limits: &[u32]| row.iter().zip(limits).any(|(b, l)| b > l);
+        match self.rows.get(node.index()) {
+            None => false,
+            Some(&Row::Dense(r)) => exceeds(row(r), limits),
+            Some(&Row::Gather { base, warp, lanes }) => {
+                // The base row outside the warp, the warp's own bounds inside it.
+                let ws = self.warp_size as usize;
+                let first = (warp as usize * ws).min(n);
+                let last = (first + ws).min(n);
+                let base = row(base);
+                let own = self
+                    .lanes
+                    .get(lanes as usize..lanes as usize + (last - first))
+                    .unwrap_or(&[]);
+                exceeds(base.get(..first).unwrap_or(&[]), limits)
+                    || exceeds(
+                        base.get(last..).unwrap_or(&[]),
+                        &limits[last.min(limits.len())..],
+                    )
+                    || exceeds(own, &limits[first.min(limits.len())..])
+            }
+        }
     }
 
     /// The completion positions of copy `g` in other threads than its issuer.

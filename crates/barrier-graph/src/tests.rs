@@ -942,7 +942,23 @@ proptest! {
         prog in arb_program(4, 1, 5, true),
         picks in proptest::collection::vec((0u32..4, 0u32..6), 0..6),
     ) {
-        let Some(hb) = analyze(&prog).happens_before else {
+        first_after_any_matches(&prog, &picks)?;
+    }
+
+    /// The same with warps of two lanes: one-warp nodes keep only their warp's bounds over
+    /// a shared row ([`crate::hb`]'s `Row::Gather`).
+    #[test]
+    fn first_after_any_is_the_least_after_start_with_warps_of_two(
+        prog in arb_program(4, 2, 4, true),
+        picks in proptest::collection::vec((0u32..4, 0u32..5), 0..6),
+    ) {
+        first_after_any_matches(&prog, &picks)?;
+    }
+}
+
+fn first_after_any_matches(prog: &Program, picks: &[(u32, u32)]) -> Result<(), TestCaseError> {
+    {
+        let Some(hb) = analyze(prog).happens_before else {
             return Ok(());
         };
         let obs: Vec<(ThreadId, u32)> = picks
@@ -963,6 +979,7 @@ proptest! {
             prop_assert_eq!(got, naive, "thread {} of {:?}", u, obs);
         }
     }
+    Ok(())
 }
 
 /// The generator finds well-synchronized programs too (so the property is not vacuous).
