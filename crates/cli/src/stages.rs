@@ -622,6 +622,16 @@ fn check(
             race::MAX_RACING_PAIRS_PER_CHUNK
         ));
     }
+    if races.stats.benign_words_capped > 0 {
+        report.notes.push(format!(
+            "{} shared word(s) had more than {} benign instruction pairs: only the first {} \
+             found in each are reported (benign races are warnings; real races there were \
+             still searched for)",
+            races.stats.benign_words_capped,
+            race::MAX_BENIGN_PAIRS_PER_CHUNK,
+            race::MAX_BENIGN_PAIRS_PER_CHUNK
+        ));
+    }
     if races.stats.same_instruction_writes > 0 {
         report.notes.push(format!(
             "{}{} write pair(s) by lanes of one warp in one instruction were not reported: {}",

@@ -131,7 +131,7 @@
 //! could have made it a real race. Likewise the exempt same-instruction write pairs of a chunk are
 //! counted up to [`SAME_INSTRUCTION_CAP`], then reported as "at least" that many.
 //!
-//! Two limits lose instruction pairs, and say so. A word whose search reaches
+//! Two limits lose instruction pairs, and say so (a third drops benign ones). A word whose search reaches
 //! [`Config::max_word_tests`] happens-before tests is not searched further
 //! ([`RaceStats::words_over_budget`]): benign pairs whose values differ from write to write
 //! (a loop storing its trip count, each trip behind a barrier) never saturate, so every
@@ -143,6 +143,11 @@
 //! of that chunk's racing instruction pairs, and the counts of those found become "at
 //! least". The report's length is otherwise quadratic in the instructions: 400 copy
 //! instructions racing on every word are 80,000 instruction pairs, 167 MB of JSON and 20 s.
+//! Benign pairs are bounded the same way without stopping anything: a chunk records at most
+//! [`MAX_BENIGN_PAIRS_PER_CHUNK`] distinct benign instruction pairs
+//! ([`RaceStats::benign_words_capped`] counts the chunks that had more), and its search for
+//! real races goes on; which pairs are kept is the chunk's own order of discovery, so the
+//! report does not depend on how chunks are spread over threads.
 //!
 //! Architecture invariant: this crate does no IO and knows nothing of PTX text; it sees
 //! commands, thread ids and instruction ids.
@@ -189,6 +194,13 @@ pub const SATURATION_RECORDS: u32 = SATURATION * 64;
 /// Distinct racing instruction pairs found in one chunk after which its search stops (see
 /// the crate documentation, *Racy programs*).
 pub const MAX_RACING_PAIRS_PER_CHUNK: usize = 4096;
+
+/// Distinct benign instruction pairs recorded per chunk at most; later ones there are not
+/// reported ([`RaceStats::benign_words_capped`]). Benign pairs are warnings: the search for
+/// real races in the chunk goes on. A word stored by 800 instructions of one value reported
+/// 320,000 warnings (16 s of CPU, most of it recording and printing them; mutation run 44).
+/// Above the 5,151 pairs of the stress inputs that test how benign pairs saturate.
+pub const MAX_BENIGN_PAIRS_PER_CHUNK: usize = 8192;
 
 /// Exempt same-instruction write pairs counted per chunk at most; beyond it the count is a
 /// lower bound ([`RaceStats::same_instruction_writes_at_least`]). They are never races, so
@@ -449,6 +461,10 @@ pub struct RaceStats {
     /// Chunks (4-byte words) whose search stopped after [`MAX_RACING_PAIRS_PER_CHUNK`]
     /// racing instruction pairs: more instruction pairs may race there than reported.
     pub chunks_stopped: u64,
+    /// Chunks in which more than [`MAX_BENIGN_PAIRS_PER_CHUNK`] distinct benign instruction
+    /// pairs were found: the later ones are not in [`RaceReport::benign`] (real races there
+    /// are still searched for and reported).
+    pub benign_words_capped: u64,
     /// Chunks (4-byte words) whose search stopped at [`Config::max_word_tests`]: races
     /// there may be unreported, and the thread-pair counts of those found are lower bounds.
     pub words_over_budget: u64,
@@ -566,7 +582,14 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
             // they stop where it stops.
             let (before, stopped, over) =
                 (acc.naive_pairs, acc.chunks_stopped, acc.words_over_budget);
+            if !acc.chunk_benign.is_empty() {
+                acc.chunk_benign.clear();
+            }
+            acc.benign_capped = false;
             ctx.check_chunk(&entries[range.clone()], &mut acc);
+            if acc.benign_capped {
+                acc.benign_words_capped = acc.benign_words_capped.saturating_add(*run);
+            }
             let naive = acc.naive_pairs - before;
             acc.naive_pairs = acc
                 .naive_pairs
@@ -2228,6 +2251,11 @@ struct Accumulator {
     same_instruction_writes_at_least: bool,
     chunks_stopped: u64,
     words_over_budget: u64,
+    /// The distinct benign instruction pairs recorded in the chunk being checked (at most
+    /// [`MAX_BENIGN_PAIRS_PER_CHUNK`]), and whether a later one was not recorded.
+    chunk_benign: FxHashSet<(InstId, InstId)>,
+    benign_capped: bool,
+    benign_words_capped: u64,
     /// Races recorded ([`Accumulator::record`] calls), for [`HOT_RECORDS`].
     records: u64,
     /// The (lower, higher) instruction pairs recorded since the last [`Vec::clear`], with
@@ -2304,6 +2332,16 @@ impl Accumulator {
             first.inst.min(second.inst),
             first.inst.max(second.inst),
         );
+        if class == Class::Benign && !self.chunk_benign.contains(&(key.1, key.2)) {
+            if self.chunk_benign.len() >= MAX_BENIGN_PAIRS_PER_CHUNK {
+                // Not recorded here: where another chunk records the pair, its count is a
+                // lower bound.
+                self.benign_capped = true;
+                self.skipped.insert((key.1, key.2));
+                return;
+            }
+            self.chunk_benign.insert((key.1, key.2));
+        }
         let rep_key = (first.thread, second.thread, addr, first.index, second.index);
         if class == Class::Race
             && self.saturated.contains(&(key.1, key.2))
@@ -2339,6 +2377,7 @@ impl Accumulator {
         self.same_instruction_writes_at_least |= other.same_instruction_writes_at_least;
         self.chunks_stopped += other.chunks_stopped;
         self.words_over_budget += other.words_over_budget;
+        self.benign_words_capped += other.benign_words_capped;
         self.records += other.records;
         self.skipped.extend(other.skipped);
         for (key, theirs) in other.groups {
@@ -2417,6 +2456,7 @@ impl Accumulator {
                 same_instruction_writes_at_least: self.same_instruction_writes_at_least,
                 chunks_stopped: self.chunks_stopped,
                 words_over_budget: self.words_over_budget,
+                benign_words_capped: self.benign_words_capped,
                 ..RaceStats::default()
             },
         }

@@ -1718,6 +1718,34 @@ fn benign_pairs_do_not_spend_the_racing_pair_budget() {
     assert_eq!(report.benign.len(), 5050);
 }
 
+#[test]
+fn benign_pairs_are_capped_per_word_and_real_races_still_found() {
+    // 130 stores of one value (8,515 benign pairs, more than the cap) in three threads;
+    // thread 2 also reads the word: real races with every store of the others.
+    let mut program = per_thread(3, 1, |t| {
+        let mut c: Vec<Command> = (0..130).map(|i| write(0, 4, i).with_value(1)).collect();
+        if t == 2 {
+            c.push(read(0, 4, 200));
+        }
+        c
+    });
+    program.values = vec![0x2a];
+    let report = find_races(&program, &Unordered, &Config::default());
+    assert_eq!(report.benign.len(), crate::MAX_BENIGN_PAIRS_PER_CHUNK);
+    assert_eq!(report.stats.benign_words_capped, 1);
+    // The read races with each of the 130 store instructions.
+    assert_eq!(report.races.len(), 130);
+    assert_eq!(report.stats.chunks_stopped, 0);
+    // Under the cap nothing is dropped: 100 stores make 5,050 pairs (the test above).
+    let mut small = per_thread(3, 1, |_| {
+        (0..100).map(|i| write(0, 4, i).with_value(1)).collect()
+    });
+    small.values = vec![0x2a];
+    let report = find_races(&small, &Unordered, &Config::default());
+    assert_eq!(report.benign.len(), 5050);
+    assert_eq!(report.stats.benign_words_capped, 0);
+}
+
 /// Each thread's first command happens before every other command of the other threads (a
 /// barrier after it); nothing else is ordered.
 struct FirstBeforeRest;
