@@ -160,6 +160,16 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
         }
     };
     let mut groups: FxHashMap<(InstId, InstId), MissingProxyFence> = FxHashMap::default();
+    // Per thread of the CTA, a bound below which its commands surely happen before the
+    // copies issued at one position: a copy is ordered after everything ordered before its
+    // issue, so the bound of one copy serves every copy issued at the same (issuer, issue)
+    // (the agents of one tensor-core operand or TMA store: thousands per instruction). A
+    // command at or above it, and an agent's write (ordered by completion and sequence
+    // numbers, which differ between copies), is tested exactly. `stamp` says which issue
+    // position `bounds` was filled for.
+    let mut bounds = vec![0u32; n];
+    let mut stamp = vec![0u32; bounds.len()];
+    let (mut epoch, mut position) = (0u32, None);
     for &r in &reads {
         let Some(copy) = program.agent(ThreadId(r as u32)) else {
             continue;
@@ -171,6 +181,31 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
         let from = writes.partition_point(|w| u64::from(w.0) + u64::from(max_len) <= start);
         let (issuer, issue) = (copy.issuer, copy.issue);
         let copy_cmd = (ThreadId(r as u32), 0);
+        if position != Some((issuer, issue)) {
+            position = Some((issuer, issue));
+            epoch = epoch.wrapping_add(1);
+            if epoch == 0 {
+                stamp.fill(0);
+                epoch = 1;
+            }
+        }
+        // Whether command `c` happens before the copy: under the bound, or tested.
+        let mut before_copy = |c: (ThreadId, u32)| {
+            if c.0.index() >= n {
+                return hb.ordered(c, copy_cmd);
+            }
+            let bound = match (bounds.get_mut(c.0.index()), stamp.get_mut(c.0.index())) {
+                (Some(b), Some(s)) => {
+                    if *s != epoch {
+                        *s = epoch;
+                        *b = hb.before_bound(copy_cmd, c.0).unwrap_or(0);
+                    }
+                    *b
+                }
+                _ => 0,
+            };
+            c.1 < bound || hb.ordered(c, copy_cmd)
+        };
         for &(waddr, wlen, t, i) in &writes[from..] {
             if u64::from(waddr) >= end {
                 break;
@@ -179,7 +214,7 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
                 continue;
             }
             let w = (ThreadId(t as u32), i);
-            if !hb.ordered(w, copy_cmd) {
+            if !before_copy(w) {
                 continue; // a race, reported as one
             }
             // The writer's first fence after the write, the issuer's last fence before the
@@ -189,7 +224,7 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
                 .fences(w.0)
                 .iter()
                 .find(|&&p| p > i)
-                .is_some_and(|&p| pos_before(w.0, p, copy_cmd));
+                .is_some_and(|&p| p < len_of(w.0) && before_copy((w.0, p)));
             let fenced = own
                 || program
                     .asyncs

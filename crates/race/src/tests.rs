@@ -931,6 +931,77 @@ fn proxy_fence_not_needed_for_bytes_a_load_overwrote() {
     assert_eq!(missing_proxy_fences(&mk(Some(short)), &hb).len(), 1);
 }
 
+/// [`Listed`] with exact `before_bound`s (the longest prefix of `other`'s commands ordered
+/// before `second`), which `missing_proxy_fences` keeps per issue position.
+struct Bounded<'a>(&'a Listed, &'a Program);
+
+impl HappensBeforeQuery for Bounded<'_> {
+    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
+        self.0.ordered(first, second)
+    }
+
+    fn before_bound(&self, second: (ThreadId, u32), other: ThreadId) -> Option<u32> {
+        let len = self.1.threads.get(other.index())?.commands.len() as u32;
+        Some(
+            (0..len)
+                .take_while(|&i| self.0.ordered((other, i), second))
+                .count() as u32,
+        )
+    }
+}
+
+/// Copies issued at different positions of one thread get their own bounds: a write after
+/// the earlier copy's issue is a race with it (not reported here), a missing fence for the
+/// later copy; thread 1's fenced write is neither.
+#[test]
+fn proxy_fence_bounds_are_per_issue_position() {
+    use weft_program::{AccessKind, AsyncCopy, Proxy};
+    let w = |addr, inst| Command::access(AccessKind::Write, addr, 4, false, InstId(inst));
+    let t0 = ThreadProgram {
+        commands: vec![w(0, 1), w(8, 9), w(0, 5), Command::exit(InstId(6))],
+        end: ThreadEnd::Exited,
+        steps: Vec::new(),
+    };
+    let t1 = ThreadProgram {
+        commands: vec![w(4, 2), Command::exit(InstId(7))],
+        end: ThreadEnd::Exited,
+        steps: Vec::new(),
+    };
+    let mut p = Program::new(CtaShape::linear(2), 1, vec![t0, t1]).expect("valid");
+    let read = |inst| Command::access(AccessKind::Read, 0, 8, false, InstId(inst));
+    // Agent 2 is issued at thread 0's position 3, agent 3 at its position 1.
+    p.asyncs
+        .copies
+        .push(AsyncCopy::new(ThreadId(0), 3, read(3), Proxy::Async));
+    p.asyncs
+        .copies
+        .push(AsyncCopy::new(ThreadId(0), 1, read(4), Proxy::Async));
+    p.asyncs.proxy_fences = vec![Vec::new(), vec![1]];
+    let hb = Listed(vec![
+        ((0, 0), (2, 0)),
+        ((0, 1), (2, 0)),
+        ((0, 2), (2, 0)),
+        ((0, 0), (3, 0)),
+        ((1, 0), (2, 0)),
+        ((1, 1), (2, 0)),
+        ((1, 0), (3, 0)),
+        ((1, 1), (3, 0)),
+    ]);
+    let plain = missing_proxy_fences(&p, &hb);
+    let pairs = |f: &[crate::MissingProxyFence]| -> Vec<(u32, u32, u64)> {
+        let mut v: Vec<_> = f
+            .iter()
+            .map(|x| (x.write.inst.0, x.copy.inst.0, x.pairs))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    // Agent 2: both writes of [0, 4) of thread 0; agent 3: only the first (the second is
+    // after its issue).
+    assert_eq!(pairs(&plain), [(1, 3, 1), (1, 4, 1), (5, 3, 1)]);
+    assert_eq!(missing_proxy_fences(&p, &Bounded(&hb, &p)), plain);
+}
+
 #[test]
 fn benign_pairs_saturate_only_where_every_write_is_the_same() {
     // A mutant of the one-word stress input: every thread stores the same constant once,
