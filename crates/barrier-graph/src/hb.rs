@@ -290,7 +290,6 @@ impl HappensBefore {
         let mut bound: Vec<u32> = Vec::with_capacity(dense_rows.saturating_mul(n));
         let mut rows: Vec<Row> = Vec::with_capacity(nodes.len());
         let mut lanes: Vec<u32> = Vec::new();
-        let mut row = vec![0u32; n];
         let mut zeros: Option<u32> = None;
         let mut zero_row = |bound: &mut Vec<u32>| {
             *zeros.get_or_insert_with(|| {
@@ -356,7 +355,12 @@ impl HappensBefore {
                 });
                 continue;
             }
-            row.fill(0);
+            // The node's row, computed in place at the end of the table: the first
+            // predecessor's row copied, the others' maxima taken (a row of zeros without any).
+            let start = bound.len();
+            bound.resize(start + n, 0);
+            let (done, row) = bound.split_at_mut(start);
+            let mut first_pred = true;
             for &p in ps {
                 if p.index() >= m {
                     continue;
@@ -365,9 +369,14 @@ impl HappensBefore {
                     Row::Dense(r) => (r, None),
                     Row::Gather { base, warp, lanes } => (base, Some((warp, lanes))),
                 };
-                let prow = &bound[r as usize * n..(r as usize + 1) * n];
-                for (x, &y) in row.iter_mut().zip(prow) {
-                    *x = (*x).max(y);
+                let prow = &done[r as usize * n..(r as usize + 1) * n];
+                if first_pred {
+                    row.copy_from_slice(prow);
+                    first_pred = false;
+                } else {
+                    for (x, &y) in row.iter_mut().zip(prow) {
+                        *x = (*x).max(y);
+                    }
                 }
                 if let Some((w, off)) = gather {
                     let first = w as usize * ws as usize;
@@ -387,8 +396,7 @@ impl HappensBefore {
                     *x = (*x).max(e.saturating_add(1));
                 }
             }
-            rows.push(Row::Dense((bound.len() / n.max(1)) as u32));
-            bound.extend_from_slice(&row);
+            rows.push(Row::Dense((start / n.max(1)) as u32));
         }
         let Chains { prev, offsets } = chains;
         let steps = if program.threads.iter().any(|t| !t.steps.is_empty()) {
