@@ -60,6 +60,22 @@ pub(super) enum FastOp {
         d: RegId,
         s: Src,
     },
+    /// `mov` of a register list (`start`, `len` in the IR's operand lists, each a register
+    /// or an immediate) packed into register `d`, `w` bits each (semantics of
+    /// `Machine::mov`).
+    MovPack {
+        w: u8,
+        d: RegId,
+        start: u32,
+        len: u8,
+    },
+    /// `mov` of `s` unpacked into a register list (each a register or `_`), `w` bits each.
+    MovUnpack {
+        w: u8,
+        s: Src,
+        start: u32,
+        len: u8,
+    },
     /// Integer `setp` without a boolean combiner; `q` is `None` when absent.
     Setp {
         cmp: Cmp,
@@ -159,6 +175,38 @@ fn decode(ir: &Ir, pc: u32, inst: &Inst) -> FastOp {
             })
         })(),
         Op::Mov => (|| {
+            // A register list (vector pack or unpack) whose items the fast path reads and
+            // writes as the general interpreter does: registers, immediates, `_`.
+            let list = |o: Option<&Opnd>, sinks: bool| -> Option<(u32, u8)> {
+                let &Opnd::List(start, len) = o? else {
+                    return None;
+                };
+                let fits = len > 0
+                    && ir.list(start, len).iter().all(|x| match x {
+                        Opnd::Reg(_) => true,
+                        Opnd::Imm(_) => !sinks,
+                        Opnd::Sink => sinks,
+                        _ => false,
+                    });
+                Some((start, u8::try_from(len).ok()?)).filter(|_| fits)
+            };
+            let w = |len: u8| bits / len;
+            if let Some((start, len)) = list(ops.get(1), false) {
+                return Some(FastOp::MovPack {
+                    w: w(len),
+                    d: dst(ops.first())?,
+                    start,
+                    len,
+                });
+            }
+            if let Some((start, len)) = list(ops.first(), true) {
+                return Some(FastOp::MovUnpack {
+                    w: w(len),
+                    s: src(ops.get(1))?,
+                    start,
+                    len,
+                });
+            }
             Some(FastOp::Mov {
                 bits: mov_bits(inst.ty),
                 d: dst(ops.first())?,
@@ -454,6 +502,32 @@ impl Machine<'_> {
             FastOp::Mov { bits, d, s } => {
                 let (v, u) = self.get(base, s);
                 self.put(base, d, mask(v, bits), u);
+            }
+            FastOp::MovPack { w, d, start, len } => {
+                // The IR outlives the machine: its list is read in place.
+                let ir = self.ir;
+                let (mut v, mut u) = (0u64, 0u32);
+                for (i, x) in ir.list(start, u32::from(len)).iter().enumerate() {
+                    let (xv, xu) = match *x {
+                        Opnd::Reg(r) => self.get(base, Src::Reg(r)),
+                        Opnd::Imm(k) => (k, 0),
+                        _ => (0, 0),
+                    };
+                    v |= mask(xv, w) << (u32::from(w) * i as u32);
+                    u = self.src.union(u, xu);
+                }
+                self.put(base, d, if u == 0 { v } else { 0 }, u);
+            }
+            FastOp::MovUnpack { w, s, start, len } => {
+                let (v, u) = self.get(base, s);
+                // The parts are other values than the whole: their terms are not `u`'s.
+                let u = self.src.plain(u);
+                let ir = self.ir;
+                for (i, x) in ir.list(start, u32::from(len)).iter().enumerate() {
+                    if let Opnd::Reg(r) = *x {
+                        self.put(base, r, mask(v >> (u32::from(w) * i as u32), w), u);
+                    }
+                }
             }
             FastOp::Setp {
                 cmp,
