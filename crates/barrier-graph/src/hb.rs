@@ -521,7 +521,14 @@ impl HappensBefore {
             let start = r as usize * n;
             self.bound.get(start..start + n).unwrap_or(&[])
         };
-        let exceeds = |row: &[u32], limits: &[u32]| row.iter().zip(limits).any(|(b, l)| b > l);
+        // Branch-free within chunks of 64 (vectorized), a chunk at a time.
+        let exceeds = |row: &[u32], limits: &[u32]| {
+            row.chunks(64).zip(limits.chunks(64)).any(|(r, l)| {
+                r.iter()
+                    .zip(l)
+                    .fold(false, |found, (b, limit)| found | (b > limit))
+            })
+        };
         match self.rows.get(node.index()) {
             None => false,
             Some(&Row::Dense(r)) => exceeds(row(r), limits),
