@@ -445,9 +445,8 @@ impl Machine<'_> {
                 } else if let Some((v, u)) = Self::decided_alu(k, bits, (a, ua), (b, ub)) {
                     self.put(base, d, v, u);
                 } else {
-                    self.terms_off = self.unobserved.get(pc as usize).copied().unwrap_or(false);
-                    let u = self.unknown_alu(k, bits, signed, (a, ua), (b, ub));
-                    self.terms_off = false;
+                    let u =
+                        self.terms_for(pc, |m| m.unknown_alu(k, bits, signed, (a, ua), (b, ub)));
                     let (v, u) = self.settle(0, u);
                     self.put(base, d, v, u);
                 }
@@ -466,9 +465,9 @@ impl Machine<'_> {
                 let (v, u) = if ua | ub | uc == 0 {
                     (mad(a, b, c, bits, signed, MulMode::Lo), 0)
                 } else {
-                    self.terms_off = self.unobserved.get(pc as usize).copied().unwrap_or(false);
-                    let u = self.unknown_mad(bits, signed, MulMode::Lo, (a, ua), (b, ub), (c, uc));
-                    self.terms_off = false;
+                    let u = self.terms_for(pc, |m| {
+                        m.unknown_mad(bits, signed, MulMode::Lo, (a, ua), (b, ub), (c, uc))
+                    });
                     self.settle(0, u)
                 };
                 self.put(base, d, mask(v, bits), u);

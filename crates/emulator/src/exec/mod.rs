@@ -253,10 +253,7 @@ struct Machine<'a> {
     /// Per branch on an unknown predicate: the registers its region names (every register
     /// when the region calls a function), which are all a fork can change.
     fork_regs: FxHashMap<u32, std::rc::Rc<[u32]>>,
-    /// Per instruction: a pure computation whose destination registers cannot be observed
-    /// ([`crate::ir::observed_registers`]): its unknown results need no term.
-    unobserved: Vec<bool>,
-    /// Set while such an instruction computes ([`Machine::unknown_result`] builds no term);
+    /// Set while an instruction that needs no terms computes ([`Machine::terms_for`]);
     /// false otherwise.
     terms_off: bool,
     uninit_shared: u32,
@@ -509,13 +506,6 @@ fn run_once<'a>(
         region_cache: FxHashMap::default(),
         fork_bufs: Vec::new(),
         fork_regs: FxHashMap::default(),
-        // The induction compares the machine's states trip against trip, terms included
-        // (`induct` module): its runs build every term.
-        unobserved: if induct.is_some() {
-            Vec::new()
-        } else {
-            unobserved_insts(ir)
-        },
         terms_off: false,
         uninit_shared,
         trapped: false,
@@ -559,29 +549,6 @@ fn run_once<'a>(
         m.run_threads();
     }
     Ok(m)
-}
-
-/// Per instruction: whether it is a pure computation all of whose destination registers
-/// cannot be observed ([`crate::ir::observed_registers`]).
-fn unobserved_insts(ir: &Ir) -> Vec<bool> {
-    let observed = crate::ir::observed_registers(ir);
-    let mut defs = Vec::new();
-    ir.insts
-        .iter()
-        .map(|inst| {
-            if !inst.op.computes() {
-                return false;
-            }
-            defs.clear();
-            if let Some(&d) = ir.operands(inst).first() {
-                crate::ir::registers(ir, d, &mut defs);
-            }
-            !defs.is_empty()
-                && defs
-                    .iter()
-                    .all(|&r| !observed.get(r).copied().unwrap_or(true))
-        })
-        .collect()
 }
 
 impl Machine<'_> {
@@ -768,9 +735,25 @@ impl Machine<'_> {
 
     /// Executes `inst` at `pc` for thread `t` (its guard holds), dispatching by concern.
     fn exec(&mut self, t: usize, pc: u32, inst: &Inst) {
-        self.terms_off = self.unobserved.get(pc as usize).copied().unwrap_or(false);
-        self.exec_inst(t, pc, inst);
+        self.terms_for(pc, |m| m.exec_inst(t, pc, inst));
+    }
+
+    /// Runs `f`, the computation of instruction `pc`, with [`Machine::unknown_result`]
+    /// building no term when the instruction's results cannot be observed
+    /// (`Ir::unobserved`). Not in the induction's runs, which compare the machine's states
+    /// trip against trip, terms included (`induct` module).
+    #[inline]
+    fn terms_for<R>(&mut self, pc: u32, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.terms_off = self.induct.is_none()
+            && self
+                .ir
+                .unobserved
+                .get(pc as usize)
+                .copied()
+                .unwrap_or(false);
+        let r = f(self);
         self.terms_off = false;
+        r
     }
 
     fn exec_inst(&mut self, t: usize, pc: u32, inst: &Inst) {

@@ -101,6 +101,7 @@ pub(crate) fn lower(
             data: DataLayout::default(),
             asserts: FxHashMap::default(),
             doomed: Vec::new(),
+            unobserved: Vec::new(),
         },
         scopes: Vec::new(),
         func_index: FxHashMap::default(),
@@ -140,6 +141,7 @@ pub(crate) fn lower(
     l.ir.finish_sync_flags(&l.calls);
     l.ir.doomed = super::doomed::doomed(&l.ir);
     l.ir.asserts = super::doomed::assert_sites(&l.ir);
+    l.ir.unobserved = super::observed::unobserved_insts(&l.ir);
     l.ir.compute_ipdoms();
     Ok(l.ir)
 }

@@ -22,7 +22,6 @@ pub(crate) use data::DataLayout;
 pub(crate) use doomed::traps_from;
 pub(crate) use live::{Liveness, liveness, registers};
 pub(crate) use lower::lower;
-pub(crate) use observed::observed_registers;
 pub(crate) use types::*;
 
 /// The lowered kernel.
@@ -62,6 +61,9 @@ pub(crate) struct Ir {
     /// Instructions from which every path traps (`trap`, `__assertfail`) without
     /// synchronizing or exiting: the failing side of an assertion.
     pub doomed: Vec<bool>,
+    /// Per instruction: a pure computation whose destination registers nothing can observe
+    /// (`observed.rs`): its unknown results need no term.
+    pub unobserved: Vec<bool>,
 }
 
 /// Whether the module's `.target` lets the lanes named by a member mask meet at different

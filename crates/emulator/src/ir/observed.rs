@@ -19,8 +19,31 @@
 
 use crate::ir::{Inst, Ir, MemBase, Op, Opnd, Space, registers};
 
+/// Per instruction: whether it is a pure computation all of whose destination registers
+/// cannot be observed (`Ir::unobserved`).
+pub(crate) fn unobserved_insts(ir: &Ir) -> Vec<bool> {
+    let observed = observed_registers(ir);
+    let mut defs = Vec::new();
+    ir.insts
+        .iter()
+        .map(|inst| {
+            if !inst.op.computes() {
+                return false;
+            }
+            defs.clear();
+            if let Some(&d) = ir.operands(inst).first() {
+                registers(ir, d, &mut defs);
+            }
+            !defs.is_empty()
+                && defs
+                    .iter()
+                    .all(|&r| !observed.get(r).copied().unwrap_or(true))
+        })
+        .collect()
+}
+
 /// Per register: whether its value can be observed.
-pub(crate) fn observed_registers(ir: &Ir) -> Vec<bool> {
+fn observed_registers(ir: &Ir) -> Vec<bool> {
     let n = ir.reg_names.len();
     let mut observed = vec![false; n];
     // Per register, the registers the pure computations that write it read.

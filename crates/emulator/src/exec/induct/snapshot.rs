@@ -188,8 +188,7 @@ impl Machine<'_> {
             region_cache: _,
             fork_bufs: _,
             fork_regs: _,
-            // A static table, and a flag that is false between instructions.
-            unobserved: _,
+            // False between instructions.
             terms_off: _,
             uninit_shared: _,
             trapped,
