@@ -136,6 +136,16 @@ pub(super) fn mul_bits(bits: u8, mode: MulMode) -> u8 {
 }
 
 /// The width `mov` masks a scalar value of type `ty` to (1 for predicates).
+/// `v` with part `i` (`w` bits) set from `x`: a register list packed into one register.
+pub(super) fn with_part(v: u64, x: u64, w: u8, i: usize) -> u64 {
+    v | mask(x, w) << (u32::from(w) * i as u32)
+}
+
+/// Part `i` (`w` bits) of `v`: one register of a list `v` is unpacked into.
+pub(super) fn part(v: u64, w: u8, i: usize) -> u64 {
+    mask(v >> (u32::from(w) * i as u32), w)
+}
+
 pub(super) fn mov_bits(ty: Ty) -> u8 {
     if ty.kind == Kind::Pred {
         1
@@ -701,7 +711,7 @@ impl Machine<'_> {
                 let ir = self.ir;
                 for (i, &x) in ir.list(start, len).iter().enumerate() {
                     let (xv, xu) = self.rd(t, x, pc);
-                    v |= mask(xv, w) << (u32::from(w) * i as u32);
+                    v = with_part(v, xv, w, i);
                     u = self.src.union(u, xu);
                 }
                 self.wr(t, d, if u == 0 { v } else { 0 }, u);
@@ -713,7 +723,7 @@ impl Machine<'_> {
                 let u = self.src.plain(u);
                 let ir = self.ir;
                 for (i, &x) in ir.list(start, len).iter().enumerate() {
-                    self.wr(t, x, mask(v >> (u32::from(w) * i as u32), w), u);
+                    self.wr(t, x, part(v, w, i), u);
                 }
             }
             _ => {

@@ -9,7 +9,7 @@
 use weft_program::{AccessKind, Command, InstId};
 
 use super::Machine;
-use super::alu::{Alu, alu, compare, div_rem, mad, mask, mov_bits, sx};
+use super::alu::{Alu, alu, compare, div_rem, mad, mask, mov_bits, part, sx, with_part};
 use super::memory::Mem;
 use super::values::LANES;
 use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, Op, Opnd, RegId, Space};
@@ -512,7 +512,7 @@ impl Machine<'_> {
                         Opnd::Imm(k) => (k, 0),
                         _ => (0, 0),
                     };
-                    v |= mask(xv, w) << (u32::from(w) * i as u32);
+                    v = with_part(v, xv, w, i);
                     u = self.src.union(u, xu);
                 }
                 self.put(base, d, if u == 0 { v } else { 0 }, u);
@@ -524,7 +524,7 @@ impl Machine<'_> {
                 let ir = self.ir;
                 for (i, x) in ir.list(start, u32::from(len)).iter().enumerate() {
                     if let Opnd::Reg(r) = *x {
-                        self.put(base, r, mask(v >> (u32::from(w) * i as u32), w), u);
+                        self.put(base, r, part(v, w, i), u);
                     }
                 }
             }

@@ -42,10 +42,10 @@ pub(super) struct Sources {
     singles: FxHashMap<ValueSource, u32>,
     /// The singleton sets of the sources named by an instruction, at
     /// [`by_instruction`]'s index (0: not yet).
-    loads: Vec<u32>,
+    by_inst: Vec<u32>,
 }
 
-/// Where [`Sources::loads`] keeps the singleton set of `s`, when an instruction names it.
+/// Where [`Sources::by_inst`] keeps the singleton set of `s`, when an instruction names it.
 fn by_instruction(s: &ValueSource) -> Option<usize> {
     const KINDS: usize = 8;
     let (kind, InstId(pc)) = match *s {
@@ -154,7 +154,7 @@ impl Sources {
             terms: Terms::default(),
             results: Vec::new(),
             singles: FxHashMap::default(),
-            loads: Vec::new(),
+            by_inst: Vec::new(),
         }
     }
 
@@ -217,7 +217,7 @@ impl Sources {
         // shared load...) is found by its instruction, without hashing the source: every
         // `cp.async`, global load and float operation asks for one.
         let slot = by_instruction(&s);
-        if let Some(&id) = slot.and_then(|k| self.loads.get(k))
+        if let Some(&id) = slot.and_then(|k| self.by_inst.get(k))
             && id != 0
         {
             return id;
@@ -231,10 +231,10 @@ impl Sources {
             }
         };
         if let Some(k) = slot {
-            if self.loads.len() <= k {
-                self.loads.resize(k + 1, 0);
+            if self.by_inst.len() <= k {
+                self.by_inst.resize(k + 1, 0);
             }
-            self.loads[k] = id;
+            self.by_inst[k] = id;
         }
         id
     }
