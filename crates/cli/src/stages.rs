@@ -624,12 +624,11 @@ fn check(
     }
     if races.stats.benign_words_capped > 0 {
         report.notes.push(format!(
-            "{} shared word(s) had more than {} benign instruction pairs: only the first {} \
-             found in each are reported (benign races are warnings; real races there were \
-             still searched for)",
+            "{} shared word(s) had more than {cap} benign instruction pairs: only the first \
+             {cap} found in each are reported (benign races are warnings; real races there \
+             were still searched for)",
             races.stats.benign_words_capped,
-            race::MAX_BENIGN_PAIRS_PER_CHUNK,
-            race::MAX_BENIGN_PAIRS_PER_CHUNK
+            cap = race::MAX_BENIGN_PAIRS_PER_CHUNK
         ));
     }
     if races.stats.same_instruction_writes > 0 {

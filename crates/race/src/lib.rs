@@ -582,10 +582,6 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
             // they stop where it stops.
             let (before, stopped, over) =
                 (acc.naive_pairs, acc.chunks_stopped, acc.words_over_budget);
-            if !acc.chunk_benign.is_empty() {
-                acc.chunk_benign.clear();
-            }
-            acc.benign_capped = false;
             ctx.check_chunk(&entries[range.clone()], &mut acc);
             if acc.benign_capped {
                 acc.benign_words_capped = acc.benign_words_capped.saturating_add(*run);
@@ -804,6 +800,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
     }
 
     fn check_chunk(&self, entries: &[Entry], acc: &mut Accumulator) {
+        // The benign pairs recorded here count against this chunk's cap only.
+        if !acc.chunk_benign.is_empty() {
+            acc.chunk_benign.clear();
+        }
+        acc.benign_capped = false;
         let Some(first) = entries.first() else {
             return;
         };

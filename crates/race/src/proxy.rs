@@ -151,14 +151,6 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
             p > 0 && hb.ordered(a, (v, p - 1))
         }
     };
-    // Whether position `p` of thread `v` happens before command `b`.
-    let pos_before = |v: ThreadId, p: u32, b: (ThreadId, u32)| {
-        if b.0 == v {
-            p <= b.1
-        } else {
-            p < len_of(v) && hb.ordered((v, p), b)
-        }
-    };
     let mut groups: FxHashMap<(InstId, InstId), MissingProxyFence> = FxHashMap::default();
     // Per thread of the CTA, a bound below which its commands surely happen before the
     // copies issued at one position: a copy is ordered after everything ordered before its
@@ -189,10 +181,14 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
                 epoch = 1;
             }
         }
-        // Whether command `c` happens before the copy: under the bound, or tested.
+        // Whether command (or position) `c` happens before the copy: under the bound, or
+        // tested; a position past the end of its thread's program happens before nothing.
         let mut before_copy = |c: (ThreadId, u32)| {
             if c.0.index() >= n {
                 return hb.ordered(c, copy_cmd);
+            }
+            if c.1 >= len_of(c.0) {
+                return false;
             }
             let bound = match (bounds.get_mut(c.0.index()), stamp.get_mut(c.0.index())) {
                 (Some(b), Some(s)) => {
@@ -224,7 +220,7 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
                 .fences(w.0)
                 .iter()
                 .find(|&&p| p > i)
-                .is_some_and(|&p| p < len_of(w.0) && before_copy((w.0, p)));
+                .is_some_and(|&p| before_copy((w.0, p)));
             let fenced = own
                 || program
                     .asyncs
@@ -236,7 +232,7 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
                 || fenced_threads.iter().any(|&v| {
                     let fs = program.asyncs.fences(v);
                     let k = fs.partition_point(|&p| !before_pos(w, v, p));
-                    fs.get(k).is_some_and(|&p| pos_before(v, p, copy_cmd))
+                    fs.get(k).is_some_and(|&p| before_copy((v, p)))
                 });
             if fenced {
                 continue;
