@@ -957,27 +957,25 @@ proptest! {
 }
 
 fn first_after_any_matches(prog: &Program, picks: &[(u32, u32)]) -> Result<(), TestCaseError> {
-    {
-        let Some(hb) = analyze(prog).happens_before else {
-            return Ok(());
-        };
-        let obs: Vec<(ThreadId, u32)> = picks
+    let Some(hb) = analyze(prog).happens_before else {
+        return Ok(());
+    };
+    let obs: Vec<(ThreadId, u32)> = picks
+        .iter()
+        .filter_map(|&(x, i)| {
+            let len = prog.threads.get(x as usize)?.commands.len() as u32;
+            (len > 0).then_some((t(x), i % len))
+        })
+        .collect();
+    let fast = hb.first_after_any(&obs);
+    prop_assert_eq!(fast.len(), prog.threads.len());
+    for (u, &got) in fast.iter().enumerate() {
+        let naive = obs
             .iter()
-            .filter_map(|&(x, i)| {
-                let len = prog.threads.get(x as usize)?.commands.len() as u32;
-                (len > 0).then_some((t(x), i % len))
-            })
-            .collect();
-        let fast = hb.first_after_any(&obs);
-        prop_assert_eq!(fast.len(), prog.threads.len());
-        for (u, &got) in fast.iter().enumerate() {
-            let naive = obs
-                .iter()
-                .filter_map(|&w| hb.after_start(w, t(u as u32)))
-                .min()
-                .unwrap_or(u32::MAX);
-            prop_assert_eq!(got, naive, "thread {} of {:?}", u, obs);
-        }
+            .filter_map(|&w| hb.after_start(w, t(u as u32)))
+            .min()
+            .unwrap_or(u32::MAX);
+        prop_assert_eq!(got, naive, "thread {} of {:?}", u, obs);
     }
     Ok(())
 }

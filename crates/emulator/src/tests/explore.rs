@@ -4,9 +4,7 @@ use crate::{Config, Emulation, Expr, Why, emulate, explore};
 use weft_program::{BarrierOp, CommandView};
 
 fn module(body: &str, params: &str) -> String {
-    format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k({params})\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
-    )
+    super::kernel_source(params, body)
 }
 
 /// `bar.sync 0` once per trip of a loop bounded by `n` (param 0); the trip count is

@@ -392,9 +392,7 @@ L:
     // registers instructions name take room: 4000 of them x 64 threads.
     let uses: String = (0..4000).map(|k| format!(" mov.u32 %r{k}, 0;\n")).collect();
     let body = format!(".reg .b32 %r<1000000>;\n{uses} ret;");
-    let src = format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
-    );
+    let src = super::kernel_source("", &body);
     let module = ptx_parser::parse(&src).expect("parses");
     let err = crate::emulate(&module, "k", &cfg).expect_err("over budget");
     assert!(

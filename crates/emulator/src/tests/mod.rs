@@ -10,19 +10,23 @@ use crate::{
 };
 use weft_program::InstId;
 
-fn run(body: &str, params: &str, cfg: &Config) -> Emulation {
-    let src = format!(
+/// The module of one kernel `k` (sm_90, at most 64 threads) with parameters `params` and
+/// body `body`.
+pub(crate) fn kernel_source(params: &str, body: &str) -> String {
+    format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k({params})\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
-    );
+    )
+}
+
+fn run(body: &str, params: &str, cfg: &Config) -> Emulation {
+    let src = kernel_source(params, body);
     let module = ptx_parser::parse(&src).expect("test PTX parses");
     emulate(&module, "k", cfg).expect("emulation runs")
 }
 
 /// The IR of the kernel `k` with parameters `params` and body `body` (sm_90, 64 threads).
 pub(crate) fn lower_kernel(params: &str, body: &str) -> crate::ir::Ir {
-    let src = format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k({params})\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
-    );
+    let src = kernel_source(params, body);
     let module = ptx_parser::parse(&src).expect("test PTX parses");
     crate::ir::lower(
         &module,
