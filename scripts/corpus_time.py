@@ -13,6 +13,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from bench import ms
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -26,13 +28,13 @@ def fastest(weft, entry, repeat):
         cmd += entry.get("args", []) + ["--stats"]
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         out = p.stdout + p.stderr
-        total = re.search(r"total ([\d.]+) (m?s)", out)
+        total = re.search(r"total ([\d.]+ m?s)", out)
         rss = re.search(r"MAXRSS (\d+)", out)
         if not total or not rss:
             return None
-        ms = float(total.group(1)) * (1.0 if total.group(2) == "ms" else 1000.0)
-        if best is None or ms < best[0]:
-            best = (ms, int(rss.group(1)) // 1024)
+        t = ms(total.group(1))
+        if best is None or t < best[0]:
+            best = (t, int(rss.group(1)) // 1024)
     return best
 
 
