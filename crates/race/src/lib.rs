@@ -269,7 +269,8 @@ pub trait HappensBeforeQuery: Sync {
     fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool;
 
     /// Optionally, a bound `n` such that the commands of `other` that happen before `second`
-    /// are exactly those with index `< n`, for threads of different warps. Lets a merge find
+    /// are exactly those with index `< n`, for threads of different warps, and for lanes of
+    /// one warp when either has no warp steps ([`weft_program::ThreadProgram::steps`]). Lets a merge find
     /// `L(b)` with one lookup instead of one [`ordered`](Self::ordered) test per step.
     fn before_bound(&self, _second: (ThreadId, u32), _other: ThreadId) -> Option<u32> {
         None

@@ -1002,6 +1002,83 @@ fn proxy_fence_bounds_are_per_issue_position() {
     assert_eq!(missing_proxy_fences(&p, &Bounded(&hb, &p)), plain);
 }
 
+proptest! {
+    /// With exact per-position bounds ([`Bounded`] over a relation in which what happens
+    /// before a copy is a prefix of each thread, the same for every copy of one issue
+    /// position), `missing_proxy_fences` tests only the writes below a thread's bound whose
+    /// own next fence is not: the same findings as testing every pair ([`Listed`], no
+    /// bounds). Warps of 1 and 2 lanes, with and without warp steps.
+    #[test]
+    fn proxy_fence_candidates_match_testing_every_pair(
+        warp in 1u32..=2,
+        stepped in any::<bool>(),
+        threads in prop::collection::vec(
+            prop::collection::vec((0u32..4, 0u32..3, any::<bool>()), 1..6),
+            2..=4,
+        ),
+        copies in prop::collection::vec((0usize..4, 0u32..6, 0u32..4, 1u32..3), 1..6),
+        cuts in prop::collection::vec(0u32..7, 16),
+        links in prop::collection::vec((0usize..4, 0u32..6, 0usize..4, 0u32..6), 0..6),
+    ) {
+        use weft_program::{AccessKind, AsyncCopy, Proxy};
+        let n = threads.len();
+        // Per thread: (word, write or fence, 4 or 8 bytes) per step.
+        let mut fences = vec![Vec::new(); n];
+        let programs: Vec<ThreadProgram> = threads
+            .iter()
+            .enumerate()
+            .map(|(t, steps)| {
+                let mut commands = Vec::new();
+                for (k, &(word, kind, wide)) in steps.iter().enumerate() {
+                    if kind == 0 {
+                        fences[t].push(commands.len() as u32);
+                        commands.push(Command::access(AccessKind::Read, 64, 4, false, InstId(90)));
+                    } else {
+                        let len = if wide { 8 } else { 4 };
+                        let inst = InstId((t * 10 + k) as u32);
+                        commands.push(Command::access(AccessKind::Write, word * 4, len, false, inst));
+                    }
+                }
+                commands.push(Command::exit(InstId(99)));
+                let steps = if stepped { (0..commands.len() as u32).collect() } else { Vec::new() };
+                ThreadProgram { commands, end: ThreadEnd::Exited, steps }
+            })
+            .collect();
+        let lens: Vec<u32> = programs.iter().map(|p| p.commands.len() as u32).collect();
+        let mut p = Program::new(CtaShape::linear(n as u32), warp, programs).expect("valid");
+        p.asyncs.proxy_fences = fences;
+        // Happens-before: program order, a few thread-to-thread pairs, and per copy the
+        // prefix of each thread below its position's cut (the issuer: below the issue).
+        let mut pairs = Vec::new();
+        for &(a, i, b, j) in &links {
+            let (a, b) = (a % n, b % n);
+            if a != b {
+                pairs.push(((a as u32, i % lens[a]), (b as u32, j % lens[b])));
+            }
+        }
+        let mut positions: Vec<(usize, u32)> = Vec::new();
+        for (g, &(issuer, issue, word, words)) in copies.iter().enumerate() {
+            let issuer = issuer % n;
+            let issue = issue % lens[issuer];
+            let read = Command::access(AccessKind::Read, word * 4, words * 4, false, InstId(50 + g as u32));
+            p.asyncs.copies.push(AsyncCopy::new(ThreadId(issuer as u32), issue, read, Proxy::Async));
+            let k = positions.iter().position(|&q| q == (issuer, issue)).unwrap_or_else(|| {
+                positions.push((issuer, issue));
+                positions.len() - 1
+            });
+            for t in 0..n {
+                let bound = if t == issuer { issue } else { cuts[(k * 4 + t) % cuts.len()] % (lens[t] + 1) };
+                for i in 0..bound {
+                    pairs.push(((t as u32, i), ((n + g) as u32, 0)));
+                }
+            }
+        }
+        let hb = Listed(pairs);
+        let plain = missing_proxy_fences(&p, &hb);
+        prop_assert_eq!(missing_proxy_fences(&p, &Bounded(&hb, &p)), plain);
+    }
+}
+
 #[test]
 fn benign_pairs_saturate_only_where_every_write_is_the_same() {
     // A mutant of the one-word stress input: every thread stores the same constant once,
