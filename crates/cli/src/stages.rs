@@ -435,6 +435,8 @@ fn coverage(x: &emulator::Exploration, ranges: &[String]) -> report::Coverage {
             }),
             _ => None,
         },
+        // Every variable a choice met: explored on some path, or only left out (a path
+        // abandoned at its first choice on it explored none of its values).
         variables: x
             .coverage
             .explored
@@ -445,6 +447,18 @@ fn coverage(x: &emulator::Exploration, ranges: &[String]) -> report::Coverage {
                 explored: pairs(s),
                 not_explored: not_explored(v),
             })
+            .chain(
+                x.coverage
+                    .not_explored
+                    .iter()
+                    .filter(|(v, _)| !x.coverage.explored.iter().any(|(w, _)| w == v))
+                    .map(|(v, s)| report::CoverageVariable {
+                        term: reasons::expr(&v.expr),
+                        bits: v.bits,
+                        explored: Vec::new(),
+                        not_explored: pairs(s),
+                    }),
+            )
             .collect(),
         failing_inputs: if x.failed {
             x.emulation

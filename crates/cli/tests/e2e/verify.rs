@@ -505,6 +505,42 @@ fn explored_sizes_report_their_coverage() {
     assert!(pinned.json()["kernels"][0]["coverage"].is_null());
 }
 
+/// A path abandoned at its first choice on a variable (no witness for either side) leaves
+/// that variable's values unexplored with none explored: the coverage lists it, and the
+/// bounded verdict's "except those with these values" names it (it listed only variables
+/// some path had explored, so the exception named nothing).
+#[test]
+fn a_variable_no_path_explored_is_listed_as_not_explored() {
+    let root = repo_root();
+    let fixture = "crates/cli/tests/fixtures/abandoned_variable.ptx";
+    let run = weft_in(&root, &[fixture, "--format", "json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let doc = run.json();
+    check_schema(&doc);
+    let c = &doc["kernels"][0]["coverage"];
+    assert_eq!(c["complete"], false, "{c}");
+    let vars = c["variables"].as_array().expect("variables");
+    let sum = vars
+        .iter()
+        .find(|v| {
+            v["term"]
+                .as_str()
+                .is_some_and(|t| t.contains("param 4 (e)"))
+        })
+        .unwrap_or_else(|| panic!("the five-field sum is listed: {c}"));
+    assert_eq!(sum["explored"], serde_json::json!([]), "{c}");
+    assert_eq!(
+        sum["not_explored"],
+        serde_json::json!([[0u64, 4294967295u64]]),
+        "{c}"
+    );
+    let text = weft_in(&root, &[fixture]);
+    assert!(
+        text.stdout.contains("+ param 4 (e)) = 0..=4294967295"),
+        "{text:?}"
+    );
+}
+
 /// The periodicity of the explored programs (docs/induction.md §3) is evidence in the
 /// coverage; a verdict for the values not explored comes only from the induction over
 /// the trip count (docs/induction.md): the pipeline (period 2, its two stages) is verified
