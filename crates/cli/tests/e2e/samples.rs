@@ -108,7 +108,8 @@ fn manifest_verdicts() {
 ///   `complete` false), never a verdict for every value;
 /// - `periodicity_contains`: a text the coverage's periodicity reason contains;
 /// - `induction`: whether the induction over the trip count concluded (docs/induction.md);
-/// - `failing_input`: the value of the (one) parameter field the failing path was found with.
+/// - `failing_input`: the value of the (one) parameter field the failing path was found with,
+///   or the values of its fields in the report's order.
 fn check_details(expect: &Value, kernel: &Value) -> Vec<String> {
     let mut failures = Vec::new();
     let strings = |v: &Value| -> Vec<String> {
@@ -185,15 +186,19 @@ fn check_details(expect: &Value, kernel: &Value) -> Vec<String> {
             ));
         }
     }
-    if let Some(want) = expect["failing_input"].as_u64() {
+    let want: Option<Vec<u64>> = match &expect["failing_input"] {
+        Value::Array(values) => Some(values.iter().filter_map(Value::as_u64).collect()),
+        v => v.as_u64().map(|x| vec![x]),
+    };
+    if let Some(want) = want {
         let got: Vec<u64> = coverage["failing_inputs"]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(|v| v["value"].as_u64())
             .collect();
-        if got != [want] {
-            failures.push(format!("expected failing input {want}, got {got:?}"));
+        if got != want {
+            failures.push(format!("expected failing inputs {want:?}, got {got:?}"));
         }
     }
     if let Some(ranges) = expect["threads"].as_array() {

@@ -538,7 +538,11 @@ impl Machine<'_> {
     }
 
     /// [`Machine::witness`]'s search, with at most `budget` term nodes evaluated: the witness
-    /// found and the evaluations made.
+    /// found and the evaluations made. The variables fall into groups that share no field
+    /// (a field read both signed and unsigned counts as one): each group is searched on its
+    /// own ([`Machine::find_group_witness`]), and the witness is theirs together (a path's
+    /// exit on `m <= 0 || n <= 0` and its trip count over `min(k, gk)` are two groups of two
+    /// fields, not one of four, whose proposals ran out before `m` left 0).
     fn find_witness(
         &self,
         key: (TermId, u8),
@@ -546,12 +550,6 @@ impl Machine<'_> {
         budget: u64,
     ) -> (Option<Vec<(TermId, u64)>>, u64) {
         let terms = &self.src.terms;
-        let work = std::cell::Cell::new(0u64);
-        let eval = |t: TermId, known: &FxHashMap<TermId, u64>, memo: &mut FxHashMap<_, _>| {
-            // A term's size bounds the nodes its evaluation visits.
-            work.set(work.get() + u64::from(terms.size(t)));
-            terms.eval(t, known, memo)
-        };
         let mut vars: Vec<(VarKey, &[(u64, u64)])> = self
             .choices
             .store
@@ -573,29 +571,141 @@ impl Machine<'_> {
             }
             var_leaves.push(l);
         }
+        if leaves.is_empty() {
+            return (None, 0);
+        }
+        // Groups: a union-find over the leaves, joined by shared variables and shared bytes.
+        let bytes_of = |l: TermId| match terms.node(l) {
+            Node::Param { off, size, .. } => Some((off, size)),
+            _ => None,
+        };
+        let mut parent: Vec<usize> = (0..leaves.len()).collect();
+        fn root(parent: &mut [usize], mut k: usize) -> usize {
+            while parent[k] != k {
+                parent[k] = parent[parent[k]];
+                k = parent[k];
+            }
+            k
+        }
+        let index = |leaf: &TermId| leaves.iter().position(|x| x == leaf).unwrap_or(0);
+        for l in &var_leaves {
+            if let Some(first) = l.first() {
+                let a = root(&mut parent, index(first));
+                for x in &l[1..] {
+                    let b = root(&mut parent, index(x));
+                    parent[b] = a;
+                }
+            }
+        }
+        for k in 0..leaves.len() {
+            if let Some(j) = (0..k)
+                .find(|&j| bytes_of(leaves[k]).is_some_and(|b| bytes_of(leaves[j]) == Some(b)))
+            {
+                let (a, b) = (root(&mut parent, j), root(&mut parent, k));
+                parent[b] = a;
+            }
+        }
+        let mut work = 0u64;
+        let mut found: Vec<(TermId, u64)> = Vec::with_capacity(leaves.len());
+        let mut done = vec![false; leaves.len()];
+        for k in 0..leaves.len() {
+            let r = root(&mut parent, k);
+            if done[r] {
+                continue;
+            }
+            done[r] = true;
+            let group_leaves: Vec<TermId> = (0..leaves.len())
+                .filter(|&j| root(&mut parent, j) == r)
+                .map(|j| leaves[j])
+                .collect();
+            let (group_vars, group_var_leaves): (Vec<_>, Vec<_>) = vars
+                .iter()
+                .zip(&var_leaves)
+                .filter(|(_, l)| l.first().is_some_and(|x| group_leaves.contains(x)))
+                .map(|(v, l)| (*v, l.clone()))
+                .unzip();
+            let (w, spent) = self.find_group_witness(
+                &group_vars,
+                &group_var_leaves,
+                &group_leaves,
+                budget.saturating_sub(work),
+            );
+            work = work.saturating_add(spent);
+            match w {
+                Some(w) => found.extend(w),
+                None => return (None, work),
+            }
+        }
+        // A variable of no field (a constant term) holds or not.
+        let mut known = FxHashMap::default();
+        for &(leaf, v) in &found {
+            known.insert(leaf, self.field_value(leaf, v));
+        }
+        let mut memo = FxHashMap::default();
+        for (((base, bits), set), l) in vars.iter().zip(&var_leaves) {
+            if l.is_empty() {
+                work = work.saturating_add(u64::from(terms.size(*base)));
+                let holds = terms.eval(*base, &known, &mut memo).is_some_and(|x| {
+                    let x = x & top(*bits);
+                    set.iter().any(|&(lo, hi)| lo <= x && x <= hi)
+                });
+                if !holds {
+                    return (None, work);
+                }
+            }
+        }
+        // In the order of the leaves (first variable first).
+        found.sort_by_key(|&(leaf, _)| leaves.iter().position(|&x| x == leaf));
+        (Some(found), work)
+    }
+
+    /// The register value of a field (`leaf`) that reads `v`.
+    fn field_value(&self, leaf: TermId, v: u64) -> u64 {
+        let (w, signed) = self.src.terms.natural(leaf);
+        if signed { sx(v, w) as u64 } else { v }
+    }
+
+    /// The search of [`Machine::find_witness`] over one group: `vars` (with their fields
+    /// `var_leaves`) read only the fields `leaves`, at most four. It proposes, per field,
+    /// small values, the bounds of the sets of variables over that field alone and, where a
+    /// term crosses a bound of its set, the field value there (binary search, assuming the
+    /// term grows with the field; for a term over several fields, with all of them equal),
+    /// and checks each proposal exactly by evaluating every term; the first proposal that
+    /// passes, in increasing order, wins.
+    fn find_group_witness(
+        &self,
+        vars: &[(VarKey, &[(u64, u64)])],
+        var_leaves: &[Vec<TermId>],
+        leaves: &[TermId],
+        budget: u64,
+    ) -> (Option<Vec<(TermId, u64)>>, u64) {
+        let terms = &self.src.terms;
+        let work = std::cell::Cell::new(0u64);
+        let eval = |t: TermId, known: &FxHashMap<TermId, u64>, memo: &mut FxHashMap<_, _>| {
+            // A term's size bounds the nodes its evaluation visits.
+            work.set(work.get() + u64::from(terms.size(t)));
+            terms.eval(t, known, memo)
+        };
         if leaves.is_empty() || leaves.len() > 4 {
             return (None, 0);
         }
-        // The register value of a field that reads `v`.
-        let value_of = |leaf: TermId, v: u64| {
-            let (w, signed) = terms.natural(leaf);
-            if signed { sx(v, w) as u64 } else { v }
-        };
+        let value_of = |leaf: TermId, v: u64| self.field_value(leaf, v);
         // One map of field values and one memo, cleared per evaluation (not allocated).
         let mut known = FxHashMap::default();
         let mut memo = FxHashMap::default();
         let mut cands: Vec<Vec<u64>> = Vec::with_capacity(leaves.len());
-        for &leaf in &leaves {
+        for &leaf in leaves {
             let (w, _) = terms.natural(leaf);
             let max = top(w);
             let half = top(w.saturating_sub(1).max(1));
             let mut c: Vec<u64> = (0..=8).chain((4..31).map(|s| 1u64 << s)).collect();
-            for (((base, bits), set), l) in vars.iter().zip(&var_leaves) {
-                if l.as_slice() != [leaf] {
+            for (((base, bits), set), l) in vars.iter().zip(var_leaves) {
+                if !l.contains(&leaf) {
                     continue;
                 }
+                let alone = l.as_slice() == [leaf];
                 for &(lo, hi) in set.iter() {
-                    if *base == leaf && *bits >= w {
+                    if alone && *base == leaf && *bits >= w {
                         // The first and last 16 values of the interval: every residue of a
                         // remainder (`n & 15` at most) the path may also fix.
                         c.extend((0..16).map(|d| lo.saturating_add(d).min(hi)));
@@ -603,10 +713,13 @@ impl Machine<'_> {
                         continue;
                     }
                     // The smallest field value whose term reads at least `x`, assuming the
-                    // term grows with the field over 0..=half.
+                    // term grows with the field over 0..=half (every field of the term set
+                    // to that value: `min(k, gk)` crosses where both do).
                     let mut f = |v: u64| {
                         known.clear();
-                        known.insert(leaf, value_of(leaf, v));
+                        for &x in l {
+                            known.insert(x, value_of(x, v.min(top(terms.natural(x).0))));
+                        }
                         memo.clear();
                         eval(*base, &known, &mut memo).map(|x| x & top(*bits))
                     };
