@@ -20,7 +20,11 @@
 # - FlashAttention-4's forward kernels for sm_90a and sm_100a (flash-attn-4 and quack-kernels
 #   wheels downloaded, not installed; compiled without torch by corpus/src/fa4_kernels.py).
 # - FlashInfer's Hopper prefill attention (headers and CUTLASS from the flashinfer-python
-#   wheel), instantiated by corpus/src/flashinfer_prefill_sm90.cu.
+#   wheel), instantiated by corpus/src/flashinfer_prefill_sm90.cu, and its single-request
+#   decode attention for sm_80 (cp.async pipeline), instantiated by
+#   corpus/src/flashinfer_decode_sm80.cu.
+# - The classic CUTLASS 2.x Ampere GEMM (cutlass::gemm::device::Gemm, Sm80, OpClassTensorOp,
+#   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu.
 #
 # Every compile runs under `timeout`; a failing one is reported and skipped, the others
 # still build.  The script exits 1 if any compile failed (after building the rest).
@@ -101,6 +105,19 @@ else
     failed+=("cutlass-sm100-tma-warpspecialized")
 fi
 
+# The classic CUTLASS 2.x Ampere GEMM (cutlass::gemm::device::Gemm<..., OpClassTensorOp, Sm80>
+# with its default configuration: 128x256x64 tile, 8 warps, 3-stage cp.async MmaMultistage
+# mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu and compiled from the package's
+# headers as shipped (no -DNDEBUG).
+if [ -n "$cutlass_inc" ]; then
+    compile cutlass-sm80-gemm-multistage corpus/src/cutlass_sm80_gemm.cu \
+        "$nvcc" -ptx -lineinfo -arch=sm_80 --std=c++17 -I"$cutlass_inc" \
+        --expt-relaxed-constexpr corpus/src/cutlass_sm80_gemm.cu -o "$out/cutlass-sm80-gemm-multistage.ptx"
+else
+    echo "corpus: FAILED cutlass-sm80-gemm-multistage (no CUTLASS headers)" >&2
+    failed+=("cutlass-sm80-gemm-multistage")
+fi
+
 # A CUTLASS example exactly as the package ships it (host code, reference kernels, asserts,
 # cluster launch): its `main` includes curand, whose headers come from nvidia-curand.
 if ! $py -m pip show -q nvidia-curand >/dev/null 2>&1; then
@@ -128,6 +145,7 @@ compile_triton triton-softmax softmax
 compile_triton triton-matmul matmul
 compile_triton triton-matmul-ws-sm90 matmul-ws-sm90
 compile_triton triton-matmul-ws-sm100 matmul-ws-sm100
+compile_triton triton-layernorm-bwd layernorm-bwd
 compile_triton_attention() { # name which
     compile "$1" corpus/src/triton_attention.py $py corpus/src/triton_attention.py "$2" "$out/$1.ptx"
 }
@@ -214,6 +232,17 @@ compile flashinfer-prefill-sm90 corpus/src/flashinfer_prefill_sm90.cu \
     -I"$fi_data/cutlass/tools/util/include" corpus/src/flashinfer_prefill_sm90.cu \
     -o "$out/flashinfer-prefill-sm90.ptx"
 
+# FlashInfer's single-request decode attention (SingleDecodeWithKVCacheKernel, cp.async
+# pipeline), instantiated by corpus/src/flashinfer_decode_sm80.cu from its JIT templates; the
+# flags of FlashInfer's JIT (-O3 -DNDEBUG -use_fast_math) for sm_80 (its decode modules carry
+# no arch-specific flags). The PTX holds the kernel for every GQA group size and stage count
+# the dispatch knows; the manifest checks the MHA one (group size 1, 2 stages).
+compile flashinfer-decode-sm80 corpus/src/flashinfer_decode_sm80.cu \
+    "$nvcc" -ptx -lineinfo -arch=sm_80 --std=c++17 -O3 -DNDEBUG -use_fast_math \
+    --expt-relaxed-constexpr -DFLASHINFER_ENABLE_F16 -diag-suppress 20012,1444,177 \
+    -I"$fi_data/include" -I"$fi_data/cutlass/include" corpus/src/flashinfer_decode_sm80.cu \
+    -o "$out/flashinfer-decode-sm80.ptx"
+
 # Manifest: kernel names and CTA shapes are read from the PTX (.entry, .maxntid/.reqntid).
 $py - "$out/manifest.json" "${built[@]}" <<'PY'
 import json, re, sys
@@ -253,6 +282,23 @@ for line in sys.argv[2:]:
                "tile scheduler), fp16, 128x128x64 1-SM tile, cluster 1x1x1; M=N=128, K=256, beta "
                "= 0, no source C. Its persistent loop asks the hardware for more work with "
                "clusterlaunchcontrol.try_cancel, which weft does not model: it must say so.")
+    elif name == "cutlass-sm80-gemm-multistage":
+        # No .maxntid in the PTX: the kernel's 8 warps (128x256 tile of 64x64 warp tiles).
+        # kernel::Gemm::Params (cutlass/gemm/kernel/gemm.h): problem_size M, N, K (i32 @0, 4,
+        # 8), grid_tiled_shape (@12, 16, 20), swizzle_log_tile (@24), ..., the epilogue's
+        # LinearCombination params (alpha @288, beta @292, alpha_ptr @296, beta_ptr @304,
+        # alpha_ptr_array @312, beta_ptr_array @320), gemm_k_size (@336).
+        # Fixed: beta = 0 with null beta pointers (the epilogue reads no source C: weft's
+        # unverifiable report names these fields). Explored: the grid of tiles (an early exit
+        # for CTAs past it), K and gemm_k_size (CTA 0 reads min(K, gemm_k_size); the host
+        # sets gemm_k_size to K rounded up to 64 without split-K).
+        args = ["--threads", "256",
+                "--param", "0+292:f32=0", "--param", "0+304:u64=0", "--param", "0+320:u64=0"]
+        why = ("CUTLASS 2.x Ampere GEMM (cutlass::gemm::device::Gemm, arch::Sm80, "
+               "OpClassTensorOp, default configuration): fp16 row-major A x column-major B -> "
+               "fp16, fp32 accumulation, 128x256x64 tile, 8 warps, 3-stage MmaMultistage "
+               "mainloop (cp.async.commit_group / wait_group + __syncthreads), shared-memory "
+               "epilogue; compiled as shipped (no -DNDEBUG). Sizes explored; beta = 0.")
     elif name.startswith("cutlass"):
         # CUTLASS passes one by-value Params struct: mode (u32 @0), then the problem shape
         # (M, N, K, L as u32 @4, 8, 12, 16).  K bounds the mainloop's k-tile loop around
@@ -389,6 +435,26 @@ for line in sys.argv[2:]:
                "JIT instantiates it (fp16, head dim 128, no mask): a TMA producer warpgroup and "
                "two wgmma/softmax consumer warpgroups (CUTLASS PipelineTmaAsync, named-barrier "
                "warp scheduling), CTA tile 128x192; sizes explored.")
+    elif name == "flashinfer-decode-sm80":
+        # The MHA instance (GQA group size 1): NUM_STAGES_SMEM 2, tile_size_per_bdx 8,
+        # vec_size 8, bdx 16, bdy 1, bdz 8 (a 16x1x8 CTA; no .maxntid in the PTX).
+        kernel = next(k for k in re.findall(r"\.entry\s+([\w$]+)\s*\(", text)
+                      if k.startswith("_ZN10flashinfer29SingleDecodeWithKVCacheKernel")
+                      and "ELj2ELj8ELj8ELj16ELj1ELj8E" in k)
+        # Params: kv_len (u32 @80), kv_chunk_size (u32 @112): the kernel reads them as
+        # min(kv_chunk_size, kv_len - chunk_start); both are explored.
+        args = ["--threads", "16x1x8"]
+        why = ("FlashInfer's SingleDecodeWithKVCacheKernel (flashinfer-python 0.7.2.post1, CUDA "
+               "C++) as its JIT instantiates it: fp16, head dim 128, no RoPE, MHA (group size 1), "
+               "2-stage cp.async pipeline of K and V tiles (one commit group each, "
+               "cp.async.wait_group 3 + __syncthreads), sync_state merge through shared "
+               "memory; 16x1x8 threads; kv_len and kv_chunk_size explored.")
+    elif name == "triton-layernorm-bwd":
+        why = ("Triton tutorial 05's layer-norm backward, _layer_norm_bwd_dx_fused (N = 1024 "
+               "fp16 columns, num_warps 4, GROUP_SIZE_M 256): a spin lock on global memory "
+               "(`while tl.atomic_cas(Lock, 0, 1) == 1: pass`; Triton issues the CAS from one "
+               "thread and broadcasts it through shared memory between bar.syncs). How many "
+               "trips the lock takes depends on other CTAs: weft must say so.")
     elif name == "cute-dsl-elementwise-add":
         why = ("CuTe DSL naive_elementwise_add from the elementwise_add notebook, 2048x2048 fp16 "
                "(static shapes), no synchronization.")
