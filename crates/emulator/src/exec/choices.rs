@@ -539,7 +539,7 @@ impl Machine<'_> {
 
     /// [`Machine::witness`]'s search, with at most `budget` term nodes evaluated: the witness
     /// found and the evaluations made. The variables fall into groups that share no field
-    /// (a field read both signed and unsigned counts as one): each group is searched on its
+    /// (fields whose bytes overlap count as one): each group is searched on its
     /// own ([`Machine::find_group_witness`]), and the witness is theirs together (a path's
     /// exit on `m <= 0 || n <= 0` and its trip count over `min(k, gk)` are two groups of two
     /// fields, not one of four, whose proposals ran out before `m` left 0).
@@ -597,12 +597,20 @@ impl Machine<'_> {
                 }
             }
         }
+        // Fields whose bytes overlap (one field read at two widths) are one group.
+        let overlap = |x: TermId, y: TermId| match (bytes_of(x), bytes_of(y)) {
+            (Some((a, n)), Some((b, m))) => {
+                u64::from(a) < u64::from(b) + u64::from(m)
+                    && u64::from(b) < u64::from(a) + u64::from(n)
+            }
+            _ => false,
+        };
         for k in 0..leaves.len() {
-            if let Some(j) = (0..k)
-                .find(|&j| bytes_of(leaves[k]).is_some_and(|b| bytes_of(leaves[j]) == Some(b)))
-            {
-                let (a, b) = (root(&mut parent, j), root(&mut parent, k));
-                parent[b] = a;
+            for j in 0..k {
+                if overlap(leaves[j], leaves[k]) {
+                    let (a, b) = (root(&mut parent, j), root(&mut parent, k));
+                    parent[b] = a;
+                }
             }
         }
         let mut work = 0u64;
