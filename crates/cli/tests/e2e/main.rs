@@ -5,6 +5,7 @@
 //! so reports contain stable paths without normalization.
 
 mod common;
+mod exploration;
 mod formats;
 mod hostile;
 mod induction;
