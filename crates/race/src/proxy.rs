@@ -21,7 +21,7 @@
 //! bound surely writes its first 16 bytes (every TMA box's inner dimension is a multiple of
 //! 16 bytes).
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use weft_program::{AccessKind, CommandView, InstId, Program, Proxy, ThreadId};
 
 use crate::{AccessSite, HappensBeforeQuery, commands_of};
@@ -210,7 +210,8 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
             p > 0 && hb.ordered(a, (v, p - 1))
         }
     };
-    let mut groups: FxHashMap<(InstId, InstId), MissingProxyFence> = FxHashMap::default();
+    // Per (write instruction, copy instruction, copy extent over-approximated).
+    let mut groups: FxHashMap<(InstId, InstId, bool), MissingProxyFence> = FxHashMap::default();
     // Per thread of the CTA, a bound below which its commands surely happen before the
     // copies issued at one position: a copy is ordered after everything ordered before its
     // issue, so the bound of one copy serves every copy issued at the same (issuer, issue)
@@ -374,14 +375,15 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
                     continue;
                 };
                 let common = waddr.max(addr);
-                let entry = groups
-                    .entry((ws.inst, cs.inst))
-                    .or_insert(MissingProxyFence {
-                        write: ws,
-                        copy: cs,
-                        addr: common,
-                        pairs: 0,
-                    });
+                let entry =
+                    groups
+                        .entry((ws.inst, cs.inst, cs.approx))
+                        .or_insert(MissingProxyFence {
+                            write: ws,
+                            copy: cs,
+                            addr: common,
+                            pairs: 0,
+                        });
                 entry.pairs += 1;
                 if (ws.thread, cs.thread, common)
                     < (entry.write.thread, entry.copy.thread, entry.addr)
@@ -393,7 +395,18 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
             }
         }
     }
-    let mut out: Vec<MissingProxyFence> = groups.into_values().collect();
-    out.sort_by_key(|f| (f.copy.thread, f.write.thread, f.write.index));
+    // A pair of instructions found with an exact extent (a TMA store's first 16 bytes, read
+    // for sure) is not reported again as possible through its over-approximated extent.
+    let exact: FxHashSet<(InstId, InstId)> = groups
+        .keys()
+        .filter(|k| !k.2)
+        .map(|&(w, c, _)| (w, c))
+        .collect();
+    let mut out: Vec<MissingProxyFence> = groups
+        .into_iter()
+        .filter(|((w, c, approx), _)| !approx || !exact.contains(&(*w, *c)))
+        .map(|(_, f)| f)
+        .collect();
+    out.sort_by_key(|f| (f.copy.thread, f.write.thread, f.write.index, f.copy.approx));
     out
 }

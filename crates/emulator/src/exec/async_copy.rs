@@ -4,8 +4,8 @@
 
 use std::collections::VecDeque;
 
-use super::{Addr, Machine, OpenTma, UNCOMMITTED};
-use crate::ir::{Inst, Opnd, Space};
+use super::{Addr, Machine, OpenTma, TensorMap, UNCOMMITTED};
+use crate::ir::{Inst, MemBase, Opnd, Space};
 use crate::unverifiable::{SyncOp, Value, Why};
 use crate::{FindingKind, ValueSource};
 use weft_program::{AccessKind, Command, CommandView, InstId, MbarrierOp, Proxy};
@@ -233,7 +233,7 @@ impl Machine<'_> {
         }
         if !self.notes.iter().any(|n| n.starts_with("TMA loads")) {
             self.notes.push(format!(
-                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, several copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap)",
+                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, copies of one tensor map (tile mode, not multicast) an equal share of them (one box each), other copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap)",
                 self.line(pc)
             ));
         }
@@ -281,6 +281,7 @@ impl Machine<'_> {
         }
         // On an uninitialized mbarrier barrier-graph reports the error (it replays the
         // `complete_tx`).
+        let map = self.tensor_map(t, pc, o(1));
         if let Some(s) = self.mbars.state(a) {
             self.tma_open.push(OpenTma {
                 mbar: a,
@@ -289,7 +290,33 @@ impl Machine<'_> {
                 pc,
                 agent,
                 cmd,
+                map,
             });
+        }
+    }
+
+    /// The tensor map a TMA load reads (its tensor operand `[map, {coordinates}]`), when
+    /// its identity is known and the copy is a tile-mode copy into this CTA alone: every
+    /// tile-mode copy of one tensor map moves one box of the map's box dimensions, and its
+    /// transaction bytes are the whole box's (elements out of the tensor's bounds are filled,
+    /// and counted). `im2col` modes (whose pixel counts come from the instruction) and
+    /// multicast copies (whose bytes also go to other CTAs' mbarriers) are left out.
+    fn tensor_map(&mut self, t: usize, pc: u32, tensor: Opnd) -> Option<TensorMap> {
+        let opcode = self.opcode(pc);
+        if opcode.contains("im2col") || opcode.contains("multicast") {
+            return None;
+        }
+        let Opnd::List(start, n) = tensor else {
+            return None;
+        };
+        let first = *self.ir.opnds.get(start as usize).filter(|_| n >= 1)?;
+        match first {
+            Opnd::Reg(_) => {
+                let (v, u) = self.rd(t, first, pc);
+                (u == 0).then_some(TensorMap::Address(v))
+            }
+            Opnd::Mem(MemBase::KernelParam(i), off) => Some(TensorMap::Param(i, off)),
+            _ => None,
         }
     }
 
@@ -368,8 +395,16 @@ impl Machine<'_> {
                 .unwrap_or(self.smem.len() as u32)
                 .min(self.smem.len() as u32);
             let alone = mine.len() == 1;
+            // Copies of one tensor map move one box each: the phase's bytes split evenly.
+            let one_map = !alone
+                && mine[0].map.is_some()
+                && mine.iter().all(|o| o.map == mine[0].map)
+                && bytes % mine.len() as u32 == 0;
+            let exact = alone || one_map;
             let bound = if alone {
                 bytes
+            } else if one_map {
+                bytes / mine.len() as u32
             } else {
                 bytes
                     .saturating_sub(TMA_MIN_BOX * (mine.len() as u32 - 1))
@@ -397,7 +432,7 @@ impl Machine<'_> {
                 let mut len = bound;
                 if u64::from(addr) + u64::from(bound) > u64::from(limit) {
                     len = limit.saturating_sub(addr).max(1);
-                    if alone {
+                    if exact {
                         let msg = format!(
                             "thread {}: TMA load of {bytes} bytes (the transaction bytes its mbarrier expects) at shared {addr:#x} by `{}` at PTX line {} lies outside the {}-byte shared window",
                             o.thread,
@@ -410,7 +445,7 @@ impl Machine<'_> {
                 }
                 let inst = access.inst();
                 if let Some(copy) = self.copies.get_mut(g as usize) {
-                    copy.access = if alone {
+                    copy.access = if exact {
                         Command::access(AccessKind::Write, addr, len, may, inst)
                     } else {
                         Command::approx_access(AccessKind::Write, addr, len, may, inst)

@@ -111,6 +111,18 @@ struct OpenTma {
     /// The index of its `complete_tx` command in the issuing thread (value patched when the
     /// phase completes).
     cmd: u32,
+    /// The tensor map it reads, when known and a tile-mode copy of this CTA alone
+    /// ([`Machine::tensor_map`]): copies of one tensor map transfer one box each, the same
+    /// number of bytes.
+    map: Option<TensorMap>,
+}
+
+/// A tensor map's identity: the value of the register that holds its address, or the
+/// kernel parameter (index, offset) the operand names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TensorMap {
+    Address(u64),
+    Param(u32, i64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -560,7 +560,17 @@ fn cp(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
                         _ => Op::UnsupportedControl,
                     }
                 } else if m.h("reduce") {
-                    Op::UnsupportedControl
+                    // Into global memory (bulk groups): for shared memory a bulk store, its
+                    // source read through the async proxy until the group's `wait_group.read`
+                    // (the reduction happens in global memory). Into `shared::cluster` (an
+                    // mbarrier completes it) it reduces into shared memory: not modelled.
+                    match dst {
+                        Some(Space::Global) if !mbar => Op::CpAsyncBulk {
+                            to_shared: false,
+                            mbar: false,
+                        },
+                        _ => Op::UnsupportedControl,
+                    }
                 } else {
                     Op::CpAsyncBulk {
                         to_shared: dst == Some(Space::Shared),

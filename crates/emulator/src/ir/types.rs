@@ -315,6 +315,8 @@ pub(crate) enum Op {
     },
     MbarInval,
     CpAsync,
+    /// `cp.async.bulk` between shared and global memory, and
+    /// `cp.reduce.async.bulk.global.shared::cta.bulk_group` (a bulk store for shared memory).
     CpAsyncBulk {
         /// Destination is shared memory (else the source is).
         to_shared: bool,

@@ -132,20 +132,18 @@ fn tma_loads_complete_expected_bytes() {
     );
     let v = views(&e, 0);
     let tail: Vec<_> = v.iter().skip(3).cloned().collect();
-    // Two copies towards one phase: both extents are upper bounds, flagged `approx` (256
-    // bytes less 16 for the other copy); the first's is clipped at the second's destination
-    // (TMA loads into different destinations are assumed not to overlap), the second's at
-    // the 384-byte window. Each copy has its own complete_tx (commands 3 and 4), ending
-    // before the phase it is counted in; the bytes are split 1 + 255 so that the phase
-    // completes exactly when both are counted.
+    // Two copies of one tensor map towards one phase: one box each, 128 bytes, exact. Each
+    // copy has its own complete_tx (commands 3 and 4), ending before the phase it is
+    // counted in; the bytes are split 1 + 255 so that the phase completes exactly when both
+    // are counted.
     assert_eq!(
         copies(&e)
             .into_iter()
             .filter(|c| c.0 == 0)
             .collect::<Vec<_>>(),
         vec![
-            (0, 3, approx(write(128, 128)), None, vec![3]),
-            (0, 4, approx(write(256, 128)), None, vec![4]),
+            (0, 3, write(128, 128), None, vec![3]),
+            (0, 4, write(256, 128), None, vec![4]),
         ]
     );
     let tx = |v: &CommandView| match v {
@@ -162,6 +160,42 @@ fn tma_loads_complete_expected_bytes() {
         "{tail:?}"
     );
     assert!(e.program.threads.iter().all(|t| t.end == ThreadEnd::Exited));
+    // Copies of two tensor maps: both extents are upper bounds, flagged `approx` (256 bytes
+    // less 16 for the other copy); the first's is clipped at the second's destination (TMA
+    // loads into different destinations are assumed not to overlap), the second's at the
+    // 384-byte window. So are copies of an unknown tensor map, and of one map when the
+    // bytes do not split evenly (a box of another size than the phase announces).
+    let other = "mov.b64 %rd2, tmap2;\n    add.s32 %r4, %r3, 128;\n    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd2, {%r1, %r1}], [%r2];";
+    let body = TMA.replace("TX", "256").replace("SECOND", other);
+    let e = run(
+        &body,
+        ".param .u64 tmap, .param .u64 tmap2",
+        &Config::default(),
+    );
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    let two: Vec<_> = copies(&e)
+        .into_iter()
+        .filter(|c| c.0 == 0)
+        .map(|c| c.2)
+        .collect();
+    assert_eq!(two, vec![approx(write(128, 128)), approx(write(256, 128))]);
+    let unknown = "ld.param.u64 %rd2, [tmap];\n    add.s32 %r4, %r3, 128;\n    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd2, {%r1, %r1}], [%r2];";
+    let body = TMA.replace("TX", "256").replace("SECOND", unknown);
+    let e = run(&body, ".param .u64 tmap", &Config::default());
+    let two: Vec<_> = copies(&e)
+        .into_iter()
+        .filter(|c| c.0 == 0)
+        .map(|c| c.2)
+        .collect();
+    assert_eq!(two, vec![approx(write(128, 128)), approx(write(256, 128))]);
+    let body = TMA.replace("TX", "255").replace("SECOND", second);
+    let e = run(&body, ".param .u64 tmap", &Config::default());
+    let two: Vec<_> = copies(&e)
+        .into_iter()
+        .filter(|c| c.0 == 0)
+        .map(|c| c.2)
+        .collect();
+    assert_eq!(two, vec![approx(write(128, 128)), approx(write(256, 128))]);
     // One copy per expect_tx: the extent is exact, not flagged.
     let body = TMA.replace("TX", "256").replace("SECOND", "");
     let e = run(&body, ".param .u64 tmap", &Config::default());
@@ -242,8 +276,9 @@ WAIT:
     );
     let c = copies(&e);
     assert_eq!(c.len(), 2, "{c:?}");
-    assert_eq!(c[0].2, approx(write(128, 128)));
-    assert_eq!(c[1].2, approx(write(256, 128)));
+    // Copies of one tensor map: one box each, exact.
+    assert_eq!(c[0].2, write(128, 128));
+    assert_eq!(c[1].2, write(256, 128));
 }
 
 /// cp.async copies are agents: committed into groups, completed by wait_group N (all but
