@@ -15,10 +15,12 @@
 # - CuTe DSL kernels (pip package nvidia-cutlass-dsl) compiled for sm_90a without a GPU by
 #   corpus/src/cute_dsl_kernels.py (fake tensors, CUTE_DSL_ARCH, CUTE_DSL_KEEP=ptx): two
 #   written here and CUTLASS's own Hopper examples (dense GEMM, warp-specialized persistent
-#   GEMM, warp-specialized FMHA), taken from the flashinfer-python wheel (pip download,
-#   pinned version; it bundles a CUTLASS source tree).
-# - FlashAttention-4's forward kernels for sm_90a and sm_100a (flash-attn-4 and quack-kernels
-#   wheels downloaded, not installed; compiled without torch by corpus/src/fa4_kernels.py).
+#   GEMM, warp-specialized FMHA) and Blackwell examples (dense GEMMs, FMHA, sm_100a), taken
+#   from the flashinfer-python wheel (pip download, pinned version; it bundles a CUTLASS
+#   source tree).
+# - FlashAttention-4's forward kernels for sm_90a and sm_100a and its sm_90a backward kernel
+#   (flash-attn-4 and quack-kernels wheels downloaded, not installed; compiled without torch by
+#   corpus/src/fa4_kernels.py).
 # - FlashInfer's Hopper prefill attention (headers and CUTLASS from the flashinfer-python
 #   wheel), instantiated by corpus/src/flashinfer_prefill_sm90.cu, and its single-request
 #   decode attention for sm_80 (cp.async pipeline), instantiated by
@@ -210,10 +212,12 @@ compile_cute_dsl_example cute-dsl-hopper-fmha hopper-fmha hopper/fmha.py
 # Blackwell (sm_100a): tcgen05 MMA into tensor memory, completion by tcgen05.commit.
 compile_cute_dsl_example cute-dsl-blackwell-dense-gemm blackwell-dense-gemm blackwell/dense_gemm.py
 compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-persistent blackwell-dense-gemm-persistent blackwell/dense_gemm_persistent.py
+# The Blackwell warp-specialized FMHA (16 warps: softmax, correction, MMA, load, epilogue).
+compile_cute_dsl_example cute-dsl-blackwell-fmha blackwell-fmha blackwell/fmha.py
 
 # FlashAttention-4 (flash-attn-4, CuTe DSL) and its helper library quack-kernels: both wheels
 # require torch, which is not installed; corpus/src/fa4_kernels.py compiles FA4's forward
-# kernel classes without it (see its docstring).
+# and backward kernel classes without it (see its docstring).
 fetch_sources fa4 "flash_attn/cute/,quack/" flash-attn-4==4.0.0b36 quack-kernels==0.6.5
 compile_fa4() { # name which kernel-file
     compile "$1" "$out/fa4/flash_attn/cute/$3" \
@@ -221,6 +225,8 @@ compile_fa4() { # name which kernel-file
 }
 compile_fa4 fa4-fwd-sm90 fwd-sm90 flash_fwd_sm90.py
 compile_fa4 fa4-fwd-sm100 fwd-sm100 flash_fwd_sm100.py
+# FA4's Hopper backward (dK/dV per KV tile, dQ accumulated in global memory by a bulk reduction).
+compile_fa4 fa4-bwd-sm90 bwd-sm90 flash_bwd_sm90.py
 
 # FlashInfer's Hopper prefill attention (FA3-style, CUDA C++ on CUTLASS), instantiated by
 # corpus/src/flashinfer_prefill_sm90.cu with the flags FlashInfer's JIT uses for sm90a
@@ -411,6 +417,39 @@ for line in sys.argv[2:]:
                "dim 64, 64x128 MMA tile, no mask, non-persistent; the key sequence length "
                "explored from 1 (the example rejects empty keys), query length 256, one head, "
                "batch 1 fixed through the TMA tensors' extents.")
+    elif name == "cute-dsl-blackwell-fmha":
+        # Params 0 and 1: the Q*K^T and P*V tcgen05 MMA atoms' runtime fields (negate A/B at
+        # bytes 1, 2: fixed to 0 as for the Blackwell GEMMs). Params 3, 5, 7, 9: the dynamic
+        # extents of the Q, K, V, O TMA tensors (5 x u32: Q/K/O (s, d, h_r, h_k, b), V (d, s,
+        # ...)): the driver passes every problem size as an Int32. The key sequence length
+        # (5+0) bounds the K/V loop: explored, restricted to 1.. by a range. The kernel loads
+        # and multiplies the first K/V tile before its loop unconditionally while the softmax
+        # warps loop ceil(s_k/128) times: with s_k = 0 it deadlocks (confirmed concretely);
+        # empty keys are no attention (FA4's interface returns before launching for them).
+        # Everything else is left free: heads, batch, head dim and the query length only
+        # address global memory here (non-persistent scheduler: one tile per CTA).
+        args += ["--param", "0+1:u8=0", "--param", "0+2:u8=0", "--param", "1+1:u8=0",
+                 "--param", "1+2:u8=0", "--param", "5+0:s32=1.."]
+        why = ("CUTLASS CuTe DSL example blackwell/fmha.py (BlackwellFusedMultiHeadAttentionForward) "
+               "for sm_100a: 16 warps (two softmax warpgroups, a correction warpgroup, an MMA "
+               "warp issuing tcgen05.mma into tensor memory, a TMA load warp, a TMA-store "
+               "epilogue warp), Q and K/V TMA pipelines released by tcgen05.commit, "
+               "softmax/correction/epilogue mbarrier pipelines; fp16, head dim 128, 128x128 MMA "
+               "tile (two Q tiles per CTA), no mask, non-persistent; the key sequence length "
+               "explored from 1, every other size left free.")
+    elif name == "fa4-bwd-sm90":
+        # Params 0-5: the dynamic extents of Q, K, V, dO, dK, dV after the kernel's transpose
+        # (seqlen, heads, batch as u32). Q's seqlen (0+0) bounds the m-block loop: explored,
+        # restricted to 1.. (FA4's interface returns before launching when q or k is empty;
+        # at seqlen_q = 0 the MMA warpgroups skip every wait while K and V are still being
+        # loaded into the buffers their epilogue overwrites).
+        args += ["--param", "0+0:s32=1.."]
+        why = ("FlashAttention-4 (flash-attn-4 4.0.0b36) FlashAttentionBackwardSm90 as FA4's "
+               "interface configures it for fp16, head dim 128, no mask: a producer warpgroup "
+               "(warp 0 loads K, V, Q, dO, LSE, dPsum by TMA and bulk copy; warp 1 adds each "
+               "m-block's dQ to global memory with cp.reduce.async.bulk) and two wgmma "
+               "warpgroups (384 threads), 80x128 tiles, 2 Q/dO stages; seqlen_q explored "
+               "from 1.")
     elif name.startswith("fa4-fwd"):
         # Params 0-3: the dynamic extents of Q, K, V, O after the kernel's transpose, 3 x u32
         # each (seqlen, heads, batch); the key/value loop is bounded by K's seqlen: the

@@ -15,6 +15,7 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
     python corpus/src/cute_dsl_kernels.py hopper-fmha OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-persistent OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-fmha OUT.ptx EXAMPLES
 
 - elementwise-add: `naive_elementwise_add` from the CuTe DSL notebook
   examples/python/CuTeDSL/notebooks/elementwise_add.ipynb (shipped in the nvidia-cutlass
@@ -49,6 +50,15 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
   `PersistentDenseGemmKernel`: the same GEMM warp-specialized with a persistent tile
   scheduler (a TMA warp, an MMA warp, epilogue warps; accumulator pipeline in tensor
   memory), one persistent cluster.
+- blackwell-fmha: `blackwell/fmha.py`, `BlackwellFusedMultiHeadAttentionForward`, compiled
+  for sm_100a: 512 threads in 16 warps (softmax warpgroups 0-3 and 4-7, correction warps
+  8-11, MMA warp 12, TMA load warp 13, TMA-store epilogue warp 14, warp 15 idle), fp16 in
+  and out, fp32 accumulators, head dim 128, 128x128 MMA tile (two Q tiles per CTA), no mask
+  (`WINDOW_MASK` without a window, as the driver picks for key lengths that are multiples
+  of 128), non-persistent (the driver's default). Unlike the other examples this one
+  imports torch at module level (for its `run()` driver only): it is served as an inert
+  stand-in, as in corpus/src/fa4_kernels.py. The driver passes raw pointers and the problem
+  size as `Int32` runtime values, so every extent is a kernel parameter.
 """
 import glob
 import os
@@ -222,6 +232,31 @@ def build_blackwell_example(which, examples):
             gemm = dense_gemm_persistent.PersistentDenseGemmKernel(
                 cutlass.Float32, False, (128, 128), (1, 1), True)
             cute.compile(gemm, a, b, c, 1, stream)  # max_active_clusters = 1
+    elif which == "blackwell-fmha":
+        # fmha.py imports torch at module level (its run() driver needs it; the kernel
+        # class never calls it): served as an inert stand-in, as in corpus/src/fa4_kernels.py.
+        from fa4_kernels import _InertFinder
+        sys.meta_path.insert(0, _InertFinder())
+        import fmha
+        from helpers import fmha_helpers
+        from cutlass.cute.runtime import make_ptr
+
+        d = 128
+        # The driver passes raw pointers and the problem size [b, s_q, s_lse, s_k, h_q, h_k,
+        # d] as Int32 runtime values (the kernel builds its layouts from them): here b =
+        # h_q = h_k = 1 and d = 128 as in the manifest, sequence lengths left to it.
+        q, k, v, o = (make_ptr(cutlass.Float16, 0, cute.AddressSpace.gmem, assumed_align=16)
+                      for _ in range(4))
+        problem_size = tuple(cutlass.Int32(x) for x in (1, 256, 256, 256, 1, 1, d))
+        # acc fp32 both, 128x128 MMA tile (2 Q tiles per CTA), non-persistent (the
+        # driver's default), no mask: WINDOW_MASK with no window, as the driver picks when
+        # s_k is a multiple of 128 and no window or causal flag is given.
+        attn = fmha.BlackwellFusedMultiHeadAttentionForward(
+            cutlass.Float32, cutlass.Float32, (128, 128, d), False,
+            fmha_helpers.MaskEnum.WINDOW_MASK)
+        # log2(e)/sqrt(d), 1/sqrt(d), output scale 1; no varlen, no LSE, no window.
+        cute.compile(attn, q, k, v, o, problem_size, None, None, None,
+                     0.12751743, 0.08838835, 1.0, None, None, stream)
     else:
         raise SystemExit(f"unknown kernel {which}")
 

@@ -3,6 +3,7 @@ and without torch.
 
     python corpus/src/fa4_kernels.py fwd-sm90 OUT.ptx SITE
     python corpus/src/fa4_kernels.py fwd-sm100 OUT.ptx SITE
+    python corpus/src/fa4_kernels.py bwd-sm90 OUT.ptx SITE
 
 SITE is a directory holding the unpacked wheels of flash-attn-4 (`flash_attn/cute/`) and its
 helper library quack-kernels (`quack/`); corpus/build.sh downloads both (pinned, --no-deps)
@@ -30,6 +31,13 @@ calls none of them; a stand-in reaching the compiler would fail the compile, not
   (weft verifies one CTA), and its static persistent scheduler, whose grid size asks the
   GPU for its SM count at compile time (`cutlass.utils.HardwareInfo`), which fails without
   a GPU; the single-tile scheduler is the one it uses for causal and varlen attention.
+- bwd-sm90: `FlashAttentionBackwardSm90` (flash_bwd_sm90.py), constructed as
+  `flash_attn.cute.interface._flash_attn_bwd` constructs it for sm_90, fp16, head dim 128, no
+  mask, no GQA, not deterministic (`_tile_size_bwd_sm90`: 80x128 tiles, 2 Q/dO/PdS stages,
+  SdP_swapAB, dQ_swapAB, 384 threads), with the interface's compile arguments: q, k, v, dout,
+  dk, dv as (batch, seqlen, heads, head_dim) fp16 and lse_log2, dpsum, dq_accum as fp32
+  (batch, heads, ...) buffers, last mode contiguous, every other extent and stride dynamic;
+  no varlen, window, semaphores, aux tensors or block sparsity.
 """
 import glob
 import importlib.abc
@@ -144,13 +152,46 @@ def build(which, site):
             HEAD_DIM, HEAD_DIM, 1, is_causal=False, is_local=False, pack_gqa=False,
             m_block_size=128, n_block_size=128, q_stage=2, is_static_persistent=False,
             use_2cta_instrs=False)
+    elif which == "bwd-sm90":
+        return build_bwd_sm90(cutlass, cute, make_fake_tensor, make_fake_stream, bshd)
     else:
         raise SystemExit(f"unknown kernel {which}")
     cute.compile(fa, q, k, v, o, lse, softmax_scale, stream=make_fake_stream())
 
 
+def build_bwd_sm90(cutlass, cute, make_fake_tensor, make_fake_stream, bshd):
+    """FlashAttentionBackwardSm90 as `flash_attn.cute.interface._flash_attn_bwd` builds it for
+    sm_90, fp16, head dim 128, no mask, no GQA (`_tile_size_bwd_sm90`: tile_m 80, tile_n 128,
+    2 Q/dO/PdS stages, SdP_swapAB, dQ_swapAB (80 % 64 != 0), AtomLayoutMSdP 1,
+    AtomLayoutNdKV 2, AtomLayoutMdQ 1, two MMA warpgroups: 384 threads), called with the
+    interface's compile arguments (no varlen, no window, no semaphores: not deterministic)."""
+    from flash_attn.cute.flash_bwd_sm90 import FlashAttentionBackwardSm90
+    from flash_attn.cute.utils import AuxData
+
+    q, k, v, do, dk, dv = (bshd() for _ in range(6))
+
+    def fp32(rank):
+        # The interface's fp32 (batch, heads, ...) buffers: lse_log2 and dpsum (b, h,
+        # seqlen_q_rounded), dq_accum (b, h, seqlen_q_rounded * head_dim_rounded); the last
+        # mode contiguous, every extent and other stride dynamic.
+        shape = tuple(cute.sym_int32() for _ in range(rank))
+        stride = tuple(cute.sym_int64(divisibility=4) for _ in range(rank - 1)) + (1,)
+        return make_fake_tensor(cutlass.Float32, shape, stride, assumed_align=16)
+
+    lse_log2, dpsum, dq_accum = fp32(3), fp32(3), fp32(3)
+    fa = FlashAttentionBackwardSm90(
+        cutlass.Float16, HEAD_DIM, HEAD_DIM, 1, False, is_local=False, deterministic=False,
+        tile_m=80, tile_n=128, Q_stage=2, dO_stage=2, PdS_stage=2, SdP_swapAB=True,
+        dKV_swapAB=False, dQ_swapAB=True, AtomLayoutMSdP=1, AtomLayoutNdKV=2,
+        AtomLayoutMdQ=1, num_threads=384, V_in_regs=False, q_subtile_factor=2,
+        dQ_single_wg=False)
+    cute.compile(fa, q, k, v, do, lse_log2, dpsum, dq_accum, dk, dv, HEAD_DIM ** -0.5,
+                 None, None, None, None, None, None, None, None, None, AuxData(None, None),
+                 None, None, make_fake_stream())
+
+
 def main(which, out_path, site):
-    arch = {"fwd-sm90": "sm_90a", "fwd-sm100": "sm_100a"}[which]
+    arch = {"fwd-sm90": "sm_90a", "fwd-sm100": "sm_100a", "bwd-sm90": "sm_90a"}[which]
     with tempfile.TemporaryDirectory() as tmp:
         dump, cache = os.path.join(tmp, "dump"), os.path.join(tmp, "cache")
         os.makedirs(dump)
