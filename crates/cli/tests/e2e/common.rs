@@ -65,3 +65,16 @@ pub fn weft_in(dir: &Path, args: &[&str]) -> Run {
 pub fn weft(args: &[&str]) -> Run {
     weft_in(&fixtures(), args)
 }
+
+/// A fresh directory under the system's temporary directory, named `weft-{what}-{pid}-{n}`
+/// (`n` counts the calls of this process, so parallel tests never share one).
+pub fn temp_dir(what: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "weft-{what}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}

@@ -13,9 +13,9 @@
 //! not vacuous: where small inputs race, it finds a violation. Each input checked
 //! concretely (all four fields fixed) agrees with the truth.
 
-use crate::common::weft_in;
+use crate::common::{temp_dir, weft_in};
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The guard: the kernel exits early when it holds.
 #[derive(Debug, Clone, Copy)]
@@ -148,17 +148,6 @@ fn races(guard: Guard, trips: Trips, k: u32, [a, b, c, d]: [u32; 4]) -> bool {
     !guard.exits(a, b) && trips.count(a, c, d) > u64::from(k)
 }
 
-fn tempdir() -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "weft-exploration-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 /// Field values the concrete runs take.
 const VALUES: [u32; 10] = [0, 1, 2, 3, 5, 8, 16, 17, 40, 100];
 
@@ -178,7 +167,7 @@ fn pinned(dir: &Path, input: [u32; 4]) -> bool {
 }
 
 fn check(guard: Guard, trips: Trips, k: u32, picks: &[[usize; 4]]) {
-    let dir = tempdir();
+    let dir = temp_dir("exploration");
     std::fs::write(dir.join("gen.ptx"), kernel(guard, trips, k)).expect("writes");
     let what = format!("{guard:?} {trips:?} K = {k}");
     let inputs: Vec<[u32; 4]> = picks.iter().map(|p| p.map(|i| VALUES[i])).collect();

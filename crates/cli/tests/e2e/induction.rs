@@ -8,7 +8,7 @@
 //! the correct pipelines with a power-of-two stage count are verified for every `n` the
 //! no-overflow bound allows.
 
-use crate::common::weft_in;
+use crate::common::{temp_dir, weft_in};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -217,7 +217,10 @@ fn pinned(dir: &Path, n: u64) -> bool {
 
 /// Checks one pipeline; returns whether the induction concluded.
 fn check(stages: u32, bug: Bug, mbar: bool) -> bool {
-    let dir = tempdir(stages, bug);
+    let dir = temp_dir(&format!(
+        "induction-{stages}-{}",
+        format!("{bug:?}").replace(['(', ')', '-'], "_")
+    ));
     std::fs::write(dir.join("pipe.ptx"), pipeline(stages, bug, mbar)).expect("writes");
     let run = weft_in(&dir, &["pipe.ptx", "--format", "json"]);
     let doc = run.json();
@@ -275,19 +278,6 @@ fn check(stages: u32, bug: Bug, mbar: bool) -> bool {
         (0..=N).filter(|&n| !truth[n as usize]).collect::<Vec<_>>()
     );
     concluded
-}
-
-fn tempdir(stages: u32, bug: Bug) -> std::path::PathBuf {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let name = format!(
-        "weft-induction-{}-{}-{stages}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        format!("{bug:?}").replace(['(', ')', '-'], "_")
-    );
-    let dir = std::env::temp_dir().join(name);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 /// The correct pipelines with a power-of-two stage count, over named barriers or mbarriers,

@@ -265,25 +265,14 @@ fn a_trip_count_over_two_fields_is_explored_trip_by_trip() {
     // `(min(a, b) + 127) >> 7` trips: trip count t needs min(a, b) in 128(t-1)+1..=128t. The
     // search proposed powers of two for a term over two fields (trip counts 1, 2, 4, 8 ...);
     // it now also proposes where the term crosses a bound with both fields equal.
-    let body = "
-    .reg .b32 %r<5>;
-    .reg .pred %p<2>;
-    ld.param.u32 %r1, [a];
+    let body = barrier_loop(
+        "ld.param.u32 %r1, [a];
     ld.param.u32 %r3, [b];
     min.u32 %r1, %r1, %r3;
     add.u32 %r1, %r1, 127;
-    shr.u32 %r1, %r1, 7;
-    mov.u32 %r2, 0;
-    setp.lt.u32 %p1, %r2, %r1;
-    @!%p1 bra DONE;
-TOP:
-    bar.sync 0;
-    add.s32 %r2, %r2, 1;
-    setp.lt.u32 %p1, %r2, %r1;
-    @%p1 bra TOP;
-DONE:
-    ret;";
-    let src = module(body, ".param .u32 a, .param .u32 b");
+    shr.u32 %r8, %r1, 7;",
+    );
+    let src = module(&body, ".param .u32 a, .param .u32 b");
     let m = ptx_parser::parse(&src).unwrap();
     let mut trips = Vec::new();
     let x = explore(&m, "k", &Config::default(), 6, |e| {
@@ -301,10 +290,8 @@ fn independent_fields_are_searched_apart() {
     // An early exit on a == 0 || b == 0, then a loop over c | d: the four fields are two
     // groups. Searched together (the last field fastest, 20,000 proposals at most), the
     // proposals gave up before `a` left 0: the path past the exit was abandoned.
-    let body = "
-    .reg .b32 %r<8>;
-    .reg .pred %p<4>;
-    ld.param.u32 %r1, [a];
+    let body = barrier_loop(
+        "ld.param.u32 %r1, [a];
     ld.param.u32 %r2, [b];
     ld.param.u32 %r3, [c];
     ld.param.u32 %r4, [d];
@@ -312,19 +299,10 @@ fn independent_fields_are_searched_apart() {
     setp.eq.u32 %p3, %r2, 0;
     or.pred %p2, %p2, %p3;
     @%p2 bra DONE;
-    or.b32 %r6, %r3, %r4;
-    mov.u32 %r7, 0;
-    setp.lt.u32 %p1, %r7, %r6;
-    @!%p1 bra DONE;
-TOP:
-    bar.sync 0;
-    add.s32 %r7, %r7, 1;
-    setp.lt.u32 %p1, %r7, %r6;
-    @%p1 bra TOP;
-DONE:
-    ret;";
+    or.b32 %r8, %r3, %r4;",
+    );
     let src = module(
-        body,
+        &body,
         ".param .u32 a, .param .u32 b, .param .u32 c, .param .u32 d",
     );
     let m = ptx_parser::parse(&src).unwrap();
@@ -341,4 +319,25 @@ DONE:
         trips.len() > 2 && trips.contains(&1) && trips.contains(&2),
         "{trips:?}"
     );
+}
+
+/// `bar.sync 0` once per trip of a loop of `%r8` trips (unsigned), after `setup`, which
+/// computes `%r8` (and may branch to `DONE`).
+fn barrier_loop(setup: &str) -> String {
+    format!(
+        "
+    .reg .b32 %r<10>;
+    .reg .pred %p<4>;
+    {setup}
+    mov.u32 %r9, 0;
+    setp.lt.u32 %p1, %r9, %r8;
+    @!%p1 bra DONE;
+TOP:
+    bar.sync 0;
+    add.s32 %r9, %r9, 1;
+    setp.lt.u32 %p1, %r9, %r8;
+    @%p1 bra TOP;
+DONE:
+    ret;"
+    )
 }

@@ -165,37 +165,23 @@ fn tma_loads_complete_expected_bytes() {
     // loads into different destinations are assumed not to overlap), the second's at the
     // 384-byte window. So are copies of an unknown tensor map, and of one map when the
     // bytes do not split evenly (a box of another size than the phase announces).
+    let first_two = |second: &str, tx: &str, params: &str| -> Vec<CommandView> {
+        let body = TMA.replace("TX", tx).replace("SECOND", second);
+        let e = run(&body, params, &Config::default());
+        assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+        copies(&e)
+            .into_iter()
+            .filter(|c| c.0 == 0)
+            .map(|c| c.2)
+            .collect()
+    };
+    let bounds = vec![approx(write(128, 128)), approx(write(256, 128))];
     let other = "mov.b64 %rd2, tmap2;\n    add.s32 %r4, %r3, 128;\n    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd2, {%r1, %r1}], [%r2];";
-    let body = TMA.replace("TX", "256").replace("SECOND", other);
-    let e = run(
-        &body,
-        ".param .u64 tmap, .param .u64 tmap2",
-        &Config::default(),
-    );
-    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
-    let two: Vec<_> = copies(&e)
-        .into_iter()
-        .filter(|c| c.0 == 0)
-        .map(|c| c.2)
-        .collect();
-    assert_eq!(two, vec![approx(write(128, 128)), approx(write(256, 128))]);
+    let two_maps = ".param .u64 tmap, .param .u64 tmap2";
+    assert_eq!(first_two(other, "256", two_maps), bounds);
     let unknown = "ld.param.u64 %rd2, [tmap];\n    add.s32 %r4, %r3, 128;\n    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd2, {%r1, %r1}], [%r2];";
-    let body = TMA.replace("TX", "256").replace("SECOND", unknown);
-    let e = run(&body, ".param .u64 tmap", &Config::default());
-    let two: Vec<_> = copies(&e)
-        .into_iter()
-        .filter(|c| c.0 == 0)
-        .map(|c| c.2)
-        .collect();
-    assert_eq!(two, vec![approx(write(128, 128)), approx(write(256, 128))]);
-    let body = TMA.replace("TX", "255").replace("SECOND", second);
-    let e = run(&body, ".param .u64 tmap", &Config::default());
-    let two: Vec<_> = copies(&e)
-        .into_iter()
-        .filter(|c| c.0 == 0)
-        .map(|c| c.2)
-        .collect();
-    assert_eq!(two, vec![approx(write(128, 128)), approx(write(256, 128))]);
+    assert_eq!(first_two(unknown, "256", ".param .u64 tmap"), bounds);
+    assert_eq!(first_two(second, "255", ".param .u64 tmap"), bounds);
     // One copy per expect_tx: the extent is exact, not flagged.
     let body = TMA.replace("TX", "256").replace("SECOND", "");
     let e = run(&body, ".param .u64 tmap", &Config::default());
