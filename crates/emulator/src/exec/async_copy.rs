@@ -296,7 +296,7 @@ impl Machine<'_> {
     }
 
     /// The tensor map a TMA load reads (its tensor operand `[map, {coordinates}]`), when
-    /// its identity is known and the copy is a tile-mode copy into this CTA alone: every
+    /// it is a kernel parameter and the copy is a tile-mode copy into this CTA alone: every
     /// tile-mode copy of one tensor map moves one box of the map's box dimensions, and its
     /// transaction bytes are the whole box's (elements out of the tensor's bounds are filled,
     /// and counted). `im2col` modes (whose pixel counts come from the instruction) and
@@ -310,10 +310,18 @@ impl Machine<'_> {
             return None;
         };
         let first = *self.ir.opnds.get(start as usize).filter(|_| n >= 1)?;
+        // Only a map among the kernel's parameters: that memory is read-only for the whole
+        // launch, while a map in global or shared memory may be rewritten between two copies
+        // (`tensormap.replace` can change its box dimensions).
+        let win = self.win;
+        let in_params = |v: u64| {
+            v.wrapping_sub(win.param_generic) < win.size
+                || v.wrapping_sub(win.param_space) < win.size
+        };
         match first {
             Opnd::Reg(_) => {
                 let (v, u) = self.rd(t, first, pc);
-                (u == 0).then_some(TensorMap::Address(v))
+                (u == 0 && in_params(v)).then_some(TensorMap::Address(v))
             }
             Opnd::Mem(MemBase::KernelParam(i), off) => Some(TensorMap::Param(i, off)),
             _ => None,

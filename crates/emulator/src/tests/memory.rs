@@ -182,6 +182,19 @@ fn tma_loads_complete_expected_bytes() {
     let unknown = "ld.param.u64 %rd2, [tmap];\n    add.s32 %r4, %r3, 128;\n    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd2, {%r1, %r1}], [%r2];";
     assert_eq!(first_two(unknown, "256", ".param .u64 tmap"), bounds);
     assert_eq!(first_two(second, "255", ".param .u64 tmap"), bounds);
+    // One known address outside the kernel's parameters (a map in global memory, which
+    // `tensormap.replace` may rewrite between the copies): upper bounds too.
+    let global = TMA
+        .replace("mov.b64 %rd1, tmap;", "mov.b64 %rd1, 4096;")
+        .replace("TX", "256")
+        .replace("SECOND", second);
+    let e = run(&global, ".param .u64 tmap", &Config::default());
+    let two: Vec<_> = copies(&e)
+        .into_iter()
+        .filter(|c| c.0 == 0)
+        .map(|c| c.2)
+        .collect();
+    assert_eq!(two, bounds);
     // One copy per expect_tx: the extent is exact, not flagged.
     let body = TMA.replace("TX", "256").replace("SECOND", "");
     let e = run(&body, ".param .u64 tmap", &Config::default());
@@ -524,4 +537,26 @@ LOOP:
     threads.sort_unstable();
     threads.dedup();
     assert_eq!(threads.len(), 64);
+}
+
+/// `tensormap.replace` on a tensor map in shared memory writes shared memory through the
+/// tensor-map proxy, which is not modelled: unverifiable, not skipped. On a map in global
+/// memory it touches nothing the check covers.
+#[test]
+fn tensor_maps_in_shared_memory_are_not_skipped() {
+    let body = "
+    .shared .align 128 .b8 smap[128];
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    mov.u32 %r1, smap;
+    mov.b64 %rd1, 0;
+    mov.b64 %rd2, 4096;
+    tensormap.replace.tile.global_address.global.b1024.b64 [%rd2], %rd1;
+    SHARED
+    ret;";
+    let e = run(&body.replace("SHARED", ""), "", &Config::default());
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    let shared = "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r1], %rd1;";
+    let (why, _, _) = unverifiable_reason(&body.replace("SHARED", shared), "", &Config::default());
+    assert!(matches!(why, Why::Unsupported), "{why:?}");
 }
