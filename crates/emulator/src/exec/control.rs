@@ -262,6 +262,40 @@ impl Machine<'_> {
         result
     }
 
+    /// Whether the fork at `pc` runs its not-taken side (from `fall`) first: when only the
+    /// taken side (from `target`) issues asynchronous copies before the join (calls are not
+    /// followed: a side that issues copies only in a callee keeps the usual order).
+    fn fall_first(&mut self, pc: u32, target: PathStart, fall: u32, join: Option<u32>) -> bool {
+        if let Some(&f) = self.fall_first.get(&pc) {
+            return f;
+        }
+        let ir = self.ir;
+        let issues = |start: PathStart| {
+            let PathStart::At(s) = start else {
+                return false;
+            };
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut work = vec![s];
+            while let Some(x) = work.pop() {
+                if Some(x) == join || !seen.insert(x) {
+                    continue;
+                }
+                if ir
+                    .insts
+                    .get(x as usize)
+                    .is_some_and(|i| i.op.issues_async())
+                {
+                    return true;
+                }
+                work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|p| p.0));
+            }
+            false
+        };
+        let f = issues(target) && !issues(PathStart::At(fall));
+        self.fall_first.insert(pc, f);
+        f
+    }
+
     /// Checks that the region between an unknown branch and its join point contains no
     /// synchronization and no loop; returns the join (`None`: the function's exit).
     pub(super) fn region(&mut self, pc: u32) -> Result<Option<u32>, Region> {
@@ -335,7 +369,19 @@ impl Machine<'_> {
         let merged = self.src.union(saved, gu);
         self.th[t].may += 1;
         self.th[t].may_src = merged;
-        let end_a = self.run_path(t, target, join, depth);
+        // The two sides exclude each other, but their commands follow one another in the
+        // thread's program: an asynchronous copy the first side issues is still in flight
+        // during the second, whose accesses of the same bytes would read as a race with it
+        // (FlashAttention-2: a row is copied by `cp.async` when in range, else zero-filled by
+        // a store). No synchronization lies between the two, so their order is free: a side
+        // that issues copies runs second when the other issues none.
+        let fall_first = self.fall_first(pc, target, fall, join);
+        let (first, second) = if fall_first {
+            (PathStart::At(fall), target)
+        } else {
+            (target, PathStart::At(fall))
+        };
+        let end_a = self.run_path(t, first, join, depth);
         a_v.clear();
         a_u.clear();
         for k in 0..n {
@@ -350,7 +396,7 @@ impl Machine<'_> {
         let end_b = if self.stop {
             PathEnd::Stopped
         } else {
-            self.run_path(t, PathStart::At(fall), join, depth)
+            self.run_path(t, second, join, depth)
         };
         self.th[t].may -= 1;
         self.th[t].may_src = saved;
@@ -360,11 +406,15 @@ impl Machine<'_> {
             self.fork_bufs.push((a_v, a_u));
             return;
         }
-        // The predicate the taken side ran under, when it has a term: a register the two
-        // sides leave different is `selp(taken, not taken, predicate)`.
+        // The predicate the first side ran under, when it has a term: a register the two
+        // sides leave different is `selp(first, second, predicate)`.
         let taken_pred = self.src.term(gu).and_then(|p| {
             let neg = self.ir.insts.get(pc as usize).is_some_and(|i| i.guard_neg);
-            if neg { self.src.terms.not(p) } else { Some(p) }
+            if neg != fall_first {
+                self.src.terms.not(p)
+            } else {
+                Some(p)
+            }
         });
         for k in 0..n {
             let i = at(k);

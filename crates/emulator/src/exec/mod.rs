@@ -259,6 +259,9 @@ struct Machine<'a> {
     local_base: u64,
     win: crate::ir::Windows,
     region_cache: FxHashMap<u32, Result<Option<u32>, Region>>,
+    /// Per branch on an unknown predicate whose sides are run one after the other: whether
+    /// the not-taken side runs first ([`Machine::fork`]).
+    fall_first: FxHashMap<u32, bool>,
     /// Register-file copies of the forks in progress, kept for the next fork (a cache: a
     /// branch on an unknown predicate in a loop allocated five vectors per trip).
     fork_bufs: Vec<(Vec<u64>, Vec<u32>)>,
@@ -516,6 +519,7 @@ fn run_once<'a>(
         local_base,
         win,
         region_cache: FxHashMap::default(),
+        fall_first: FxHashMap::default(),
         fork_bufs: Vec::new(),
         fork_regs: FxHashMap::default(),
         terms_off: false,

@@ -423,6 +423,20 @@ impl Op {
         )
     }
 
+    /// Whether the instruction issues an asynchronous copy or tensor-core operation: an agent
+    /// of its own that accesses shared memory after its issue.
+    pub fn issues_async(self) -> bool {
+        matches!(
+            self,
+            Op::CpAsync
+                | Op::CpAsyncBulk { .. }
+                | Op::TmaLoad
+                | Op::TmaStore
+                | Op::WgmmaMma
+                | Op::TcgenMma
+        )
+    }
+
     /// Whether the instruction synchronizes (named barrier, warp barrier, mbarrier, async
     /// copy completing on an mbarrier) or stops the emulation.
     pub fn is_sync(self) -> bool {

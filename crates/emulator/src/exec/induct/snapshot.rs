@@ -186,6 +186,7 @@ impl Machine<'_> {
             local_base: _,
             win: _,
             region_cache: _,
+            fall_first: _,
             fork_bufs: _,
             fork_regs: _,
             // False between instructions.
