@@ -99,8 +99,9 @@ pub struct Cli {
     #[arg(long = "max-memory", value_name = "SIZE", default_value = "3G")]
     pub max_memory: ByteSize,
 
-    /// Happens-before tests the race check may make in one shared word; a kernel with a word
-    /// that needs more is reported unverifiable (races there may be missing).
+    /// Happens-before tests the race check may make in one shared word, each race it records
+    /// counting as 4; a kernel with a word that needs more is reported unverifiable (races
+    /// there may be missing).
     #[arg(long = "max-race-tests", value_name = "N", default_value_t = race::DEFAULT_MAX_WORD_TESTS)]
     pub max_race_tests: u64,
 

@@ -611,9 +611,9 @@ fn check(
         // Races there may be missing: nothing is proved race-free (races found stand).
         report.unverifiable.push(Unverifiable {
             reason: format!(
-                "the race check reached its budget of {} happens-before tests in {} shared \
-                 word(s): races there may be unreported, and the thread-pair counts of those \
-                 found are lower bounds",
+                "the race check reached its budget of {} happens-before tests (a race \
+                 recorded counts as 4) in {} shared word(s): races there may be unreported, and \
+                 the thread-pair counts of those found are lower bounds",
                 options.max_race_tests, races.stats.words_over_budget
             ),
             location: None,

@@ -175,6 +175,11 @@ lane's value is stored";
 /// (FlashAttention-4 sm100: 10⁶).
 pub const DEFAULT_MAX_WORD_TESTS: u64 = 100_000_000;
 
+/// Happens-before tests a recorded race counts as against [`Config::max_word_tests`]: what
+/// recording it costs, about (a word whose thread pairs all race records every pair of
+/// their accesses).
+const RECORD_TESTS: u64 = 4;
+
 /// How many `(address, thread, thread)` entries [`Race::details`] keeps at most.
 pub const DETAILS_CAP: usize = 10_000;
 
@@ -254,7 +259,8 @@ pub struct Config {
     /// Fill [`Race::details`] with every racing address and thread pair (up to
     /// [`DETAILS_CAP`]).
     pub detail: bool,
-    /// Happens-before tests the search of one 4-byte word may make (`None`: no limit). A
+    /// Happens-before tests the search of one 4-byte word may make (`None`: no limit), each
+    /// race recorded counting as `RECORD_TESTS` of them. A
     /// word that reaches it is not searched further ([`RaceStats::words_over_budget`]):
     /// races there may be missing, so a report with such a word proves nothing race-free.
     pub max_word_tests: Option<u64>,
@@ -965,7 +971,15 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 if self.config.warp_sync && self.warp(t.thread) == self.warp(u.thread) {
                     continue;
                 }
-                if budget_end.is_some_and(|end| acc.race_tests >= end) {
+                // The races recorded count against the budget too, each as
+                // `RECORD_TESTS` tests (a record costs about that many): a merge of two
+                // threads whose every pair of accesses races records each (401 stores of one
+                // word around a barrier, 256 threads: 1.6·10⁵ records per thread pair, more
+                // than 120 s; mutation run 47).
+                let spent = acc
+                    .race_tests
+                    .saturating_add((acc.records - records_start).saturating_mul(RECORD_TESTS));
+                if budget_end.is_some_and(|end| spent >= end) {
                     // Benign pairs of many values (a loop storing its trip count, each trip
                     // behind a barrier) never saturate: every thread pair would be merged
                     // (1024 threads x 5,000 trips: 8·10⁹ tests, 200 s). What was found
