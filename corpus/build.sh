@@ -27,6 +27,9 @@
 #   corpus/src/flashinfer_decode_sm80.cu.
 # - The classic CUTLASS 2.x Ampere GEMM (cutlass::gemm::device::Gemm, Sm80, OpClassTensorOp,
 #   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu.
+# - FlashAttention-2's forward kernel for sm_80 (flash-attn 2.8.3.post2 sdist, fetched by URL
+#   and sha256, never built), instantiated by corpus/src/flash_attn2_fwd_sm80.cu (fp16, head
+#   dim 128, non-causal, no dropout; the tile-aligned and the general instance).
 #
 # Every compile runs under `timeout`; a failing one is reported and skipped, the others
 # still build.  The script exits 1 if any compile failed (after building the rest).
@@ -248,6 +251,59 @@ compile flashinfer-decode-sm80 corpus/src/flashinfer_decode_sm80.cu \
     --expt-relaxed-constexpr -DFLASHINFER_ENABLE_F16 -diag-suppress 20012,1444,177 \
     -I"$fi_data/include" -I"$fi_data/cutlass/include" corpus/src/flashinfer_decode_sm80.cu \
     -o "$out/flashinfer-decode-sm80.ptx"
+
+# FlashAttention-2's forward kernel (flash-attn 2.8.3.post2, CUDA C++ on CuTe), instantiated
+# by corpus/src/flash_attn2_fwd_sm80.cu in the configuration its dispatch launches on sm_80 for
+# fp16, head dim 128, no mask, no dropout, once per Is_even_MN (WEFT_EVEN_MN); compiled with
+# the nvcc flags of the sdist's setup.py (-O3, --use_fast_math, the -U__CUDA_NO_HALF* set,
+# --expt-relaxed-constexpr --expt-extended-lambda) against its bundled CUTLASS (csrc/cutlass).
+# The sdist is fetched, never built: `pip download` of it fails (its setup.py imports torch to
+# generate metadata), so fetch_sdist takes the file from PyPI's file host by URL and checks its
+# sha256 (as listed by https://pypi.org/simple/flash-attn/).
+fetch_sdist() { # name url sha256 prefixes (comma-separated, under the sdist's top directory)
+    local name="$1" url="$2" sha="$3" prefixes="$4" dir="$out/$1"
+    local stamp="$url $prefixes"
+    [ "$(cat "$dir/.complete" 2>/dev/null)" = "$stamp" ] && return 0
+    echo "corpus: fetching $url (sources only)" >&2
+    rm -rf "$dir" && mkdir -p "$dir"
+    if timeout "$per_compile_timeout" $py - "$url" "$sha" "$dir" "$prefixes" <<'PY'
+import hashlib, io, sys, tarfile, urllib.request
+url, sha, dest, prefixes = sys.argv[1:]
+data = urllib.request.urlopen(url, timeout=300).read()
+if hashlib.sha256(data).hexdigest() != sha:
+    sys.exit(f"sha256 mismatch for {url}")
+keep = tuple(prefixes.split(","))
+with tarfile.open(fileobj=io.BytesIO(data)) as t:
+    members = []
+    for m in t.getmembers():
+        rel = m.name.split("/", 1)[1] if "/" in m.name else ""
+        if (m.isfile() or m.isdir()) and rel.startswith(keep):
+            m.name = rel
+            members.append(m)
+    t.extractall(dest, members)
+PY
+    then
+        echo "$stamp" >"$dir/.complete"
+    else
+        echo "corpus: fetching $url FAILED" >&2
+    fi
+}
+fetch_sdist flash-attn2 \
+    https://files.pythonhosted.org/packages/6c/b1/b77625e3d11260d2bd6a4fc249a4be9a3da97ff848e2222e810c4f0e0211/flash_attn-2.8.3.post2.tar.gz \
+    d0f9f0b08a986cdeadbffcf5ec8b3a8f514366c68ad1853d3ab061bc83cc340b \
+    "csrc/flash_attn/src/,csrc/cutlass/include/"
+fa2="$out/flash-attn2/csrc"
+compile_flash_attn2() { # name even-mn
+    compile "$1" "$fa2/flash_attn/src/flash_fwd_kernel.h" \
+        "$nvcc" -ptx -lineinfo -arch=sm_80 -O3 -std=c++17 -U__CUDA_NO_HALF_OPERATORS__ \
+        -U__CUDA_NO_HALF_CONVERSIONS__ -U__CUDA_NO_HALF2_OPERATORS__ \
+        -U__CUDA_NO_BFLOAT16_CONVERSIONS__ --expt-relaxed-constexpr --expt-extended-lambda \
+        --use_fast_math -I"$fa2/flash_attn/src" -I"$fa2/cutlass/include" \
+        -Icorpus/src/flash_attn2_stubs -DWEFT_EVEN_MN="$2" corpus/src/flash_attn2_fwd_sm80.cu \
+        -o "$out/$1.ptx"
+}
+compile_flash_attn2 flash-attn2-fwd-sm80 1
+compile_flash_attn2 flash-attn2-fwd-sm80-uneven 0
 
 # Manifest: kernel names and CTA shapes are read from the PTX (.entry, .maxntid/.reqntid).
 $py - "$out/manifest.json" "${built[@]}" <<'PY'
@@ -488,6 +544,28 @@ for line in sys.argv[2:]:
                "2-stage cp.async pipeline of K and V tiles (one commit group each, "
                "cp.async.wait_group 3 + __syncthreads), sync_state merge through shared "
                "memory; 16x1x8 threads; kv_len and kv_chunk_size explored.")
+    elif name.startswith("flash-attn2-fwd-sm80"):
+        # No .maxntid in the PTX: Flash_fwd_kernel_traits<128, 128, 64, 4>, 4 warps.
+        # Flash_fwd_params (flash.h): seqlen_q, seqlen_k (i32 @180, @184) explored: seqlen_q
+        # decides the early exit, seqlen_k the n-block count (the K/V loop). Fixed, as
+        # flash_api.cpp's mha_fwd sets them: the pointers that select other APIs and that
+        # BlockInfo reads on every path -- leftpad_k (@240, mha_varlen_fwd/kvcache only),
+        # seqused_k (@248, varlen only), knew_ptr (@264, mha_fwd_kvcache only) are null, and
+        # for the uneven kernel (Varlen BlockInfo) cu_seqlens_q/k (@224, @232) too.
+        args = ["--threads", "128"]
+        if name.endswith("-uneven"):
+            args += ["--param", "0+224:u64=0", "--param", "0+232:u64=0"]
+        args += ["--param", "0+240:u64=0", "--param", "0+248:u64=0", "--param", "0+264:u64=0"]
+        even = ("Is_even_MN = true (seqlen_q % 128 == 0, seqlen_k % 64 == 0: no row predicates)"
+                if not name.endswith("-uneven") else
+                "Is_even_MN = false (any sequence length: predicated row copies, zero-filled "
+                "out-of-range V rows)")
+        why = ("FlashAttention-2's forward kernel flash_fwd_kernel (PyPI sdist flash-attn "
+               "2.8.3.post2, CUDA C++ on CuTe) as run_mha_fwd_hdim128 launches it on sm_80: fp16, "
+               "head dim 128, no causal mask, no dropout, 128x64 tiles, 4 warps; Q and K/V tiles "
+               "by cp.async (one commit group per tile), cp.async.wait_group 0 + __syncthreads "
+               f"before each tile is read or refilled, O staged through shared memory; {even}. "
+               "seqlen_q and seqlen_k explored; the varlen/kvcache pointers null (mha_fwd).")
     elif name == "triton-layernorm-bwd":
         why = ("Triton tutorial 05's layer-norm backward, _layer_norm_bwd_dx_fused (N = 1024 "
                "fp16 columns, num_warps 4, GROUP_SIZE_M 256): a spin lock on global memory "
