@@ -29,7 +29,8 @@
 #   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu.
 # - FlashAttention-2's forward kernel for sm_80 (flash-attn 2.8.3.post2 sdist, fetched by URL
 #   and sha256, never built), instantiated by corpus/src/flash_attn2_fwd_sm80.cu (fp16, head
-#   dim 128, non-causal, no dropout; the tile-aligned and the general instance).
+#   dim 128, non-causal, no dropout; the tile-aligned and the general instance), and its
+#   backward kernel, instantiated by corpus/src/flash_attn2_bwd_sm80.cu (tile-aligned).
 #
 # Every compile runs under `timeout`; a failing one is reported and skipped, the others
 # still build.  The script exits 1 if any compile failed (after building the rest).
@@ -304,6 +305,16 @@ compile_flash_attn2() { # name even-mn
 }
 compile_flash_attn2 flash-attn2-fwd-sm80 1
 compile_flash_attn2 flash-attn2-fwd-sm80-uneven 0
+# Its backward kernel (flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel), instantiated by
+# corpus/src/flash_attn2_bwd_sm80.cu as run_mha_bwd_hdim128 launches it on an A100 (fp16, no
+# mask, no dropout, the tile-aligned instance), same flags (~65 s, ~4.4 GB RSS).
+compile flash-attn2-bwd-sm80 "$fa2/flash_attn/src/flash_bwd_kernel.h" \
+    "$nvcc" -ptx -lineinfo -arch=sm_80 -O3 -std=c++17 -U__CUDA_NO_HALF_OPERATORS__ \
+    -U__CUDA_NO_HALF_CONVERSIONS__ -U__CUDA_NO_HALF2_OPERATORS__ \
+    -U__CUDA_NO_BFLOAT16_CONVERSIONS__ --expt-relaxed-constexpr --expt-extended-lambda \
+    --use_fast_math -I"$fa2/flash_attn/src" -I"$fa2/cutlass/include" \
+    -Icorpus/src/flash_attn2_stubs corpus/src/flash_attn2_bwd_sm80.cu \
+    -o "$out/flash-attn2-bwd-sm80.ptx"
 
 # Manifest: kernel names and CTA shapes are read from the PTX (.entry, .maxntid/.reqntid).
 $py - "$out/manifest.json" "${built[@]}" <<'PY'
@@ -544,6 +555,25 @@ for line in sys.argv[2:]:
                "2-stage cp.async pipeline of K and V tiles (one commit group each, "
                "cp.async.wait_group 3 + __syncthreads), sync_state merge through shared "
                "memory; 16x1x8 threads; kv_len and kv_chunk_size explored.")
+    elif name == "flash-attn2-bwd-sm80":
+        # No .maxntid in the PTX: Flash_bwd_kernel_traits<128, 64, 128, 8, ...>, 8 warps.
+        # Flash_bwd_params extends Flash_fwd_params (same offsets): seqlen_k (i32 @184) and
+        # deterministic (u8 @624) explored; BlockInfo's leftpad_k, seqused_k, knew_ptr (@240,
+        # @248, @264) null as mha_bwd leaves them (weft names them, with seqlen_knew @188).
+        # seqlen_q (@180) is fixed at 128 (two 64-row m-blocks: both sQ buffers, the Q/dO
+        # prefetch): its parity selects the sQ buffer, a shared address weft does not split
+        # value by value (docs/semantics.md §6.5, corpus/README.md); explored from 0 it
+        # finds the race of seqlen_q = 0, which mha_bwd never launches (it zeroes dK, dV).
+        args = ["--threads", "256", "--param", "0+240:u64=0", "--param", "0+248:u64=0",
+                "--param", "0+264:u64=0", "--param", "0+180:u32=128"]
+        why = ("FlashAttention-2's backward kernel flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel "
+               "(PyPI sdist flash-attn 2.8.3.post2, CUDA C++ on CuTe) as run_mha_bwd_hdim128 "
+               "launches it on an A100 (>= 144 KB shared memory): fp16, head dim 128, no causal "
+               "mask, no dropout, Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2>, 8 warps, "
+               "Is_even_MN; K/V once and double-buffered Q, dO by cp.async, cp.async.wait_all + "
+               "__syncthreads per m-block, P and dS staged in shared memory, dK/dV through "
+               "shared memory over sK/sV. seqlen_k and deterministic explored, seqlen_q = 128 "
+               "(two m-blocks); the varlen/kvcache pointers null (mha_bwd).")
     elif name.startswith("flash-attn2-fwd-sm80"):
         # No .maxntid in the PTX: Flash_fwd_kernel_traits<128, 128, 64, 4>, 4 warps.
         # Flash_fwd_params (flash.h): seqlen_q, seqlen_k (i32 @180, @184) explored: seqlen_q
