@@ -272,17 +272,8 @@ fn a_trip_count_over_two_fields_is_explored_trip_by_trip() {
     add.u32 %r1, %r1, 127;
     shr.u32 %r8, %r1, 7;",
     );
-    let src = module(&body, ".param .u32 a, .param .u32 b");
-    let m = ptx_parser::parse(&src).unwrap();
-    let mut trips = Vec::new();
-    let x = explore(&m, "k", &Config::default(), 6, |e| {
-        trips.push(syncs(e, 0));
-        true
-    })
-    .unwrap();
-    assert!(!x.failed && !x.incomplete, "{x:?}");
-    trips.sort_unstable();
-    assert_eq!(trips, vec![0, 1, 2, 3, 4, 5, 6, 7], "{x:?}");
+    let trips = explored_trips(&body, ".param .u32 a, .param .u32 b", 6);
+    assert_eq!(trips, vec![0, 1, 2, 3, 4, 5, 6, 7]);
 }
 
 #[test]
@@ -301,19 +292,8 @@ fn independent_fields_are_searched_apart() {
     @%p2 bra DONE;
     or.b32 %r8, %r3, %r4;",
     );
-    let src = module(
-        &body,
-        ".param .u32 a, .param .u32 b, .param .u32 c, .param .u32 d",
-    );
-    let m = ptx_parser::parse(&src).unwrap();
-    let mut trips = Vec::new();
-    let x = explore(&m, "k", &Config::default(), 3, |e| {
-        trips.push(syncs(e, 0));
-        true
-    })
-    .unwrap();
-    assert!(!x.failed && !x.incomplete, "{x:?}");
-    trips.sort_unstable();
+    let params = ".param .u32 a, .param .u32 b, .param .u32 c, .param .u32 d";
+    let trips = explored_trips(&body, params, 3);
     // The exit (no barrier), then the loop's trip counts.
     assert!(
         trips.len() > 2 && trips.contains(&1) && trips.contains(&2),
@@ -340,4 +320,20 @@ TOP:
 DONE:
     ret;"
     )
+}
+
+/// The barrier counts of thread 0 on every path of `body` explored with `max_trips`, sorted;
+/// the exploration must end with every path verified and explored.
+fn explored_trips(body: &str, params: &str, max_trips: u32) -> Vec<usize> {
+    let src = module(body, params);
+    let m = ptx_parser::parse(&src).unwrap();
+    let mut trips = Vec::new();
+    let x = explore(&m, "k", &Config::default(), max_trips, |e| {
+        trips.push(syncs(e, 0));
+        true
+    })
+    .unwrap();
+    assert!(!x.failed && !x.incomplete, "{x:?}");
+    trips.sort_unstable();
+    trips
 }
