@@ -561,8 +561,8 @@ for line in sys.argv[2:]:
         # deterministic (u8 @624) explored; BlockInfo's leftpad_k, seqused_k, knew_ptr (@240,
         # @248, @264) null as mha_bwd leaves them (weft names them, with seqlen_knew @188).
         # seqlen_q (@180) is fixed at 128 (two 64-row m-blocks: both sQ buffers, the Q/dO
-        # prefetch): its parity selects the sQ buffer, a shared address weft does not split
-        # value by value (docs/semantics.md §6.5, corpus/README.md); explored from 0 it
+        # prefetch): explored from 1 with seqlen_k it runs out of the exploration's budget
+        # (39 paths; corpus/README.md); explored from 0 it
         # finds the race of seqlen_q = 0, which mha_bwd never launches (it zeroes dK, dV).
         args = ["--threads", "256", "--param", "0+240:u64=0", "--param", "0+248:u64=0",
                 "--param", "0+264:u64=0", "--param", "0+180:u32=128"]

@@ -541,6 +541,23 @@ fn a_variable_no_path_explored_is_listed_as_not_explored() {
     );
 }
 
+/// A shared address that depends on a size is decided value by value, like a synchronization
+/// operand: a buffer picked by the parity of a block count is verified for the values
+/// explored, with or without a range that excludes 0 (it was unverifiable: plain shared
+/// addresses were never split).
+#[test]
+fn a_shared_address_over_a_size_is_decided_value_by_value() {
+    let fixture = "crates/cli/tests/fixtures/parity_address.ptx";
+    for args in [&[][..], &["--param", "0=1.."][..]] {
+        let mut all = vec![fixture];
+        all.extend_from_slice(args);
+        let run = weft_in(&repo_root(), &all);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.contains(": verified"), "{run:?}");
+        assert!(run.stdout.contains("..=9"), "{run:?}");
+    }
+}
+
 /// The periodicity of the explored programs (docs/induction.md §3) is evidence in the
 /// coverage; a verdict for the values not explored comes only from the induction over
 /// the trip count (docs/induction.md): the pipeline (period 2, its two stages) is verified

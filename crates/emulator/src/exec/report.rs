@@ -2,6 +2,7 @@
 
 use super::Machine;
 use crate::ir::{MemBase, Opnd};
+use crate::unverifiable::Value;
 use crate::{Finding, FindingKind, Unverifiable, Why};
 use weft_program::{InstId, ThreadId};
 
@@ -33,14 +34,18 @@ impl Machine<'_> {
         u: u32,
         control: bool,
     ) {
-        if self.pass_lockstep && (control || t != self.cursor) {
+        // A shared address that carries a term is split like a required value: the access
+        // is made again once the choices decide it (its first attempt changed nothing the
+        // second does not redo: a store returns, a load's destination is written again).
+        let splits = control || matches!(why, Why::Unknown(Value::SharedAddress));
+        if self.pass_lockstep && (splits || t != self.cursor) {
             // Lanes after the cursor ran ahead (`warp` module): the order is visible.
             self.reorder();
             return;
         }
         // A required value that carries a term: a choice of its inputs' values, then the
         // instruction runs again.
-        if control
+        if splits
             && matches!(why, Why::Unknown(_))
             && let Some(o) = reg
             && self.split(t, pc, o)
