@@ -274,22 +274,11 @@ impl Machine<'_> {
             let PathStart::At(s) = start else {
                 return false;
             };
-            let mut seen = rustc_hash::FxHashSet::default();
-            let mut work = vec![s];
-            while let Some(x) = work.pop() {
-                if Some(x) == join || !seen.insert(x) {
-                    continue;
-                }
-                if ir
-                    .insts
-                    .get(x as usize)
-                    .is_some_and(|i| i.op.issues_async())
-                {
-                    return true;
-                }
-                work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|p| p.0));
-            }
-            false
+            walk_until(ir, vec![s], join, |x| match ir.insts.get(x as usize) {
+                Some(i) if i.op.issues_async() => Err(()),
+                _ => Ok(()),
+            })
+            .is_err()
         };
         let f = issues(target) && !issues(PathStart::At(fall));
         self.fall_first.insert(pc, f);
@@ -509,10 +498,9 @@ impl Machine<'_> {
 fn walk_region<E>(
     ir: &crate::ir::Ir,
     pc: u32,
-    mut visit: impl FnMut(u32) -> Result<(), E>,
+    visit: impl FnMut(u32) -> Result<(), E>,
 ) -> Result<Option<u32>, E> {
     let join = ir.ipdom.get(pc as usize).copied().flatten().map(|j| j.0);
-    let mut seen = rustc_hash::FxHashSet::default();
     let mut work: Vec<u32> = ir
         .successors(Pc(pc))
         .into_iter()
@@ -524,6 +512,18 @@ fn walk_region<E>(
     {
         work = vec![pc + 1];
     }
+    walk_until(ir, work, join, visit).map(|()| join)
+}
+
+/// Visits every instruction reachable from `work` before `join` once (calls are not
+/// followed), stopping at the first error `visit` returns.
+fn walk_until<E>(
+    ir: &crate::ir::Ir,
+    mut work: Vec<u32>,
+    join: Option<u32>,
+    mut visit: impl FnMut(u32) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut seen = rustc_hash::FxHashSet::default();
     while let Some(x) = work.pop() {
         if Some(x) == join || !seen.insert(x) {
             continue;
@@ -531,5 +531,5 @@ fn walk_region<E>(
         visit(x)?;
         work.extend(ir.successors(Pc(x)).into_iter().flatten().map(|s| s.0));
     }
-    Ok(join)
+    Ok(())
 }
