@@ -219,11 +219,18 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
     // command at or above it, and an agent's write (ordered by completion and sequence
     // numbers, which differ between copies), is tested exactly. `stamp` says which issue
     // position `bounds` was filled for.
-    let mut bounds = vec![0u32; n];
+    let mut bounds: Vec<Option<u32>> = vec![None; n];
     let mut stamp = vec![0u32; n];
     let mut epoch = 0u32;
     // Scratch: the writes that a position's copies test pair by pair, sorted by first byte.
     let mut writes: Vec<Write> = Vec::new();
+    // A thread without warp steps: `before_bound` is exact for it against any thread.
+    let unstepped = |t: ThreadId| {
+        program
+            .threads
+            .get(t.index())
+            .is_none_or(|p| p.steps.is_empty())
+    };
     for ((issuer, issue), agents) in &positions {
         let (issuer, issue) = (*issuer, *issue);
         let Some(&first) = agents.first() else {
@@ -234,16 +241,15 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
             stamp.fill(0);
             epoch = 1;
         }
-        // Thread `t`'s bound for this position (computed once, from its first copy).
+        // Thread `t`'s bound for this position (computed once, from its first copy; `None`
+        // where the relation gives none).
         let mut bound_of = |t: usize| -> Option<u32> {
             let (b, s) = (bounds.get_mut(t)?, stamp.get_mut(t)?);
             if *s != epoch {
                 *s = epoch;
-                *b = hb
-                    .before_bound((ThreadId(first as u32), 0), ThreadId(t as u32))
-                    .unwrap_or(0);
+                *b = hb.before_bound((ThreadId(first as u32), 0), ThreadId(t as u32));
             }
-            Some(*b)
+            *b
         };
         // The writes worth a test. For a thread of another warp than the issuer, or where
         // either has no warp steps, the bound is exact (`HappensBeforeQuery::before_bound`):
@@ -254,9 +260,6 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
         // per explored path of the CUTLASS pingpong GEMM's epilogue, a quarter of its time).
         writes.clear();
         writes.extend_from_slice(&agent_writes);
-        let exact = hb
-            .before_bound((ThreadId(first as u32), 0), issuer)
-            .is_some();
         // The bytes the position's copies read: a thread whose writes all lie outside
         // needs no bound.
         let (lo, hi) = agents
@@ -277,16 +280,9 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
             if list.is_empty() || end_byte <= lo || first_byte >= hi {
                 continue;
             }
-            let unstepped = |t: ThreadId| {
-                program
-                    .threads
-                    .get(t.index())
-                    .is_none_or(|p| p.steps.is_empty())
-            };
-            let exact = exact
-                && (ThreadId(t as u32).warp(ws) != issuer.warp(ws)
-                    || unstepped(ThreadId(t as u32))
-                    || unstepped(issuer));
+            let exact = ThreadId(t as u32).warp(ws) != issuer.warp(ws)
+                || unstepped(ThreadId(t as u32))
+                || unstepped(issuer);
             let range = match bound_of(t) {
                 Some(b) if exact => {
                     let below = list.partition_point(|w| w.index < b);
@@ -397,14 +393,14 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
     }
     // A pair of instructions found with an exact extent (a TMA store's first 16 bytes, read
     // for sure) is not reported again as possible through its over-approximated extent.
-    let exact: FxHashSet<(InstId, InstId)> = groups
+    let found_exactly: FxHashSet<(InstId, InstId)> = groups
         .keys()
         .filter(|k| !k.2)
         .map(|&(w, c, _)| (w, c))
         .collect();
     let mut out: Vec<MissingProxyFence> = groups
         .into_iter()
-        .filter(|((w, c, approx), _)| !approx || !exact.contains(&(*w, *c)))
+        .filter(|((w, c, approx), _)| !approx || !found_exactly.contains(&(*w, *c)))
         .map(|(_, f)| f)
         .collect();
     out.sort_by_key(|f| (f.copy.thread, f.write.thread, f.write.index, f.copy.approx));
