@@ -575,10 +575,6 @@ impl Machine<'_> {
             return (None, 0);
         }
         // Groups: a union-find over the leaves, joined by shared variables and shared bytes.
-        let bytes_of = |l: TermId| match terms.node(l) {
-            Node::Param { off, size, .. } => Some((off, size)),
-            _ => None,
-        };
         let mut parent: Vec<usize> = (0..leaves.len()).collect();
         fn root(parent: &mut [usize], mut k: usize) -> usize {
             while parent[k] != k {
@@ -598,7 +594,7 @@ impl Machine<'_> {
             }
         }
         // Fields whose bytes overlap (one field read at two widths) are one group.
-        let overlap = |x: TermId, y: TermId| match (bytes_of(x), bytes_of(y)) {
+        let overlap = |x: TermId, y: TermId| match (self.field_bytes(x), self.field_bytes(y)) {
             (Some((a, n)), Some((b, m))) => {
                 u64::from(a) < u64::from(b) + u64::from(m)
                     && u64::from(b) < u64::from(a) + u64::from(n)
@@ -665,6 +661,14 @@ impl Machine<'_> {
         // In the order of the leaves (first variable first).
         found.sort_by_key(|&(leaf, _)| leaves.iter().position(|&x| x == leaf));
         (Some(found), work)
+    }
+
+    /// The bytes (offset, size) a field (`leaf`) reads; `None` for another term.
+    fn field_bytes(&self, leaf: TermId) -> Option<(u32, u8)> {
+        match self.src.terms.node(leaf) {
+            Node::Param { off, size, .. } => Some((off, size)),
+            _ => None,
+        }
     }
 
     /// The register value of a field (`leaf`) that reads `v`.
@@ -752,18 +756,14 @@ impl Machine<'_> {
         }
         // Leaves that read the same bytes (a field loaded both signed and unsigned) take one
         // value: the first of them proposes it, with the candidates of all.
-        let bytes_of = |l: TermId| match terms.node(l) {
-            Node::Param { off, size, .. } => Some((off, size)),
-            _ => None,
-        };
         let rep: Vec<usize> = leaves
             .iter()
             .enumerate()
             .map(|(k, &l)| {
-                let b = bytes_of(l);
+                let b = self.field_bytes(l);
                 leaves[..k]
                     .iter()
-                    .position(|&x| b.is_some() && bytes_of(x) == b)
+                    .position(|&x| b.is_some() && self.field_bytes(x) == b)
                     .unwrap_or(k)
             })
             .collect();
