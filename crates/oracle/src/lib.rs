@@ -166,6 +166,10 @@ pub struct Exploration {
     ops: Vec<Vec<Op>>,
     /// Number of threads (the actors after them are asynchronous copies).
     threads: usize,
+    /// The program's pairs of branch sides no execution runs together
+    /// ([`weft_program::AsyncOps::exclusive`]; the other fields empty): accesses they
+    /// exclude never race.
+    sides: weft_program::AsyncOps,
     /// `reach[a][b]` holds `(pc_a, pc_b)` for every reachable configuration, as
     /// `(MAX_COMMANDS + 1)^2` flags indexed `pc_a * (MAX_COMMANDS + 1) + pc_b`.
     reach: Vec<Vec<Vec<bool>>>,
@@ -572,6 +576,10 @@ pub fn explore(program: &Program) -> Result<Exploration, Unsupported> {
         states: visited.len(),
         ops,
         threads,
+        sides: weft_program::AsyncOps {
+            exclusive: program.asyncs.exclusive.clone(),
+            ..weft_program::AsyncOps::default()
+        },
         reach,
     })
 }
@@ -782,11 +790,16 @@ impl Exploration {
                     < (u64::from(a1) + u64::from(l1)).min(u64::from(a2) + u64::from(l2));
                 let conflict = (k1.writes() || k2.writes())
                     && !(k1 == AccessKind::Atomic && k2 == AccessKind::Atomic);
+                let (r1, r2) = (
+                    (weft_program::ThreadId(c1.0), c1.1),
+                    (weft_program::ThreadId(c2.0), c2.1),
+                );
                 if c1.0 != c2.0
                     && overlap
                     && conflict
                     && !self.memory_happens_before(c1, c2)
                     && !self.memory_happens_before(c2, c1)
+                    && !self.sides.excluded(self.threads, r1, r2)
                 {
                     races.insert((c1, c2));
                 }

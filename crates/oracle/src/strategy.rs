@@ -17,8 +17,8 @@
 
 use proptest::prelude::*;
 use weft_program::{
-    AccessKind, AsyncCopy, AsyncOps, BarrierCount, BarrierOp, Command, CtaShape, ExecOp, InstId,
-    Program, Proxy, ThreadEnd, ThreadId, ThreadProgram,
+    AccessKind, AsyncCopy, AsyncOps, BarrierCount, BarrierOp, Command, CtaShape, ExclusiveSides,
+    ExecOp, InstId, Program, Proxy, ThreadEnd, ThreadId, ThreadProgram,
 };
 
 /// Most commands per generated thread (before the final `exit`).
@@ -58,6 +58,19 @@ pub enum Item {
         addr: u32,
         /// Bytes.
         len: u32,
+    },
+    /// Both sides of a branch of `thread` on an unknown predicate, one after the other: the
+    /// first issues a copy, the second makes an access and maybe issues a copy
+    /// ([`weft_program::ExclusiveSides`]).
+    Fork {
+        /// The thread.
+        thread: u8,
+        /// The first side's copy: kind and first byte (4 bytes).
+        first: (AccessKind, u32),
+        /// The second side's access: kind, first byte, bytes.
+        second: (AccessKind, u32, u32),
+        /// The second side's copy, if any.
+        second_copy: Option<(AccessKind, u32)>,
     },
     /// A wait of `thread` completing every copy it issued before (`cp.async.wait_all`).
     Wait {
@@ -144,13 +157,25 @@ pub fn spec_with_copies() -> impl Strategy<Value = Spec> {
                 addr,
                 len
             }),
-            1 => (0..threads, copy_kind, 0u32..3).prop_map(|(thread, kind, g)| Item::Copy {
+            1 => (0..threads, copy_kind.clone(), 0u32..3).prop_map(|(thread, kind, g)| Item::Copy {
                 thread,
                 kind,
                 addr: 4 * g,
                 len: 4,
             }),
             2 => (0..threads).prop_map(|thread| Item::Wait { thread }),
+            1 => (
+                0..threads,
+                (copy_kind.clone(), 0u32..3),
+                access(),
+                prop::option::of((copy_kind.clone(), 0u32..3)),
+            )
+                .prop_map(|(thread, (k, g), second, second_copy)| Item::Fork {
+                    thread,
+                    first: (k, 4 * g),
+                    second,
+                    second_copy: second_copy.map(|(k, g)| (k, 4 * g)),
+                }),
             1 => (1..all, 0..threads, prop_oneof![Just(AccessKind::Write), Just(AccessKind::Read)], 0u32..3)
                 .prop_map(|(members, issuer, kind, g)| Item::Group {
                     members,
@@ -225,6 +250,8 @@ impl Spec {
         let mut events = 0u32;
         // Groups: (event, members, copy index).
         let mut groups: Vec<(u32, u8, Option<usize>)> = Vec::new();
+        // Forks: (thread, first copy, second side's first and end positions, end of copies).
+        let mut forks: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
         for item in &self.items {
             match *item {
                 Item::Phase {
@@ -341,6 +368,32 @@ impl Spec {
                         }
                     }
                 }
+                Item::Fork {
+                    thread,
+                    first,
+                    second,
+                    second_copy,
+                } => {
+                    let t = usize::from(thread);
+                    if let Some(seq) = cmds.get_mut(t)
+                        && copies.len() < crate::MAX_AGENTS
+                    {
+                        let c0 = copies.len();
+                        let copy = |(kind, addr): (AccessKind, u32)| {
+                            Command::access(kind, addr, 4, true, InstId(1000))
+                        };
+                        copies.push((t, seq.len(), copy(first), None, Vec::new()));
+                        let p0 = seq.len();
+                        let (kind, addr, len) = second;
+                        seq.push((false, Command::access(kind, addr, len, true, inst)));
+                        if let Some(c) = second_copy
+                            && copies.len() < crate::MAX_AGENTS
+                        {
+                            copies.push((t, seq.len(), copy(c), None, Vec::new()));
+                        }
+                        forks.push((t, c0, p0, seq.len(), copies.len()));
+                    }
+                }
                 Item::Wait { thread } => {
                     let t = usize::from(thread);
                     if let Some(seq) = cmds.get(t) {
@@ -372,6 +425,20 @@ impl Spec {
                     .map(|(d, s)| (d, renumber(s)));
             c.4.retain(|&(u, p)| p <= cmds[u].len());
         }
+        // The forks whose first side's copy survived the cut, renumbered and clipped.
+        let exclusive: Vec<ExclusiveSides> = forks
+            .iter()
+            .filter(|f| kept.get(f.1).copied().unwrap_or(false))
+            .map(|&(t, c0, p0, p1, c1)| {
+                let len = cmds[t].len();
+                ExclusiveSides {
+                    thread: ThreadId(t as u32),
+                    first: (renumber(c0) as u32, renumber(c0 + 1) as u32),
+                    second: (p0.min(len) as u32, p1.min(len) as u32),
+                    second_copies: renumber(c1) as u32,
+                }
+            })
+            .collect();
         if let Some((k, count)) = self.perturb {
             let barriers: Vec<(usize, usize)> = cmds
                 .iter()
@@ -443,6 +510,7 @@ impl Spec {
             copies,
             proxy_fences: Vec::new(),
             joint_done,
+            exclusive,
         };
         program
     }

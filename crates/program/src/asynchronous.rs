@@ -24,6 +24,12 @@
 //! before the retiring `wgmma.wait_group` of every lane of the warpgroup, so its agent's
 //! completion positions are shared by the lanes ([`AsyncOps::joint_done`]).
 //!
+//! Both sides of a branch on an unknown predicate are emulated one after the other in the
+//! thread's program, although every execution takes only one ([`ExclusiveSides`]): a copy
+//! the first side issues is in flight in the program during the second side, but never with
+//! it in an execution. [`AsyncOps::exclusive`] records such pairs of sides whose first issued
+//! copies; [`AsyncOps::excluded`] says which pairs of accesses they rule out.
+//!
 //! [`AsyncOps::proxy_fences`] lists, per thread, the positions of its `fence.proxy.async`
 //! instructions: a generic-proxy write read by an async-proxy copy (a bulk or TMA store)
 //! must be ordered before the copy through such a fence.
@@ -98,6 +104,40 @@ impl AsyncCopy {
     }
 }
 
+/// Two sides of one dynamic branch of `thread` on an unknown predicate, emulated one after
+/// the other in its program although every execution runs only one of them, where the first
+/// side issued asynchronous copies: those copies never run alongside the second side's
+/// commands or copies. The copies of one side are consecutive in [`AsyncOps::copies`] (a
+/// thread runs a branch's sides alone), the second side's right after the first's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExclusiveSides {
+    /// The thread that took the branch.
+    pub thread: ThreadId,
+    /// The copies the first side issued: `copies[first.0..first.1]` (not empty).
+    pub first: (u32, u32),
+    /// The second side's commands: positions `second.0..second.1` of `thread`'s program.
+    pub second: (u32, u32),
+    /// The copies the second side issued: `copies[first.1..second_copies]`.
+    pub second_copies: u32,
+}
+
+impl ExclusiveSides {
+    /// Whether copy `g` was issued by the first side.
+    pub fn first_has(&self, g: u32) -> bool {
+        (self.first.0..self.first.1).contains(&g)
+    }
+
+    /// Whether copy `g` was issued by the second side.
+    pub fn second_has(&self, g: u32) -> bool {
+        (self.first.1..self.second_copies).contains(&g)
+    }
+
+    /// Whether `thread`'s command at `position` belongs to the second side.
+    pub fn second_at(&self, position: u32) -> bool {
+        (self.second.0..self.second.1).contains(&position)
+    }
+}
+
 /// The asynchronous part of a [`crate::Program`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AsyncOps {
@@ -110,6 +150,9 @@ pub struct AsyncOps {
     /// Completion sets named by [`AsyncCopy::joint`]: `(thread, position)` pairs, each
     /// meaning the copy is complete before the thread's commands `>= position`.
     pub joint_done: Vec<Vec<(ThreadId, u32)>>,
+    /// Pairs of sides of one branch that no execution runs together, where the first issued
+    /// copies (empty unless a thread took both sides of such a branch).
+    pub exclusive: Vec<ExclusiveSides>,
 }
 
 impl AsyncOps {
@@ -123,6 +166,31 @@ impl AsyncOps {
         self.proxy_fences
             .get(thread.index())
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether no execution runs the accesses `a` and `b` together: one is a copy issued by
+    /// the first side of an [`ExclusiveSides`], the other a command of its second side or a
+    /// copy that side issued. `threads` is the CTA's thread count: agent `threads + g` is copy
+    /// `g`, its access command 0.
+    pub fn excluded(&self, threads: usize, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
+        let copy = |t: ThreadId| {
+            t.index()
+                .checked_sub(threads)
+                .and_then(|g| u32::try_from(g).ok())
+        };
+        let one_way = |x: ThreadId, y: (ThreadId, u32)| {
+            let Some(g) = copy(x) else {
+                return false;
+            };
+            self.exclusive.iter().any(|s| {
+                s.first_has(g)
+                    && match copy(y.0) {
+                        Some(h) => s.second_has(h),
+                        None => y.0 == s.thread && s.second_at(y.1),
+                    }
+            })
+        };
+        one_way(a.0, b) || one_way(b.0, a)
     }
 
     /// The completion positions of other threads than its issuer of copy `copy`.

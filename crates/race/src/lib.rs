@@ -12,7 +12,9 @@
 //! accesses that race and **only** such pairs. Two accesses race when they come from different
 //! threads, touch at least one common byte of shared memory, at least one writes, they are not
 //! both atomics, they are not two plain writes of one dynamic instruction by lanes of one
-//! warp (below), and neither happens before the other. May-happen accesses (under an
+//! warp (below), neither happens before the other, and no execution runs both
+//! ([`weft_program::AsyncOps::excluded`]: a copy of the first side of a branch emulated on
+//! both sides, against that thread's second side). May-happen accesses (under an
 //! input-dependent guard) are checked as if they happen, which is sound.
 //!
 //! # Asynchronous copies
@@ -22,7 +24,10 @@
 //! its own: it never takes part in the same-instruction rule below and is not ordered by
 //! `--warp-sync` lock-step. The happens-before relation orders it after its issue and before
 //! its completion events (see [`weft_program::AsyncCopy`]); a race between a copy and its own
-//! issuing thread is a race like any other. [`missing_proxy_fences`] checks the proxy rule
+//! issuing thread is a race like any other, except with the commands and copies of the other
+//! side of a branch whose first side issued it ([`weft_program::ExclusiveSides`]: the merge of
+//! the thread with the copy leaves those commands out, two such copies are not merged).
+//! [`missing_proxy_fences`] checks the proxy rule
 //! for the async-proxy reads of bulk and TMA stores and of tensor-core operands.
 //!
 //! # Over-approximated extents
@@ -585,6 +590,7 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
         config,
         sweepable: program.threads.iter().all(|t| t.steps.is_empty()),
         tuning,
+        sides: first_sides(program),
     };
     let acc = chunks
         .par_iter()
@@ -723,6 +729,30 @@ struct Context<'a, H: ?Sized> {
     /// No thread has warp steps: the race-free sweep applies (`sweep` module).
     sweepable: bool,
     tuning: Tuning,
+    /// Per copy issued by the first side of [`weft_program::ExclusiveSides`], those records
+    /// (indices into [`weft_program::AsyncOps::exclusive`]; nested branches give several).
+    sides: FxHashMap<u32, Vec<u32>>,
+}
+
+/// [`Context::sides`] of `program`.
+fn first_sides(program: &Program) -> FxHashMap<u32, Vec<u32>> {
+    let mut sides: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for (r, s) in program.asyncs.exclusive.iter().enumerate() {
+        for g in s.first.0..s.first.1 {
+            sides.entry(g).or_default().push(r as u32);
+        }
+    }
+    sides
+}
+
+/// What [`weft_program::AsyncOps::exclusive`] rules out of a pair of lists.
+enum Exclusion {
+    /// Nothing.
+    None,
+    /// Every pair: two copies of the two sides of one branch.
+    All,
+    /// The thread's commands at these positions, against the other list's copy.
+    Positions(Vec<(u32, u32)>),
 }
 
 impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
@@ -735,6 +765,42 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             t / warp_size
         } else {
             n / warp_size + 1 + (t - n)
+        }
+    }
+
+    /// What the sides of branches rule out between the lists of `lo` and `hi` (`lo < hi`).
+    /// Agents are numbered after the threads in issue order, so a thread is always `lo`
+    /// against a copy, and of two copies of one branch the first side's is `lo`.
+    fn exclusion(&self, lo: u32, hi: u32) -> Exclusion {
+        if self.sides.is_empty() {
+            return Exclusion::None;
+        }
+        let n = self.program.threads.len() as u32;
+        let records = self.program.asyncs.exclusive.as_slice();
+        let of = |g: u32| {
+            self.sides
+                .get(&g)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter_map(|&r| records.get(r as usize))
+        };
+        let Some(h) = hi.checked_sub(n) else {
+            return Exclusion::None;
+        };
+        match lo.checked_sub(n) {
+            Some(g) if of(g).any(|s| s.second_has(h)) => Exclusion::All,
+            Some(_) => Exclusion::None,
+            None => {
+                let ranges: Vec<(u32, u32)> = of(h)
+                    .filter(|s| s.thread.0 == lo)
+                    .map(|s| s.second)
+                    .collect();
+                if ranges.is_empty() {
+                    Exclusion::None
+                } else {
+                    Exclusion::Positions(ranges)
+                }
+            }
         }
     }
 
@@ -1154,11 +1220,28 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 acc.recent.clear();
                 acc.recent_benign.clear();
                 let (lo, hi) = if t.thread < u.thread { (t, u) } else { (u, t) };
-                self.merge(chunk, lo.thread, lo.writes, hi.thread, hi.reads, acc);
+                // The thread's commands of a branch side that excludes the copy's are not
+                // merged with it (never in one execution).
+                let kept: (Vec<Entry>, Vec<Entry>);
+                let (lo_reads, lo_writes) = match self.exclusion(lo.thread, hi.thread) {
+                    Exclusion::None => (lo.reads, lo.writes),
+                    Exclusion::All => continue,
+                    Exclusion::Positions(ranges) => {
+                        let keep = |list: &[Entry]| -> Vec<Entry> {
+                            list.iter()
+                                .filter(|e| !ranges.iter().any(|r| (r.0..r.1).contains(&e.index)))
+                                .copied()
+                                .collect()
+                        };
+                        kept = (keep(lo.reads), keep(lo.writes));
+                        (&kept.0[..], &kept.1[..])
+                    }
+                };
+                self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.reads, acc);
                 if !skip_writes {
-                    self.merge(chunk, lo.thread, lo.writes, hi.thread, hi.writes, acc);
+                    self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.writes, acc);
                 }
-                self.merge(chunk, lo.thread, lo.reads, hi.thread, hi.writes, acc);
+                self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
                 // `recent` holds real races only until the benign pairs join it below.
                 racing.extend(acc.recent.iter().copied());
                 if racing.len() >= MAX_RACING_PAIRS_PER_CHUNK {

@@ -370,7 +370,9 @@ impl Machine<'_> {
         } else {
             (target, PathStart::At(fall))
         };
+        let copies_a = self.copies.len() as u32;
         let end_a = self.run_path(t, first, join, depth);
+        let (copies_b, start_b) = (self.copies.len() as u32, self.cmds[t].len() as u32);
         a_v.clear();
         a_u.clear();
         for k in 0..n {
@@ -387,6 +389,18 @@ impl Machine<'_> {
         } else {
             self.run_path(t, second, join, depth)
         };
+        // The first side's copies never run alongside the second side (both issuing copies
+        // is the case the order above cannot help: CUTLASS's zero-filling `cp.async` on one
+        // side, a copy on the other).
+        let end = (self.copies.len() as u32, self.cmds[t].len() as u32);
+        if copies_b > copies_a && (end.0 > copies_b || end.1 > start_b) {
+            self.exclusive.push(weft_program::ExclusiveSides {
+                thread: ThreadId(t as u32),
+                first: (copies_a, copies_b),
+                second: (start_b, end.1),
+                second_copies: end.0,
+            });
+        }
         self.th[t].may -= 1;
         self.th[t].may_src = saved;
         self.fork_bufs.push((snap_v, snap_u));

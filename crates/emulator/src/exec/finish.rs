@@ -76,6 +76,7 @@ impl Machine<'_> {
                 Vec::new()
             },
             joint_done: std::mem::take(&mut self.joint_done),
+            exclusive: std::mem::take(&mut self.exclusive),
         };
         Ok(Emulation {
             program,

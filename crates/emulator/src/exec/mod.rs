@@ -219,6 +219,9 @@ struct Machine<'a> {
     wg_committed: Vec<u32>,
     /// Completion sets shared by copies ([`weft_program::AsyncOps::joint_done`]).
     joint_done: Vec<Vec<(ThreadId, u32)>>,
+    /// Sides of branches on unknown predicates whose first issued copies
+    /// ([`weft_program::AsyncOps::exclusive`]).
+    exclusive: Vec<weft_program::ExclusiveSides>,
     /// Per thread, the agents of its `tcgen05.mma` operations, and per (thread, mbarrier)
     /// how many of them a `tcgen05.commit` on that mbarrier already tracks.
     tc_issued: Vec<Vec<u32>>,
@@ -495,6 +498,7 @@ fn run_once<'a>(
         wg_pending: vec![VecDeque::new(); n],
         wg_committed: vec![0; n],
         joint_done: Vec::new(),
+        exclusive: Vec::new(),
         tc_issued: vec![Vec::new(); n],
         tc_attached: FxHashMap::default(),
         tmem: tensor::TensorMemory::default(),

@@ -162,6 +162,7 @@ impl Machine<'_> {
             wg_pending,
             wg_committed: _,
             joint_done,
+            exclusive,
             tc_issued,
             tc_attached: _,
             tmem: _,
@@ -231,6 +232,7 @@ impl Machine<'_> {
             || !wg_ops.is_empty()
             || wg_pending.iter().any(|p| !p.is_empty())
             || !joint_done.is_empty()
+            || !exclusive.is_empty()
             || tc_issued.iter().any(|p| !p.is_empty())
             || !tma_loads.is_empty()
             || !tma_stores.is_empty()
