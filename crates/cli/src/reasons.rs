@@ -5,9 +5,11 @@
 use emulator::{GuardedOp, MatrixIssue, Region, SyncOp, Value, ValueSource, Why};
 use weft_program::{InstId, SourceTable};
 
-/// What made the kernel unverifiable, as a report's reason states it. The instruction,
-/// thread, register and inputs are not repeated here: the report names each once.
-pub fn why(why: &Why, sources: &SourceTable) -> String {
+/// What made the kernel unverifiable, as a report's reason states it. The thread, register
+/// and inputs are not repeated here: the report names each once. The instruction's opcode
+/// (`opcode`) is named only where it is the reason (an instruction weft does not model), so
+/// that the kernel's one-line summary says which.
+pub fn why(why: &Why, sources: &SourceTable, opcode: Option<&str>) -> String {
     match why {
         Why::Unknown(v) => format!("{} depends on an unknown value", value(*v)),
         Why::UnderBranch(op) => {
@@ -111,12 +113,29 @@ pub fn why(why: &Why, sources: &SourceTable) -> String {
              its reads cannot be checked for races: {}",
             matrix_issue(*issue)
         ),
-        Why::Unsupported => {
-            "the emulator has no semantics for this instruction; its results are unknown".into()
-        }
-        Why::UnsupportedControl => "the emulator cannot model this instruction, which may \
-                                    decide control flow or synchronization"
-            .into(),
+        Why::Unsupported => match opcode {
+            // One reason for every instruction of the map (the kernel's summary gives it
+            // once; each warning's snippet shows its instruction).
+            Some(op) if op.starts_with("tensormap") => "a tensor map in shared memory \
+                (`tensormap.*` on `.shared`) is not modelled: the TMA copies that use it \
+                cannot be checked"
+                .into(),
+            Some(op) => {
+                format!("the emulator has no semantics for `{op}`; its results are unknown")
+            }
+            None => {
+                "the emulator has no semantics for this instruction; its results are unknown".into()
+            }
+        },
+        Why::UnsupportedControl => match opcode {
+            Some(op) => format!(
+                "the emulator cannot model `{op}`, which may decide control flow or \
+                 synchronization"
+            ),
+            None => "the emulator cannot model this instruction, which may decide control flow \
+                     or synchronization"
+                .into(),
+        },
     }
 }
 
@@ -289,13 +308,17 @@ mod tests {
 
     #[test]
     fn reasons_name_what_not_where() {
-        let text = why(&Why::StepBudget { limit: 3 }, &SourceTable::default());
+        let text = why(&Why::StepBudget { limit: 3 }, &SourceTable::default(), None);
         assert!(
             text.starts_with("the thread exceeded the step budget of 3 instructions"),
             "{text}"
         );
         assert_eq!(
-            why(&Why::Unknown(Value::BarrierId), &SourceTable::default()),
+            why(
+                &Why::Unknown(Value::BarrierId),
+                &SourceTable::default(),
+                None
+            ),
             "the barrier id depends on an unknown value"
         );
     }

@@ -782,7 +782,13 @@ fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiabl
         Some(format!("fix the input with {}", hints.join(", ")))
     };
     Unverifiable {
-        reason: reasons::why(&u.why, &emulation.sources),
+        reason: reasons::why(
+            &u.why,
+            &emulation.sources,
+            u.inst
+                .and_then(|i| emulation.sources.sites.get(i.index()))
+                .map(|site| &*site.opcode),
+        ),
         location,
         related: Vec::new(),
         register: u.register.clone(),

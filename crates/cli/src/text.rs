@@ -292,10 +292,22 @@ pub fn summary(kernel: &KernelReport) -> String {
             )
         }
         Verdict::Unverifiable => {
-            let reasons: Vec<&str> = kernel
-                .unverifiable
-                .iter()
-                .map(|u| first_clause(&u.reason))
+            // Each distinct reason once, with how many times it was given (36
+            // `tensormap.replace` of one kernel were one 2.8 KB line).
+            let mut reasons: Vec<(&str, usize)> = Vec::new();
+            for u in &kernel.unverifiable {
+                let r = first_clause(&u.reason);
+                match reasons.iter_mut().find(|(x, _)| *x == r) {
+                    Some((_, n)) => *n += 1,
+                    None => reasons.push((r, 1)),
+                }
+            }
+            let reasons: Vec<String> = reasons
+                .into_iter()
+                .map(|(r, n)| match n {
+                    1 => r.to_owned(),
+                    n => format!("{r} ({n} times)"),
+                })
                 .collect();
             format!("could not verify: {}", reasons.join("; "))
         }

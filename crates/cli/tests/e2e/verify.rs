@@ -674,3 +674,19 @@ fn known_predicates_decide_combinations_with_unknown_ones() {
         "{run:?}"
     );
 }
+
+/// A tensor map filled in shared memory (Triton's device-side descriptors) is unverifiable
+/// with the instructions named as `tensormap` on `.shared`, and the kernel's summary gives
+/// the reason once with its count (36 of them made one 2.8 KB line).
+#[test]
+fn a_tensor_map_in_shared_memory_is_named_once_in_the_summary() {
+    let run = weft(&["tensormap_shared.ptx", "--color", "never"]);
+    assert_eq!(run.code, 3, "{run:?}");
+    let reason = "a tensor map in shared memory (`tensormap.*` on `.shared`) is not modelled";
+    assert_eq!(run.stdout.matches(reason).count(), 5, "{run:?}");
+    assert!(
+        run.stdout
+            .contains(&format!("could not verify: {reason} (4 times)\n")),
+        "{run:?}"
+    );
+}
