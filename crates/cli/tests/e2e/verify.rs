@@ -690,3 +690,20 @@ fn a_tensor_map_in_shared_memory_is_named_once_in_the_summary() {
         "{run:?}"
     );
 }
+
+/// Triton's flattened loop keeps its inner counter as `ki = ki == n - 1 ? 0 : ki + 1`: a
+/// `selp` per trip on a comparison the path's choices have decided by the next trip. Each
+/// use resolves those `selp`s (and results built on them are not cached), so the counter's
+/// term stays small and the branch on it stays a choice: before, it nested one level per
+/// trip, passed the term cap at 6 trips and the kernel was unverifiable.
+#[test]
+fn a_wrapping_counter_stays_a_choice_across_trips() {
+    let run = weft(&["flattened_counter.ptx", "--color", "never"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains(
+            "coverage: bounded: verified only for param 0 (flat_counter_param_0) = 0..=9"
+        ),
+        "{run:?}"
+    );
+}

@@ -588,6 +588,8 @@ impl Machine<'_> {
             if c & 1 != 0 { (a, ua) } else { (b, ub) }
         } else if ua == 0 && ub == 0 && a == b {
             (a, 0)
+        } else if let Some(pick) = self.src.term(uc).and_then(|p| self.decided_by_choices(p)) {
+            if pick { (a, ua) } else { (b, ub) }
         } else {
             let u = self.unknown_result(OpKind::Selp, 64, false, &[(a, ua), (b, ub), (c, uc)]);
             self.settle(0, u)

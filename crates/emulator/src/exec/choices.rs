@@ -20,7 +20,7 @@
 
 use super::Machine;
 use super::alu::sx;
-use super::terms::{Constraint, Node, Set, TermId, complement, intersect, top};
+use super::terms::{Constraint, Node, OpKind, Set, TermId, complement, intersect, top};
 use super::values::TERMED;
 use crate::{Choice, Expr, Variable};
 use rustc_hash::FxHashMap;
@@ -95,6 +95,119 @@ impl Machine<'_> {
         }
         let c = self.constraint(p);
         self.choose_on(t, pc, (c.base, c.bits), &c.when_true, false)
+    }
+
+    /// Whether the predicate term `p` holds for every input this path's choices admit
+    /// (`Some(true)`), for none (`Some(false)`), or depends on which (`None`); `None` when
+    /// the run does not explore (or runs the induction, which decides on its own terms).
+    /// A `selp` on a decided predicate picks its side: Triton's flattened loop counter
+    /// `ki = ki == k - 1 ? 0 : ki + 1` nested one `selp` per trip, each on a comparison the
+    /// path had already decided, until the term passed its size cap at 6 trips and the loop's
+    /// branch became unknown.
+    pub(super) fn decided_by_choices(&mut self, p: TermId) -> Option<bool> {
+        self.cfg.choices.as_ref()?;
+        if self.induct_active() {
+            return None;
+        }
+        let c = self.constraint(p);
+        let all = vec![(0, top(c.bits))];
+        let cur = self.choices.store.get(&(c.base, c.bits)).unwrap_or(&all);
+        if intersect(cur, &c.when_true).is_empty() {
+            Some(false)
+        } else if intersect(cur, &c.when_false).is_empty() {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    /// `t` with every `selp` whose predicate this path's choices decide replaced by the side
+    /// it picks, and what that leaves constant folded: the term a later instruction builds
+    /// on (a `selp` built before the choice that decides it stayed nested in every later
+    /// trip's term). `t` itself when the run does not explore.
+    pub(super) fn resolve_selps(&mut self, t: TermId) -> Option<TermId> {
+        if self.cfg.choices.is_none() || self.induct_active() {
+            return Some(t);
+        }
+        let mut memo = FxHashMap::default();
+        let r = self.resolve_in(t, &mut memo)?;
+        if r != t
+            && let Some(v) =
+                self.src
+                    .terms
+                    .eval(r, &FxHashMap::default(), &mut FxHashMap::default())
+        {
+            return self.src.terms.constant(v);
+        }
+        Some(r)
+    }
+
+    fn resolve_in(
+        &mut self,
+        t: TermId,
+        memo: &mut FxHashMap<TermId, Option<TermId>>,
+    ) -> Option<TermId> {
+        if !self.src.terms.has_selp(t) {
+            return Some(t);
+        }
+        if let Some(&r) = memo.get(&t) {
+            return r;
+        }
+        let r = (|| match self.src.terms.node(t) {
+            Node::Op {
+                op: OpKind::Selp,
+                args: [Some(a), Some(b), Some(c)],
+                ..
+            } => {
+                let c2 = self.resolve_in(c, memo)?;
+                match self.decided_by_choices(c2) {
+                    Some(true) => self.resolve_in(a, memo),
+                    Some(false) => self.resolve_in(b, memo),
+                    None => {
+                        let (a, b) = (self.resolve_in(a, memo)?, self.resolve_in(b, memo)?);
+                        self.src
+                            .terms
+                            .op(OpKind::Selp, 64, false, [Some(a), Some(b), Some(c2)])
+                    }
+                }
+            }
+            Node::Op {
+                op,
+                bits,
+                signed,
+                args,
+            } => {
+                let mut out = [None; 3];
+                for (o, a) in out.iter_mut().zip(args) {
+                    *o = match a {
+                        Some(a) => Some(self.resolve_in(a, memo)?),
+                        None => None,
+                    };
+                }
+                self.src.terms.op(op, bits, signed, out)
+            }
+            Node::Affine { base, k, bits } => {
+                let b = self.resolve_in(base, memo)?;
+                self.src.terms.add_const(b, k, bits)
+            }
+            Node::Cmp {
+                rel,
+                signed,
+                bits,
+                a,
+                b,
+            } => {
+                let (a, b) = (self.resolve_in(a, memo)?, self.resolve_in(b, memo)?);
+                self.src.terms.cmp(rel, signed, bits, a, b)
+            }
+            Node::Not(a) => {
+                let a = self.resolve_in(a, memo)?;
+                self.src.terms.not(a)
+            }
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => Some(t),
+        })();
+        memo.insert(t, r);
+        r
     }
 
     /// [`super::terms::Terms::constraint`] of `p` and its complement, computed once per run.

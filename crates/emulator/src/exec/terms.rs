@@ -334,6 +334,8 @@ pub(crate) struct Constraint {
 pub(crate) struct Terms {
     nodes: Vec<Node>,
     sizes: Vec<u32>,
+    /// Per node: whether it is or contains a `selp` ([`Terms::has_selp`]).
+    selps: Vec<bool>,
     index: FxHashMap<Node, TermId>,
 }
 
@@ -344,6 +346,7 @@ impl Terms {
         let entry = std::mem::size_of::<(Node, TermId)>() + 1;
         (self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.sizes.capacity() * 4
+            + self.selps.capacity()
             + self.index.capacity() * entry) as u64
     }
 
@@ -353,6 +356,11 @@ impl Terms {
 
     pub(crate) fn size(&self, t: TermId) -> u32 {
         self.sizes[t.0 as usize]
+    }
+
+    /// Whether `t` is or contains a `selp` (whose predicate a path's choices may decide).
+    pub(crate) fn has_selp(&self, t: TermId) -> bool {
+        self.selps.get(t.0 as usize).copied().unwrap_or(false)
     }
 
     fn intern(&mut self, n: Node) -> Option<TermId> {
@@ -370,9 +378,19 @@ impl Terms {
         if size > MAX_SIZE || self.nodes.len() >= MAX_NODES {
             return None;
         }
+        let selp = match n {
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => false,
+            Node::Affine { base, .. } => self.has_selp(base),
+            Node::Op { op, args, .. } => {
+                op == OpKind::Selp || args.iter().flatten().any(|&a| self.has_selp(a))
+            }
+            Node::Cmp { a, b, .. } => self.has_selp(a) || self.has_selp(b),
+            Node::Not(a) => self.has_selp(a),
+        };
         let id = TermId(u32::try_from(self.nodes.len()).ok()?);
         self.nodes.push(n);
         self.sizes.push(size);
+        self.selps.push(selp);
         self.index.insert(n, id);
         Some(id)
     }

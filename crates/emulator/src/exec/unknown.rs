@@ -32,7 +32,12 @@ impl Machine<'_> {
         if u == 0 {
             self.src.terms.constant(v)
         } else {
-            self.src.term(u)
+            let t = self.src.term(u)?;
+            if self.src.terms.has_selp(t) {
+                self.resolve_selps(t)
+            } else {
+                Some(t)
+            }
         }
     }
 
@@ -79,7 +84,8 @@ impl Machine<'_> {
             // the same sources, the common case, is no lookup at all).
             return args.iter().fold(0, |u, &(_, x)| self.src.union(u, x));
         }
-        let key = super::values::ResultKey::new(op, 0, bits, signed, args);
+        let key = super::values::ResultKey::new(op, 0, bits, signed, args)
+            .filter(|_| !self.resolvable(args));
         self.cached_result(key, |m| {
             let mut u = 0;
             let mut termed = false;
@@ -182,8 +188,20 @@ impl Machine<'_> {
         // Cached like `unknown_result`, the comparison, type and combiner in the tag.
         let tag = cmp as u16 | (ty.kind as u16) << 5 | (bop as u16) << 8;
         let key =
-            super::values::ResultKey::new(OpKind::Other("setp"), tag, ty.bits, false, &[a, b, c]);
+            super::values::ResultKey::new(OpKind::Other("setp"), tag, ty.bits, false, &[a, b, c])
+                .filter(|_| !self.resolvable(&[a, b, c]));
         self.cached_result(key, |m| m.setp_ids(cmp, ty, bop, a, b, c))
+    }
+
+    /// Whether an operand's term holds a `selp` that later choices may decide
+    /// ([`Machine::resolve_selps`]): a result built on it is not cached, since the same
+    /// operands give a simpler term once the path has decided more (the cached one, built
+    /// before, kept Triton's flattened loop counter nested until it lost its term).
+    fn resolvable(&self, args: &[(u64, u32)]) -> bool {
+        self.cfg.choices.is_some()
+            && args.iter().any(|&(_, u)| {
+                u & TERMED != 0 && self.src.term(u).is_some_and(|t| self.src.terms.has_selp(t))
+            })
     }
 
     /// [`Machine::unknown_setp`]'s answer, computed.
