@@ -184,8 +184,10 @@ pub fn verify(
             });
         }
     };
-    if exploration.unconfirmed {
-        // The concrete re-run (the last report) passed: keep the path's own report.
+    if exploration.unconfirmed && exploration.rechecked {
+        // The concrete re-run (the last report) passed: keep the path's own report. (When
+        // it could not be checked, the last report is the path's own already: taking the
+        // one before lost the path's race, and a kernel read as verified.)
         chosen = previous;
     }
     let Some(mut last) = chosen else {
@@ -228,12 +230,21 @@ pub fn verify(
         last.violations.retain(|v| v.benign);
         if !found.is_empty() {
             last.unverifiable.push(Unverifiable {
-                reason: format!(
-                    "a path of the choices on input-dependent branches reports {} that does \
-                     not reproduce with its input values fixed (the symbolic values on the \
-                     path are less precise than a concrete run)",
-                    found.join(", ")
-                ),
+                reason: if exploration.rechecked {
+                    format!(
+                        "a path of the choices on input-dependent branches reports {} that \
+                         does not reproduce with its input values fixed (the symbolic values \
+                         on the path are less precise than a concrete run)",
+                        found.join(", ")
+                    )
+                } else {
+                    format!(
+                        "a path of the choices on input-dependent branches reports {} that a \
+                         run with its input values fixed could not confirm (that run could \
+                         not be checked: it stopped at a value the witness does not fix)",
+                        found.join(", ")
+                    )
+                },
                 location: None,
                 related: Vec::new(),
                 register: None,

@@ -73,9 +73,15 @@ pub struct Exploration {
     pub failed: bool,
     /// The rejected path did not reproduce: with its witness values fixed as parameters
     /// ([`Emulation::witness`]), an ordinary emulation of the kernel passed `check` (the
-    /// path's symbolic values were less precise than the concrete run), so what the path
-    /// found is not confirmed. [`Exploration::emulation`] is the symbolic path.
+    /// path's symbolic values were less precise than the concrete run), or could not be
+    /// checked ([`Exploration::rechecked`]), so what the path found is not confirmed.
+    /// [`Exploration::emulation`] is the symbolic path.
     pub unconfirmed: bool,
+    /// With [`Exploration::unconfirmed`]: the concrete run was checked (it was the last
+    /// emulation handed to `check`, which passed). False when it could not be checked (it
+    /// stopped at a choice of its own, was abandoned, or failed to emulate): then `check`
+    /// last saw the symbolic path itself.
+    pub rechecked: bool,
     /// The exploration stopped at [`DEFAULT_MAX_PATHS`] paths, when its paths had run the
     /// CTA-wide instruction budget of one emulation in all (see
     /// [`Exploration::instructions`]), or when its search for inputs ran out, with paths
@@ -160,6 +166,7 @@ pub fn explore(
                 paths: paths - 1,
                 failed: false,
                 unconfirmed: false,
+                rechecked: false,
                 incomplete: true,
                 search_exhausted: false,
                 instructions,
@@ -182,6 +189,7 @@ pub fn explore(
             let budget_stop = emulation.findings.is_empty()
                 && emulation.unverifiable.iter().any(|u| u.why.is_budget());
             let mut unconfirmed = !emulation.choices.is_empty() && !budget_stop;
+            let mut rechecked = false;
             let mut emulation = emulation;
             if !emulation.witness.is_empty() && !budget_stop {
                 let mut pinned = config.clone();
@@ -222,10 +230,14 @@ pub fn explore(
                 if let Ok(concrete) = concrete
                     && concrete.choices.is_empty()
                     && !concrete.abandoned
-                    && !check(&concrete)
+                    && {
+                        rechecked = true;
+                        !check(&concrete)
+                    }
                 {
                     {
                         unconfirmed = false;
+                        rechecked = false;
                         // The concrete run's findings, with the path's choices and witness.
                         let symbolic = std::mem::replace(&mut emulation, concrete);
                         emulation.witness = symbolic.witness;
@@ -239,6 +251,7 @@ pub fn explore(
                 paths,
                 failed: true,
                 unconfirmed,
+                rechecked,
                 incomplete: false,
                 search_exhausted: false,
                 instructions,
@@ -288,6 +301,7 @@ pub fn explore(
                 paths,
                 failed: false,
                 unconfirmed: false,
+                rechecked: false,
                 incomplete: exhausted,
                 search_exhausted: exhausted,
                 instructions,
@@ -304,6 +318,7 @@ pub fn explore(
                 paths,
                 failed: false,
                 unconfirmed: false,
+                rechecked: false,
                 incomplete: true,
                 search_exhausted: exhausted,
                 instructions,

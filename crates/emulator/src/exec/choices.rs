@@ -593,10 +593,14 @@ impl Machine<'_> {
 
     /// The value of the termed id `u` when the determined variables fix it.
     pub(super) fn determined_value(&mut self, u: u32) -> Option<u64> {
+        let term = self.src.term(u)?;
+        // A term that folded to a constant (`Terms::op`): known whatever the inputs.
+        if let Node::Const(c) = self.src.terms.node(term) {
+            return Some(c);
+        }
         if self.choices.known.is_empty() {
             return None;
         }
-        let term = self.src.term(u)?;
         let memo = &mut self.choices.determined_memo;
         self.src.terms.eval(term, &self.choices.known, memo)
     }

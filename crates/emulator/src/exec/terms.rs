@@ -446,7 +446,11 @@ impl Terms {
         }
     }
 
-    /// An opaque operation.
+    /// An opaque operation, folded where its value does not depend on a variable operand:
+    /// every operand constant, a `selp` of one value or on a constant predicate, a product,
+    /// `and` or shift of the constant 0, a predicate `or` with 1 or `and` with 0. (CUTLASS's
+    /// `FastDivmod` of block 0, `selp(0, mul.hi(0, m) >> s, d == 1)`, kept three fields in a
+    /// tile-validity predicate that only reads two, and the search for its inputs ran out.)
     pub(crate) fn op(
         &mut self,
         op: OpKind,
@@ -454,12 +458,54 @@ impl Terms {
         signed: bool,
         args: [Option<TermId>; 3],
     ) -> Option<TermId> {
-        self.intern(Node::Op {
+        let node = Node::Op {
             op,
             bits,
             signed,
             args,
-        })
+        };
+        let konst = |t: Option<TermId>| match t.map(|t| self.node(t)) {
+            Some(Node::Const(c)) => Some(c),
+            _ => None,
+        };
+        let (ca, cb, cc) = (konst(args[0]), konst(args[1]), konst(args[2]));
+        let variable = args
+            .iter()
+            .flatten()
+            .any(|&a| !matches!(self.node(a), Node::Const(_)));
+        if !variable && args.iter().any(Option::is_some) {
+            let mut memo = FxHashMap::default();
+            // Interned only to be evaluated: every operand is a constant.
+            let t = self.intern(node)?;
+            if let Some(v) = self.eval(t, &FxHashMap::default(), &mut memo) {
+                return self.constant(v);
+            }
+            return Some(t);
+        }
+        match op {
+            OpKind::Selp if args[0].is_some() && args[0] == args[1] => return args[0],
+            OpKind::Selp if cc.is_some() => {
+                return if cc.is_some_and(|c| c & 1 != 0) {
+                    args[0]
+                } else {
+                    args[1]
+                };
+            }
+            OpKind::Mul | OpKind::MulHi | OpKind::MulWide | OpKind::And
+                if ca == Some(0) || cb == Some(0) =>
+            {
+                return self.constant(0);
+            }
+            OpKind::Shl | OpKind::Shr if ca == Some(0) => return self.constant(0),
+            OpKind::BoolOr if ca.is_some_and(|c| c & 1 != 0) || cb.is_some_and(|c| c & 1 != 0) => {
+                return self.constant(1);
+            }
+            OpKind::BoolAnd if ca.is_some_and(|c| c & 1 == 0) || cb.is_some_and(|c| c & 1 == 0) => {
+                return self.constant(0);
+            }
+            _ => {}
+        }
+        self.intern(node)
     }
 
     /// `a rel b` on `bits`-wide operands; a constant operand goes right.
