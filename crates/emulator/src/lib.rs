@@ -231,6 +231,12 @@ pub struct Config {
     /// The CTA-wide instruction budget when less than [`CTA_STEP_FACTOR`] × `step_limit`:
     /// what an exploration's earlier paths left of it ([`explore`]).
     pub cta_limit: Option<u64>,
+    /// Every *peek* (an `mbarrier.try_wait`/`test_wait` whose "not ready" answer does not
+    /// lead back to it: CUTLASS's `consumer_try_wait` before its blocking fallback) answers
+    /// "not ready" at once, recording no wait. `false`: a peek of an incomplete phase waits
+    /// for it like a spinning wait. The CLI runs a kernel with peeks both ways
+    /// (`docs/semantics.md` §4.3).
+    pub peeks_fail: bool,
 }
 
 impl Config {
@@ -348,6 +354,7 @@ impl Default for Config {
             choices: None,
             search_budget: DEFAULT_SEARCH_BUDGET,
             cta_limit: None,
+            peeks_fail: false,
         }
     }
 }
@@ -571,6 +578,9 @@ pub struct Emulation {
     /// When every choice of the run is on terms of one parameter field: that field and
     /// its values up to [`explore::SCAN_LIMIT`] that follow this run (inclusive intervals).
     pub path_inputs: Option<(Expr, Vec<(u64, u64)>)>,
+    /// Peeks executed ([`Config::peeks_fail`]): `mbarrier.try_wait`/`test_wait`s whose
+    /// "not ready" answer does not lead back to them.
+    pub peeks: u64,
 }
 
 /// Errors that prevent emulation altogether.

@@ -99,6 +99,7 @@ impl Machine<'_> {
             not_explored: std::mem::take(&mut self.choices.not_explored),
             search_work: self.choices.search,
             search_exhausted: self.choices.search_exhausted,
+            peeks: self.peeks,
         })
     }
 }

@@ -240,6 +240,18 @@ impl Machine<'_> {
             return;
         };
         let p = p as u32;
+        if self.is_peek(pc) {
+            self.peeks += 1;
+            // "Not ready", at once, the first time this thread peeks at this mbarrier's
+            // current phase here (a wait that observed nothing orders nothing: no command);
+            // a poll that comes back to the same phase waits (else a polling loop would never
+            // see its phase).
+            let phase = self.mbars.state(a).map_or(0, |m| m.phase);
+            if self.cfg.peeks_fail && self.peeks_failed.insert((t as u32, pc, a, phase)) {
+                self.wr(t, o(0), 0, 0);
+                return;
+            }
+        }
         self.push(t, Command::mbarrier(MbarrierOp::WaitParity, a, p & 1, id));
         let ready = if parity {
             self.mbars.is_ready(a, p)
@@ -266,6 +278,57 @@ impl Machine<'_> {
                 self.wr(t, o(0), 0, u);
             }
         }
+    }
+
+    /// Whether the wait at `pc` is a *peek*: it has a result, and its "not ready" answer
+    /// does not lead back to it within a few instructions (a spinning wait is
+    /// `L: try_wait p; @!p bra L;` or `L: try_wait p; @p bra DONE; bra L;`).
+    fn is_peek(&mut self, pc: u32) -> bool {
+        if let Some(&k) = self.peek_at.get(&pc) {
+            return k;
+        }
+        let ir = self.ir;
+        let dest = ir
+            .insts
+            .get(pc as usize)
+            .and_then(|i| ir.operands(i).first().copied());
+        let k = match dest {
+            Some(Opnd::Reg(r)) => {
+                // Follow the "not ready" answer (`r` false) forward.
+                let mut x = pc + 1;
+                let mut spins = false;
+                for _ in 0..16 {
+                    let Some(inst) = ir.insts.get(x as usize) else {
+                        break;
+                    };
+                    let target = match ir.operands(inst).first() {
+                        Some(&Opnd::Label(l)) => Some(l.0),
+                        _ => None,
+                    };
+                    x = match (inst.op, inst.guard) {
+                        (Op::Bra, None) => match target {
+                            Some(l) => l,
+                            None => break,
+                        },
+                        (Op::Bra, Some(g)) if g == r => match (inst.guard_neg, target) {
+                            (true, Some(l)) => l,
+                            (false, _) => x + 1,
+                            (true, None) => break,
+                        },
+                        (op, _) if op.is_sync() || op == Op::Bra => break,
+                        _ => x + 1,
+                    };
+                    if x == pc {
+                        spins = true;
+                        break;
+                    }
+                }
+                !spins
+            }
+            _ => false,
+        };
+        self.peek_at.insert(pc, k);
+        k
     }
 
     pub(super) fn wake_mbar(&mut self, addr: u32) {

@@ -222,6 +222,14 @@ struct Machine<'a> {
     /// Sides of branches on unknown predicates whose first issued copies
     /// ([`weft_program::AsyncOps::exclusive`]).
     exclusive: Vec<weft_program::ExclusiveSides>,
+    /// Per `mbarrier.try_wait`/`test_wait` with a result: whether it is a peek (its "not
+    /// ready" answer does not lead back to it; [`crate::Config::peeks_fail`]).
+    peek_at: FxHashMap<u32, bool>,
+    /// Peeks executed.
+    peeks: u64,
+    /// With [`crate::Config::peeks_fail`]: the (thread, peek, mbarrier, phase) that answered
+    /// "not ready".
+    peeks_failed: rustc_hash::FxHashSet<(u32, u32, u32, u32)>,
     /// Per thread, the agents of its `tcgen05.mma` operations, and per (thread, mbarrier)
     /// how many of them a `tcgen05.commit` on that mbarrier already tracks.
     tc_issued: Vec<Vec<u32>>,
@@ -499,6 +507,9 @@ fn run_once<'a>(
         wg_committed: vec![0; n],
         joint_done: Vec::new(),
         exclusive: Vec::new(),
+        peek_at: FxHashMap::default(),
+        peeks: 0,
+        peeks_failed: Default::default(),
         tc_issued: vec![Vec::new(); n],
         tc_attached: FxHashMap::default(),
         tmem: tensor::TensorMemory::default(),
