@@ -113,6 +113,11 @@ pub fn why(why: &Why, sources: &SourceTable, opcode: Option<&str>) -> String {
              its reads cannot be checked for races: {}",
             matrix_issue(*issue)
         ),
+        Why::TrapAloneInCluster => "a trap (or failed assertion) is reached with the CTA \
+            alone in its cluster: the kernel reads its cluster shape (%cluster_nctaid), which \
+            weft takes as 1x1x1 (it models no larger cluster), so the trap may only say that \
+            the kernel needs a larger one"
+            .into(),
         Why::Unsupported => match opcode {
             // One reason for every instruction of the map (the kernel's summary gives it
             // once; each warning's snippet shows its instruction).

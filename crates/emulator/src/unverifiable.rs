@@ -102,6 +102,10 @@ pub enum Why {
     TmaDestinationNotShared,
     /// The shared-memory operands a tensor-core instruction reads cannot be laid out.
     MatrixOperand(MatrixIssue),
+    /// A trap (a failed assertion) reached in a kernel that reads its cluster shape
+    /// (`%cluster_nctaid`, `%cluster_nctarank`) without declaring one: weft emulates a CTA
+    /// alone in its cluster, which the kernel may never be launched with.
+    TrapAloneInCluster,
     /// An instruction without emulator semantics whose results may matter.
     Unsupported,
     /// An instruction the emulator cannot model that may decide control flow or

@@ -707,3 +707,22 @@ fn a_wrapping_counter_stays_a_choice_across_trips() {
         "{run:?}"
     );
 }
+
+/// A kernel that reads its cluster shape and asserts it holds two CTAs (CUTLASS's 2-SM
+/// pipelines, whose cluster shape is a launch setting): with the CTA alone in its cluster
+/// the assertion fails, which says only that the kernel needs a larger cluster. weft reported
+/// `trap-reachable` ("fails whatever the input"); now it cannot verify the kernel and says
+/// why.
+#[test]
+fn a_trap_that_needs_a_larger_cluster_is_not_a_violation() {
+    let run = weft(&["cluster_assert.ptx", "--color", "never"]);
+    assert_eq!(run.code, 3, "{run:?}");
+    assert!(!run.stdout.contains("trap-reachable"), "{run:?}");
+    assert!(
+        run.stdout.contains(
+            "could not verify: a trap (or failed assertion) is reached with the CTA alone in \
+             its cluster"
+        ),
+        "{run:?}"
+    );
+}

@@ -20,6 +20,13 @@ impl Machine<'_> {
             self.th[t].path_exit = true;
             return;
         }
+        if self.cluster_read && !self.ir.explicit_cluster {
+            // The cluster shape is a launch setting like the grid; a 2-SM kernel's assertion
+            // that its cluster holds two CTAs fails for the 1x1x1 cluster weft emulates
+            // (CUTLASS example 75), which says nothing about the launches it is made for.
+            self.unverifiable(t, pc, Why::TrapAloneInCluster, None, 0, true);
+            return;
+        }
         self.th[t].state = State::Trapped(pc);
         self.trapped = true;
         let message = match self.ir.asserts.get(&pc) {

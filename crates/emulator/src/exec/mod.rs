@@ -227,6 +227,9 @@ struct Machine<'a> {
     peek_at: FxHashMap<u32, bool>,
     /// Peeks executed.
     peeks: u64,
+    /// The kernel read its cluster shape (`%cluster_nctaid`, `%cluster_nctarank`), which
+    /// weft takes as 1x1x1 unless the kernel declares one.
+    cluster_read: bool,
     /// With [`crate::Config::peeks_fail`]: the (thread, peek, mbarrier, phase) that answered
     /// "not ready".
     peeks_failed: rustc_hash::FxHashSet<(u32, u32, u32, u32)>,
@@ -510,6 +513,7 @@ fn run_once<'a>(
         peek_at: FxHashMap::default(),
         peeks: 0,
         peeks_failed: Default::default(),
+        cluster_read: false,
         tc_issued: vec![Vec::new(); n],
         tc_attached: FxHashMap::default(),
         tmem: tensor::TensorMemory::default(),

@@ -415,7 +415,10 @@ impl Machine<'_> {
                 ),
             },
             Sreg::ClusterCtarank | Sreg::ClusterCtaid(_) => k(0),
-            Sreg::ClusterNctarank | Sreg::ClusterNctaid(_) => k(1),
+            Sreg::ClusterNctarank | Sreg::ClusterNctaid(_) => {
+                self.cluster_read = true;
+                k(1)
+            }
             Sreg::IsExplicitCluster => k(u32::from(self.ir.explicit_cluster)),
             Sreg::Clock => (0, self.src.single(ValueSource::Clock(InstId(pc)))),
             Sreg::Unknown(name) => (0, self.src.single(ValueSource::SpecialRegister(name))),

@@ -166,6 +166,7 @@ impl Machine<'_> {
             peek_at: _,
             peeks: _,
             peeks_failed: _,
+            cluster_read: _,
             tc_issued,
             tc_attached: _,
             tmem: _,
