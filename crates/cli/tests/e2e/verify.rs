@@ -726,3 +726,17 @@ fn a_trap_that_needs_a_larger_cluster_is_not_a_violation() {
         "{run:?}"
     );
 }
+
+/// Vector register variables (`.reg .v4 .s32 abcd;`, components `abcd.x` … `abcd.w`, the
+/// whole vector as an operand) parse, and their components carry values: quack's GEMM with
+/// a 2x1 cluster was an input error ("undeclared symbol `abcd.x`").
+#[test]
+fn vector_register_variables_carry_their_components() {
+    let run = weft(&["vector_register.ptx", "--color", "never"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("benign race: unordered writes of the same value to shared `buf`"),
+        "{run:?}"
+    );
+}

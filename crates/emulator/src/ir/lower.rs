@@ -29,6 +29,9 @@ struct Scope<'a> {
     regs: FxHashMap<&'a str, u32>,
     /// `.reg .b32 %r<N>`: prefix → (index into [`Lowerer::range_regs`], N).
     ranges: FxHashMap<&'a str, (u32, u32)>,
+    /// `.reg .v4 .s32 v`: name → (first component's register, components); `v.x` … `v.w`
+    /// are consecutive registers (quack's `store_shared_remote_x4`).
+    vectors: FxHashMap<&'a str, (u32, u32)>,
     vars: FxHashMap<&'a str, VarLoc>,
     labels: FxHashMap<&'a str, u32>,
     /// `.branchtargets` tables: name → target labels (resolved in this scope).

@@ -224,15 +224,25 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     ));
                 }
                 let bits = register_bits(v.ty);
-                match v.range {
-                    Some(n) => {
+                match (v.range, v.vector) {
+                    (None, Some(k @ 2..=4)) => {
+                        // A vector variable: one register per component.
+                        let base = self.ir.reg_names.len() as u32;
+                        for c in ["x", "y", "z", "w"].iter().take(k as usize) {
+                            self.ir.reg_names.push(format!("{}.{c}", v.name));
+                            self.ir.reg_bits.push(bits);
+                        }
+                        self.declared_regs = self.declared_regs.saturating_add(k as usize);
+                        self.scopes[scope].vectors.insert(v.name, (base, k));
+                    }
+                    (Some(n), _) => {
                         // The range's registers are placed when first used (`lookup_reg`).
                         let key = self.range_regs.len() as u32;
                         self.range_regs.push(FxHashMap::default());
                         self.range_bits.push(bits);
                         self.scopes[scope].ranges.insert(v.name, (key, n));
                     }
-                    None => {
+                    (None, _) => {
                         let base = self.ir.reg_names.len() as u32;
                         self.ir.reg_names.push(v.name.to_string());
                         self.ir.reg_bits.push(bits);
@@ -266,11 +276,28 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
         let (prefix, num) = name.split_at(digits);
         let num: Option<u32> = num.parse().ok();
+        // A component of a vector variable: `v.x` (or `.r`, `.g`, `.b`, `.a`).
+        let component = name.rsplit_once('.').and_then(|(v, c)| {
+            let k = match c {
+                "x" | "r" => 0,
+                "y" | "g" => 1,
+                "z" | "b" => 2,
+                "w" | "a" => 3,
+                _ => return None,
+            };
+            Some((v, k))
+        });
         let mut s = Some(scope);
         while let Some(i) = s {
             let sc = &self.scopes[i];
             if let Some(&r) = sc.regs.get(name) {
                 return Some(RegId(r));
+            }
+            if let Some((v, k)) = component
+                && let Some(&(base, n)) = sc.vectors.get(v)
+                && k < n
+            {
+                return Some(RegId(base + k));
             }
             if let Some(n) = num
                 && let Some(&(key, count)) = sc.ranges.get(prefix)
@@ -287,6 +314,18 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 return Some(RegId(r));
             }
             s = sc.parent;
+        }
+        None
+    }
+
+    /// The vector variable `name` (`.reg .v4 …`): its first register and components.
+    fn lookup_vector(&self, scope: usize, name: &str) -> Option<(u32, u32)> {
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            if let Some(&v) = self.scopes[i].vectors.get(name) {
+                return Some(v);
+            }
+            s = self.scopes[i].parent;
         }
         None
     }
@@ -354,6 +393,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     Opnd::Sink
                 } else if let Some(r) = self.lookup_reg(scope, name) {
                     Opnd::Reg(r)
+                } else if let Some((base, n)) = self.lookup_vector(scope, name) {
+                    // A whole vector variable: the list of its components.
+                    let start = self.ir.opnds.len() as u32;
+                    self.ir
+                        .opnds
+                        .extend((base..base + n).map(|r| Opnd::Reg(RegId(r))));
+                    Opnd::List(start, n)
                 } else {
                     match self.lookup_var(scope, name) {
                         Some(VarLoc::Shared(o)) => {
