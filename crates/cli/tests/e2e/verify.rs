@@ -740,3 +740,20 @@ fn vector_register_variables_carry_their_components() {
         "{run:?}"
     );
 }
+
+/// Two `int` fields of a by-value struct read with one `ld.param.b64` and split with
+/// `mov.b64 {lo, hi}` (nvcc's code for CUTLASS's problem shape): each half is its field, so
+/// the branch on `k == 0` is explored like a field read alone (it was "a branch on an unknown
+/// predicate").
+#[test]
+fn halves_of_a_wide_parameter_load_are_its_fields() {
+    let run = weft(&["param_b64_split.ptx", "--color", "never"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains(
+            "coverage: verified for every value of param 0 bytes 4..8 (2 paths explored, none \
+             cut short)"
+        ),
+        "{run:?}"
+    );
+}

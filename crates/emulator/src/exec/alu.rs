@@ -721,11 +721,15 @@ impl Machine<'_> {
             (Opnd::List(start, len), _) if len > 0 => {
                 let w = bits / len as u8;
                 let (v, u) = self.rd(t, s, pc);
-                // The parts are other values than the whole: their terms are not `u`'s.
-                let u = self.src.plain(u);
+                // The parts are other values than the whole: each its own term.
                 let ir = self.ir;
                 for (i, &x) in ir.list(start, len).iter().enumerate() {
-                    self.wr(t, x, part(v, w, i), u);
+                    let pu = if u == 0 {
+                        0
+                    } else {
+                        self.part_unknown(u, w, i)
+                    };
+                    self.wr(t, x, part(v, w, i), pu);
                 }
             }
             _ => {

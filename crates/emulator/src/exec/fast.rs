@@ -519,12 +519,16 @@ impl Machine<'_> {
             }
             FastOp::MovUnpack { w, s, start, len } => {
                 let (v, u) = self.get(base, s);
-                // The parts are other values than the whole: their terms are not `u`'s.
-                let u = self.src.plain(u);
+                // The parts are other values than the whole: each its own term.
                 let ir = self.ir;
                 for (i, x) in ir.list(start, u32::from(len)).iter().enumerate() {
                     if let Opnd::Reg(r) = *x {
-                        self.put(base, r, part(v, w, i), u);
+                        let pu = if u == 0 {
+                            0
+                        } else {
+                            self.part_unknown(u, w, i)
+                        };
+                        self.put(base, r, part(v, w, i), pu);
                     }
                 }
             }

@@ -4,7 +4,7 @@
 
 use super::Machine;
 use super::alu::{Alu, mask};
-use super::terms::{OpKind, Rel, TermId};
+use super::terms::{Node, OpKind, Rel, TermId};
 use super::values::TERMED;
 use crate::ir::{BoolOp, Cmp, Kind};
 
@@ -191,6 +191,45 @@ impl Machine<'_> {
             super::values::ResultKey::new(OpKind::Other("setp"), tag, ty.bits, false, &[a, b, c])
                 .filter(|_| !self.resolvable(&[a, b, c]));
         self.cached_result(key, |m| m.setp_ids(cmp, ty, bop, a, b, c))
+    }
+
+    /// The unknown id of part `i` (`w` bits) of the unknown value `u` unpacked into a
+    /// register list (`mov.b64 {lo, hi}, x`): a field of the kernel parameter when `u` is one
+    /// (nvcc reads two `int` fields of a by-value struct with one `ld.param.b64`; CUTLASS's
+    /// `k == 0` test on the high half was unknown, not explored), else
+    /// `cvt.u{w}((x >> i·w))` of `u`'s term; plain when `u` has none.
+    pub(super) fn part_unknown(&mut self, u: u32, w: u8, i: usize) -> u32 {
+        let plain = self.src.plain(u);
+        if u & TERMED == 0 || self.terms_off || w == 0 {
+            return plain;
+        }
+        let Some(t) = self.src.term(u) else {
+            return plain;
+        };
+        let shift = (i as u64).saturating_mul(u64::from(w));
+        let term = match self.src.terms.node(t) {
+            Node::Param { off, size, .. }
+                if w % 8 == 0 && shift + u64::from(w) <= u64::from(size) * 8 =>
+            {
+                self.src.terms.param(off + (shift / 8) as u32, w / 8, false)
+            }
+            _ => (|| {
+                let shifted = if shift == 0 {
+                    t
+                } else {
+                    let k = self.src.terms.constant(shift)?;
+                    self.src
+                        .terms
+                        .op(OpKind::Shr, 64, false, [Some(t), Some(k), None])?
+                };
+                // `cvt` from an unsigned 64-bit value (`(bits << 1) | signed`).
+                let from = self.src.terms.constant(64 << 1)?;
+                self.src
+                    .terms
+                    .op(OpKind::Cvt, w, false, [Some(shifted), Some(from), None])
+            })(),
+        };
+        self.src.termed(plain, term)
     }
 
     /// Whether an operand's term holds a `selp` that later choices may decide
