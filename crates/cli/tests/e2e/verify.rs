@@ -757,3 +757,26 @@ fn halves_of_a_wide_parameter_load_are_its_fields() {
         "{run:?}"
     );
 }
+
+/// A size computed from a parameter, stored to shared memory by one warp and loaded by all
+/// after a barrier (Triton's warp-specialized persistent matmul, quack's tile scheduler):
+/// the load reads the stored value's term, so the loop bounded by it is explored like one
+/// bounded by the parameter itself (it was "a branch on an unknown predicate"). Without the
+/// barrier the load races with the store, and that race is reported.
+#[test]
+fn a_size_handed_through_shared_memory_keeps_its_term() {
+    let run = weft(&["shared_handoff.ptx", "--color", "never"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("coverage: bounded: verified only for param 0 (handoff_param_0) = 0..=576"),
+        "{run:?}"
+    );
+    let run = weft(&["shared_handoff_race.ptx", "--color", "never"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("error[race]: read-after-write on shared `smem`"),
+        "{run:?}"
+    );
+}

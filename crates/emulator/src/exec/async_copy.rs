@@ -460,7 +460,7 @@ impl Machine<'_> {
                     };
                 }
                 let u = self.src.single(ValueSource::GlobalLoad(InstId(o.pc)));
-                self.smem.set_unk(addr as usize, len as usize, u);
+                self.smem_set_unk(addr as usize, len as usize, u);
             }
             let r = self.mbars.complete_tx(a, bytes);
             self.mbar_result(a, r);

@@ -90,6 +90,10 @@ impl Machine<'_> {
     pub(super) fn choose(&mut self, t: usize, pc: u32, gu: u32) -> Option<bool> {
         self.cfg.choices.as_ref()?;
         let p = self.src.term(gu)?;
+        if let Node::Const(c) = self.src.terms.node(p) {
+            // A predicate that folded to a constant decides nothing.
+            return Some(c & 1 != 0);
+        }
         if self.induct_active() {
             return self.induct_decide(t, pc, p);
         }
@@ -106,6 +110,9 @@ impl Machine<'_> {
     /// branch became unknown.
     pub(super) fn decided_by_choices(&mut self, p: TermId) -> Option<bool> {
         self.cfg.choices.as_ref()?;
+        if let Node::Const(c) = self.src.terms.node(p) {
+            return Some(c & 1 != 0);
+        }
         if self.induct_active() {
             return None;
         }

@@ -597,10 +597,15 @@ impl Machine<'_> {
                 );
                 let u = self.src.union(0, may_u);
                 if u != 0 {
-                    self.smem.set_unk(x as usize, esize as usize, u);
+                    self.smem_set_unk(x as usize, esize as usize, u);
                 }
                 let (v, u0) = self.get(base, s);
-                let u = self.src.union(u0, may_u);
+                // (`union` drops a term: a store under no input-dependent guard keeps it.)
+                let u = if may_u == 0 {
+                    u0
+                } else {
+                    self.src.union(u0, may_u)
+                };
                 self.write_bytes(Mem::Shared, 0, x as usize, esize as usize, v, u);
                 if u == 0 && esize <= 8 {
                     // The bytes just written: known, the low `esize` bytes of `v`.

@@ -464,7 +464,7 @@ impl Machine<'_> {
                 // The pages it allocates are checked here; the commands and agents are
                 // checked as they are recorded.
                 let before = self.smem.footprint();
-                self.smem.set_unk(addr as usize, len as usize, u);
+                self.smem_set_unk(addr as usize, len as usize, u);
                 if self.smem.footprint() != before {
                     self.check_memory(t, pc);
                 }
@@ -479,6 +479,23 @@ impl Machine<'_> {
         true
     }
 
+    /// Marks `len` unknown bytes of shared memory at `addr` (with sources `u`): no term
+    /// of [`Machine::smem_terms`] covers them any more.
+    pub(super) fn smem_set_unk(&mut self, addr: usize, len: usize, u: u32) {
+        self.forget_smem_terms(addr, len);
+        self.smem.set_unk(addr, len, u);
+    }
+
+    /// Drops the terms of [`Machine::smem_terms`] whose bytes overlap `addr..addr + len`.
+    fn forget_smem_terms(&mut self, addr: usize, len: usize) {
+        if self.smem_terms.is_empty() {
+            return;
+        }
+        let (lo, hi) = (addr as u64, addr as u64 + len as u64);
+        self.smem_terms
+            .retain(|&a, &mut (l, _)| u64::from(a) + u64::from(l) <= lo || u64::from(a) >= hi);
+    }
+
     pub(super) fn read_bytes(
         &mut self,
         which: Mem,
@@ -486,6 +503,20 @@ impl Machine<'_> {
         off: usize,
         len: usize,
     ) -> (u64, u32) {
+        if which == Mem::Shared
+            && !self.smem_terms.is_empty()
+            && let Ok(a) = u32::try_from(base.saturating_add(off))
+            && let Some(&(l, tu)) = self.smem_terms.get(&a)
+            && usize::from(l) == len
+        {
+            // The bytes one store of a termed value wrote, read whole: that value (a size
+            // a warp-specialized kernel hands to its other warps through shared memory).
+            if let Some((v, Unks::Same(x))) = self.smem.read(a as usize, len)
+                && x == self.src.plain(tu)
+            {
+                return (v, tu);
+            }
+        }
         let memory = match which {
             Mem::Shared => &self.smem,
             Mem::Local => &self.local,
@@ -517,7 +548,22 @@ impl Machine<'_> {
         v: u64,
         u: u32,
     ) {
-        // Memory holds plain source sets: a byte range of a value is another value.
+        // Memory holds plain source sets: a byte range of a value is another value. A termed
+        // value stored whole (its bytes are its natural width) keeps its term aside, for a
+        // load of exactly those bytes.
+        if which == Mem::Shared {
+            let addr = base.saturating_add(off);
+            self.forget_smem_terms(addr, len);
+            if u & super::values::TERMED != 0
+                && !self.terms_off
+                && let Some(t) = self.src.term(u)
+                && self.src.terms.fits(t, 8 * len)
+                && let Ok(a) = u32::try_from(addr)
+                && let Ok(l) = u8::try_from(len)
+            {
+                self.smem_terms.insert(a, (l, u));
+            }
+        }
         let u = self.src.plain(u);
         let memory = match which {
             Mem::Shared => &mut self.smem,
@@ -820,7 +866,12 @@ impl Machine<'_> {
             if srcs.len() == 1 && may_u == 0 && u & super::values::TERMED != 0 {
                 symbolic = Some(u);
             }
-            let u = self.src.union(u, may_u);
+            // (`union` drops a term: a store under no input-dependent guard keeps it.)
+            let u = if may_u == 0 {
+                u
+            } else {
+                self.src.union(u, may_u)
+            };
             self.write_bytes(
                 which,
                 base,

@@ -157,6 +157,10 @@ struct Machine<'a> {
     warp_step: Vec<u32>,
     /// The CTA's shared window (`paged` module: pages allocated on first write).
     smem: Paged,
+    /// Shared bytes one store of a termed value wrote whole: address → (bytes, the value's
+    /// termed id). A load of exactly those bytes reads the value with its term; any other
+    /// write over them drops the entry ([`Machine::read_bytes`]).
+    smem_terms: FxHashMap<u32, (u8, u32)>,
     /// Bytes of the shared window that may be accessed; `None` when an extern array of
     /// unknown size makes everything from `extern_start` up to the cap accessible.
     smem_size: Option<u32>,
@@ -482,6 +486,7 @@ fn run_once<'a>(
         steps: vec![Vec::new(); n],
         warp_step: vec![0; n.div_ceil(WARP_SIZE as usize)],
         smem: Paged::new(tracked as usize, uninit_shared),
+        smem_terms: FxHashMap::default(),
         smem_size,
         local: Paged::new(local_len, uninit_local),
         pmem: Paged::new(param_len, uninit_param),

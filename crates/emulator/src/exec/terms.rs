@@ -522,13 +522,20 @@ impl Terms {
         } else {
             (rel, a, b)
         };
-        self.intern(Node::Cmp {
+        let node = Node::Cmp {
             rel,
             signed,
             bits,
             a,
             b,
-        })
+        };
+        if let (Node::Const(_), Node::Const(_)) = (self.node(a), self.node(b)) {
+            // Two constants (a term resolved under a path's choices): a constant predicate.
+            let t = self.intern(node)?;
+            let v = self.eval(t, &FxHashMap::default(), &mut FxHashMap::default())?;
+            return self.constant(v);
+        }
+        self.intern(node)
     }
 
     /// `!p`.
@@ -681,6 +688,26 @@ impl Terms {
                 _ => (bits, false),
             },
             Node::Cmp { .. } | Node::Not(_) => (1, false),
+        }
+    }
+
+    /// Whether `t`'s value, as a register holds it, fits in `bits` bits: a store of that
+    /// many bytes keeps the value whole (a predicate turned into 0 or 1 by `selp` is 64 bits
+    /// wide by [`Terms::natural`], but fits in a byte).
+    pub(crate) fn fits(&self, t: TermId, bits: usize) -> bool {
+        let limit = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        match self.node(t) {
+            Node::Const(c) => c <= limit,
+            Node::Op {
+                op: OpKind::Selp,
+                args: [Some(a), Some(b), _],
+                ..
+            } => self.fits(a, bits) && self.fits(b, bits),
+            _ => usize::from(self.natural(t).0) <= bits,
         }
     }
 

@@ -135,6 +135,7 @@ impl Machine<'_> {
             steps: _,
             warp_step: _,
             smem,
+            smem_terms,
             smem_size: _,
             local,
             pmem,
@@ -237,6 +238,8 @@ impl Machine<'_> {
             || wg_pending.iter().any(|p| !p.is_empty())
             || !joint_done.is_empty()
             || !exclusive.is_empty()
+            // Terms kept for shared bytes: the induction compares memory by bytes only.
+            || !smem_terms.is_empty()
             || tc_issued.iter().any(|p| !p.is_empty())
             || !tma_loads.is_empty()
             || !tma_stores.is_empty()
