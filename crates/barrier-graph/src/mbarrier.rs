@@ -516,10 +516,14 @@ pub(crate) fn check_phases(
                     fail(kind, k, "operation", c);
                 } else if op == MbarrierOp::ExpectTx
                     && phase.node.is_some()
-                    && !phase.counted.iter().any(|&(a, aop, _)| {
-                        matches!(aop, MbarrierOp::Arrive | MbarrierOp::ArriveExpectTx)
-                            && hb.ordered(c, a)
-                    })
+                    // Ordered before any operation counted in the phase (an arrival, or the
+                    // complete_tx of a copy issued after it: CUTLASS's arrive.expect_tx, then
+                    // a second expect_tx, then the copies), it comes before the phase
+                    // completes in every execution.
+                    && !phase
+                        .counted
+                        .iter()
+                        .any(|&(a, _, _)| a != c && hb.ordered(c, a))
                 {
                     fail(ViolationKind::MbarrierPhaseRace, k, "late expect_tx", c);
                 }
@@ -574,7 +578,7 @@ fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
                 k - 1
             ),
             "late expect_tx" => format!(
-                "mbarrier {a:#x}: the expect_tx of {who} (instruction {at}) in phase {k} is not ordered before any arrival of the phase; in another execution the phase completes without it and it is counted in phase {}",
+                "mbarrier {a:#x}: the expect_tx of {who} (instruction {at}) in phase {k} is not ordered before any other operation of the phase (an arrival, or a copy's complete_tx); in another execution the phase completes without it and it is counted in phase {}",
                 k + 1
             ),
             "early wait" => format!(

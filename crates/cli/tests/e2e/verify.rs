@@ -780,3 +780,15 @@ fn a_size_handed_through_shared_memory_keeps_its_term() {
         "{run:?}"
     );
 }
+
+/// CUTLASS example 77's backward load: `arrive.expect_tx` (one arrival, the Q bytes), then
+/// a second `expect_tx` (the K bytes), then the two TMA loads. The second `expect_tx` comes
+/// before the copies whose `complete_tx` the phase needs, so it is counted in the phase in
+/// every execution; weft accepted only an `expect_tx` ordered before an arrival and
+/// reported an `mbarrier-phase-race`. Both orders verify.
+#[test]
+fn an_expect_tx_before_the_phase_copies_is_in_the_phase() {
+    let run = weft(&["expect_tx_after_arrive.ptx", "--color", "never"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout.matches(": verified").count(), 2, "{run:?}");
+}
