@@ -792,3 +792,20 @@ fn an_expect_tx_before_the_phase_copies_is_in_the_phase() {
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.stdout.matches(": verified").count(), 2, "{run:?}");
 }
+
+/// quack's RMSNorm backward prologue: each thread prefetches its row by `cp.async` when the
+/// row exists (`row < m`), else zero-fills its slot; the loop that waits for the copies runs
+/// only when `m > 0`. Both sides of the prefetch branch are emulated, so on the path with
+/// `m = 0` the copy of the "row exists" side was still pending at the buffer's reuse: a race
+/// that did not reproduce with `m = 0` fixed, and the kernel was unverifiable. A copy whose
+/// side the path's choices rule out is now no access.
+#[test]
+fn a_copy_on_a_side_the_path_rules_out_is_no_access() {
+    let run = weft(&["copy_side_ruled_out.ptx", "--color", "never"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("coverage: verified for every value of param 1"),
+        "{run:?}"
+    );
+}

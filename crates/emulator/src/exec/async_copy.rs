@@ -602,6 +602,7 @@ impl Machine<'_> {
                         prefix.access =
                             Command::access(AccessKind::Read, s, TMA_MIN_BOX, may, inst);
                         let p = self.copies.len() as u32;
+                        self.guard_copy(p);
                         self.copies.push(prefix);
                         self.charge_agent(
                             t,

@@ -24,7 +24,7 @@ use super::terms::{Constraint, Node, OpKind, Set, TermId, complement, intersect,
 use super::values::TERMED;
 use crate::{Choice, Expr, Variable};
 use rustc_hash::FxHashMap;
-use weft_program::{InstId, ThreadId};
+use weft_program::{Command, InstId, ThreadId};
 
 /// A variable: a base term read at a width.
 type VarKey = (TermId, u8);
@@ -125,6 +125,42 @@ impl Machine<'_> {
             Some(true)
         } else {
             None
+        }
+    }
+
+    /// Records copy `g` (about to be issued) with the guards of the branch sides running
+    /// now, if any.
+    pub(super) fn guard_copy(&mut self, g: u32) {
+        if !self.fork_guards.is_empty() {
+            self.copy_guards.push((g, self.fork_guards.clone()));
+        }
+    }
+
+    /// Empties the access of every copy issued on a side of a branch that the path's
+    /// choices rule out (its guard decided false): on this path's inputs the side never
+    /// runs, so its copy never happened (its shared access is no access).
+    pub(super) fn drop_infeasible_copies(&mut self) {
+        for (g, guards) in std::mem::take(&mut self.copy_guards) {
+            // Decided by a variable's set of values, or by the variables the path leaves one
+            // value each (`determined`).
+            let infeasible = guards.iter().any(|&(p, want)| {
+                let value = self.decided_by_choices(p).or_else(|| {
+                    let memo = &mut self.choices.determined_memo;
+                    self.src
+                        .terms
+                        .eval(p, &self.choices.known, memo)
+                        .map(|v| v & 1 != 0)
+                });
+                value == Some(!want)
+            });
+            if infeasible
+                && let Some(c) = self.copies.get_mut(g as usize)
+                && let weft_program::CommandView::Access {
+                    kind, addr, may, ..
+                } = c.access.view()
+            {
+                c.access = Command::access(kind, addr, 0, may, c.access.inst());
+            }
         }
     }
 

@@ -370,8 +370,20 @@ impl Machine<'_> {
         } else {
             (target, PathStart::At(fall))
         };
+        // The predicate's value under which each side runs: copies issued there are dropped
+        // at the end when the path's choices rule that side out (a row copied by `cp.async`
+        // when `row < m` is no copy on the path with m = 0; quack's RMSNorm backward).
+        let side_guard = self.src.term(gu).map(|p| {
+            let neg = self.ir.insts.get(pc as usize).is_some_and(|i| i.guard_neg);
+            // The taken side runs when the guard register is `!neg`.
+            (p, if fall_first { neg } else { !neg })
+        });
         let copies_a = self.copies.len() as u32;
+        self.fork_guards.extend(side_guard);
         let end_a = self.run_path(t, first, join, depth);
+        if side_guard.is_some() {
+            self.fork_guards.pop();
+        }
         let (copies_b, start_b) = (self.copies.len() as u32, self.cmds[t].len() as u32);
         a_v.clear();
         a_u.clear();
@@ -384,11 +396,16 @@ impl Machine<'_> {
         }
         let a_pc = self.th[t].pc;
         self.th[t].stack = snap_stack;
+        self.fork_guards
+            .extend(side_guard.map(|(p, want)| (p, !want)));
         let end_b = if self.stop {
             PathEnd::Stopped
         } else {
             self.run_path(t, second, join, depth)
         };
+        if side_guard.is_some() {
+            self.fork_guards.pop();
+        }
         // The first side's copies never run alongside the second side (both issuing copies
         // is the case the order above cannot help: CUTLASS's zero-filling `cp.async` on one
         // side, a copy on the other).

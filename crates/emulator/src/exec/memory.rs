@@ -302,6 +302,7 @@ impl Machine<'_> {
     #[cold]
     fn push_agent(&mut self, t: usize, c: Command, proxy: weft_program::Proxy) -> u32 {
         let issue = self.cmds[t].len() as u32;
+        self.guard_copy(self.copies.len() as u32);
         self.copies
             .push(AsyncCopy::new(ThreadId(t as u32), issue, c, proxy));
         let short = match c.view() {

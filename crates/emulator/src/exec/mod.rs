@@ -234,6 +234,13 @@ struct Machine<'a> {
     /// The kernel read its cluster shape (`%cluster_nctaid`, `%cluster_nctarank`), which
     /// weft takes as 1x1x1 unless the kernel declares one.
     cluster_read: bool,
+    /// The predicates (a term, and the value under which the side runs) of the sides of
+    /// branches on unknown predicates being run now ([`Machine::fork`]; one thread at a time).
+    fork_guards: Vec<(terms::TermId, bool)>,
+    /// Copies issued inside such sides, with the guards they were issued under: a copy whose
+    /// guard the path's choices decide false at the end never happened on the path
+    /// ([`Machine::drop_infeasible_copies`]).
+    copy_guards: Vec<(u32, Vec<(terms::TermId, bool)>)>,
     /// With [`crate::Config::peeks_fail`]: the (thread, peek, mbarrier, phase) that answered
     /// "not ready".
     peeks_failed: rustc_hash::FxHashSet<(u32, u32, u32, u32)>,
@@ -519,6 +526,8 @@ fn run_once<'a>(
         peeks: 0,
         peeks_failed: Default::default(),
         cluster_read: false,
+        fork_guards: Vec::new(),
+        copy_guards: Vec::new(),
         tc_issued: vec![Vec::new(); n],
         tc_attached: FxHashMap::default(),
         tmem: tensor::TensorMemory::default(),

@@ -168,6 +168,8 @@ impl Machine<'_> {
             peeks: _,
             peeks_failed: _,
             cluster_read: _,
+            fork_guards: _,
+            copy_guards,
             tc_issued,
             tc_attached: _,
             tmem: _,
@@ -240,6 +242,7 @@ impl Machine<'_> {
             || !exclusive.is_empty()
             // Terms kept for shared bytes: the induction compares memory by bytes only.
             || !smem_terms.is_empty()
+            || !copy_guards.is_empty()
             || tc_issued.iter().any(|p| !p.is_empty())
             || !tma_loads.is_empty()
             || !tma_stores.is_empty()
