@@ -277,6 +277,14 @@ fn verify_once(
             .filter(|v| !v.benign)
             .map(|v| v.kind.as_str().to_owned())
             .collect();
+        // Where the first of them was found, and the other places it names: the report
+        // points at the code even when it cannot stand behind the finding.
+        let mut places = last
+            .violations
+            .iter()
+            .filter(|v| !v.benign)
+            .flat_map(|v| v.locations.iter().cloned());
+        let (first_place, other_places) = (places.next(), places.take(8).collect::<Vec<_>>());
         last.violations.retain(|v| v.benign);
         if !found.is_empty() {
             last.unverifiable.push(Unverifiable {
@@ -295,8 +303,8 @@ fn verify_once(
                         found.join(", ")
                     )
                 },
-                location: None,
-                related: Vec::new(),
+                location: first_place,
+                related: other_places,
                 register: None,
                 inputs: Vec::new(),
                 hint: Some("fix the sizes with --param to verify given values".to_owned()),
