@@ -11,7 +11,8 @@
 # - Triton kernels (pip package triton) compiled for GPUTarget("cuda", 90|100, 32) without
 #   a GPU by corpus/src/triton_kernels.py (fused softmax, pipelined matmul, and a TMA matmul
 #   with `tl.range(..., warp_specialize=True)` for sm_90a and sm_100a) and
-#   corpus/src/triton_attention.py (flash-attention forward, warp-specialized key loop).
+#   corpus/src/triton_attention.py (flash-attention forward, warp-specialized key loop), and
+#   corpus/src/triton_tutorials.py (Triton's own tutorial 06, 09 and 10 kernels, unchanged).
 # - CuTe DSL kernels (pip package nvidia-cutlass-dsl) compiled for sm_90a without a GPU by
 #   corpus/src/cute_dsl_kernels.py (fake tensors, CUTE_DSL_ARCH, CUTE_DSL_KEEP=ptx): two
 #   written here and CUTLASS's own Hopper examples (dense GEMM, warp-specialized persistent
@@ -21,12 +22,19 @@
 # - FlashAttention-4's forward kernels for sm_90a and sm_100a and its sm_90a backward kernel
 #   (flash-attn-4 and quack-kernels wheels downloaded, not installed; compiled without torch by
 #   corpus/src/fa4_kernels.py).
+# - quack-kernels' own CuTe DSL kernels from the same wheel (softmax, RMSNorm and LayerNorm
+#   forward and backward, cross-entropy, top-k; warp-specialized persistent GEMMs for sm_90a
+#   and sm_100a), compiled without torch by corpus/src/quack_kernels.py.
 # - FlashInfer's Hopper prefill attention (headers and CUTLASS from the flashinfer-python
 #   wheel), instantiated by corpus/src/flashinfer_prefill_sm90.cu, and its single-request
 #   decode attention for sm_80 (cp.async pipeline), instantiated by
 #   corpus/src/flashinfer_decode_sm80.cu.
 # - The classic CUTLASS 2.x Ampere GEMM (cutlass::gemm::device::Gemm, Sm80, OpClassTensorOp,
 #   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu.
+# - CUTLASS's attention examples from nvidia-cutlass's source tree: example 88 (Hopper FMHA,
+#   compiled whole as shipped) and example 77 (Blackwell FMHA forward and backward and MLA
+#   forward, instantiated by corpus/src/cutlass_example77_*.cu with the example's types),
+#   and example 75 (Blackwell grouped GEMM, compiled whole as shipped).
 # - FlashAttention-2's forward kernel for sm_80 (flash-attn 2.8.3.post2 sdist, fetched by URL
 #   and sha256, never built), instantiated by corpus/src/flash_attn2_fwd_sm80.cu (fp16, head
 #   dim 128, non-causal, no dropout; the tile-aligned and the general instance), and its
@@ -139,6 +147,51 @@ if [ -n "$cutlass_inc" ]; then
         --expt-relaxed-constexpr "$ex48" -o "$out/cutlass-example-48-hopper-ws-gemm.ptx"
 fi
 
+# CUTLASS's attention examples (shipped in nvidia-cutlass's source tree, like example 48).
+# Example 88 (Hopper FMHA) is compiled whole, as shipped (its CMakeLists adds --use_fast_math;
+# no -DNDEBUG): 57 entries (forward and backward kernels for three fusions and every head dim
+# it dispatches, plus reference kernels); ~3 min and ~10 GB peak RSS on the 2-core machine,
+# ~18 MB of PTX. The manifest checks three of its kernels (the same PTX, aliased below).
+# Example 77 (Blackwell FMHA) instantiates 48 forward kernels per file; the corpus instantiates
+# the three it checks by corpus/src/cutlass_example77_{fmha_fwd,fmha_bwd,mla_fwd}.cu with the
+# example's own types and flags (~30 s and ~4 GB each).
+if [ -n "$cutlass_inc" ]; then
+    ex88="$cutlass_src/examples/88_hopper_fmha/88_hopper_fmha.cu"
+    compile cutlass-example-88-hopper-fmha "$ex88" \
+        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 --use_fast_math -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" \
+        -I"$cutlass_src/examples/88_hopper_fmha" \
+        --expt-relaxed-constexpr "$ex88" -o "$out/cutlass-example-88-hopper-fmha.ptx"
+    if [ -f "$out/cutlass-example-88-hopper-fmha.ptx" ]; then
+        # Two more kernels of the same PTX (the manifest picks each by name).
+        built+=("cutlass-example-88-hopper-fmha-pingpong|$out/cutlass-example-88-hopper-fmha.ptx|$ex88")
+        built+=("cutlass-example-88-hopper-fmha-bwd|$out/cutlass-example-88-hopper-fmha.ptx|$ex88")
+    fi
+    ex77="$cutlass_src/examples/77_blackwell_fmha"
+    compile cutlass-example-77-blackwell-fmha-fwd "$ex77/77_blackwell_fmha.cu" \
+        "$nvcc" -ptx -lineinfo -arch=sm_100a --std=c++17 --use_fast_math -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$ex77" --expt-relaxed-constexpr \
+        corpus/src/cutlass_example77_fmha_fwd.cu -o "$out/cutlass-example-77-blackwell-fmha-fwd.ptx"
+    compile cutlass-example-77-blackwell-fmha-bwd "$ex77/77_blackwell_fmha_bwd.cu" \
+        "$nvcc" -ptx -lineinfo -arch=sm_100a --std=c++17 --use_fast_math -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$ex77" --expt-relaxed-constexpr \
+        corpus/src/cutlass_example77_fmha_bwd.cu -o "$out/cutlass-example-77-blackwell-fmha-bwd.ptx"
+    compile cutlass-example-77-blackwell-mla-fwd "$ex77/77_blackwell_mla_fwd.cu" \
+        "$nvcc" -ptx -lineinfo -arch=sm_100a --std=c++17 --use_fast_math -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$ex77" --expt-relaxed-constexpr \
+        corpus/src/cutlass_example77_mla_fwd.cu -o "$out/cutlass-example-77-blackwell-mla-fwd.ptx"
+    # Example 75 (Blackwell grouped GEMM), compiled whole as shipped (~30 s, ~3.8 GB): a 1-SM
+    # and a 2-SM PtrArray kernel with a dynamic cluster shape; the manifest checks both.
+    ex75="$cutlass_src/examples/75_blackwell_grouped_gemm/75_blackwell_grouped_gemm.cu"
+    compile cutlass-example-75-blackwell-grouped-gemm "$ex75" \
+        "$nvcc" -ptx -lineinfo -arch=sm_100a --std=c++17 -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" \
+        --expt-relaxed-constexpr "$ex75" -o "$out/cutlass-example-75-blackwell-grouped-gemm.ptx"
+    if [ -f "$out/cutlass-example-75-blackwell-grouped-gemm.ptx" ]; then
+        built+=("cutlass-example-75-blackwell-grouped-gemm-2sm|$out/cutlass-example-75-blackwell-grouped-gemm.ptx|$ex75")
+    fi
+fi
+
 # Triton: optional (large wheel); skipped with a note if it cannot be installed or fails.
 if ! $py -c 'import triton' >/dev/null 2>&1; then
     echo "corpus: installing triton" >&2
@@ -157,6 +210,24 @@ compile_triton_attention() { # name which
 }
 compile_triton_attention triton-attention-ws-sm90 attention-ws-sm90
 compile_triton_attention triton-attention-ws-sm100 attention-ws-sm100
+# Triton's own tutorial kernels, copied unchanged by corpus/src/triton_tutorials.py: tutorial
+# 09's persistent TMA matmul (flattened tile loop, with and without warp specialization) and
+# its device-side-descriptor variant, tutorial 10's nvfp4 block-scaled matmul (sm_100a), and
+# tutorial 06's attention backward kernels and causal TMA forward (sm_90a, and the last two
+# for sm_100a).
+compile_triton_tutorial() { # name which
+    compile "$1" corpus/src/triton_tutorials.py $py corpus/src/triton_tutorials.py "$2" "$out/$1.ptx"
+}
+compile_triton_tutorial triton-tma-persistent-sm90 tma-persistent-sm90
+compile_triton_tutorial triton-tma-persistent-sm100 tma-persistent-sm100
+compile_triton_tutorial triton-tma-persistent-ws-sm100 tma-persistent-ws-sm100
+compile_triton_tutorial triton-descriptor-persistent-ws-sm90 descriptor-persistent-ws-sm90
+compile_triton_tutorial triton-block-scaled-nvfp4-sm100 block-scaled-nvfp4-sm100
+compile_triton_tutorial triton-attn-bwd-preprocess-sm90 attn-bwd-preprocess-sm90
+compile_triton_tutorial triton-attn-bwd-sm90 attn-bwd-sm90
+compile_triton_tutorial triton-attn-bwd-sm100 attn-bwd-sm100
+compile_triton_tutorial triton-attn-fwd-causal-sm90 attn-fwd-causal-sm90
+compile_triton_tutorial triton-attn-fwd-causal-sm100 attn-fwd-causal-sm100
 
 # CuTe DSL: optional like Triton.
 if ! $py -m pip show -q nvidia-cutlass-dsl >/dev/null 2>&1; then
@@ -231,6 +302,30 @@ compile_fa4 fa4-fwd-sm90 fwd-sm90 flash_fwd_sm90.py
 compile_fa4 fa4-fwd-sm100 fwd-sm100 flash_fwd_sm100.py
 # FA4's Hopper backward (dK/dV per KV tile, dQ accumulated in global memory by a bulk reduction).
 compile_fa4 fa4-bwd-sm90 bwd-sm90 flash_bwd_sm90.py
+# quack-kernels' own kernels (the same unpacked wheel, build/fa4/quack/), compiled without
+# torch by corpus/src/quack_kernels.py: the row reductions (softmax, RMSNorm and LayerNorm
+# forward and backward, cross-entropy, top-k) and the warp-specialized persistent GEMMs with the default
+# epilogue, single-CTA configurations (see its docstring).
+compile_quack() { # name which kernel-file
+    compile "$1" "$out/fa4/quack/$3" \
+        $py corpus/src/quack_kernels.py "$2" "$out/$1.ptx" "$out/fa4"
+}
+compile_quack quack-softmax-fwd-sm90 softmax-fwd-sm90 softmax.py
+compile_quack quack-softmax-bwd-sm90 softmax-bwd-sm90 softmax.py
+compile_quack quack-rmsnorm-fwd-sm90 rmsnorm-fwd-sm90 rmsnorm.py
+compile_quack quack-rmsnorm-bwd-sm90 rmsnorm-bwd-sm90 rmsnorm.py
+compile_quack quack-rmsnorm-bwd-n256-sm90 rmsnorm-bwd-n256-sm90 rmsnorm.py
+compile_quack quack-rmsnorm-bwd-sm100 rmsnorm-bwd-sm100 rmsnorm.py
+compile_quack quack-layernorm-fwd-sm90 layernorm-fwd-sm90 rmsnorm.py
+compile_quack quack-layernorm-bwd-sm90 layernorm-bwd-sm90 rmsnorm.py
+compile_quack quack-cross-entropy-fwd-sm90 cross-entropy-fwd-sm90 cross_entropy.py
+compile_quack quack-cross-entropy-fwd-dx-sm90 cross-entropy-fwd-dx-sm90 cross_entropy.py
+compile_quack quack-topk-sm90 topk-sm90 topk.py
+compile_quack quack-gemm-sm90 gemm-sm90 gemm_sm90.py
+compile_quack quack-gemm-sm90-coop-c gemm-sm90-coop-c gemm_sm90.py
+compile_quack quack-gemm-sm90-cluster2 gemm-sm90-cluster2 gemm_sm90.py
+compile_quack quack-gemm-sm90-dynamic gemm-sm90-dynamic gemm_sm90.py
+compile_quack quack-gemm-sm100 gemm-sm100 gemm_sm100.py
 
 # FlashInfer's Hopper prefill attention (FA3-style, CUDA C++ on CUTLASS), instantiated by
 # corpus/src/flashinfer_prefill_sm90.cu with the flags FlashInfer's JIT uses for sm90a
@@ -343,6 +438,98 @@ for line in sys.argv[2:]:
                "reference kernels without a CTA shape. Only the GEMM kernel is checked: it "
                "synchronizes across the CTAs of its cluster (barrier.cluster), which weft does "
                "not model, so it must say so rather than verify it.")
+    elif name.startswith("cutlass-example-88-hopper-fmha"):
+        # The whole example's PTX: pick the kernel by its mangled name (fp16, DefaultFusion):
+        # the cooperative forward (128x128x128, IndividualTileScheduler; `run_fwd_128`'s
+        # "tma ws cooperative 128x128x128"), the ping-pong forward (the same tile with
+        # kIsPersistent and kLoadsQSeparately: PersistentTileScheduler), or the backward for
+        # head dim 128 (64x128x128, `run_bwd_128`). Each has .maxntid 384.
+        names = re.findall(r"\.entry\s+([\w$]+)\s*\(", text)
+        if name.endswith("-bwd"):
+            want = ("33FmhaBwdMainloopTmaWarpSpecialized", "13DefaultFusion",
+                    "NS7_1CILi64EEENS9_ILi128EEESB_EEE")
+        else:
+            sched = ("23PersistentTileScheduler" if name.endswith("-pingpong")
+                     else "23IndividualTileScheduler")
+            want = ("30FmhaMainloopTmaWarpSpecialized", "13DefaultFusion",
+                    "NS7_1CILi128EEESA_SA_EEE", sched)
+        kernel = next(k for k in names if all(w in k for w in want))
+        at = text.index(".entry " + kernel)
+        m = re.search(r"\.maxntid\s+(\d+)", text[at:at + 100000])
+        # Params: one by-value struct; the problem shape (B, H, Q, K, D) as s32 at bytes 0-16.
+        # K (bytes 12..16) bounds the key loop; the backward also loops over Q (8..12).
+        # Explored within 1..=2^24: at K = 0 the consumers wait for a first K tile the
+        # producer never loads (the mainloop's first step is unconditional, `if (true)`:
+        # a deadlock, which CUTLASS's driver never launches), and near 2^31 the
+        # ceil_div(K, 128) overflows (a deadlock too): neither is an attention problem.
+        args = ["--threads", m.group(1), "--param", "0+12:s32=1..=16777216"]
+        if name.endswith("-bwd"):
+            args += ["--param", "0+8:s32=1..=16777216"]
+            why = ("CUTLASS example 88 (Hopper FMHA) compiled whole as shipped; its backward "
+                   "kernel for head dim 128 (FmhaBwdMainloopTmaWarpSpecialized, 64x128 tiles, "
+                   "DefaultFusion, fp16): a producer warpgroup (TMA loads of K, V, Q, dO, LSE, "
+                   "sum-OdO; a reducer warp adding dQ with TMA reduce-add) and two wgmma "
+                   "warpgroups ordered by an OrderedSequenceBarrier; Q and K explored from 1.")
+        elif name.endswith("-pingpong"):
+            args += ["--max-trips", "2"]
+            why = ("CUTLASS example 88 (Hopper FMHA) compiled whole as shipped; its 'tma ws "
+                   "ping-pong 128x128x128' forward kernel (fp16, head dim 128, DefaultFusion): "
+                   "persistent tile scheduler, Q loaded by its own producer warp, two wgmma "
+                   "consumer warpgroups, TMA-store epilogue; K and the tile count explored "
+                   "(--max-trips 2).")
+        else:
+            why = ("CUTLASS example 88 (Hopper FMHA) compiled whole as shipped (asserts, host "
+                   "code, reference kernels); its 'tma ws cooperative 128x128x128' forward "
+                   "kernel (fp16, head dim 128, DefaultFusion): a TMA producer warpgroup, two "
+                   "wgmma/softmax consumer warpgroups (PipelineTmaAsync: 2 Q stages, 5 K/V "
+                   "stages; OrderedSequenceBarrier between the consumers), TMA-store epilogue "
+                   "over the mainloop's shared memory (a union); K explored from 1.")
+    elif name == "cutlass-example-77-blackwell-fmha-fwd":
+        # Params: the problem shape (Q, K, D, ((H_R, H_K), B)) as s32 at bytes 0-20. Q and K
+        # are read together (ld.param.b64, split by mov.b64), which weft does not explore as
+        # sizes (corpus/README.md): both fixed, one 256-row Q tile (the CTA's), 4 key tiles.
+        args += ["--param", "0+0:u32=256", "--param", "0+4:u32=512"]
+        why = ("CUTLASS example 77 (Blackwell FMHA) forward kernel, "
+               "Sm100FmhaFwdKernelTmaWarpspecialized as 77_blackwell_fmha_fp16 instantiates it "
+               "for head dim 128, no mask, no varlen, individual tile scheduler (the example's "
+               "default): 16 warps (two softmax warpgroups, a correction warpgroup, an MMA warp "
+               "issuing tcgen05.mma, a TMA load warp, a TMA-store epilogue warp), fp16, 256x128 "
+               "tile; Q = 256, K = 512 fixed.")
+    elif name == "cutlass-example-77-blackwell-mla-fwd":
+        # Params: the problem shape (Q, K, (D_latent, D_rope), ((H_G, H_R), B)) as s32 at bytes
+        # 0-24 (each loaded by itself here), then the persistent scheduler's Params at 1408:
+        # num_blocks (the grid's tiles), a FastDivmod of the Q tiles and two more. All explored.
+        why = ("CUTLASS example 77 (Blackwell FMHA) MLA forward kernel, "
+               "Sm100FmhaFwdKernelTmaWarpspecialized with Sm100MlaFwdMainloopTmaWarpspecialized "
+               "and the MLA schedule, as 77_blackwell_mla_fwd_fp16 instantiates it for latent "
+               "head dim 128 + rope 64, no mask, no varlen, --persistent (OrderLoadEpilogue: the "
+               "load warp and the TMA-store epilogue share shared memory under a named barrier); "
+               "16 warps, fp16, 256x128 tile; sizes and the tile count explored.")
+    elif name == "cutlass-example-77-blackwell-fmha-bwd":
+        # Params: the problem shape (Q, K, D, D_VO, ((H_R, H_K), B)) as s32 at bytes 0-24,
+        # each loaded by itself: explored.
+        why = ("CUTLASS example 77 (Blackwell FMHA) backward kernel, "
+               "Sm100FmhaBwdKernelTmaWarpSpecialized as Sm100FmhaBwd launches it for "
+               "77_blackwell_fmha_bwd_fp16, head dim 128, no mask, no varlen: 16 warps "
+               "(compute warpgroups, an MMA warp issuing tcgen05.mma, a load warp: TMA of K, V, "
+               "Q, dO and cp.async of LSE and sum-OdO; dQ by TMA reduce-add), fp16, 128x128 "
+               "tiles; sizes explored.")
+    elif name.startswith("cutlass-example-75-blackwell-grouped-gemm"):
+        # The 1-SM kernel (KernelPtrArrayTmaWarpSpecialized1SmSm100, 128x256 MMA tile) or the
+        # 2-SM one (...2SmSm100, 256x256, TMA_2SM copies); both .maxntid 256.
+        names = re.findall(r"\.entry\s+([\w$]+)\s*\(", text)
+        two = name.endswith("-2sm")
+        kernel = next(k for k in names if "GemmUniversal" in k and ("SM100_TMA_2SM" in k) == two)
+        why = ("CUTLASS example 75 (Blackwell grouped GEMM) compiled whole as shipped: fp8 "
+               "e4m3 A/B, fp16 C/D, a grouped problem shape (each group's M, N, K in a device "
+               "array the persistent group tile scheduler reads), dynamic cluster shape, "
+               + ("the 2-SM kernel (256x256 MMA tile across a CTA pair; the example requires "
+                  "cluster_x >= 2). weft takes the CTA as alone in its cluster and finds "
+                  "CUTLASS's assertion on the cluster's arrival count failing: a modelling "
+                  "limit (corpus/README.md)."
+                  if two else
+                  "the 1-SM kernel (128x256 MMA tile). The problem sizes live in global memory: "
+                  "weft must say so."))
     elif name == "cutlass-sm100-tma-warpspecialized":
         # Params: problem shape M, N, K, L (u32 @4..16, as in the sm90 GEMMs); the epilogue's
         # beta (f32 @1280) and source pointers (@1288, @1296) decide whether the epilogue
@@ -437,6 +624,67 @@ for line in sys.argv[2:]:
                "online softmax), key/value loop tl.range(0, N_CTX, 64, "
                f"warp_specialize=True), head dim 64, fp16, {arch}; "
                + "N_CTX explored, H left free (no --param). TMA descriptors stay unknown.")
+    elif name.startswith("triton-tma-persistent"):
+        # Tutorial 09's matmul_kernel_tma_persistent: three host tensor descriptors (params
+        # 0-14), then M, N, K (params 15, 16, 17). Fixed: M = N = 2048 (256 tiles: CTA 0 of
+        # the NUM_SMS-CTA grid gets 2, so the mbarriers and the epilogue buffer are reused
+        # across tiles), K = 512 (8 k-tiles through the 3-stage ring). Explored instead, the
+        # flattened loop's k counter (`ki = ki == k_tiles - 1 ? 0 : ki + 1`, a selp that
+        # nests one level per trip) passes weft's 400-node term cap at 7 (sm90) or 8 (sm100) k-tiles and the
+        # kernel is unverifiable ("a branch on an unknown predicate"); the warp-specialized
+        # build hands the trip count to its worker partitions through shared memory, which
+        # drops the term at once (corpus/README.md).
+        args += ["--param", "15=2048", "--param", "16=2048", "--param", "17=512"]
+        if name.endswith("ws-sm100"):
+            arch = ("sm_100a, warp_specialize=True: 256 threads (default/epilogue warpgroup, "
+                    "2-warp TMA producer partition, tcgen05 MMA warp; setmaxnreg, barrier.sync 1 "
+                    "hand-off)")
+        elif name.endswith("sm100"):
+            arch = "sm_100a, not specialized: tcgen05 MMA, tcgen05.commit releases the stages"
+        else:
+            arch = ("sm_90a, wgmma (warp_specialize=True gives the same PTX on sm_90: the "
+                    "tutorial's flatten=True loop is not specialized there)")
+        why = ("Triton tutorial 09's persistent TMA matmul (matmul_kernel_tma_persistent, "
+               "unchanged): tl.range(start_pid, num_tiles, NUM_SMS, flatten=True), fp16, "
+               f"128x128x64, 3 stages, {arch}; M = N = 2048, K = 512 fixed (2 tiles for CTA "
+               "0). TMA descriptors stay unknown.")
+    elif name == "triton-descriptor-persistent-ws-sm90":
+        why = ("Triton tutorial 09's matmul_kernel_descriptor_persistent (unchanged), "
+               "warp_specialize=True, FLATTEN=False (the tutorial's choice on Hopper), sm_90a, "
+               "384 threads: descriptors built on the device (tl.make_tensor_descriptor: "
+               "tensormap.replace on a map in shared memory, tensormap.cp_fenceproxy to "
+               "global), which weft does not model: it must say so.")
+    elif name == "triton-block-scaled-nvfp4-sm100":
+        why = ("Triton tutorial 10's block_scaled_matmul_kernel (unchanged), nvfp4: fp4 A/B "
+               "by TMA (128x256x256 tiles, 4 stages), fp8 scale factors by ld.global -> "
+               "st.shared -> tcgen05.cp into tensor memory, tcgen05.mma kind::mxf4nvf4 "
+               "block_scale; M, N, K are constexprs (8192, 8192, 1024). weft does not decode "
+               "the mxf4nvf4 instruction descriptor: it must say so.")
+    elif name == "triton-attn-bwd-preprocess-sm90":
+        why = ("Triton tutorial 06's _attn_bwd_preprocess (unchanged): delta = "
+               "tl.sum(o * do, axis=1) over a 128x64 fp16 tile, 4 warps; the row sums are "
+               "reduced across two warps through shared memory and stored, replicated, "
+               "through shared memory again for the global store.")
+    elif name.startswith("triton-attn-bwd-sm"):
+        # Params: Q, K, V, sm_scale, DO, DQ, DK, DV, M, D, stride_z, stride_h, stride_tok,
+        # stride_d, H, N_CTX (param 15): N_CTX bounds the dK/dV loop over query blocks
+        # (num_steps = (N_CTX - start_m) // BLOCK_M1): explored.
+        mma = ("sm_90a: wgmma" if name.endswith("sm90") else
+               "sm_100a: tcgen05.mma into tensor memory, tcgen05.commit/mbarrier waits")
+        why = ("Triton tutorial 06's _attn_bwd (unchanged) as _attention.backward launches it: "
+               "fp16, HEAD_DIM 64, BLOCK_M1/N1/M2/N2 = 32/128/128/32, BLK_SLICE_FACTOR 2, "
+               "num_warps 4, num_stages 5: K/V/Q/dO tiles by cp.async "
+               f"(commit_group/wait_group pipeline), {mma}; N_CTX explored.")
+    elif name.startswith("triton-attn-fwd-causal-sm"):
+        # The causal forward's off-band loop runs start_m * BLOCK_M / BLOCK_N trips: CTA 0
+        # has none, so the manifest emulates CTA 3 (6 off-band trips, 2 on-band). N_CTX
+        # only addresses memory on that path.
+        args += ["--cta", "3,0,0"]
+        mma = "wgmma, sm_90a" if name.endswith("sm90") else "tcgen05.mma, sm_100a"
+        why = ("Triton tutorial 06's _attn_fwd_tma with causal=True (STAGE 3: the off-band "
+               "loop, then the masked on-band loop), unchanged: TMA descriptors, mbarriers, "
+               f"{mma}, fp16, HEAD_DIM 64, BLOCK_M 128, BLOCK_N 64, 3 stages, 4 warps; "
+               "CTA 3 (6 + 2 key blocks).")
     elif name == "cute-dsl-hopper-dense-gemm":
         why = ("CUTLASS CuTe DSL example hopper/dense_gemm.py (HopperWgmmaGemmKernel): one "
                "warpgroup issues TMA loads into a multi-stage full/empty mbarrier ring and "
@@ -531,6 +779,77 @@ for line in sys.argv[2:]:
         why = ("FlashAttention-4's forward kernel (PyPI flash-attn-4 4.0.0b36, CuTe DSL, "
                f"compiled without torch), fp16, head dim 128, no mask, {arch}; sequence "
                "lengths explored.")
+    elif name.startswith("quack-gemm"):
+        # The tile scheduler passes each next tile, with its "is valid" flag (tile index <
+        # the product of its tile counts), to the other warps through shared memory, where
+        # weft loses the flag's term (a shared load is a plain unknown): the tile counts are
+        # fixed, 2 x 3 x 1 (6 tiles for the emulated CTA of a one-CTA grid). Tile counts:
+        # params 7, 8, 9 (u32; 10, 11, 12 with C and beta, which come first).
+        tiles = (10, 11, 12) if name.endswith("-coop-c") else (7, 8, 9)
+        for p, v in zip(tiles, (2, 3, 1)):
+            args += ["--param", f"{p}={v}"]
+        if name.endswith("sm100"):
+            args += BLACKWELL_MMA_FIELDS
+            what = ("GemmDefaultSm100 for sm_100a: epilogue warps 0-3 reading the accumulator "
+                    "from tensor memory, an MMA warp (tcgen05.mma into tensor memory, "
+                    "tcgen05.commit), a TMA warp, a C-load warp and a tile-scheduler warp, "
+                    "128x128 tile, static persistent scheduler; K explored")
+        elif name.endswith("-coop-c"):
+            what = ("GemmDefaultSm90, cooperative (two wgmma warpgroups on one 256x128 tile), "
+                    "with C (bf16, n-major) and a host beta: the epilogue loads C by TMA "
+                    "through its own mbarrier pipeline; K explored")
+        else:
+            # A's and B's K extents are separate params (2 and 4, u32 at byte 4) though the
+            # host passes one K: the MMA warpgroups count k-tiles from A's, the TMA warp
+            # from B's. Explored independently they disagree (K_A = 0, K_B = 1 deadlocks,
+            # no launch does that) and --param cannot tie them: both fixed to 256.
+            args += ["--param", "2+4:u32=256", "--param", "4+4:u32=256"]
+            what = ("GemmDefaultSm90, pingpong (two wgmma warpgroups alternating tiles, "
+                    "ordered by named barriers), 128x192 tile (quack's default SM90 config "
+                    "with cluster 1x1 instead of 2x1); K = 256 fixed")
+        if name.endswith("-dynamic"):
+            what += ("; quack's dynamic persistent scheduler: the scheduler warp takes each "
+                     "next tile from a global counter (atom.global.inc on "
+                     "tile_count_semaphore, shared by every CTA of the launch)")
+        if name.endswith("-cluster2"):
+            what = ("GemmDefaultSm90 in quack's default SM90 config: pingpong, 128x192 tile, "
+                    "cluster 2x1 (TMA multicast, the tile scheduler's broadcast to the peer "
+                    "CTA by st.async)")
+        why = ("quack-kernels 0.6.5 GEMM (gemm_default_epi.py, D = A @ B), as quack's "
+               "_compile_gemm compiles it: warp-specialized persistent, the TMA producer and "
+               "the tile scheduler feeding the MMA warps through full/empty mbarrier "
+               f"rings; bf16 A, B, D, fp32 accumulator; {what}; 6 tiles.")
+    elif name.startswith("quack-"):
+        kernels = {
+            "softmax-fwd": "Softmax (online softmax), bf16, N = 4096",
+            "softmax-bwd": "SoftmaxBackward, bf16, N = 4096",
+            "rmsnorm-fwd": "RMSNorm forward, bf16 x/out/weight, fp32 rstd, N = 4096",
+            "rmsnorm-bwd": ("RMSNormBackward, persistent over rows (a 2-stage ring of x and "
+                            "dout tiles, a double-buffered reduction slot per row)"),
+            "layernorm-fwd": ("RMSNorm as LayerNorm forward (mean and variance "
+                              "reductions), bf16 x/out/weight/bias, fp32 mean/rstd, N = 4096"),
+            "layernorm-bwd": ("RMSNormBackward as LayerNorm backward, persistent over rows "
+                              "(cp.async ring; two values per row through a double-buffered "
+                              "pair of reduction slots, a bar.sync each), bf16, fp32 dw and db "
+                              "partials, N = 4096"),
+            "cross-entropy-fwd-dx": ("CrossEntropy fused forward+backward (two-stage max/sum "
+                                     "reduction, writes dx), bf16 logits, N = 4096"),
+            "cross-entropy-fwd": "CrossEntropy forward (online softmax), bf16 logits, N = 4096",
+            "topk": "TopK, bf16, N = 4096, k = 32 (bitonic sort in registers)",
+        }
+        key = next(k for k in kernels if name.startswith("quack-" + k + "-"))
+        what = kernels[key]
+        if name == "quack-rmsnorm-bwd-sm90":
+            what += (": bf16 x/dout/dx/weight, fp32 dw_partial, N = 4096, Hopper heuristic "
+                     "(cp.async loads, cp.async.wait_group 1)")
+        elif name == "quack-rmsnorm-bwd-n256-sm90":
+            what += (": the same at N = 256 (4 rows per CTA tile: the dw partials are summed "
+                     "through shared memory over the x ring after the row loop)")
+        elif name == "quack-rmsnorm-bwd-sm100":
+            what += (": fp32 x/dout/dx/weight/dw_partial, N = 8192, Blackwell heuristic (256 "
+                     "threads, TMA loads of x and dout into a 2-stage PipelineTmaAsync ring)")
+        why = ("quack-kernels 0.6.5 row-reduction kernel as its compile function builds it "
+               f"(fake tensors, rows dynamic), cluster size 1: {what}; rows explored.")
     elif name == "flashinfer-prefill-sm90":
         # Param 2 is the tile scheduler's Params: qo_len, kv_len (u32 @0, @4) and a
         # cutlass::FastDivmod for the GQA group size (divisor, multiplier, shift @8, 12, 16).

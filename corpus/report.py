@@ -48,6 +48,19 @@ def main() -> int:
             elif verdict == "unverifiable":
                 reason = elide(kernel["unverifiable"][0]["reason"]).replace("|", "\\|")
                 verdict += ": " + reason
+            coverage = kernel.get("coverage")
+            if coverage:
+                # What the exploration of sizes covered, in a few words (the text report's
+                # coverage line says which values).
+                paths = coverage["paths"]
+                many = "s" if paths != 1 else ""
+                if kernel["verdict"] == "verified":
+                    scope = "every value" if coverage["complete"] else "bounded"
+                    verdict += f" ({scope}, {paths} path{many})"
+                elif kernel["verdict"] == "violation" and coverage["failing_inputs"]:
+                    found = ", ".join(f"{v['term']} = {v['value']}"
+                                      for v in coverage["failing_inputs"])
+                    verdict += f" (found with {elide(found)})"
             stats = kernel["stats"]
             print(f"| `{entry['name']}` | {verdict} | {stats['commands']:,} | "
                   f"{stats['dynamic_barriers']:,} | {seconds:.2f} s |")
