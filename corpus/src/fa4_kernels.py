@@ -192,13 +192,19 @@ def build_bwd_sm90(cutlass, cute, make_fake_tensor, make_fake_stream, bshd):
 
 def main(which, out_path, site):
     arch = {"fwd-sm90": "sm_90a", "fwd-sm100": "sm_100a", "bwd-sm90": "sm_90a"}[which]
+    compile_in_child(__file__, which, arch, out_path, site)
+
+
+def compile_in_child(script, which, arch, out_path, site):
+    """Runs `script --child which site` with the CuTe DSL dumping its PTX for `arch` into a
+    temporary directory, and copies the one PTX file it writes to `out_path`."""
     with tempfile.TemporaryDirectory() as tmp:
         dump, cache = os.path.join(tmp, "dump"), os.path.join(tmp, "cache")
         os.makedirs(dump)
         os.makedirs(cache)
         env = dict(os.environ, CUTE_DSL_ARCH=arch, CUTE_DSL_KEEP="ptx", CUTE_DSL_LINEINFO="1",
                    CUTE_DSL_DUMP_DIR=dump, CUTE_DSL_CACHE_DIR=cache)
-        subprocess.run([sys.executable, __file__, "--child", which, os.path.abspath(site)],
+        subprocess.run([sys.executable, script, "--child", which, os.path.abspath(site)],
                        env=env, stdout=subprocess.DEVNULL, check=True)
         ptx = glob.glob(os.path.join(dump, "*.ptx"))
         if len(ptx) != 1:

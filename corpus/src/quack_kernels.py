@@ -54,12 +54,8 @@ variant where the heuristic gives it for the size:
   persistent scheduler (is_dynamic_persistent=False: no cluster launch control), tcgen05
   MMA into tensor memory.
 """
-import glob
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import types
 
 ARCH = {
@@ -231,21 +227,10 @@ def build(which, site):
 
 
 def main(which, out_path, site):
-    arch = ARCH[which]
-    with tempfile.TemporaryDirectory() as tmp:
-        dump, cache = os.path.join(tmp, "dump"), os.path.join(tmp, "cache")
-        os.makedirs(dump)
-        os.makedirs(cache)
-        env = dict(os.environ, CUTE_DSL_ARCH=arch, CUTE_DSL_KEEP="ptx", CUTE_DSL_LINEINFO="1",
-                   CUTE_DSL_DUMP_DIR=dump, CUTE_DSL_CACHE_DIR=cache)
-        subprocess.run([sys.executable, __file__, "--child", which, os.path.abspath(site)],
-                       env=env, stdout=subprocess.DEVNULL, check=True)
-        ptx = glob.glob(os.path.join(dump, "*.ptx"))
-        if len(ptx) != 1:
-            raise SystemExit(f"expected one PTX in the dump directory, found {ptx}")
-        shutil.copy(ptx[0], out_path)
-        print(os.path.basename(ptx[0]))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fa4_kernels import compile_in_child
 
+    compile_in_child(__file__, which, ARCH[which], out_path, site)
 
 if __name__ == "__main__":
     if sys.argv[1] == "--child":
