@@ -809,3 +809,19 @@ fn a_copy_on_a_side_the_path_rules_out_is_no_access() {
         "{run:?}"
     );
 }
+
+/// A TMA load nobody waits for, its mbarrier invalidated later (Triton's epilogue
+/// invalidates its mbarriers): the reads of the destination race with the copy. weft said
+/// "a TMA copy signals an mbarrier phase that never completes (its arrivals are missing)";
+/// the phase had all its arrivals, only no waiter. The invalidation now lets the bytes land
+/// first.
+#[test]
+fn an_unwaited_tma_load_before_an_inval_is_a_race() {
+    let run = weft(&["tma_nowait_inval.ptx", "--color", "never"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("error[race]: write-after-read on shared `buf`"),
+        "{run:?}"
+    );
+}

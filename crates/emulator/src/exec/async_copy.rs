@@ -357,10 +357,23 @@ impl Machine<'_> {
     /// replay completes the phase exactly when its last copy is counted). Returns whether a
     /// phase completed.
     pub(super) fn complete_tma_phases(&mut self) -> bool {
+        self.complete_tma_phases_of(None)
+    }
+
+    /// [`Machine::complete_tma_phases`] for the mbarrier at `only` (every one: `None`).
+    /// `mbarrier.inval` completes its object's phase first: the bytes land before the object
+    /// goes (Triton's epilogue invalidates its mbarriers; with a consumer's wait skipped,
+    /// weft said "its arrivals are missing" instead of reporting the race).
+    pub(super) fn complete_tma_phases_of(&mut self, only: Option<u32>) -> bool {
         if self.tma_open.is_empty() || self.stop {
             return false;
         }
-        let mut mbars: Vec<u32> = self.tma_open.iter().map(|o| o.mbar).collect();
+        let mut mbars: Vec<u32> = self
+            .tma_open
+            .iter()
+            .map(|o| o.mbar)
+            .filter(|&m| only.is_none_or(|a| a == m))
+            .collect();
         mbars.sort_unstable();
         mbars.dedup();
         let mut any = false;

@@ -157,6 +157,9 @@ impl Machine<'_> {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
                     return;
                 };
+                if self.tma_open.iter().any(|o| o.mbar == a) {
+                    self.complete_tma_phases_of(Some(a));
+                }
                 self.push(t, Command::mbarrier(MbarrierOp::Inval, a, 0, id));
                 // A protocol error is barrier-graph's to report (it replays this command).
                 let _ = self.mbars.inval(a);
