@@ -4,6 +4,8 @@
 
 use std::collections::VecDeque;
 
+use rustc_hash::FxHashMap;
+
 use super::{Addr, Machine, OpenTma, TensorMap, UNCOMMITTED};
 use crate::ir::{Inst, MemBase, Opnd, Space};
 use crate::unverifiable::{SyncOp, Value, Why};
@@ -233,7 +235,7 @@ impl Machine<'_> {
         }
         if !self.notes.iter().any(|n| n.starts_with("TMA loads")) {
             self.notes.push(format!(
-                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, copies of one tensor map (tile mode, not multicast) an equal share of them (one box each), other copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap)",
+                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, copies of one tensor map (tile mode, not multicast) an equal share of them (one box each), other copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap; every copy of one such map bounded by the smallest bound of the map's copies, or given the exact extent one of them has)",
                 self.line(pc)
             ));
         }
@@ -282,6 +284,9 @@ impl Machine<'_> {
         // On an uninitialized mbarrier barrier-graph reports the error (it replays the
         // `complete_tx`).
         let map = self.tensor_map(t, pc, o(1));
+        if let (Some(g), Some(m)) = (agent, map) {
+            self.tma_load_maps.push((g, m));
+        }
         if let Some(s) = self.mbars.state(a) {
             self.tma_open.push(OpenTma {
                 mbar: a,
@@ -548,6 +553,64 @@ impl Machine<'_> {
                 && d - addr < len
             {
                 copy.access = Command::approx_access(kind, addr, d - addr, may, copy.access.inst());
+            }
+        }
+        self.tighten_by_map();
+    }
+
+    /// Every TMA load of one tensor map (tile mode, this CTA alone) moves one box of the
+    /// same bytes: a copy whose extent is exact gives them to every copy of its map, else
+    /// the smallest upper bound over the map's copies bounds them all (quack's RMSNorm
+    /// backward for sm100: 32 boxes of x and 32 of dout per phase, each bounded by the next
+    /// destination, but the last dout box of the last stage ran into the reduction buffer).
+    fn tighten_by_map(&mut self) {
+        if self.tma_load_maps.len() < 2 {
+            return;
+        }
+        // Per map: the smallest extent of its copies, and the exact one if any (None when
+        // two exact copies disagree: nothing is assumed then).
+        let mut per: FxHashMap<TensorMap, (u32, Option<Option<u32>>)> = FxHashMap::default();
+        for &(g, m) in &self.tma_load_maps {
+            let Some(CommandView::Access { len, approx, .. }) =
+                self.copies.get(g as usize).map(|c| c.access.view())
+            else {
+                continue;
+            };
+            let e = per.entry(m).or_insert((u32::MAX, None));
+            e.0 = e.0.min(len);
+            if !approx {
+                e.1 = match e.1 {
+                    None => Some(Some(len)),
+                    Some(Some(l)) if l == len => Some(Some(l)),
+                    _ => Some(None),
+                };
+            }
+        }
+        for &(g, m) in &self.tma_load_maps {
+            let (Some(&(min, exact)), Some(copy)) = (per.get(&m), self.copies.get_mut(g as usize))
+            else {
+                continue;
+            };
+            let CommandView::Access {
+                kind,
+                addr,
+                len,
+                may,
+                approx: true,
+            } = copy.access.view()
+            else {
+                continue;
+            };
+            let inst = copy.access.inst();
+            match exact {
+                Some(Some(l)) if l <= len => {
+                    copy.access = Command::access(kind, addr, l, may, inst);
+                }
+                Some(None) => {}
+                _ if min < len => {
+                    copy.access = Command::approx_access(kind, addr, min, may, inst);
+                }
+                _ => {}
             }
         }
     }

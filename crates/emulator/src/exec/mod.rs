@@ -119,7 +119,7 @@ struct OpenTma {
 
 /// A tensor map's identity: the value of the register that holds its address, or the
 /// kernel parameter (index, offset) the operand names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum TensorMap {
     Address(u64),
     Param(u32, i64),
@@ -252,6 +252,9 @@ struct Machine<'a> {
     tmem: tensor::TensorMemory,
     /// The TMA loads and stores among `copies`.
     tma_loads: Vec<u32>,
+    /// The TMA loads of a known tensor map ([`OpenTma::map`]): every copy of one map moves
+    /// one box, the same bytes ([`Machine::clip_tma_extents`]).
+    tma_load_maps: Vec<(u32, TensorMap)>,
     tma_stores: Vec<u32>,
     bars: BarrierFile,
     mbars: MbarrierFile,
@@ -532,6 +535,7 @@ fn run_once<'a>(
         tc_attached: FxHashMap::default(),
         tmem: tensor::TensorMemory::default(),
         tma_loads: Vec::new(),
+        tma_load_maps: Vec::new(),
         tma_stores: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),

@@ -234,6 +234,43 @@ fn tma_loads_complete_expected_bytes() {
     );
 }
 
+/// Copies of two tensor maps interleaved in one phase: each is an upper bound clipped at the
+/// next destination, and since every copy of one map moves the same box, the last copy of
+/// the second map (which nothing clips but the window: 160 bytes) is bounded by its map's
+/// other copy (32 bytes). quack's RMSNorm backward for sm100 read its last dout box over the
+/// reduction buffer.
+#[test]
+fn copies_of_one_tensor_map_share_the_smallest_bound() {
+    let copy = |off: u32, map: &str| {
+        format!(
+            "add.s32 %r4, %r3, {off};\n    cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [{map}, {{%r1, %r1}}], [%r2];\n    "
+        )
+    };
+    let second = format!(
+        "mov.b64 %rd2, tmap2;\n    {}{}{}",
+        copy(32, "%rd2"),
+        copy(64, "%rd1"),
+        copy(96, "%rd2")
+    );
+    let body = TMA.replace("TX", "256").replace("SECOND", &second);
+    let e = run(
+        &body,
+        ".param .u64 tmap, .param .u64 tmap2",
+        &Config::default(),
+    );
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    let v: Vec<CommandView> = copies(&e).into_iter().map(|c| c.2).collect();
+    assert_eq!(
+        v,
+        vec![
+            approx(write(128, 32)),
+            approx(write(160, 32)),
+            approx(write(192, 32)),
+            approx(write(224, 32)),
+        ]
+    );
+}
+
 /// DeepGEMM and Triton's warp-specialized matmul: copies issued before the expect_tx that
 /// announces their bytes, by another thread than the one announcing them, and separated by a
 /// named barrier all belong to the phase their mbarrier operand names.

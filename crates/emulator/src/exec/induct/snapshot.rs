@@ -174,6 +174,7 @@ impl Machine<'_> {
             tc_attached: _,
             tmem: _,
             tma_loads,
+            tma_load_maps: _,
             tma_stores,
             bars,
             mbars,
