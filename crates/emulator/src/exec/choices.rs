@@ -66,6 +66,10 @@ pub(super) struct Choices {
     /// while `known` is unchanged: every unknown ALU result with a term asks for its value,
     /// and a loop asks for the same terms trip after trip).
     determined_memo: FxHashMap<TermId, Option<u64>>,
+    /// Each term resolved so far ([`Machine::resolve_selps`]), kept while `store` and
+    /// `known` are unchanged (a loop resolves the same operands trip after trip; the
+    /// CUTLASS Ampere GEMM's emulation took 40% longer without it).
+    resolved: FxHashMap<TermId, Option<TermId>>,
     /// Parameter-field values that follow the path so far (the last witness found).
     pub(super) witness: Option<Vec<(TermId, u64)>>,
     /// The run was abandoned (`crate::Emulation::abandoned`).
@@ -172,8 +176,14 @@ impl Machine<'_> {
         if self.cfg.choices.is_none() || self.induct_active() {
             return Some(t);
         }
-        let mut memo = FxHashMap::default();
-        let r = self.resolve_in(t, &mut memo)?;
+        if self.choices.store.is_empty() {
+            // No choice made yet: no predicate is decided (constants fold as terms are built).
+            return Some(t);
+        }
+        let mut memo = std::mem::take(&mut self.choices.resolved);
+        let r = self.resolve_in(t, &mut memo);
+        self.choices.resolved = memo;
+        let r = r?;
         if r != t
             && let Some(v) =
                 self.src
@@ -657,6 +667,7 @@ impl Machine<'_> {
 
     /// Restricts variable `key` to `values` (determining it when one value is left).
     fn constrain(&mut self, key: (TermId, u8), values: Set) {
+        self.choices.resolved.clear();
         self.choices.store.insert(key, values.clone());
         if !self.choices.order.contains(&key) {
             self.choices.order.push(key);
