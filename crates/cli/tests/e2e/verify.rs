@@ -825,3 +825,20 @@ fn an_unwaited_tma_load_before_an_inval_is_a_race() {
         "{run:?}"
     );
 }
+
+/// A read within the first 16 bytes at a TMA load's destination, unordered with the copy:
+/// every TMA box's inner dimension is a multiple of 16 bytes, so the copy writes those bytes
+/// whatever its box, and the race is a violation (it was a "possible" race, the kernel
+/// unverifiable, whenever copies of two maps shared a phase: a skipped stage wait in quack's
+/// RMSNorm backward). A read past them stays a possible race
+/// (`possible_race_on_an_approximate_tma_extent_is_unverifiable`).
+#[test]
+fn a_race_on_a_tma_loads_first_bytes_is_a_violation() {
+    let run = weft(&["tma_first_bytes_race.ptx", "--color", "never"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout
+            .contains("error[race]: write-after-read on shared `buf`+132"),
+        "{run:?}"
+    );
+}

@@ -235,7 +235,7 @@ impl Machine<'_> {
         }
         if !self.notes.iter().any(|n| n.starts_with("TMA loads")) {
             self.notes.push(format!(
-                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, copies of one tensor map (tile mode, not multicast) an equal share of them (one box each), other copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap; every copy of one such map bounded by the smallest bound of the map's copies, or given the exact extent one of them has)",
+                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, copies of one tensor map (tile mode, not multicast) an equal share of them (one box each), other copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap; every copy of one such map bounded by the smallest bound of the map's copies, or given the exact extent one of them has; the first 16 bytes of a bounded extent, not multicast, written for sure: every box's inner dimension is a multiple of 16 bytes)",
                 self.line(pc)
             ));
         }
@@ -612,6 +612,50 @@ impl Machine<'_> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// Splits the first 16 bytes off every TMA load whose extent is an upper bound, as an
+    /// exact write of its own (same issue, same completion): every TMA box's inner dimension
+    /// is a multiple of 16 bytes, so those bytes are written for sure (a TMA store's first 16
+    /// bytes are an exact read the same way). A read of them racing with the copy, a stage
+    /// wait skipped, is then a violation, not a "possible" race. Multicast loads, which may
+    /// write only other CTAs, keep their bound whole.
+    pub(super) fn split_tma_load_prefixes(&mut self) {
+        let mut first = None;
+        for k in 0..self.tma_loads.len() {
+            let g = self.tma_loads[k];
+            let Some(copy) = self.copies.get(g as usize) else {
+                continue;
+            };
+            let CommandView::Access {
+                kind,
+                addr,
+                len,
+                may,
+                approx: true,
+            } = copy.access.view()
+            else {
+                continue;
+            };
+            let inst = copy.access.inst();
+            if len <= TMA_MIN_BOX || self.opcode(inst.0).contains("multicast") {
+                continue;
+            }
+            let mut prefix = copy.clone();
+            prefix.access = Command::access(kind, addr, TMA_MIN_BOX, may, inst);
+            if let Some(c) = self.copies.get_mut(g as usize) {
+                c.access =
+                    Command::approx_access(kind, addr + TMA_MIN_BOX, len - TMA_MIN_BOX, may, inst);
+            }
+            self.charged = self
+                .charged
+                .saturating_add(weft_program::race_entry_bytes(addr, TMA_MIN_BOX));
+            first.get_or_insert((prefix.issuer.0 as usize, inst.0));
+            self.copies.push(prefix);
+        }
+        if let Some((t, pc)) = first {
+            self.check_memory(t, pc);
         }
     }
 

@@ -11,6 +11,7 @@ impl Machine<'_> {
         self.unfinished_tma();
         self.tensor_memory_at_exit();
         self.clip_tma_extents();
+        self.split_tma_load_prefixes();
         self.charge_tma_stores();
         let mut stuck_collective = Vec::new();
         for t in 0..self.n {
