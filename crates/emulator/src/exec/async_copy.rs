@@ -538,14 +538,7 @@ impl Machine<'_> {
             let Some(copy) = self.copies.get_mut(g as usize) else {
                 continue;
             };
-            let CommandView::Access {
-                kind,
-                addr,
-                len,
-                may,
-                approx: true,
-            } = copy.access.view()
-            else {
+            let Some((kind, addr, len, may)) = bounded(&copy.access) else {
                 continue;
             };
             let next = dests.partition_point(|&d| d <= addr);
@@ -591,14 +584,7 @@ impl Machine<'_> {
             else {
                 continue;
             };
-            let CommandView::Access {
-                kind,
-                addr,
-                len,
-                may,
-                approx: true,
-            } = copy.access.view()
-            else {
+            let Some((kind, addr, len, may)) = bounded(&copy.access) else {
                 continue;
             };
             let inst = copy.access.inst();
@@ -628,14 +614,7 @@ impl Machine<'_> {
             let Some(copy) = self.copies.get(g as usize) else {
                 continue;
             };
-            let CommandView::Access {
-                kind,
-                addr,
-                len,
-                may,
-                approx: true,
-            } = copy.access.view()
-            else {
+            let Some((kind, addr, len, may)) = bounded(&copy.access) else {
                 continue;
             };
             let inst = copy.access.inst();
@@ -768,6 +747,21 @@ pub(super) fn commit(pending: &mut VecDeque<(u32, u32)>, committed: u32) -> u32 
         e.1 = committed;
     }
     committed.saturating_add(1)
+}
+
+/// The kind, address, extent and `may` of an access whose extent is an upper bound (a TMA
+/// copy whose bytes live in its tensor map), `None` for any other command.
+fn bounded(access: &Command) -> Option<(AccessKind, u32, u32, bool)> {
+    match access.view() {
+        CommandView::Access {
+            kind,
+            addr,
+            len,
+            may,
+            approx: true,
+        } => Some((kind, addr, len, may)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
