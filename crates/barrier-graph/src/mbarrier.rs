@@ -468,18 +468,48 @@ pub(crate) fn check_phases(
         return Vec::new();
     }
     let mut failures = Vec::new();
+    // Happens-before, and under `--warp-sync` the lock-step order of the lanes of one warp
+    // followed by happens-before: `a` runs before every command of its warp at a later step,
+    // so it is ordered before `b` when one of them is (CUTLASS example 77's load warp: every
+    // lane waits on the empty barrier, a leader elected once before the loop arrives on the
+    // full one, and only the warp's reconvergence orders the other lanes' waits before the
+    // consumers' release: a phase race without `--warp-sync`, docs/semantics.md §4.4). Per
+    // lane the first command after `a`'s step suffices: happens-before is monotone in
+    // program order.
+    let ws = program.warp_size() as usize;
+    let lockstep_then = |a: Cmd, b: Cmd| -> bool {
+        let Some(s) = program
+            .threads
+            .get(a.0.index())
+            .and_then(|t| t.steps.get(a.1 as usize))
+            .copied()
+        else {
+            return false;
+        };
+        let w0 = a.0.index() / ws * ws;
+        (w0..(w0 + ws).min(program.threads.len())).any(|l| {
+            let steps = &program.threads[l].steps;
+            let x = steps.partition_point(|&y| y <= s);
+            x < steps.len()
+                && if l == b.0.index() {
+                    x as u32 <= b.1
+                } else {
+                    hb.ordered((ThreadId(l as u32), x as u32), b)
+                }
+        })
+    };
+    let ordered = |a: Cmd, b: Cmd| -> bool { hb.ordered(a, b) || lockstep_then(a, b) };
     for obj in &m.objects {
         // Whether `c` happens after the initialization (any lane of its instruction).
-        let initialized = |c: Cmd| -> bool {
-            hb.ordered(obj.init, c) || obj.joined.iter().any(|&j| hb.ordered(j, c))
-        };
+        let initialized =
+            |c: Cmd| -> bool { ordered(obj.init, c) || obj.joined.iter().any(|&j| ordered(j, c)) };
         // Whether `c` happens after phase `k` completes (`k = -1`: after the init).
         let after = |k: i64, c: Cmd| -> bool {
             let Some(p) = usize::try_from(k).ok().and_then(|k| obj.phases.get(k)) else {
                 return initialized(c);
             };
-            p.observers.iter().any(|&o| o != c && hb.ordered(o, c))
-                || (p.node.is_some() && p.counted.iter().all(|&(a, _, _)| hb.ordered(a, c)))
+            p.observers.iter().any(|&o| o != c && ordered(o, c))
+                || (p.node.is_some() && p.counted.iter().all(|&(a, _, _)| ordered(a, c)))
         };
         let mut fail = |kind, phase: i64, what, cmd| {
             failures.push(Failure {
@@ -495,7 +525,7 @@ pub(crate) fn check_phases(
             if !initialized(w) {
                 fail(ViolationKind::MbarrierUninitialized, -1, "wait", w);
             } else if let Some(p) = first {
-                if !p.counted.iter().any(|&(a, _, _)| hb.ordered(w, a)) {
+                if !p.counted.iter().any(|&(a, _, _)| ordered(w, a)) {
                     fail(ViolationKind::MbarrierPhaseRace, -1, "late wait", w);
                 }
             }
@@ -523,7 +553,7 @@ pub(crate) fn check_phases(
                     && !phase
                         .counted
                         .iter()
-                        .any(|&(a, _, _)| a != c && hb.ordered(c, a))
+                        .any(|&(a, _, _)| a != c && ordered(c, a))
                 {
                     fail(ViolationKind::MbarrierPhaseRace, k, "late expect_tx", c);
                 }
@@ -532,7 +562,7 @@ pub(crate) fn check_phases(
                 if !after(k - 1, w) {
                     fail(ViolationKind::MbarrierPhaseRace, k, "early wait", w);
                 } else if let Some(n) = next {
-                    if !n.counted.iter().any(|&(a, _, _)| hb.ordered(w, a)) {
+                    if !n.counted.iter().any(|&(a, _, _)| ordered(w, a)) {
                         fail(ViolationKind::MbarrierPhaseRace, k, "late wait", w);
                     }
                 }
