@@ -752,6 +752,24 @@ impl HappensBefore {
         self.steps.get(t.index())?.get(i as usize).copied()
     }
 
+    /// Under `--warp-sync`: whether `a` runs before a command of its warp at a later warp
+    /// step that is [`Self::ordered`] before `b` (lock-step, then happens-before; the
+    /// relation itself combines the two only for a direct pair). Per lane the first command
+    /// after `a`'s step suffices: happens-before is monotone in program order. The mbarrier
+    /// phase checks use it (docs/semantics.md §7).
+    pub(crate) fn ordered_through_warp(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
+        let Some(s) = self.step(a.0, a.1) else {
+            return false;
+        };
+        let ws = self.warp_size as usize;
+        let w0 = a.0.index() / ws * ws;
+        (w0..(w0 + ws).min(self.steps.len())).any(|l| {
+            let steps = &self.steps[l];
+            let x = steps.partition_point(|&y| y <= s);
+            x < steps.len() && self.ordered((ThreadId(l as u32), x as u32), b)
+        })
+    }
+
     /// The interval bound of a dynamic barrier: the commands of `thread` with index
     /// `< latest_before(node, thread)` happen before `node` completes (0: none does).
     #[inline]

@@ -468,37 +468,10 @@ pub(crate) fn check_phases(
         return Vec::new();
     }
     let mut failures = Vec::new();
-    // Happens-before, and under `--warp-sync` the lock-step order of the lanes of one warp
-    // followed by happens-before: `a` runs before every command of its warp at a later step,
-    // so it is ordered before `b` when one of them is (CUTLASS example 77's load warp: every
-    // lane waits on the empty barrier, a leader elected once before the loop arrives on the
-    // full one, and only the warp's reconvergence orders the other lanes' waits before the
-    // consumers' release: a phase race without `--warp-sync`, docs/semantics.md §4.4). Per
-    // lane the first command after `a`'s step suffices: happens-before is monotone in
-    // program order.
-    let ws = program.warp_size() as usize;
-    let lockstep_then = |a: Cmd, b: Cmd| -> bool {
-        let Some(s) = program
-            .threads
-            .get(a.0.index())
-            .and_then(|t| t.steps.get(a.1 as usize))
-            .copied()
-        else {
-            return false;
-        };
-        let w0 = a.0.index() / ws * ws;
-        (w0..(w0 + ws).min(program.threads.len())).any(|l| {
-            let steps = &program.threads[l].steps;
-            let x = steps.partition_point(|&y| y <= s);
-            x < steps.len()
-                && if l == b.0.index() {
-                    x as u32 <= b.1
-                } else {
-                    hb.ordered((ThreadId(l as u32), x as u32), b)
-                }
-        })
-    };
-    let ordered = |a: Cmd, b: Cmd| -> bool { hb.ordered(a, b) || lockstep_then(a, b) };
+    // Happens-before, or under `--warp-sync` lock-step followed by happens-before
+    // ([`HappensBefore::ordered_through_warp`]: CUTLASS example 77's load warp, where only the
+    // warp's reconvergence orders lanes' waits before the consumers' release).
+    let ordered = |a: Cmd, b: Cmd| -> bool { hb.ordered(a, b) || hb.ordered_through_warp(a, b) };
     for obj in &m.objects {
         // Whether `c` happens after the initialization (any lane of its instruction).
         let initialized =
