@@ -319,9 +319,7 @@ pub(crate) fn lift(
         Ok(Err(n)) => return not(why(&n)),
         Err(e) => return not(format!("an induction run failed: {e}")),
     };
-    let verified = |r: &KernelReport| {
-        r.unverifiable.is_empty() && !r.violations.iter().any(|v| strict || !v.benign)
-    };
+    let verified = |r: &KernelReport| r.passes(strict);
     let is_explored = |x: u64| explored.iter().any(|&(a, b)| a <= x && x <= b);
     let Some(_) = pinned(config, variable, 0) else {
         return not(format!(

@@ -421,6 +421,12 @@ pub struct KernelReport {
 }
 
 impl KernelReport {
+    /// Whether what was found so far verifies the kernel: nothing unverifiable and no
+    /// violation but benign races (none at all under `strict`).
+    pub fn passes(&self, strict: bool) -> bool {
+        self.unverifiable.is_empty() && !self.violations.iter().any(|v| strict || !v.benign)
+    }
+
     /// Sets the verdict from what was found.
     pub fn settle(&mut self) {
         if self.verdict == Verdict::Parsed {

@@ -90,15 +90,12 @@ pub fn verify(
 ) -> Result<(), KernelInputError> {
     let template = report.clone();
     let peeks = verify_once(report, module, params, options, progress, false)?;
-    let verified = |r: &KernelReport| {
-        r.unverifiable.is_empty() && !r.violations.iter().any(|v| options.strict || !v.benign)
-    };
-    if peeks == 0 || !verified(report) {
+    if peeks == 0 || !report.passes(options.strict) {
         return Ok(());
     }
     let mut second = template;
     verify_once(&mut second, module, params, options, progress, true)?;
-    if verified(&second) {
+    if second.passes(options.strict) {
         let (a, b) = (&mut report.stats.stage_seconds, &second.stats.stage_seconds);
         a.emulate += b.emulate;
         a.graph += b.graph;
@@ -168,8 +165,7 @@ fn verify_once(
         check(&mut r, &file, emulation, options, progress);
         times.graph += r.stats.stage_seconds.graph;
         times.race += r.stats.stage_seconds.race;
-        let ok =
-            r.unverifiable.is_empty() && !r.violations.iter().any(|v| options.strict || !v.benign);
+        let ok = r.passes(options.strict);
         if ok {
             for v in r.violations.iter().filter(|v| v.benign) {
                 let hash = {
@@ -317,9 +313,7 @@ fn verify_once(
     }
     // A verdict the bound cut short: the induction over the trip count may cover the values
     // left out.
-    let verified = last.unverifiable.is_empty()
-        && !last.violations.iter().any(|v| options.strict || !v.benign);
-    if verified
+    if last.passes(options.strict)
         && !exploration.failed
         && !exploration.unconfirmed
         && let Some(cov) = last.coverage.as_mut()
