@@ -148,13 +148,9 @@ impl Machine<'_> {
             // Decided by a variable's set of values, or by the variables the path leaves one
             // value each (`determined`).
             let infeasible = guards.iter().any(|&(p, want)| {
-                let value = self.decided_by_choices(p).or_else(|| {
-                    let memo = &mut self.choices.determined_memo;
-                    self.src
-                        .terms
-                        .eval(p, &self.choices.known, memo)
-                        .map(|v| v & 1 != 0)
-                });
+                let value = self
+                    .decided_by_choices(p)
+                    .or_else(|| self.determined_term(p).map(|v| v & 1 != 0));
                 value == Some(!want)
             });
             if infeasible
@@ -647,6 +643,11 @@ impl Machine<'_> {
     /// The value of the termed id `u` when the determined variables fix it.
     pub(super) fn determined_value(&mut self, u: u32) -> Option<u64> {
         let term = self.src.term(u)?;
+        self.determined_term(term)
+    }
+
+    /// The value of `term` when the determined variables fix it.
+    fn determined_term(&mut self, term: TermId) -> Option<u64> {
         // A term that folded to a constant (`Terms::op`): known whatever the inputs.
         if let Node::Const(c) = self.src.terms.node(term) {
             return Some(c);
