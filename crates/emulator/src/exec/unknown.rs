@@ -207,29 +207,21 @@ impl Machine<'_> {
             return plain;
         };
         let shift = (i as u64).saturating_mul(u64::from(w));
-        let term = match self.src.terms.node(t) {
-            Node::Param { off, size, .. }
-                if w % 8 == 0 && shift + u64::from(w) <= u64::from(size) * 8 =>
-            {
-                self.src.terms.param(off + (shift / 8) as u32, w / 8, false)
-            }
-            _ => (|| {
-                let shifted = if shift == 0 {
-                    t
-                } else {
-                    let k = self.src.terms.constant(shift)?;
-                    self.src
-                        .terms
-                        .op(OpKind::Shr, 64, false, [Some(t), Some(k), None])?
-                };
-                // `cvt` from an unsigned 64-bit value (`(bits << 1) | signed`).
-                let from = self.src.terms.constant(64 << 1)?;
-                self.src
-                    .terms
-                    .op(OpKind::Cvt, w, false, [Some(shifted), Some(from), None])
-            })(),
+        if let Node::Param { off, size, .. } = self.src.terms.node(t)
+            && w % 8 == 0
+            && shift + u64::from(w) <= u64::from(size) * 8
+        {
+            let term = self.src.terms.param(off + (shift / 8) as u32, w / 8, false);
+            return self.src.termed(plain, term);
+        }
+        // What `shr.b64` and `cvt.u{w}.u64` would give (`cvt`'s source type operand is
+        // `(bits << 1) | signed`).
+        let shifted = if shift == 0 {
+            u
+        } else {
+            self.unknown_result(OpKind::Shr, 64, false, &[(0, u), (shift, 0)])
         };
-        self.src.termed(plain, term)
+        self.unknown_result(OpKind::Cvt, w, false, &[(0, shifted), (64 << 1, 0)])
     }
 
     /// Whether an operand's term holds a `selp` that later choices may decide
