@@ -608,7 +608,6 @@ impl Machine<'_> {
     /// wait skipped, is then a violation, not a "possible" race. Multicast loads, which may
     /// write only other CTAs, keep their bound whole.
     pub(super) fn split_tma_load_prefixes(&mut self) {
-        let mut first = None;
         for k in 0..self.tma_loads.len() {
             let g = self.tma_loads[k];
             let Some(copy) = self.copies.get(g as usize) else {
@@ -617,25 +616,43 @@ impl Machine<'_> {
             let Some((kind, addr, len, may)) = bounded(&copy.access) else {
                 continue;
             };
-            let inst = copy.access.inst();
-            if len <= TMA_MIN_BOX || self.opcode(inst.0).contains("multicast") {
+            let (t, inst) = (copy.issuer.index(), copy.access.inst());
+            if len <= TMA_MIN_BOX
+                || self.opcode(inst.0).contains("multicast")
+                || self.push_box_prefix(t, g, kind, addr, may).is_none()
+            {
                 continue;
             }
-            let mut prefix = copy.clone();
-            prefix.access = Command::access(kind, addr, TMA_MIN_BOX, may, inst);
             if let Some(c) = self.copies.get_mut(g as usize) {
                 c.access =
                     Command::approx_access(kind, addr + TMA_MIN_BOX, len - TMA_MIN_BOX, may, inst);
             }
-            self.charged = self
-                .charged
-                .saturating_add(weft_program::race_entry_bytes(addr, TMA_MIN_BOX));
-            first.get_or_insert((prefix.issuer.0 as usize, inst.0));
-            self.copies.push(prefix);
         }
-        if let Some((t, pc)) = first {
-            self.check_memory(t, pc);
+    }
+
+    /// Pushes a copy of agent `g` (same issuer, issue and completion) whose access is the
+    /// exact first `TMA_MIN_BOX` bytes of a TMA box at `addr`, read or written for sure
+    /// (every box's inner dimension is a multiple of 16 bytes), charged like any agent; its
+    /// index, or `None` when it does not fit in `--max-memory`.
+    fn push_box_prefix(
+        &mut self,
+        t: usize,
+        g: u32,
+        kind: AccessKind,
+        addr: u32,
+        may: bool,
+    ) -> Option<u32> {
+        let mut prefix = self.copies.get(g as usize)?.clone();
+        let inst = prefix.access.inst();
+        if !self.agent_fits(t, inst.0) {
+            return None;
         }
+        prefix.access = Command::access(kind, addr, TMA_MIN_BOX, may, inst);
+        let p = self.copies.len() as u32;
+        self.guard_copy(p);
+        self.copies.push(prefix);
+        self.charge_agent(t, inst.0, weft_program::race_entry_bytes(addr, TMA_MIN_BOX));
+        Some(p)
     }
 
     /// Charges the race stage's entries of the TMA stores' extents, clipped, to
@@ -692,22 +709,10 @@ impl Machine<'_> {
                     // But every TMA box starts at the source and spans at least 16 bytes
                     // (its inner dimension is a multiple of 16 bytes): that prefix is read for
                     // sure, an exact access of its own (same issue, same completion).
+                    let may = self.th[t].may > 0;
                     if len > TMA_MIN_BOX
-                        && self.agent_fits(t, pc)
-                        && let Some(mut prefix) = self.copies.get(g as usize).cloned()
+                        && let Some(p) = self.push_box_prefix(t, g, AccessKind::Read, s, may)
                     {
-                        let inst = prefix.access.inst();
-                        let may = self.th[t].may > 0;
-                        prefix.access =
-                            Command::access(AccessKind::Read, s, TMA_MIN_BOX, may, inst);
-                        let p = self.copies.len() as u32;
-                        self.guard_copy(p);
-                        self.copies.push(prefix);
-                        self.charge_agent(
-                            t,
-                            inst.0,
-                            weft_program::race_entry_bytes(s, TMA_MIN_BOX),
-                        );
                         self.bulk_pending[t].push_back((p, UNCOMMITTED));
                     }
                 }
