@@ -237,6 +237,15 @@ pub struct Config {
     /// for it like a spinning wait. The CLI runs a kernel with peeks both ways
     /// (`docs/semantics.md` §4.3).
     pub peeks_fail: bool,
+    /// Value terms (`docs/semantics.md` §5 *Benign races*): every shared store of an unknown
+    /// value without a term records the stored bytes as a fresh *atom*, which a load of
+    /// exactly those bytes reads back, and a floating-point (or other uncomputed, pure)
+    /// operation on termed operands gets the term "this instruction on those operands".
+    /// Two plain shared writes of one such term store the same bytes (a benign race, not a
+    /// race). Value terms never decide a branch, an address or a wait: a run with them
+    /// records the same programs as one without. The CLI runs a kernel with races a second
+    /// time with them.
+    pub value_terms: bool,
 }
 
 impl Config {
@@ -355,6 +364,7 @@ impl Default for Config {
             search_budget: DEFAULT_SEARCH_BUDGET,
             cta_limit: None,
             peeks_fail: false,
+            value_terms: false,
         }
     }
 }

@@ -253,7 +253,9 @@ impl Machine<'_> {
                 let a = self.resolve_in(a, memo)?;
                 self.src.terms.not(a)
             }
-            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => Some(t),
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => {
+                Some(t)
+            }
         })();
         memo.insert(t, r);
         r
@@ -1143,6 +1145,10 @@ impl Machine<'_> {
             Node::Period { step, .. } => Expr::Op {
                 op: "periods".to_owned(),
                 args: vec![Expr::Const(step)],
+            },
+            Node::Atom { id, .. } => Expr::Op {
+                op: "value".to_owned(),
+                args: vec![Expr::Const(u64::from(id))],
             },
         }
     }

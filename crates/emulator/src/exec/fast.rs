@@ -581,7 +581,7 @@ impl Machine<'_> {
                     self.src
                         .single(crate::ValueSource::SharedUnknown(InstId(pc)))
                 } else {
-                    u
+                    self.loaded_term(u, signed)
                 };
                 let v = if signed { sx(v, bits) as u64 } else { v };
                 self.put(base, d, v, u);
@@ -602,7 +602,7 @@ impl Machine<'_> {
                 let (v, u0) = self.get(base, s);
                 // (`union` drops a term: a store under no input-dependent guard keeps it.)
                 let u = if may_u == 0 {
-                    u0
+                    self.stored_atom(u0, esize)
                 } else {
                     self.src.union(u0, may_u)
                 };

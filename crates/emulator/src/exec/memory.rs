@@ -557,7 +557,7 @@ impl Machine<'_> {
             self.forget_smem_terms(addr, len);
             if u & super::values::TERMED != 0
                 && !self.terms_off
-                && let Some(t) = self.src.term(u)
+                && let Some(t) = self.src.value_term(u)
                 && self.src.terms.fits(t, 8 * len)
                 && let Ok(a) = u32::try_from(addr)
                 && let Ok(l) = u8::try_from(len)
@@ -703,7 +703,7 @@ impl Machine<'_> {
             let u = if u == self.uninit_shared && which == Mem::Shared {
                 self.src.single(ValueSource::SharedUnknown(InstId(pc)))
             } else {
-                u
+                self.loaded_term(u, signed)
             };
             let v = if signed { sx(v, bits) as u64 } else { v };
             self.wr(t, dst, v, u);
@@ -861,17 +861,30 @@ impl Machine<'_> {
         if off as usize + total as usize > lim {
             return;
         }
-        let mut symbolic = None;
+        // The written value as terms (`tag_symbolic_values`): per element, its term or its
+        // known low bytes; `None` once an element has neither.
+        let mut parts = [super::terms::TermId(0); 8];
+        let mut symbolic = (may_u == 0 && which == Mem::Shared && total <= 16).then_some(false);
         for (k, &x) in srcs.iter().enumerate() {
             let (v, u) = self.rd(t, x, pc);
-            if srcs.len() == 1 && may_u == 0 && u & super::values::TERMED != 0 {
-                symbolic = Some(u);
+            if let Some(termed) = symbolic {
+                let part = if u == 0 {
+                    self.src.terms.constant(mask(v, (8 * esize).min(64) as u8))
+                } else {
+                    self.src.value_term(u)
+                };
+                symbolic = part.map(|p| {
+                    parts[k] = p;
+                    termed || u != 0
+                });
             }
             // (`union` drops a term: a store under no input-dependent guard keeps it.)
-            let u = if may_u == 0 {
-                u
-            } else {
+            let u = if may_u != 0 {
                 self.src.union(u, may_u)
+            } else if which == Mem::Shared {
+                self.stored_atom(u, esize)
+            } else {
+                u
             };
             self.write_bytes(
                 which,
@@ -885,8 +898,8 @@ impl Machine<'_> {
         if which != Mem::Shared {
             // A local or `.param` store may have allocated a page.
             self.check_memory(t, pc);
-        } else if let Some(u) = symbolic.filter(|_| total <= 8) {
-            self.tag_symbolic_value(t, u, total);
+        } else if symbolic == Some(true) {
+            self.tag_symbolic_values(t, &parts[..srcs.len()], esize);
         } else {
             self.tag_written_value(t, off, total);
         }

@@ -264,7 +264,7 @@ struct Machine<'a> {
     value_ids: rustc_hash::FxHashMap<u128, u16>,
     /// Ids of symbolic written values: a register's term and the bytes stored
     /// ([`weft_program::Program::symbolic_values`]).
-    term_value_ids: rustc_hash::FxHashMap<(terms::TermId, u32), u16>,
+    term_value_ids: rustc_hash::FxHashMap<(written::TermTag, u32), u16>,
     /// Executions of `mbarrier.init` so far per (thread, instruction): the occurrence that
     /// makes lanes of one warp one initialization.
     init_occ: rustc_hash::FxHashMap<(u32, u32), u32>,
@@ -902,7 +902,7 @@ impl Machine<'_> {
             Op::CpAsyncBulk { to_shared, mbar } => {
                 self.bulk_copy(t, pc, inst, ops, to_shared, mbar)
             }
-            Op::Float | Op::Texture | Op::TensorCore | Op::Skip | Op::Unsupported => {
+            Op::Float { .. } | Op::Texture | Op::TensorCore | Op::Skip | Op::Unsupported => {
                 self.exec_opaque(t, pc, inst, ops)
             }
             Op::UnsupportedControl => {
@@ -915,14 +915,28 @@ impl Machine<'_> {
     /// unknown with a source naming why.
     fn exec_opaque(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         match inst.op {
-            Op::Float => {
+            Op::Float { pure, commutes } => {
                 let mut u = 0;
-                for &x in ops.iter().skip(1) {
-                    let (_, ux) = self.rd(t, x, pc);
+                let mut termed = false;
+                // The first three operands read, for a value term.
+                let mut args = [None; 3];
+                for (k, &x) in ops.iter().skip(1).enumerate() {
+                    let (v, ux) = self.rd(t, x, pc);
+                    termed |= ux & values::TERMED != 0;
                     u = self.src.union(u, ux);
+                    if let Some(a) = args.get_mut(k)
+                        && matches!(x, Opnd::Reg(_) | Opnd::Imm(_))
+                    {
+                        *a = Some((v, ux));
+                    }
                 }
                 let f = self.src.single(ValueSource::Float(InstId(pc)));
                 let u = self.src.union(f, u);
+                let u = if pure && termed && self.cfg.value_terms {
+                    self.float_term(pc, ops, &args, commutes, u)
+                } else {
+                    u
+                };
                 self.clobber(t, inst, u);
             }
             Op::Texture => {

@@ -25,6 +25,10 @@ pub(crate) const MAX_SIZE: u32 = 400;
 /// arena without bound (about 100 bytes per node, [`Terms::footprint`]).
 pub(crate) const MAX_NODES: usize = 1 << 20;
 
+/// Value-term nodes ([`Node::Atom`] and the terms over atoms) one emulation builds at most
+/// (`crate::Config::value_terms`); past it a value stays a plain unknown.
+pub(crate) const MAX_DATA_NODES: usize = 1 << 20;
+
 /// A hash-consed term.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct TermId(pub u32);
@@ -68,6 +72,7 @@ impl OpKind {
             OpKind::BoolOr => "or.pred",
             OpKind::BoolXor => "xor.pred",
             OpKind::Other(name) => name,
+            OpKind::Inst(_) => "instruction",
         }
     }
 }
@@ -129,6 +134,10 @@ pub(crate) enum OpKind {
     BoolXor,
     /// Anything else, by its opcode's name.
     Other(&'static str),
+    /// The instruction at this index (a floating-point or other operation the emulator does
+    /// not compute, whose result is a function of its operands alone): built only for value
+    /// terms ([`Node::Atom`]); never evaluated.
+    Inst(u32),
 }
 
 /// A term node.
@@ -162,6 +171,12 @@ pub(crate) enum Node {
     },
     /// The negation of a predicate.
     Not(TermId),
+    /// The `bits`-wide value one event of the run produced (the `id`-th): the bytes one
+    /// shared store of an unknown value without a term wrote, for every load that reads
+    /// them whole (`crate::Config::value_terms`). Not a kernel input: a term containing an
+    /// atom only tells equal values apart for the race stage, never decides a branch
+    /// ([`Terms::has_atom`]).
+    Atom { id: u32, bits: u8 },
 }
 
 /// Inclusive intervals of unsigned values, sorted and disjoint.
@@ -336,6 +351,13 @@ pub(crate) struct Terms {
     sizes: Vec<u32>,
     /// Per node: whether it is or contains a `selp` ([`Terms::has_selp`]).
     selps: Vec<bool>,
+    /// Per node: whether it is or contains an [`Node::Atom`] ([`Terms::has_atom`]).
+    atoms: Vec<bool>,
+    /// Nodes with an atom: counted against [`MAX_DATA_NODES`], not [`MAX_NODES`], so that
+    /// value terms never keep a term of the inputs from being built.
+    data_nodes: usize,
+    /// The next atom's id.
+    next_atom: u32,
     index: FxHashMap<Node, TermId>,
 }
 
@@ -347,6 +369,7 @@ impl Terms {
         (self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.sizes.capacity() * 4
             + self.selps.capacity()
+            + self.atoms.capacity()
             + self.index.capacity() * entry) as u64
     }
 
@@ -363,23 +386,49 @@ impl Terms {
         self.selps.get(t.0 as usize).copied().unwrap_or(false)
     }
 
+    /// Whether `t` is or contains an atom: a value of the run, not a function of the
+    /// kernel's inputs (such a term is for the race stage's value tags only).
+    pub(crate) fn has_atom(&self, t: TermId) -> bool {
+        self.atoms.get(t.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// A fresh atom of `bits` bits ([`Node::Atom`]).
+    pub(crate) fn atom(&mut self, bits: u8) -> Option<TermId> {
+        let id = self.next_atom;
+        self.next_atom = id.checked_add(1)?;
+        self.intern(Node::Atom { id, bits })
+    }
+
     fn intern(&mut self, n: Node) -> Option<TermId> {
         if let Some(&t) = self.index.get(&n) {
             return Some(t);
         }
         let children: u32 = match n {
-            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => 0,
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => 0,
             Node::Affine { base, .. } => self.size(base),
             Node::Op { args, .. } => args.iter().flatten().map(|&a| self.size(a)).sum(),
             Node::Cmp { a, b, .. } => self.size(a) + self.size(b),
             Node::Not(a) => self.size(a),
         };
         let size = children.saturating_add(1);
-        if size > MAX_SIZE || self.nodes.len() >= MAX_NODES {
+        let atom = match n {
+            Node::Atom { .. } => true,
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => false,
+            Node::Affine { base, .. } => self.has_atom(base),
+            Node::Op { args, .. } => args.iter().flatten().any(|&a| self.has_atom(a)),
+            Node::Cmp { a, b, .. } => self.has_atom(a) || self.has_atom(b),
+            Node::Not(a) => self.has_atom(a),
+        };
+        let full = if atom {
+            self.data_nodes >= MAX_DATA_NODES
+        } else {
+            self.nodes.len() - self.data_nodes >= MAX_NODES
+        };
+        if size > MAX_SIZE || full {
             return None;
         }
         let selp = match n {
-            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => false,
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => false,
             Node::Affine { base, .. } => self.has_selp(base),
             Node::Op { op, args, .. } => {
                 op == OpKind::Selp || args.iter().flatten().any(|&a| self.has_selp(a))
@@ -391,6 +440,8 @@ impl Terms {
         self.nodes.push(n);
         self.sizes.push(size);
         self.selps.push(selp);
+        self.atoms.push(atom);
+        self.data_nodes += usize::from(atom);
         self.index.insert(n, id);
         Some(id)
     }
@@ -415,7 +466,7 @@ impl Terms {
     pub(crate) fn periodic(&self, t: TermId) -> bool {
         match self.node(t) {
             Node::Period { .. } => true,
-            Node::Param { .. } | Node::Const(_) => false,
+            Node::Param { .. } | Node::Const(_) | Node::Atom { .. } => false,
             Node::Affine { base, .. } => self.periodic(base),
             Node::Op { args, .. } => args.iter().flatten().any(|&a| self.periodic(a)),
             Node::Cmp { a, b, .. } => self.periodic(a) || self.periodic(b),
@@ -636,7 +687,7 @@ impl Terms {
         }
         out.push(t);
         match self.node(t) {
-            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => {}
+            Node::Param { .. } | Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => {}
             Node::Affine { base, .. } => self.subterms(base, out),
             Node::Op { args, .. } => {
                 for a in args.into_iter().flatten() {
@@ -659,7 +710,7 @@ impl Terms {
                     out.push(t);
                 }
             }
-            Node::Const(_) | Node::Period { .. } => {}
+            Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => {}
             Node::Affine { base, .. } => self.params(base, out),
             Node::Op { args, .. } => {
                 for a in args.into_iter().flatten() {
@@ -680,7 +731,9 @@ impl Terms {
         match self.node(t) {
             Node::Param { size, signed, .. } => (size.saturating_mul(8), signed),
             Node::Const(_) => (64, false),
-            Node::Affine { bits, .. } | Node::Period { bits, .. } => (bits, false),
+            Node::Affine { bits, .. } | Node::Period { bits, .. } | Node::Atom { bits, .. } => {
+                (bits, false)
+            }
             Node::Op { op, bits, .. } => match op {
                 OpKind::MulWide => (bits.saturating_mul(2).min(64), false),
                 OpKind::BoolAnd | OpKind::BoolOr | OpKind::BoolXor => (1, false),
@@ -730,7 +783,7 @@ impl Terms {
         let mut ev = |x: Option<TermId>| x.and_then(|x| self.eval(x, known, memo));
         let v = match self.node(t) {
             Node::Const(c) => Some(c),
-            Node::Param { .. } | Node::Period { .. } => None,
+            Node::Param { .. } | Node::Period { .. } | Node::Atom { .. } => None,
             Node::Affine { base, k, bits } => ev(Some(base)).map(|b| mask(b.wrapping_add(k), bits)),
             Node::Not(p) => ev(Some(p)).map(|p| u64::from(p & 1 == 0)),
             Node::Cmp {
@@ -806,7 +859,7 @@ impl Terms {
                         };
                         cvt(a?, dst, src, 0, false)
                     }
-                    OpKind::Other(_) => None,
+                    OpKind::Other(_) | OpKind::Inst(_) => None,
                 }
             }
         };

@@ -32,7 +32,9 @@ impl Machine<'_> {
         if u == 0 {
             self.src.terms.constant(v)
         } else {
-            let t = self.src.term(u)?;
+            // Value terms too ([`crate::Config::value_terms`]): a term built on one is one,
+            // which `Sources::term` keeps from every decision.
+            let t = self.src.value_term(u)?;
             if self.src.terms.has_selp(t) {
                 self.resolve_selps(t)
             } else {
@@ -66,6 +68,46 @@ impl Machine<'_> {
             }
             _ => self.src.terms.op(op, bits, signed, ts),
         }
+    }
+
+    /// With [`crate::Config::value_terms`]: `u` (the sources of the result of the pure opaque
+    /// instruction `pc`, a floating-point operation) with the term "instruction `pc` applied
+    /// to its operands' terms" ([`OpKind::Inst`]): equal operands give equal results, bit
+    /// for bit. Only for one register destination and at most three operands, each a
+    /// register or an immediate (`args`, in order) with a term or a known value. The first
+    /// two operands of an instruction that `commutes` are taken in term order (a butterfly
+    /// reduction's lanes add the same two values in opposite orders).
+    pub(super) fn float_term(
+        &mut self,
+        pc: u32,
+        ops: &[crate::ir::Opnd],
+        args: &[Option<(u64, u32)>; 3],
+        commutes: bool,
+        u: u32,
+    ) -> u32 {
+        use crate::ir::Opnd;
+        let (Some(&Opnd::Reg(d)), 1..=4) = (ops.first(), ops.len()) else {
+            return u;
+        };
+        let bits = self.ir.reg_bits.get(d.index()).copied().unwrap_or(0);
+        if bits == 0 || bits > 64 {
+            return u;
+        }
+        let mut ts = [None; 3];
+        for (k, slot) in ts.iter_mut().enumerate().take(ops.len() - 1) {
+            let Some(a) = args[k] else {
+                return u;
+            };
+            let Some(term) = self.operand_term(a) else {
+                return u;
+            };
+            *slot = Some(term);
+        }
+        if commutes && ts[1] < ts[0] {
+            ts.swap(0, 1);
+        }
+        let term = self.src.terms.op(OpKind::Inst(pc), bits, false, ts);
+        self.src.termed(u, term)
     }
 
     /// The id of the unknown result of `op` on `args`: the union of their sources, with

@@ -170,9 +170,17 @@ impl Sources {
         }
     }
 
-    /// The term `id` carries, if any.
+    /// The term of the kernel's inputs `id` carries, if any: not a value term (one with an
+    /// atom, [`Terms::has_atom`]), which only the race stage's value tags read, so that a
+    /// run with value terms decides every branch as a run without them.
     #[inline]
     pub(super) fn term(&self, id: u32) -> Option<TermId> {
+        self.value_term(id).filter(|&t| !self.terms.has_atom(t))
+    }
+
+    /// The term `id` carries, if any, value terms included ([`crate::Config::value_terms`]).
+    #[inline]
+    pub(super) fn value_term(&self, id: u32) -> Option<TermId> {
         if id & TERMED == 0 {
             None
         } else {

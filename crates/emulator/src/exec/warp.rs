@@ -87,7 +87,11 @@ pub(super) enum Group {
 /// never blocks, stops the emulation or changes control flow: the instructions a group
 /// executes lane by lane inside its lock-step.
 pub(super) fn lane_local(op: Op) -> bool {
-    op.computes() || matches!(op, Op::Ld | Op::St | Op::Float | Op::Texture | Op::Skip)
+    op.computes()
+        || matches!(
+            op,
+            Op::Ld | Op::St | Op::Float { .. } | Op::Texture | Op::Skip
+        )
 }
 
 /// Whether `op` is a warp collective whose lanes a group meets in one step

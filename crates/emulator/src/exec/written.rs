@@ -4,6 +4,11 @@
 
 use super::Machine;
 use super::memory::Mem;
+use super::terms::TermId;
+
+/// The terms of a symbolic write's elements (the unused ones `u32::MAX`) and their count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct TermTag([TermId; 8], u8);
 
 impl Machine<'_> {
     /// Tags thread `t`'s last command, the plain shared write of `len` bytes at `addr` whose
@@ -53,24 +58,72 @@ impl Machine<'_> {
 
     /// Tags thread `t`'s last command, a plain shared write of the low `len` bytes of a
     /// register whose unknown value `u` carries a term, with the id of that term and
-    /// width: a term is a function of the kernel's parameter bytes only, so two writes
+    /// width: a term is a function of the kernel's parameter bytes (and, with value terms,
+    /// of the values one run produced, [`super::terms::Node::Atom`]) only, so two writes
     /// tagged alike store the same bytes for every input (a benign race between them).
     pub(super) fn tag_symbolic_value(&mut self, t: usize, u: u32, len: u32) {
-        let Some(term) = self.src.term(u) else {
+        let Some(term) = self.src.value_term(u) else {
             return;
         };
-        let id = match self.term_value_ids.get(&(term, len)) {
+        self.tag_symbolic_values(t, &[term], len);
+    }
+
+    /// [`Self::tag_symbolic_value`] for a vector store: element `k` of `terms` is the term
+    /// (or the known value as a constant) whose low `esize` bytes element `k` writes; at
+    /// most 8 elements.
+    pub(super) fn tag_symbolic_values(&mut self, t: usize, terms: &[TermId], esize: u32) {
+        let mut tag = [TermId(u32::MAX); 8];
+        if terms.len() > tag.len() {
+            return;
+        }
+        tag[..terms.len()].copy_from_slice(terms);
+        let key = (TermTag(tag, terms.len() as u8), esize);
+        let id = match self.term_value_ids.get(&key) {
             Some(&id) => id,
             None => {
                 let Some(id) = self.new_value_id(0) else {
                     return;
                 };
-                self.term_value_ids.insert((term, len), id);
+                self.term_value_ids.insert(key, id);
                 id
             }
         };
         if let Some(c) = self.cmds[t].last_mut() {
             *c = c.with_value(id);
+        }
+    }
+
+    /// With [`crate::Config::value_terms`]: `u`, the unknown value a plain shared store
+    /// under no input-dependent guard writes to `len` bytes, with a fresh atom for those
+    /// bytes when it has no term they hold whole (`Machine::write_bytes` keeps it for a
+    /// load of exactly them).
+    pub(super) fn stored_atom(&mut self, u: u32, len: u32) -> u32 {
+        if !self.cfg.value_terms || u == 0 || len == 0 || len > 8 {
+            return u;
+        }
+        if self
+            .src
+            .value_term(u)
+            .is_some_and(|t| self.src.terms.fits(t, 8 * len as usize))
+        {
+            return u;
+        }
+        let atom = self.src.terms.atom((8 * len) as u8);
+        self.src.termed(u, atom)
+    }
+
+    /// `u`, a shared load's value, without a value term when the load sign-extends (the
+    /// register then holds more than the bytes the term names).
+    pub(super) fn loaded_term(&self, u: u32, signed: bool) -> u32 {
+        if signed
+            && self
+                .src
+                .value_term(u)
+                .is_some_and(|t| self.src.terms.has_atom(t))
+        {
+            self.src.plain(u)
+        } else {
+            u
         }
     }
 

@@ -224,9 +224,18 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "cp" => cp(inst, m),
         "fma" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" | "testp"
         | "copysign" | "dp4a" | "dp2a" | "fns" | "bmsk" | "szext" | "createpolicy"
-        | "getctarank" | "cvt.pack" | "set" | "mul24" | "mad24" | "sad" | "addc" | "subc"
-        | "madc" | "vadd" | "vsub" | "vmad" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr"
-        | "vset" | "istypep" => Op::Float,
+        | "getctarank" | "cvt.pack" | "set" | "mul24" | "mad24" | "sad" | "vadd" | "vsub"
+        | "vmad" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" | "istypep" => {
+            Op::Float {
+                pure: true,
+                commutes: inst.opcode == "fma" && m.ty.kind == Kind::F && m.ty.bits == 32,
+            }
+        }
+        // They read the carry flag.
+        "addc" | "subc" | "madc" => Op::Float {
+            pure: false,
+            commutes: false,
+        },
         "tex" | "tld4" | "txq" | "suld" | "suq" | "sured" | "sust" => Op::Texture,
         // `tcgen05.commit` arrives on an mbarrier once the thread's prior tcgen05 operations
         // complete: an arrival like `cp.async.mbarrier.arrive.noinc` (the multicast form
@@ -278,7 +287,12 @@ fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "add" | "sub" | "mul" | "mad" | "div" | "rem" | "abs" | "neg" | "min" | "max"
             if m.float =>
         {
-            Op::Float
+            Op::Float {
+                pure: true,
+                commutes: matches!(inst.opcode, "add" | "mul" | "mad")
+                    && m.ty.kind == Kind::F
+                    && m.ty.bits == 32,
+            }
         }
         "add" | "sub" | "mad" if m.carry => Op::Unsupported,
         "add" => Op::Add,
@@ -348,7 +362,10 @@ fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
             match cmp {
                 Some(c) if m.ty.bits <= 64 && !(m.float && m.ty.bits < 32) => Op::Setp(c, b),
                 // Half-precision comparisons: the predicate is unknown.
-                Some(_) if m.float => Op::Float,
+                Some(_) if m.float => Op::Float {
+                    pure: true,
+                    commutes: false,
+                },
                 _ => Op::Unsupported,
             }
         }
@@ -365,7 +382,10 @@ fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
                 || m.h("e4m3x2")
                 || m.h("e5m2x2")
             {
-                Op::Float
+                Op::Float {
+                    pure: true,
+                    commutes: false,
+                }
             } else {
                 Op::Cvt
             }
@@ -495,7 +515,11 @@ fn sync(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "activemask" => Op::Activemask,
         "elect" => Op::Elect,
         "redux" => match () {
-            _ if m.ty.kind == Kind::F => Op::Float,
+            // The other lanes' values decide it.
+            _ if m.ty.kind == Kind::F => Op::Float {
+                pure: false,
+                commutes: false,
+            },
             _ if m.h("add") => Op::Redux(ReduxOp::Add),
             _ if m.h("min") => Op::Redux(ReduxOp::Min),
             _ if m.h("max") => Op::Redux(ReduxOp::Max),
@@ -520,7 +544,10 @@ fn sync(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
                 parity: m.h("parity"),
             },
             "inval" => Op::MbarInval,
-            "pending_count" => Op::Float,
+            "pending_count" => Op::Float {
+                pure: false,
+                commutes: false,
+            },
             _ => Op::UnsupportedControl,
         },
         _ => Op::UnsupportedControl,

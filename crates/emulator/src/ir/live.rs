@@ -26,7 +26,11 @@ impl Liveness {
 /// Whether `inst` certainly writes its first operand (a register or a list of registers),
 /// when it runs.
 fn writes(inst: &Inst) -> bool {
-    inst.op.computes() || matches!(inst.op, Op::Ld | Op::Float | Op::Texture | Op::Activemask)
+    inst.op.computes()
+        || matches!(
+            inst.op,
+            Op::Ld | Op::Float { .. } | Op::Texture | Op::Activemask
+        )
 }
 
 /// The registers operand `o` names (a list's elements, a memory operand's base).

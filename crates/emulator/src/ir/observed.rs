@@ -77,7 +77,10 @@ fn observed_registers(ir: &Ir) -> Vec<bool> {
             uses.clear();
             // The destination of a load, an opaque float operation, a texture fetch or
             // `activemask` is written, not read.
-            let writes = matches!(inst.op, Op::Ld | Op::Float | Op::Texture | Op::Activemask);
+            let writes = matches!(
+                inst.op,
+                Op::Ld | Op::Float { .. } | Op::Texture | Op::Activemask
+            );
             for (k, &o) in ops.iter().enumerate() {
                 if (k == 0 && writes) || is_global_address(inst, k, o) {
                     continue;

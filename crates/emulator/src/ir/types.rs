@@ -347,8 +347,16 @@ pub(crate) enum Op {
     /// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor` shared → global (TMA store):
     /// reads shared memory; the byte count lives in the tensor map.
     TmaStore,
-    /// Floating-point arithmetic: destinations unknown.
-    Float,
+    /// Floating-point arithmetic (and other operations the emulator does not compute):
+    /// destinations unknown. `pure`: the result is a function of the operands alone (not of
+    /// the carry flag, other lanes or an mbarrier), so equal operands give equal results
+    /// (`crate::Config::value_terms`). `commutes`: its first two operands can be swapped
+    /// without changing a bit of the result (`add`, `mul`, `fma` and `mad` of `.f32`: IEEE
+    /// operations, whose result with a NaN operand is the one canonical NaN).
+    Float {
+        pure: bool,
+        commutes: bool,
+    },
     /// Texture/surface loads: destinations unknown.
     Texture,
     /// `wgmma.mma_async`: reads its shared operands (B, and A unless in registers) through

@@ -73,6 +73,13 @@ fn config_of(args: &[String]) -> Config {
                 cfg.params.push(binding(v));
             }
             "--warp-sync" => cfg.warp_sync = true,
+            "--cta" => {
+                let v = it.next().expect("--cta takes a value");
+                let d: Vec<u32> = v.split(',').map(|x| x.parse().expect("an index")).collect();
+                for (k, x) in d.into_iter().take(3).enumerate() {
+                    cfg.cta[k] = x;
+                }
+            }
             "--no-initializers" => cfg.initializers = false,
             // A verdict option of the cli: the emulation is the same.
             "--strict" => {}
@@ -230,6 +237,79 @@ fn warp_execution_agrees_with_lanes_on_every_sample() {
 #[ignore = "needs corpus/build (corpus/build.sh); slow in the test profile"]
 fn warp_execution_agrees_with_lanes_on_the_corpus() {
     assert!(warp_path_agrees("corpus/build/manifest.json") > 0);
+}
+
+/// Every entry of a manifest (`path`, relative to the repository) records the same programs
+/// with value terms (`Config::value_terms`) as without, also on the first path of the
+/// choices on input-dependent branches: value terms never decide a branch, an address or a
+/// wait. Returns how many writes the value terms tagged that the plain run did not (so the
+/// comparison is not vacuous).
+fn value_terms_agree(path: &str) -> usize {
+    let text = std::fs::read_to_string(repo().join(path)).expect("the manifest is readable");
+    let entries = entries(&text);
+    assert!(!entries.is_empty(), "{path} lists no kernel");
+    let mut tagged = 0;
+    for (name, ptx, kernel, args) in &entries {
+        let path = repo().join(ptx);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{name}: {}: {e}", path.display()));
+        let module = ptx_parser::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let kernels: Vec<&str> = match kernel {
+            Some(k) => vec![k.as_str()],
+            None => module.entries().map(|f| f.name).collect(),
+        };
+        for kernel in kernels {
+            for explore in [false, true] {
+                let mut cfg = config_of(args);
+                if explore {
+                    cfg.choices = Some(crate::ChoicePlan {
+                        max_trips: crate::DEFAULT_MAX_TRIPS,
+                        search_budget: cfg.search_budget,
+                        ..crate::ChoicePlan::default()
+                    });
+                }
+                let plain = emulate(&module, kernel, &cfg);
+                cfg.value_terms = true;
+                let valued = emulate(&module, kernel, &cfg);
+                let name = format!("{name} ({kernel}, choices {explore})");
+                match (plain, valued) {
+                    (Ok(p), Ok(v)) => {
+                        assert_same(&name, &p, &v);
+                        assert_eq!(p.choices, v.choices, "{name}");
+                        let symbolic = |e: &Emulation| {
+                            e.program
+                                .threads
+                                .iter()
+                                .flat_map(|t| &t.commands)
+                                .filter(|c| {
+                                    c.value_id()
+                                        .is_some_and(|id| e.program.is_symbolic_value(id))
+                                })
+                                .count()
+                        };
+                        tagged += symbolic(&v).saturating_sub(symbolic(&p));
+                    }
+                    (Err(p), Err(v)) => assert_eq!(p.to_string(), v.to_string(), "{name}"),
+                    (p, v) => panic!("{name}: plain {:?} but valued {:?}", p.err(), v.err()),
+                }
+            }
+        }
+    }
+    tagged
+}
+
+/// Value terms change no program of any sample (and tag some writes).
+#[test]
+fn value_terms_change_no_sample_program() {
+    assert!(value_terms_agree("samples/manifest.json") > 0);
+}
+
+/// The same on the real-world corpus (`corpus/build`): run with `cargo test -p emulator --
+/// --ignored` once it is built.
+#[test]
+#[ignore = "needs corpus/build (corpus/build.sh); slow in the test profile"]
+fn value_terms_change_no_corpus_program() {
+    assert!(value_terms_agree("corpus/build/manifest.json") > 0);
 }
 
 /// Every manifest entry emulates (or fails with the same error) on the fast path and on the
