@@ -228,6 +228,14 @@ compile_triton_tutorial triton-attn-bwd-sm90 attn-bwd-sm90
 compile_triton_tutorial triton-attn-bwd-sm100 attn-bwd-sm100
 compile_triton_tutorial triton-attn-fwd-causal-sm90 attn-fwd-causal-sm90
 compile_triton_tutorial triton-attn-fwd-causal-sm100 attn-fwd-causal-sm100
+compile_triton_reduction() { # name which
+    compile "$1" corpus/src/triton_reductions.py $py corpus/src/triton_reductions.py "$2" "$out/$1.ptx"
+}
+compile_triton_reduction triton-row-stats-sm90 row-stats-sm90
+compile_triton_reduction triton-row-stats-sm100 row-stats-sm100
+compile_triton_reduction triton-row-max-sm90 row-max-sm90
+compile_triton_reduction triton-row-argmax-sm90 row-argmax-sm90
+compile_triton_reduction triton-row-sum-i32-sm90 row-sum-i32-sm90
 
 # CuTe DSL: optional like Triton.
 if ! $py -m pip show -q nvidia-cutlass-dsl >/dev/null 2>&1; then
@@ -660,6 +668,22 @@ for line in sys.argv[2:]:
                "st.shared -> tcgen05.cp into tensor memory, tcgen05.mma kind::mxf4nvf4 "
                "block_scale; M, N, K are constexprs (8192, 8192, 1024). weft does not decode "
                "the mxf4nvf4 instruction descriptor: it must say so.")
+    elif name.startswith("triton-row-"):
+        what = {
+            "triton-row-stats-sm90": "tl.sum(x, axis=1) / N, then the same of (x - mean)^2 "
+                                     "(tutorial 05's statistics on 64 rows of 64 fp16), 4 warps, "
+                                     "sm_90a",
+            "triton-row-stats-sm100": "the same statistics for sm_100a (the partials travel as "
+                                      "f32x2 pairs, split to shuffle and packed again)",
+            "triton-row-max-sm90": "tl.max(x, axis=1) of a 128x128 fp32 tile, 8 warps, sm_90a",
+            "triton-row-argmax-sm90": "tl.argmax(x, axis=1) of a 64x64 fp32 tile, 4 warps, "
+                                      "sm_90a",
+            "triton-row-sum-i32-sm90": "tl.sum(x, axis=1) of a 64x64 int32 tile, 4 warps, "
+                                       "sm_90a",
+        }[name]
+        why = (f"Triton's row reduction {what}: each row spans two warps, which exchange "
+               "their partials through shared memory and store the row's result, replicated, "
+               "to shared memory for the layout change before the global store.")
     elif name == "triton-attn-bwd-preprocess-sm90":
         why = ("Triton tutorial 06's _attn_bwd_preprocess (unchanged): delta = "
                "tl.sum(o * do, axis=1) over a 128x64 fp16 tile, 4 warps; the row sums are "

@@ -120,8 +120,8 @@ struct Runs {
 /// writes of equal values.
 const VALUES_COMPARED: &str = "write-after-write races were checked again with the values \
     written compared symbolically (a value loaded from shared memory is named by the store \
-    it reads, a floating-point result by its instruction and operands): writes of equal \
-    values are benign races";
+    it reads, a floating-point result by its instruction and operands): writes of values \
+    found equal are benign races, and the races left write values weft cannot show equal";
 
 /// A kernel [`verify_once`] found racing in a write-after-write is run again with value
 /// terms (`emulator::Config::value_terms`): writes that store equal values computed from
@@ -129,7 +129,7 @@ const VALUES_COMPARED: &str = "write-after-write races were checked again with t
 /// for a layout conversion) are benign races, not races. That run decides every branch,
 /// address and wait as the first (value terms decide nothing), so its report replaces the
 /// first one unless it could not finish as far (more reasons it could not verify, such as
-/// the memory its terms took).
+/// the memory its terms took) or found more races.
 fn compare_values(
     report: &mut KernelReport,
     template: KernelReport,
@@ -159,7 +159,9 @@ fn compare_values(
             .filter(|v| !v.benign && v.kind == Kind::Race)
             .count()
     };
-    if again.unverifiable.len() > report.unverifiable.len() || races(&again) >= races(report) {
+    // With as many races, the second report still names better witnesses: its thread pairs
+    // exclude the ones that write equal values.
+    if again.unverifiable.len() > report.unverifiable.len() || races(&again) > races(report) {
         return Ok(());
     }
     let (a, b) = (&mut again.stats.stage_seconds, &report.stats.stage_seconds);

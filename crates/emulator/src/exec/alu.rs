@@ -398,6 +398,28 @@ pub(super) fn clz(a: u64, bits: u8) -> u64 {
     u64::from(mask(a, bits).leading_zeros()) - (64 - u64::from(bits.max(1)))
 }
 
+/// `bfind` of a `bits`-wide value (PTX ISA, *bfind*): the bit position of the most
+/// significant 1 (of a signed value, of the most significant bit that differs from the
+/// sign), `0xffffffff` when there is none; with `shiftamt`, `bits - 1` minus that position.
+pub(super) fn bfind(a: u64, bits: u8, signed: bool, shiftamt: bool) -> u64 {
+    let bits = bits.clamp(1, 64);
+    let x = mask(a, bits);
+    let x = if signed && (x >> (bits - 1)) & 1 == 1 {
+        mask(!x, bits)
+    } else {
+        x
+    };
+    if x == 0 {
+        return 0xffff_ffff;
+    }
+    let pos = 63 - u64::from(x.leading_zeros());
+    if shiftamt {
+        u64::from(bits) - 1 - pos
+    } else {
+        pos
+    }
+}
+
 /// `div` or `rem` of `bits`-wide operands; `None` when the divisor is zero.
 pub(super) fn div_rem(a: u64, b: u64, bits: u8, signed: bool, rem: bool) -> Option<u64> {
     if mask(b, bits) == 0 {
@@ -496,6 +518,12 @@ impl Machine<'_> {
                 u64::from(mask(a, bits).count_ones())
             }),
             Op::Clz => self.un(t, pc, o, 32, OpKind::Other("clz"), |a| clz(a, bits)),
+            Op::Bfind { shiftamt } => {
+                let name = if shiftamt { "bfind.shiftamt" } else { "bfind" };
+                self.un(t, pc, o, 32, OpKind::Other(name), |a| {
+                    bfind(a, bits, signed, shiftamt)
+                })
+            }
             Op::Bfe | Op::Bfi | Op::Prmt | Op::Lop3 => self.exec_bits(t, pc, inst, o),
             Op::Setp(cmp, bop) => self.setp(t, pc, inst, ops, cmp, bop),
             Op::Selp => {
@@ -711,10 +739,17 @@ impl Machine<'_> {
                 let mut u = 0;
                 // The IR outlives the machine: its list is read in place.
                 let ir = self.ir;
+                let mut parts = [(0, 0); 3];
                 for (i, &x) in ir.list(start, len).iter().enumerate() {
                     let (xv, xu) = self.rd(t, x, pc);
                     v = with_part(v, xv, w, i);
                     u = self.src.union(u, xu);
+                    if let Some(p) = parts.get_mut(i) {
+                        *p = (xv, xu);
+                    }
+                }
+                if u != 0 && self.cfg.value_terms && len <= 3 {
+                    u = self.pack_unknown(&parts[..len as usize], w, u);
                 }
                 self.wr(t, d, if u == 0 { v } else { 0 }, u);
             }

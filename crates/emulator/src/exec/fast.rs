@@ -506,6 +506,7 @@ impl Machine<'_> {
                 // The IR outlives the machine: its list is read in place.
                 let ir = self.ir;
                 let (mut v, mut u) = (0u64, 0u32);
+                let mut parts = [(0, 0); 3];
                 for (i, x) in ir.list(start, u32::from(len)).iter().enumerate() {
                     let (xv, xu) = match *x {
                         Opnd::Reg(r) => self.get(base, Src::Reg(r)),
@@ -514,6 +515,12 @@ impl Machine<'_> {
                     };
                     v = with_part(v, xv, w, i);
                     u = self.src.union(u, xu);
+                    if let Some(p) = parts.get_mut(i) {
+                        *p = (xv, xu);
+                    }
+                }
+                if u != 0 && self.cfg.value_terms && len <= 3 {
+                    u = self.pack_unknown(&parts[..usize::from(len)], w, u);
                 }
                 self.put(base, d, if u == 0 { v } else { 0 }, u);
             }

@@ -841,6 +841,7 @@ impl Machine<'_> {
             | Op::Brev
             | Op::Popc
             | Op::Clz
+            | Op::Bfind { .. }
             | Op::Prmt
             | Op::Lop3
             | Op::Setp(..)
@@ -917,12 +918,10 @@ impl Machine<'_> {
         match inst.op {
             Op::Float { pure, commutes } => {
                 let mut u = 0;
-                let mut termed = false;
                 // The first three operands read, for a value term.
                 let mut args = [None; 3];
                 for (k, &x) in ops.iter().skip(1).enumerate() {
                     let (v, ux) = self.rd(t, x, pc);
-                    termed |= ux & values::TERMED != 0;
                     u = self.src.union(u, ux);
                     if let Some(a) = args.get_mut(k)
                         && matches!(x, Opnd::Reg(_) | Opnd::Imm(_))
@@ -932,7 +931,8 @@ impl Machine<'_> {
                 }
                 let f = self.src.single(ValueSource::Float(InstId(pc)));
                 let u = self.src.union(f, u);
-                let u = if pure && termed && self.cfg.value_terms {
+                // (Known operands too: the result is the same in every thread.)
+                let u = if pure && self.cfg.value_terms {
                     self.float_term(pc, ops, &args, commutes, u)
                 } else {
                     u

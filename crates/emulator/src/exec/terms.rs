@@ -73,6 +73,7 @@ impl OpKind {
             OpKind::BoolXor => "xor.pred",
             OpKind::Other(name) => name,
             OpKind::Inst(_) => "instruction",
+            OpKind::Pack => "pack",
         }
     }
 }
@@ -138,6 +139,36 @@ pub(crate) enum OpKind {
     /// not compute, whose result is a function of its operands alone): built only for value
     /// terms ([`Node::Atom`]); never evaluated.
     Inst(u32),
+    /// A register assembled from its operands, the first the low bits (`mov.b64 d, {lo,
+    /// hi}`, each part `bits / parts` wide): built only for value terms; never evaluated.
+    Pack,
+}
+
+impl OpKind {
+    /// Whether a node of this operation is a value term whatever its operands
+    /// ([`Terms::has_atom`]): the operations only a run with value terms builds.
+    fn data(self) -> bool {
+        matches!(self, OpKind::Inst(_) | OpKind::Pack)
+    }
+
+    /// Whether swapping the first two operands never changes the result.
+    fn commutes(self) -> bool {
+        matches!(
+            self,
+            OpKind::Add
+                | OpKind::Mul
+                | OpKind::MulHi
+                | OpKind::MulWide
+                | OpKind::Min
+                | OpKind::Max
+                | OpKind::And
+                | OpKind::Or
+                | OpKind::Xor
+                | OpKind::BoolAnd
+                | OpKind::BoolOr
+                | OpKind::BoolXor
+        )
+    }
 }
 
 /// A term node.
@@ -415,7 +446,9 @@ impl Terms {
             Node::Atom { .. } => true,
             Node::Param { .. } | Node::Const(_) | Node::Period { .. } => false,
             Node::Affine { base, .. } => self.has_atom(base),
-            Node::Op { args, .. } => args.iter().flatten().any(|&a| self.has_atom(a)),
+            Node::Op { op, args, .. } => {
+                op.data() || args.iter().flatten().any(|&a| self.has_atom(a))
+            }
             Node::Cmp { a, b, .. } => self.has_atom(a) || self.has_atom(b),
             Node::Not(a) => self.has_atom(a),
         };
@@ -507,8 +540,18 @@ impl Terms {
         op: OpKind,
         bits: u8,
         signed: bool,
-        args: [Option<TermId>; 3],
+        mut args: [Option<TermId>; 3],
     ) -> Option<TermId> {
+        // A commutative operation on a value term takes its operands in term order (a
+        // butterfly reduction's lanes combine the same two values in opposite orders). Terms
+        // of the inputs alone keep their order (the exploration's terms are as before).
+        if op.commutes()
+            && let [Some(a), Some(b), _] = args
+            && b < a
+            && (self.has_atom(a) || self.has_atom(b))
+        {
+            args.swap(0, 1);
+        }
         let node = Node::Op {
             op,
             bits,
@@ -859,7 +902,7 @@ impl Terms {
                         };
                         cvt(a?, dst, src, 0, false)
                     }
-                    OpKind::Other(_) | OpKind::Inst(_) => None,
+                    OpKind::Other(_) | OpKind::Inst(_) | OpKind::Pack => None,
                 }
             }
         };

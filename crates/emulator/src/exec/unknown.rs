@@ -110,6 +110,75 @@ impl Machine<'_> {
         self.src.termed(u, term)
     }
 
+    /// With [`crate::Config::value_terms`]: `u` (the sources of a register assembled from
+    /// `parts`, each `w` bits wide, the first the low bits: `mov.b64 d, {lo, hi}`) with the
+    /// term [`OpKind::Pack`] of the parts' terms (a known part by its value), when there
+    /// are at most three parts and each has one.
+    pub(super) fn pack_unknown(&mut self, parts: &[(u64, u32)], w: u8, u: u32) -> u32 {
+        if !self.cfg.value_terms || u == 0 || parts.len() > 3 || w == 0 {
+            return u;
+        }
+        let mut ts = [None; 3];
+        for (slot, &(v, pu)) in ts.iter_mut().zip(parts) {
+            let Some(term) = self.operand_term((super::alu::mask(v, w), pu)) else {
+                return u;
+            };
+            *slot = Some(term);
+        }
+        let bits = w.saturating_mul(parts.len() as u8);
+        let term = match self.unpacked_whole(&ts[..parts.len()], w) {
+            Some(x) => Some(x),
+            None => self.src.terms.op(OpKind::Pack, bits, false, ts),
+        };
+        self.src.termed(u, term)
+    }
+
+    /// The term `x` when `parts` are `x`'s own `w`-bit parts in order, as [`Self::
+    /// part_unknown`] builds them (`cvt.u{w}(x)`, `cvt.u{w}(x >> w)`, ...) and `x` is no
+    /// wider than they are together: a value split into halves (to shuffle them) and put
+    /// together again is that value.
+    fn unpacked_whole(&self, parts: &[Option<TermId>], w: u8) -> Option<TermId> {
+        let terms = &self.src.terms;
+        let from_64 = |t: TermId| matches!(terms.node(t), Node::Const(c) if c == 64 << 1);
+        let mut whole = None;
+        for (i, &p) in parts.iter().enumerate() {
+            let Node::Op {
+                op: OpKind::Cvt,
+                bits,
+                args: [Some(s), Some(c), None],
+                ..
+            } = terms.node(p?)
+            else {
+                return None;
+            };
+            if bits != w || !from_64(c) {
+                return None;
+            }
+            let x = if i == 0 {
+                s
+            } else {
+                let Node::Op {
+                    op: OpKind::Shr,
+                    bits: 64,
+                    args: [Some(x), Some(k), None],
+                    ..
+                } = terms.node(s)
+                else {
+                    return None;
+                };
+                if terms.node(k) != Node::Const(i as u64 * u64::from(w)) {
+                    return None;
+                }
+                x
+            };
+            if *whole.get_or_insert(x) != x {
+                return None;
+            }
+        }
+        let x = whole?;
+        (usize::from(terms.natural(x).0) <= usize::from(w) * parts.len()).then_some(x)
+    }
+
     /// The id of the unknown result of `op` on `args`: the union of their sources, with
     /// the result's term when some operand carries one. Called only when an operand is
     /// unknown (never on the known-value path).
@@ -245,7 +314,8 @@ impl Machine<'_> {
         if u & TERMED == 0 || self.terms_off || w == 0 {
             return plain;
         }
-        let Some(t) = self.src.term(u) else {
+        // (A value term's parts are value terms: `unknown_result` builds them.)
+        let Some(t) = self.src.value_term(u) else {
             return plain;
         };
         let shift = (i as u64).saturating_mul(u64::from(w));

@@ -215,7 +215,9 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
     match inst.opcode {
         "mov" | "add" | "sub" | "mul" | "mad" | "div" | "rem" | "abs" | "neg" | "min" | "max"
         | "and" | "or" | "xor" | "not" | "cnot" | "shl" | "shr" | "bfe" | "bfi" | "brev"
-        | "popc" | "clz" | "prmt" | "lop3" | "setp" | "selp" | "slct" | "cvt" => arith(inst, m),
+        | "popc" | "clz" | "bfind" | "prmt" | "lop3" | "setp" | "selp" | "slct" | "cvt" => {
+            arith(inst, m)
+        }
         "cvta" | "isspacep" | "mapa" | "ld" | "ldu" | "st" | "atom" | "red" | "ldmatrix"
         | "stmatrix" => memory(inst, m),
         "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "brkpt" => control(inst),
@@ -228,7 +230,8 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         | "vmad" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" | "istypep" => {
             Op::Float {
                 pure: true,
-                commutes: inst.opcode == "fma" && m.ty.kind == Kind::F && m.ty.bits == 32,
+                commutes: inst.opcode == "fma"
+                    && (m.ty.kind == Kind::F && m.ty.bits == 32 || m.h("f32x2")),
             }
         }
         // They read the carry flag.
@@ -289,9 +292,8 @@ fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         {
             Op::Float {
                 pure: true,
-                commutes: matches!(inst.opcode, "add" | "mul" | "mad")
-                    && m.ty.kind == Kind::F
-                    && m.ty.bits == 32,
+                commutes: matches!(inst.opcode, "add" | "mul" | "mad" | "min" | "max")
+                    && (m.ty.kind == Kind::F && m.ty.bits == 32 || m.h("f32x2")),
             }
         }
         "add" | "sub" | "mad" if m.carry => Op::Unsupported,
@@ -317,6 +319,9 @@ fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "brev" => Op::Brev,
         "popc" => Op::Popc,
         "clz" => Op::Clz,
+        "bfind" => Op::Bfind {
+            shiftamt: m.h("shiftamt"),
+        },
         "prmt" => {
             if inst
                 .modifiers()

@@ -264,6 +264,11 @@ pub(crate) enum Op {
     Brev,
     Popc,
     Clz,
+    /// `bfind`: the position of the most significant non-sign bit (`0xffffffff` when none);
+    /// with `.shiftamt`, the left shift that brings it to the top.
+    Bfind {
+        shiftamt: bool,
+    },
     Prmt,
     Lop3,
     Setp(Cmp, BoolOp),
@@ -419,6 +424,7 @@ impl Op {
                 | Op::Brev
                 | Op::Popc
                 | Op::Clz
+                | Op::Bfind { .. }
                 | Op::Prmt
                 | Op::Lop3
                 | Op::Setp(..)

@@ -35,6 +35,7 @@ pub(crate) fn min_operands(op: Op) -> usize {
         | Op::Brev
         | Op::Popc
         | Op::Clz
+        | Op::Bfind { .. }
         | Op::Cvt
         | Op::Cvta { .. }
         | Op::Isspacep(_)
