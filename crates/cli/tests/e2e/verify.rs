@@ -654,6 +654,55 @@ fn writes_of_one_symbolic_value_are_a_benign_race() {
     );
 }
 
+/// Value terms (`value_terms.ptx`): two warps store a result computed from two unknown
+/// shared values read in opposite orders. Operations whose operands commute bit for bit
+/// (f32 `add`, `max`, `fma`'s factors, integer `add`, a split `f32x2` packed again, a mean
+/// through `div.approx` of constants) store one value, a benign race; the others race
+/// (`sub`, `fma`'s addend, half-precision `max`, whose order weft keeps, the halves of a
+/// pair swapped). Before value terms every one of them was a race.
+#[test]
+fn value_terms_tell_commuted_results_from_different_ones() {
+    let cases = [
+        ("add_f32", true),
+        ("sub_f32", false),
+        ("max_f32", true),
+        ("max_f16", false),
+        ("add_s32", true),
+        ("fma_addend", false),
+        ("fma_factors", true),
+        ("mean_of_constants", true),
+        ("f32x2_split_pack", true),
+        ("f32x2_halves_swapped", false),
+    ];
+    for (kernel, benign) in cases {
+        let run = weft(&["value_terms.ptx", "--kernel", kernel, "--format", "json"]);
+        let doc = run.json();
+        check_schema(&doc);
+        let k = &doc["kernels"][0];
+        let kinds: Vec<(&str, bool)> = k["violations"]
+            .as_array()
+            .expect("violations")
+            .iter()
+            .map(|v| (v["kind"].as_str().expect("kind"), v["benign"] == true))
+            .collect();
+        if benign {
+            assert_eq!(run.code, 0, "{kernel}: {run:?}");
+            assert_eq!(kinds, [("benign-race", true)], "{kernel}");
+        } else {
+            assert_eq!(run.code, 1, "{kernel}: {run:?}");
+            assert_eq!(kinds, [("race", false)], "{kernel}");
+        }
+        let compared = k["notes"].as_array().expect("notes").iter().any(|n| {
+            n.as_str()
+                .is_some_and(|n| n.contains("compared symbolically"))
+        });
+        assert!(
+            compared,
+            "{kernel}: the second run's note is missing: {run:?}"
+        );
+    }
+}
+
 /// A predicate on an input combined with a known one that decides it (`p && false`) is
 /// known: only the real choice (`n > 5`, through `p || false`) is explored, and the
 /// coverage is every value of `n`.

@@ -661,6 +661,38 @@ fn bar_red_popc_result() {
     assert_eq!(views(&e, 33)[1], write(40, 4));
 }
 
+/// `bfind` is computed (PTX ISA, *bfind*): the address each thread stores to is the bit
+/// position (or, with `.shiftamt`, the shift) its operand gives, and `0xffffffff` for no
+/// bit; a signed operand finds its most significant bit that differs from the sign.
+#[test]
+fn bfind_is_computed() {
+    let cases: [(&str, u32, u32); 6] = [
+        ("bfind.u32", 0x10, 4),
+        ("bfind.shiftamt.u32", 0x10, 27),
+        ("bfind.u32", 0, 0xffff_ffff),
+        ("bfind.s32", 0xffff_fffe, 0),
+        ("bfind.s32", 0xffff_ffff, 0xffff_ffff),
+        ("bfind.shiftamt.s32", 0x0000_00ff, 24),
+    ];
+    for (op, operand, expect) in cases {
+        let body = format!(
+            ".reg .b32 %r<4>;\n .shared .align 4 .b8 s[1024];\n mov.u32 %r1, {operand};\n \
+             {op} %r2, %r1;\n and.b32 %r3, %r2, 1023;\n st.shared.u8 [%r3], 0;\n ret;"
+        );
+        let e = run(&body, "", &Config::default());
+        assert!(
+            e.unverifiable.is_empty(),
+            "{op} {operand:#x}: {:?}",
+            e.unverifiable
+        );
+        assert_eq!(
+            views(&e, 0)[0],
+            write(expect & 1023, 1),
+            "{op} {operand:#x}"
+        );
+    }
+}
+
 #[test]
 fn shared_out_of_bounds_is_a_finding() {
     let body = ".reg .b32 %r1;\n .shared .align 4 .b8 s[16];\n mov.u32 %r1, %tid.x;\n shl.b32 %r1, %r1, 2;\n st.shared.u32 [%r1], 0;\n ret;";
