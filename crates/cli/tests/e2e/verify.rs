@@ -657,9 +657,10 @@ fn writes_of_one_symbolic_value_are_a_benign_race() {
 /// Value terms (`value_terms.ptx`): two warps store a result computed from two unknown
 /// shared values read in opposite orders. Operations whose operands commute bit for bit
 /// (f32 `add`, `max`, `fma`'s factors, integer `add`, a split `f32x2` packed again, a mean
-/// through `div.approx` of constants) store one value, a benign race; the others race
-/// (`sub`, `fma`'s addend, half-precision `max`, whose order weft keeps, the halves of a
-/// pair swapped). Before value terms every one of them was a race.
+/// through `div.approx` of constants, a warp's `redux.sync.add` of the same lanes' values)
+/// store one value, a benign race; the others race (`sub`, `fma`'s addend, half-precision
+/// `max`, whose order weft keeps, the halves of a pair swapped, a sum against one lane's
+/// value). Before value terms every one of them was a race.
 #[test]
 fn value_terms_tell_commuted_results_from_different_ones() {
     let cases = [
@@ -673,6 +674,8 @@ fn value_terms_tell_commuted_results_from_different_ones() {
         ("mean_of_constants", true),
         ("f32x2_split_pack", true),
         ("f32x2_halves_swapped", false),
+        ("redux_add", true),
+        ("redux_add_against_one", false),
     ];
     for (kernel, benign) in cases {
         let run = weft(&["value_terms.ptx", "--kernel", kernel, "--format", "json"]);

@@ -403,8 +403,14 @@ impl Machine<'_> {
                         r.copied().unwrap_or(0)
                     }
                 };
+                let u = if all_known || !self.cfg.value_terms {
+                    all_u
+                } else {
+                    let inputs: Vec<(u64, u32)> = lanes.iter().map(|&l| a[l as usize]).collect();
+                    self.redux_term(op, signed, &inputs, all_u)
+                };
                 for &l in &lanes {
-                    out.push((l, if all_known { mask(v, 32) } else { 0 }, all_u, 0, 0));
+                    out.push((l, if all_known { mask(v, 32) } else { 0 }, u, 0, 0));
                 }
             }
             _ => {}

@@ -179,6 +179,52 @@ impl Machine<'_> {
         (usize::from(terms.natural(x).0) <= usize::from(w) * parts.len()).then_some(x)
     }
 
+    /// With [`crate::Config::value_terms`]: `u` (the sources of an integer `redux.sync`'s
+    /// result) with the term of `op` folded over the lanes' inputs in lane order (the
+    /// operations are associative and commutative, so that is the result), when every input
+    /// has a term (or is known) and one of them is a value term: a fold over terms of the
+    /// inputs alone would be a term the first run never had, which could decide a branch.
+    pub(super) fn redux_term(
+        &mut self,
+        op: crate::ir::ReduxOp,
+        signed: bool,
+        inputs: &[(u64, u32)],
+        u: u32,
+    ) -> u32 {
+        use crate::ir::ReduxOp;
+        let kind = match op {
+            ReduxOp::Add => OpKind::Add,
+            ReduxOp::Min => OpKind::Min,
+            ReduxOp::Max => OpKind::Max,
+            ReduxOp::And => OpKind::And,
+            ReduxOp::Or => OpKind::Or,
+            ReduxOp::Xor => OpKind::Xor,
+        };
+        let mut acc: Option<TermId> = None;
+        let mut data = false;
+        for &(v, iu) in inputs {
+            let Some(t) = self.operand_term((super::alu::mask(v, 32), iu)) else {
+                return u;
+            };
+            data |= self.src.terms.has_atom(t);
+            acc = match acc {
+                None => Some(t),
+                Some(a) => match self
+                    .src
+                    .terms
+                    .op(kind, 32, signed, [Some(a), Some(t), None])
+                {
+                    Some(x) => Some(x),
+                    None => return u,
+                },
+            };
+        }
+        if !data {
+            return u;
+        }
+        self.src.termed(u, acc)
+    }
+
     /// The id of the unknown result of `op` on `args`: the union of their sources, with
     /// the result's term when some operand carries one. Called only when an operand is
     /// unknown (never on the known-value path).
