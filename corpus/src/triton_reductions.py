@@ -34,48 +34,40 @@ def row_stats(X, Mean, Var, M: tl.constexpr, N: tl.constexpr):
 
 
 @triton.jit
-def row_max(X, Out, M: tl.constexpr, N: tl.constexpr):
+def row_reduce(X, Out, M: tl.constexpr, N: tl.constexpr, OP: tl.constexpr):
+    # One reduction along the rows: OP 0 is tl.sum, 1 tl.max, 2 tl.argmax.
     pid = tl.program_id(0)
     rm = tl.arange(0, M)
     rn = tl.arange(0, N)
     x = tl.load(X + pid * M * N + rm[:, None] * N + rn[None, :])
-    tl.store(Out + pid * M + rm, tl.max(x, axis=1))
+    if OP == 0:
+        r = tl.sum(x, axis=1)
+    elif OP == 1:
+        r = tl.max(x, axis=1)
+    else:
+        r = tl.argmax(x, axis=1)
+    tl.store(Out + pid * M + rm, r)
 
 
-@triton.jit
-def row_argmax(X, Out, M: tl.constexpr, N: tl.constexpr):
-    pid = tl.program_id(0)
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(X + pid * M * N + rm[:, None] * N + rn[None, :])
-    tl.store(Out + pid * M + rm, tl.argmax(x, axis=1))
-
-
-@triton.jit
-def row_sum(X, Out, M: tl.constexpr, N: tl.constexpr):
-    pid = tl.program_id(0)
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(X + pid * M * N + rm[:, None] * N + rn[None, :])
-    tl.store(Out + pid * M + rm, tl.sum(x, axis=1))
-
-
-def compile_one(fn, signature, m, n, capability, warps):
-    src = ASTSource(fn=fn, signature={**signature, "M": "constexpr", "N": "constexpr"},
-                    constexprs={"M": m, "N": n})
+def compile_one(fn, signature, m, n, capability, warps, **constexprs):
+    constexprs = {"M": m, "N": n, **constexprs}
+    src = ASTSource(fn=fn, signature={**signature, **{k: "constexpr" for k in constexprs}},
+                    constexprs=constexprs)
     return triton.compile(src, target=GPUTarget("cuda", capability, 32),
                           options={"num_warps": warps})
 
 
-F32_IN = {"X": "*fp32", "Out": "*fp32"}
 KERNELS = {
     "row-stats-sm90": lambda: compile_one(
         row_stats, {"X": "*fp16", "Mean": "*fp32", "Var": "*fp32"}, 64, 64, 90, 4),
     "row-stats-sm100": lambda: compile_one(
         row_stats, {"X": "*fp16", "Mean": "*fp32", "Var": "*fp32"}, 64, 64, 100, 4),
-    "row-max-sm90": lambda: compile_one(row_max, F32_IN, 128, 128, 90, 8),
-    "row-argmax-sm90": lambda: compile_one(row_argmax, {"X": "*fp32", "Out": "*i32"}, 64, 64, 90, 4),
-    "row-sum-i32-sm90": lambda: compile_one(row_sum, {"X": "*i32", "Out": "*i32"}, 64, 64, 90, 4),
+    "row-max-sm90": lambda: compile_one(
+        row_reduce, {"X": "*fp32", "Out": "*fp32"}, 128, 128, 90, 8, OP=1),
+    "row-argmax-sm90": lambda: compile_one(
+        row_reduce, {"X": "*fp32", "Out": "*i32"}, 64, 64, 90, 4, OP=2),
+    "row-sum-i32-sm90": lambda: compile_one(
+        row_reduce, {"X": "*i32", "Out": "*i32"}, 64, 64, 90, 4, OP=0),
 }
 
 

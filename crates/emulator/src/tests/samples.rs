@@ -184,15 +184,13 @@ pub(super) fn assert_same(name: &str, a: &Emulation, b: &Emulation) {
     assert_eq!(a.stats.commands, b.stats.commands, "{name}");
 }
 
-/// Every entry of a manifest (`path`, relative to the repository) emulates alike with
-/// warp-level execution and lane by lane, as the manifest configures it and with
-/// `--warp-sync` switched (so both schedules of the `warp` module run on every kernel);
-/// returns the thread-instructions compared.
-fn warp_path_agrees(path: &str) -> u64 {
+/// Calls `f` with each kernel of each entry of a manifest (`path`, relative to the
+/// repository): the entry's name, the parsed module, the kernel's name and the entry's
+/// arguments.
+fn each_kernel(path: &str, mut f: impl FnMut(&str, &ptx_parser::Module<'_>, &str, &[String])) {
     let text = std::fs::read_to_string(repo().join(path)).expect("the manifest is readable");
     let entries = entries(&text);
     assert!(!entries.is_empty(), "{path} lists no kernel");
-    let mut instructions = 0;
     for (name, ptx, kernel, args) in &entries {
         let path = repo().join(ptx);
         let text = std::fs::read_to_string(&path)
@@ -203,23 +201,34 @@ fn warp_path_agrees(path: &str) -> u64 {
             None => module.entries().map(|f| f.name).collect(),
         };
         for kernel in kernels {
-            for switch in [false, true] {
-                let mut cfg = config_of(args);
-                cfg.warp_sync ^= switch;
-                let warp = emulate_on(&module, kernel, &cfg, Paths::Fast);
-                let lanes = emulate_on(&module, kernel, &cfg, Paths::Lanes);
-                let name = format!("{name} ({kernel}, warp-sync {})", cfg.warp_sync);
-                match (warp, lanes) {
-                    (Ok(w), Ok(l)) => {
-                        assert_same(&name, &w, &l);
-                        instructions += w.stats.instructions;
-                    }
-                    (Err(w), Err(l)) => assert_eq!(w.to_string(), l.to_string(), "{name}"),
-                    (w, l) => panic!("{name}: warp {:?} but lanes {:?}", w.err(), l.err()),
-                }
-            }
+            f(name, &module, kernel, args);
         }
     }
+}
+
+/// Every entry of a manifest (`path`, relative to the repository) emulates alike with
+/// warp-level execution and lane by lane, as the manifest configures it and with
+/// `--warp-sync` switched (so both schedules of the `warp` module run on every kernel);
+/// returns the thread-instructions compared.
+fn warp_path_agrees(path: &str) -> u64 {
+    let mut instructions = 0;
+    each_kernel(path, |name, module, kernel, args| {
+        for switch in [false, true] {
+            let mut cfg = config_of(args);
+            cfg.warp_sync ^= switch;
+            let warp = emulate_on(module, kernel, &cfg, Paths::Fast);
+            let lanes = emulate_on(module, kernel, &cfg, Paths::Lanes);
+            let name = format!("{name} ({kernel}, warp-sync {})", cfg.warp_sync);
+            match (warp, lanes) {
+                (Ok(w), Ok(l)) => {
+                    assert_same(&name, &w, &l);
+                    instructions += w.stats.instructions;
+                }
+                (Err(w), Err(l)) => assert_eq!(w.to_string(), l.to_string(), "{name}"),
+                (w, l) => panic!("{name}: warp {:?} but lanes {:?}", w.err(), l.err()),
+            }
+        }
+    });
     instructions
 }
 
@@ -245,56 +254,43 @@ fn warp_execution_agrees_with_lanes_on_the_corpus() {
 /// wait. Returns how many writes the value terms tagged that the plain run did not (so the
 /// comparison is not vacuous).
 fn value_terms_agree(path: &str) -> usize {
-    let text = std::fs::read_to_string(repo().join(path)).expect("the manifest is readable");
-    let entries = entries(&text);
-    assert!(!entries.is_empty(), "{path} lists no kernel");
     let mut tagged = 0;
-    for (name, ptx, kernel, args) in &entries {
-        let path = repo().join(ptx);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{name}: {}: {e}", path.display()));
-        let module = ptx_parser::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let kernels: Vec<&str> = match kernel {
-            Some(k) => vec![k.as_str()],
-            None => module.entries().map(|f| f.name).collect(),
-        };
-        for kernel in kernels {
-            for explore in [false, true] {
-                let mut cfg = config_of(args);
-                if explore {
-                    cfg.choices = Some(crate::ChoicePlan {
-                        max_trips: crate::DEFAULT_MAX_TRIPS,
-                        search_budget: cfg.search_budget,
-                        ..crate::ChoicePlan::default()
-                    });
+    each_kernel(path, |name, module, kernel, args| {
+        for explore in [false, true] {
+            let mut cfg = config_of(args);
+            if explore {
+                cfg.choices = Some(crate::ChoicePlan {
+                    max_trips: crate::DEFAULT_MAX_TRIPS,
+                    search_budget: cfg.search_budget,
+                    ..crate::ChoicePlan::default()
+                });
+            }
+            let plain = emulate(module, kernel, &cfg);
+            cfg.value_terms = true;
+            let valued = emulate(module, kernel, &cfg);
+            let name = format!("{name} ({kernel}, choices {explore})");
+            match (plain, valued) {
+                (Ok(p), Ok(v)) => {
+                    assert_same(&name, &p, &v);
+                    assert_eq!(p.choices, v.choices, "{name}");
+                    let symbolic = |e: &Emulation| {
+                        e.program
+                            .threads
+                            .iter()
+                            .flat_map(|t| &t.commands)
+                            .filter(|c| {
+                                c.value_id()
+                                    .is_some_and(|id| e.program.is_symbolic_value(id))
+                            })
+                            .count()
+                    };
+                    tagged += symbolic(&v).saturating_sub(symbolic(&p));
                 }
-                let plain = emulate(&module, kernel, &cfg);
-                cfg.value_terms = true;
-                let valued = emulate(&module, kernel, &cfg);
-                let name = format!("{name} ({kernel}, choices {explore})");
-                match (plain, valued) {
-                    (Ok(p), Ok(v)) => {
-                        assert_same(&name, &p, &v);
-                        assert_eq!(p.choices, v.choices, "{name}");
-                        let symbolic = |e: &Emulation| {
-                            e.program
-                                .threads
-                                .iter()
-                                .flat_map(|t| &t.commands)
-                                .filter(|c| {
-                                    c.value_id()
-                                        .is_some_and(|id| e.program.is_symbolic_value(id))
-                                })
-                                .count()
-                        };
-                        tagged += symbolic(&v).saturating_sub(symbolic(&p));
-                    }
-                    (Err(p), Err(v)) => assert_eq!(p.to_string(), v.to_string(), "{name}"),
-                    (p, v) => panic!("{name}: plain {:?} but valued {:?}", p.err(), v.err()),
-                }
+                (Err(p), Err(v)) => assert_eq!(p.to_string(), v.to_string(), "{name}"),
+                (p, v) => panic!("{name}: plain {:?} but valued {:?}", p.err(), v.err()),
             }
         }
-    }
+    });
     tagged
 }
 
