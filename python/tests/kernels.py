@@ -53,6 +53,16 @@ def row_sum_kernel(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def tile_row_sums_kernel(out_ptr, in_ptr, M: tl.constexpr, N: tl.constexpr):
+    # The sums of the M rows of one M x N tile: each row spans two warps, and every thread
+    # holding a row's sum stores it to shared memory for the layout of the global store.
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(in_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(out_ptr + rm, tl.sum(x, axis=1))
+
+
+@triton.jit
 def row_sum_loaded_kernel(out_ptr, in_ptr, n_ptr, BLOCK: tl.constexpr):
     # The same loop, its bound read from global memory: no launch argument fixes it.
     row = tl.program_id(0)
@@ -124,6 +134,15 @@ def compile_row_sum(capability: int):
         fn=row_sum_kernel,
         signature={"out_ptr": "*fp32", "in_ptr": "*fp32", "n_cols": "i32", "BLOCK": "constexpr"},
         constexprs={"BLOCK": 256},
+    )
+    return triton.compile(src, target=_target(capability), options={"num_warps": 4})
+
+
+def compile_tile_row_sums(capability: int):
+    src = ASTSource(
+        fn=tile_row_sums_kernel,
+        signature={"out_ptr": "*fp32", "in_ptr": "*fp32", "M": "constexpr", "N": "constexpr"},
+        constexprs={"M": 64, "N": 64},
     )
     return triton.compile(src, target=_target(capability), options={"num_warps": 4})
 

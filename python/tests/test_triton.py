@@ -45,6 +45,20 @@ def test_size_argument_decides_the_loop(capability):
 
 
 @caps
+def test_replicated_row_sums_are_benign_races(capability):
+    # tl.sum(x, axis=1): both warps of a row store its sum, computed from unknown data, to
+    # one shared word. weft's second run names the values (value terms) and finds them
+    # equal: benign races, a warning; under strict they count.
+    compiled = kernels.compile_tile_row_sums(capability)
+    report = weft.triton.verify(compiled)
+    assert report.verdict == "verified", report.text
+    assert report.violations and all(v.benign for v in report.violations), report.text
+    assert any("compared symbolically" in n for n in report.notes), report.notes
+    strict = weft.triton.verify(compiled, strict=True)
+    assert strict.verdict == "violation", strict.text
+
+
+@caps
 def test_pipelined_matmul_with_its_sizes(capability):
     compiled = kernels.compile_matmul(capability)
     # Without the sizes the k loop's trip counts (K, param 5) are explored: bounded.
