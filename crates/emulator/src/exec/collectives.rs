@@ -403,7 +403,7 @@ impl Machine<'_> {
                         r.copied().unwrap_or(0)
                     }
                 };
-                let u = if all_known || !self.cfg.value_terms {
+                let u = if all_known || !self.values_wanted(first) {
                     all_u
                 } else {
                     let inputs: Vec<(u64, u32)> = lanes.iter().map(|&l| a[l as usize]).collect();

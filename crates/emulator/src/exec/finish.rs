@@ -30,6 +30,13 @@ impl Machine<'_> {
         }
         let stopped = self.stop || self.trapped;
         self.data_notes();
+        if self.src.terms.values_ran_out() {
+            self.notes.push(format!(
+                "value terms ran out of their budget of {} nodes: values computed after that \
+                 are compared as unknown, so their writes may race where the values are equal",
+                super::terms::MAX_DATA_NODES
+            ));
+        }
         let threads: Vec<ThreadProgram> = (0..self.n)
             .map(|t| {
                 let end = match self.th[t].state {

@@ -299,6 +299,9 @@ struct Machine<'a> {
     /// Set while an instruction that needs no terms computes ([`Machine::terms_for`]);
     /// false otherwise.
     terms_off: bool,
+    /// Set while an instruction computes whose results never reach a shared store's value
+    /// (`Ir::value_observed`) in a run with value terms: it builds none.
+    values_off: bool,
     uninit_shared: u32,
     /// A thread trapped: threads still blocked at the end are stopped, not deadlocked (the
     /// trap aborts the launch).
@@ -560,6 +563,7 @@ fn run_once<'a>(
         fork_bufs: Vec::new(),
         fork_regs: FxHashMap::default(),
         terms_off: false,
+        values_off: false,
         uninit_shared,
         trapped: false,
         assumptions: Vec::new(),
@@ -804,9 +808,24 @@ impl Machine<'_> {
                 .get(pc as usize)
                 .copied()
                 .unwrap_or(false);
+        self.values_off = self.cfg.value_terms && !self.values_wanted(pc);
         let r = f(self);
         self.terms_off = false;
+        self.values_off = false;
         r
+    }
+
+    /// Whether a run with value terms builds them for instruction `pc`'s results: one of
+    /// its destinations may reach a shared store's value (`Ir::value_observed`).
+    #[inline]
+    pub(super) fn values_wanted(&self, pc: u32) -> bool {
+        self.cfg.value_terms
+            && self
+                .ir
+                .value_observed
+                .get(pc as usize)
+                .copied()
+                .unwrap_or(true)
     }
 
     fn exec_inst(&mut self, t: usize, pc: u32, inst: &Inst) {
@@ -932,7 +951,7 @@ impl Machine<'_> {
                 let f = self.src.single(ValueSource::Float(InstId(pc)));
                 let u = self.src.union(f, u);
                 // (Known operands too: the result is the same in every thread.)
-                let u = if pure && self.cfg.value_terms {
+                let u = if pure && self.values_wanted(pc) {
                     self.float_term(pc, ops, &args, commutes, u)
                 } else {
                     u

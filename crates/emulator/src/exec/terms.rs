@@ -25,7 +25,11 @@ pub(crate) const MAX_SIZE: u32 = 400;
 /// arena without bound (about 100 bytes per node, [`Terms::footprint`]).
 pub(crate) const MAX_NODES: usize = 1 << 20;
 
-/// Value-term nodes ([`Node::Atom`] and the terms over atoms) one emulation builds at most
+/// The bit of a [`TermId`] that is an atom ([`Terms::atom`]), not an arena index (the arena
+/// never holds 2^31 nodes: [`MAX_NODES`] + [`MAX_DATA_NODES`]).
+const ATOM_ID: u32 = 1 << 31;
+
+/// Value-term nodes (the terms over atoms; atoms are not nodes) one emulation builds at most
 /// (`crate::Config::value_terms`); past it a value stays a plain unknown.
 pub(crate) const MAX_DATA_NODES: usize = 1 << 20;
 
@@ -389,6 +393,8 @@ pub(crate) struct Terms {
     data_nodes: usize,
     /// The next atom's id.
     next_atom: u32,
+    /// A value term was not built for want of room ([`MAX_DATA_NODES`], the atom ids).
+    values_full: bool,
     index: FxHashMap<Node, TermId>,
 }
 
@@ -405,11 +411,31 @@ impl Terms {
     }
 
     pub(crate) fn node(&self, t: TermId) -> Node {
+        if t.0 & ATOM_ID != 0 {
+            let x = t.0 & !ATOM_ID;
+            return Node::Atom {
+                id: x >> 4,
+                bits: ((x & 15) * 8) as u8,
+            };
+        }
         self.nodes[t.0 as usize]
     }
 
     pub(crate) fn size(&self, t: TermId) -> u32 {
+        if t.0 & ATOM_ID != 0 {
+            return 1;
+        }
         self.sizes[t.0 as usize]
+    }
+
+    #[cfg(test)]
+    fn dbg_len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether a value term was not built for want of room.
+    pub(crate) fn values_ran_out(&self) -> bool {
+        self.values_full
     }
 
     /// Whether `t` is or contains a `selp` (whose predicate a path's choices may decide).
@@ -420,14 +446,25 @@ impl Terms {
     /// Whether `t` is or contains an atom: a value of the run, not a function of the
     /// kernel's inputs (such a term is for the race stage's value tags only).
     pub(crate) fn has_atom(&self, t: TermId) -> bool {
-        self.atoms.get(t.0 as usize).copied().unwrap_or(false)
+        t.0 & ATOM_ID != 0 || self.atoms.get(t.0 as usize).copied().unwrap_or(false)
     }
 
-    /// A fresh atom of `bits` bits ([`Node::Atom`]).
+    /// A fresh atom of `bits` bits ([`Node::Atom`], at most 64, a multiple of 8). Atoms are
+    /// no arena nodes: their ids carry the atom (`ATOM_ID`, the count, the bytes), so a
+    /// kernel that stores unknown values trip after trip (an atom per store) does not use up
+    /// [`MAX_DATA_NODES`].
     pub(crate) fn atom(&mut self, bits: u8) -> Option<TermId> {
+        let bytes = u32::from(bits / 8);
+        if bits % 8 != 0 || !(1..=8).contains(&bytes) {
+            return None;
+        }
         let id = self.next_atom;
-        self.next_atom = id.checked_add(1)?;
-        self.intern(Node::Atom { id, bits })
+        if id >= 1 << 27 {
+            self.values_full = true;
+            return None;
+        }
+        self.next_atom = id + 1;
+        Some(TermId(ATOM_ID | (id << 4) | bytes))
     }
 
     fn intern(&mut self, n: Node) -> Option<TermId> {
@@ -457,7 +494,12 @@ impl Terms {
         } else {
             self.nodes.len() - self.data_nodes >= MAX_NODES
         };
-        if size > MAX_SIZE || full {
+        // A value term is never evaluated or walked (only compared), so its size is not
+        // capped: an accumulator's term grows by a node per loop trip (Liger's RMSNorm
+        // backward sums a row block's dW over 49 and more trips), and [`MAX_DATA_NODES`]
+        // bounds them all.
+        if size > MAX_SIZE && !atom || full {
+            self.values_full |= atom && full;
             return None;
         }
         let selp = match n {
@@ -790,21 +832,39 @@ impl Terms {
     /// Whether `t`'s value, as a register holds it, fits in `bits` bits: a store of that
     /// many bytes keeps the value whole (a predicate turned into 0 or 1 by `selp` is 64 bits
     /// wide by [`Terms::natural`], but fits in a byte).
+    /// Walks at most 64 nodes (a `selp` chain an accumulator built trip after trip can be
+    /// deeper): past them it answers no, which keeps no term.
     pub(crate) fn fits(&self, t: TermId, bits: usize) -> bool {
         let limit = if bits >= 64 {
             u64::MAX
         } else {
             (1u64 << bits) - 1
         };
-        match self.node(t) {
-            Node::Const(c) => c <= limit,
-            Node::Op {
-                op: OpKind::Selp,
-                args: [Some(a), Some(b), _],
-                ..
-            } => self.fits(a, bits) && self.fits(b, bits),
-            _ => usize::from(self.natural(t).0) <= bits,
+        let mut todo = vec![t];
+        let mut budget = 64u32;
+        while let Some(t) = todo.pop() {
+            budget = match budget.checked_sub(1) {
+                Some(b) => b,
+                None => return false,
+            };
+            let fits = match self.node(t) {
+                Node::Const(c) => c <= limit,
+                Node::Op {
+                    op: OpKind::Selp,
+                    args: [Some(a), Some(b), _],
+                    ..
+                } => {
+                    todo.push(a);
+                    todo.push(b);
+                    true
+                }
+                _ => usize::from(self.natural(t).0) <= bits,
+            };
+            if !fits {
+                return false;
+            }
         }
+        true
     }
 
     /// The value of `t` when the variables `known` gives values for determine it (`known`
@@ -914,6 +974,46 @@ impl Terms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Atoms are no arena nodes; terms over them are value terms, which are not capped in
+    /// size (an accumulator's term grows a node per trip) and never disturb terms of the
+    /// inputs; a `selp` chain deeper than `fits` walks does not fit (no recursion).
+    #[test]
+    fn value_terms_grow_past_max_size_and_leave_the_arena_to_the_inputs() {
+        let mut t = Terms::default();
+        let a = t.atom(32).unwrap();
+        assert_eq!(t.dbg_len(), 0);
+        assert!(t.has_atom(a));
+        assert_eq!(t.node(a), Node::Atom { id: 0, bits: 32 });
+        assert_ne!(t.atom(32), Some(a));
+        let mut acc = a;
+        for _ in 0..2 * MAX_SIZE {
+            let x = t.atom(32).unwrap();
+            acc = t
+                .op(OpKind::Inst(7), 32, false, [Some(acc), Some(x), None])
+                .unwrap();
+        }
+        assert!(t.has_atom(acc) && t.size(acc) > MAX_SIZE);
+        let p = t.param(0, 4, false).unwrap();
+        assert!(!t.has_atom(p));
+        // Commutative operands over a value term come in term order.
+        let b = t.atom(32).unwrap();
+        assert_eq!(
+            t.op(OpKind::Add, 32, false, [Some(b), Some(a), None]),
+            t.op(OpKind::Add, 32, false, [Some(a), Some(b), None])
+        );
+        // A deep `selp` chain: `fits` answers no without recursing.
+        let q = t.param(4, 1, false).unwrap();
+        let mut chain = a;
+        for _ in 0..100_000 {
+            let x = t.atom(32).unwrap();
+            chain = t
+                .op(OpKind::Selp, 64, false, [Some(x), Some(chain), Some(q)])
+                .unwrap();
+        }
+        assert!(!t.fits(chain, 32));
+        assert!(t.fits(a, 32) && !t.fits(a, 16));
+    }
 
     #[test]
     fn the_arena_stops_growing_at_max_nodes_and_keeps_what_it_has() {

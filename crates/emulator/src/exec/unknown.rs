@@ -35,7 +35,9 @@ impl Machine<'_> {
             // Value terms too ([`crate::Config::value_terms`]): a term built on one is one,
             // which `Sources::term` keeps from every decision.
             let t = self.src.value_term(u)?;
-            if self.src.terms.has_selp(t) {
+            // (A value term's `selp`s are left as they are: resolving walks the term, which
+            // is not bounded in size, and only equality of value terms matters.)
+            if self.src.terms.has_selp(t) && !self.src.terms.has_atom(t) {
                 self.resolve_selps(t)
             } else {
                 Some(t)
@@ -115,7 +117,7 @@ impl Machine<'_> {
     /// term [`OpKind::Pack`] of the parts' terms (a known part by its value), when there
     /// are at most three parts and each has one.
     pub(super) fn pack_unknown(&mut self, parts: &[(u64, u32)], w: u8, u: u32) -> u32 {
-        if !self.cfg.value_terms || u == 0 || parts.len() > 3 || w == 0 {
+        if !self.cfg.value_terms || self.values_off || u == 0 || parts.len() > 3 || w == 0 {
             return u;
         }
         let mut ts = [None; 3];
@@ -236,9 +238,18 @@ impl Machine<'_> {
         signed: bool,
         args: &[(u64, u32)],
     ) -> u32 {
-        if self.terms_off || args.iter().all(|&(_, x)| x & TERMED == 0) {
+        if self.terms_off
+            || args.iter().all(|&(_, x)| x & TERMED == 0)
+            || self.values_off
+                && args.iter().any(|&(_, x)| {
+                    self.src
+                        .value_term(x)
+                        .is_some_and(|t| self.src.terms.has_atom(t))
+                })
+        {
             // No term to build: the union of the sources (one or two operands unknown by
-            // the same sources, the common case, is no lookup at all).
+            // the same sources, the common case, is no lookup at all). (A value term that
+            // reaches no shared store is not built either.)
             return args.iter().fold(0, |u, &(_, x)| self.src.union(u, x));
         }
         let key = super::values::ResultKey::new(op, 0, bits, signed, args)

@@ -105,6 +105,7 @@ pub(crate) fn lower(
             asserts: FxHashMap::default(),
             doomed: Vec::new(),
             unobserved: Vec::new(),
+            value_observed: Vec::new(),
         },
         scopes: Vec::new(),
         func_index: FxHashMap::default(),
@@ -145,6 +146,7 @@ pub(crate) fn lower(
     l.ir.doomed = super::doomed::doomed(&l.ir);
     l.ir.asserts = super::doomed::assert_sites(&l.ir);
     l.ir.unobserved = super::observed::unobserved_insts(&l.ir);
+    l.ir.value_observed = super::observed::value_observed_insts(&l.ir);
     l.ir.compute_ipdoms();
     Ok(l.ir)
 }

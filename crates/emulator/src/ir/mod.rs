@@ -64,6 +64,10 @@ pub(crate) struct Ir {
     /// Per instruction: a pure computation whose destination registers nothing can observe
     /// (`observed.rs`): its unknown results need no term.
     pub unobserved: Vec<bool>,
+    /// Per instruction: a destination register may flow into a shared store's value
+    /// (`observed.rs`): only then are value terms built for its results
+    /// (`crate::Config::value_terms`).
+    pub value_observed: Vec<bool>,
 }
 
 /// Whether the module's `.target` lets the lanes named by a member mask meet at different

@@ -102,6 +102,74 @@ fn observed_registers(ir: &Ir) -> Vec<bool> {
     observed
 }
 
+/// Per instruction: whether one of its destination registers may flow, through any
+/// instruction that writes registers (not through memory), into the value of a store to
+/// shared memory (or a generic one): the only values whose value terms
+/// (`crate::Config::value_terms`) the race stage can read. A flow-insensitive, backward
+/// closure over the register names; the first operand of every instruction but a store
+/// counts as written (an over-approximation for the few that read it).
+pub(crate) fn value_observed_insts(ir: &Ir) -> Vec<bool> {
+    let n = ir.reg_names.len();
+    let mut observed = vec![false; n];
+    let mut feeds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut work: Vec<usize> = Vec::new();
+    let (mut defs, mut uses) = (Vec::new(), Vec::new());
+    for inst in &ir.insts {
+        let ops = ir.operands(inst);
+        match inst.op {
+            Op::St if matches!(inst.space, Space::Shared | Space::Generic) => {
+                uses.clear();
+                if let Some(&v) = ops.get(1) {
+                    registers(ir, v, &mut uses);
+                }
+                for &u in &uses {
+                    if let Some(o) = observed.get_mut(u)
+                        && !*o
+                    {
+                        *o = true;
+                        work.push(u);
+                    }
+                }
+            }
+            // A load's value comes from memory, not from its address.
+            Op::Ld | Op::St => {}
+            _ => {
+                defs.clear();
+                uses.clear();
+                for (k, &o) in ops.iter().enumerate() {
+                    registers(ir, o, if k == 0 { &mut defs } else { &mut uses });
+                }
+                for &d in &defs {
+                    if let Some(f) = feeds.get_mut(d) {
+                        f.extend(uses.iter().map(|&u| u as u32));
+                    }
+                }
+            }
+        }
+    }
+    while let Some(r) = work.pop() {
+        for u in std::mem::take(&mut feeds[r]) {
+            if let Some(o) = observed.get_mut(u as usize)
+                && !*o
+            {
+                *o = true;
+                work.push(u as usize);
+            }
+        }
+    }
+    ir.insts
+        .iter()
+        .map(|inst| {
+            defs.clear();
+            if let Some(&d) = ir.operands(inst).first() {
+                registers(ir, d, &mut defs);
+            }
+            defs.iter()
+                .any(|&r| observed.get(r).copied().unwrap_or(true))
+        })
+        .collect()
+}
+
 /// Whether operand `k` of `inst` is the address of a `.global` load or store.
 fn is_global_address(inst: &Inst, k: usize, o: Opnd) -> bool {
     let address = match inst.op {

@@ -200,6 +200,7 @@ impl Machine<'_> {
             fork_regs: _,
             // False between instructions.
             terms_off: _,
+            values_off: _,
             uninit_shared: _,
             trapped,
             assumptions,
