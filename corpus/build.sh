@@ -25,6 +25,9 @@
 # - quack-kernels' own CuTe DSL kernels from the same wheel (softmax, RMSNorm and LayerNorm
 #   forward and backward, cross-entropy, top-k; warp-specialized persistent GEMMs for sm_90a
 #   and sm_100a), compiled without torch by corpus/src/quack_kernels.py.
+# - Liger-Kernel's Triton kernels (RMSNorm, LayerNorm, cross entropy, SwiGLU, RoPE; the
+#   liger-kernel wheel downloaded, not installed), compiled without torch by
+#   corpus/src/liger_kernels.py.
 # - FlashInfer's Hopper prefill attention (headers and CUTLASS from the flashinfer-python
 #   wheel), instantiated by corpus/src/flashinfer_prefill_sm90.cu, and its single-request
 #   decode attention for sm_80 (cp.async pipeline), instantiated by
@@ -333,6 +336,20 @@ compile_quack quack-gemm-sm90 gemm-sm90 gemm_sm90.py
 compile_quack quack-gemm-sm90-coop-c gemm-sm90-coop-c gemm_sm90.py
 compile_quack quack-gemm-sm90-cluster2 gemm-sm90-cluster2 gemm_sm90.py
 compile_quack quack-gemm-sm90-dynamic gemm-sm90-dynamic gemm_sm90.py
+# Liger-Kernel's Triton kernels (liger-kernel wheel, sources only; it requires torch, which is
+# not installed): corpus/src/liger_kernels.py imports Liger's own @triton.jit functions with
+# a stand-in torch module and compiles them for Liger's launch settings (see its docstring).
+fetch_sources liger "liger_kernel/" liger-kernel==0.8.5
+compile_liger() { # name which kernel-file
+    compile "$1" "$out/liger/liger_kernel/ops/$3" \
+        $py corpus/src/liger_kernels.py "$2" "$out/$1.ptx" "$out/liger"
+}
+compile_liger liger-rms-norm-block-bwd-sm90 rms-norm-block-bwd-sm90 rms_norm.py
+compile_liger liger-layer-norm-bwd-sm90 layer-norm-bwd-sm90 layer_norm.py
+compile_liger liger-cross-entropy-sm90 cross-entropy-sm90 cross_entropy.py
+compile_liger liger-swiglu-fwd-sm90 swiglu-fwd-sm90 swiglu.py
+compile_liger liger-rope-fwd-sm90 rope-fwd-sm90 rope.py
+compile_liger liger-rms-norm-fwd-sm100 rms-norm-fwd-sm100 rms_norm.py
 compile_quack quack-gemm-sm100 gemm-sm100 gemm_sm100.py
 
 # FlashInfer's Hopper prefill attention (FA3-style, CUDA C++ on CUTLASS), instantiated by
@@ -668,6 +685,23 @@ for line in sys.argv[2:]:
                "st.shared -> tcgen05.cp into tensor memory, tcgen05.mma kind::mxf4nvf4 "
                "block_scale; M, N, K are constexprs (8192, 8192, 1024). weft does not decode "
                "the mxf4nvf4 instruction descriptor: it must say so.")
+    elif name.startswith("liger-"):
+        what = {
+            "liger-rms-norm-block-bwd-sm90": "_block_rms_norm_backward_kernel (rows of 128 bf16 "
+                                             "in blocks of 16, 4 warps: each block's dW is summed "
+                                             "through shared memory, trip after trip)",
+            "liger-layer-norm-bwd-sm90": "_layer_norm_backward_kernel (4096 columns, 64 rows per "
+                                         "program, 8 warps, dW/dB computed)",
+            "liger-cross-entropy-sm90": "liger_cross_entropy_kernel (vocabulary 128256 in 32768 "
+                                        "blocks, 32 warps); its branch on the label (ignore_index) "
+                                        "loaded from global memory decides a barrier",
+            "liger-swiglu-fwd-sm90": "_swiglu_forward_kernel (14336 columns, 16 warps)",
+            "liger-rope-fwd-sm90": "_triton_rope (Llama-3-8B heads, head dim 128, 4 warps)",
+            "liger-rms-norm-fwd-sm100": "_rms_norm_forward_kernel for sm_100a (4096 columns, "
+                                        "8 warps)",
+        }[name]
+        why = (f"Liger-Kernel 0.8.5's {what}, unchanged, compiled without torch for Liger's "
+               "own launch settings.")
     elif name.startswith("triton-row-"):
         what = {
             "triton-row-stats-sm90": "tl.sum(x, axis=1) / N, then the same of (x - mean)^2 "

@@ -918,8 +918,24 @@ fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiabl
             hints.push(hint);
         }
     }
+    // A value that also depends on memory the kernel reads (a label loaded from global
+    // memory: Liger's cross entropy) stays unknown whatever the parameters are.
+    let loaded = u.sources.iter().any(|s| {
+        matches!(
+            s,
+            emulator::ValueSource::GlobalLoad(_)
+                | emulator::ValueSource::ConstLoad(_)
+                | emulator::ValueSource::TextureLoad(_)
+        )
+    });
     let hint = if hints.is_empty() {
         None
+    } else if loaded {
+        Some(format!(
+            "fix the input with {}; the value also depends on a load from memory, which no \
+             option fixes, so that may not decide it",
+            hints.join(", ")
+        ))
     } else {
         Some(format!("fix the input with {}", hints.join(", ")))
     };

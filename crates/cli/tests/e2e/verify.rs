@@ -654,6 +654,23 @@ fn writes_of_one_symbolic_value_are_a_benign_race() {
     );
 }
 
+/// A branch on a value loaded from global memory and a parameter (Liger's cross entropy:
+/// `if y == ignore_index`) is unverifiable; the hint names the parameter and says the load
+/// stays unknown whatever it is.
+#[test]
+fn a_hint_says_when_a_load_keeps_the_value_unknown() {
+    let run = weft(&["loaded_label_branch.ptx", "--color", "never"]);
+    assert_eq!(run.code, 3, "{run:?}");
+    assert!(
+        run.stdout.contains(
+            "help: fix the input with --param 1=VALUE (or --param label_branch_param_1=VALUE); \
+             the value also depends on a load from memory, which no option fixes, so that may \
+             not decide it"
+        ),
+        "{run:?}"
+    );
+}
+
 /// Value terms (`value_terms.ptx`): two warps store a result computed from two unknown
 /// shared values read in opposite orders. Operations whose operands commute bit for bit
 /// (f32 `add`, `max`, `fma`'s factors, integer `add`, a split `f32x2` packed again, a mean
