@@ -268,6 +268,10 @@ fn unsupported(u: machine::Unsupported) -> &'static str {
     match u {
         machine::Unsupported::Nested => "a thread is inside a call or an unknown branch",
         machine::Unsupported::Asynchronous => "asynchronous state in use",
+        machine::Unsupported::SharedTerms => {
+            "shared memory holds terms (values handed through it, or the values compared for \
+             benign races)"
+        }
         machine::Unsupported::Stopped => "the run stopped",
     }
 }

@@ -78,6 +78,9 @@ pub(crate) enum Unsupported {
     /// Asynchronous copies, mbarriers, tensor-core operations or warp collectives are in
     /// use.
     Asynchronous,
+    /// Shared bytes keep a term (a value handed through shared memory, or the value terms
+    /// of a run that compares written values).
+    SharedTerms,
     /// The run has stopped, trapped or found something.
     Stopped,
 }
@@ -242,8 +245,6 @@ impl Machine<'_> {
             || wg_pending.iter().any(|p| !p.is_empty())
             || !joint_done.is_empty()
             || !exclusive.is_empty()
-            // Terms kept for shared bytes: the induction compares memory by bytes only.
-            || !smem_terms.is_empty()
             || !copy_guards.is_empty()
             || tc_issued.iter().any(|p| !p.is_empty())
             || !tma_loads.is_empty()
@@ -255,6 +256,10 @@ impl Machine<'_> {
             || *lockstep_used
         {
             return Err(Unsupported::Asynchronous);
+        }
+        // Terms kept for shared bytes: the induction compares memory by bytes only.
+        if !smem_terms.is_empty() {
+            return Err(Unsupported::SharedTerms);
         }
         let position: Vec<u32> = cmds.iter().map(|c| c.len() as u32).collect();
         let mut threads = Vec::with_capacity(*n);
