@@ -674,7 +674,8 @@ fn a_hint_says_when_a_load_keeps_the_value_unknown() {
 /// Value terms (`value_terms.ptx`): two warps store a result computed from two unknown
 /// shared values read in opposite orders. Operations whose operands commute bit for bit
 /// (f32 `add`, `max`, `fma`'s factors, integer `add`, a split `f32x2` packed again, a mean
-/// through `div.approx` of constants, a warp's `redux.sync.add` of the same lanes' values)
+/// through `div.approx` of constants, a warp's `redux.sync.add` of the same lanes' values,
+/// the two 32-bit words of a 64-bit value stored whole)
 /// store one value, a benign race; the others race (`sub`, `fma`'s addend, half-precision
 /// `max`, whose order weft keeps, the halves of a pair swapped, a sum against one lane's
 /// value). Before value terms every one of them was a race.
@@ -693,6 +694,8 @@ fn value_terms_tell_commuted_results_from_different_ones() {
         ("f32x2_halves_swapped", false),
         ("redux_add", true),
         ("redux_add_against_one", false),
+        ("words_of_a_pair", true),
+        ("words_of_two_pairs", false),
     ];
     for (kernel, benign) in cases {
         let run = weft(&["value_terms.ptx", "--kernel", kernel, "--format", "json"]);

@@ -497,6 +497,45 @@ impl Machine<'_> {
             .retain(|&a, &mut (l, _)| u64::from(a) + u64::from(l) <= lo || u64::from(a) >= hi);
     }
 
+    /// With value terms: the `len` bytes at `addr` as part `i` of a value term one store
+    /// wrote whole at `addr - i·len` in more bytes (an exact read is `read_bytes`'s) (a 64-bit pair stored with
+    /// `st.shared.v2.b64` and read back as 32-bit words: Triton's sm_100 reductions): the
+    /// term `cvt.u{8·len}(x >> 8·len·i)`, as a register split into parts gets
+    /// (`part_unknown`). Only for a value term (terms of the inputs keep their reads as
+    /// they were, so the run decides as the one without value terms).
+    fn read_value_part(&mut self, addr: usize, len: usize) -> Option<(u64, u32)> {
+        if !matches!(len, 1 | 2 | 4) {
+            return None;
+        }
+        for i in 0..8 / len {
+            let Some(a) = addr.checked_sub(i * len) else {
+                break;
+            };
+            let Ok(key) = u32::try_from(a) else {
+                break;
+            };
+            let Some(&(l, tu)) = self.smem_terms.get(&key) else {
+                continue;
+            };
+            if usize::from(l) < (i + 1) * len
+                || !self
+                    .src
+                    .value_term(tu)
+                    .is_some_and(|t| self.src.terms.has_atom(t))
+            {
+                return None;
+            }
+            let Some((v, Unks::Same(x))) = self.smem.read(addr, len) else {
+                return None;
+            };
+            if x != self.src.plain(tu) {
+                return None;
+            }
+            return Some((v, self.part_unknown(tu, (8 * len) as u8, i)));
+        }
+        None
+    }
+
     pub(super) fn read_bytes(
         &mut self,
         which: Mem,
@@ -517,6 +556,14 @@ impl Machine<'_> {
             {
                 return (v, tu);
             }
+        }
+        if which == Mem::Shared
+            && self.cfg.value_terms
+            && !self.values_off
+            && !self.smem_terms.is_empty()
+            && let Some(r) = self.read_value_part(base.saturating_add(off), len)
+        {
+            return r;
         }
         let memory = match which {
             Mem::Shared => &self.smem,
