@@ -696,6 +696,7 @@ fn value_terms_tell_commuted_results_from_different_ones() {
         ("redux_add_against_one", false),
         ("words_of_a_pair", true),
         ("words_of_two_pairs", false),
+        ("redux_max_f32", true),
     ];
     for (kernel, benign) in cases {
         let run = weft(&["value_terms.ptx", "--kernel", kernel, "--format", "json"]);

@@ -402,12 +402,14 @@ impl Machine<'_> {
                         };
                         r.copied().unwrap_or(0)
                     }
+                    ReduxOp::FMin { abs, nan } => fminmax(&vals, false, abs, nan),
+                    ReduxOp::FMax { abs, nan } => fminmax(&vals, true, abs, nan),
                 };
                 let u = if all_known || !self.values_wanted(first) {
                     all_u
                 } else {
                     let inputs: Vec<(u64, u32)> = lanes.iter().map(|&l| a[l as usize]).collect();
-                    self.redux_term(op, signed, &inputs, all_u)
+                    self.redux_term(first, op, signed, &inputs, all_u)
                 };
                 for &l in &lanes {
                     out.push((l, if all_known { mask(v, 32) } else { 0 }, u, 0, 0));
@@ -492,6 +494,36 @@ pub(super) fn value_and_predicate(ir: &crate::ir::Ir, dest: Opnd) -> (Opnd, Opnd
     }
 }
 
+/// `redux.sync.{min,max}{.abs}{.NaN}.f32` of the lanes' 32-bit values (PTX ISA, *redux.sync*):
+/// −0 is below +0; a NaN input is left out, or with `.NaN` makes the result the canonical
+/// NaN, as does a reduction of NaNs only.
+fn fminmax(vals: &[u64], max: bool, abs: bool, nan: bool) -> u64 {
+    const CANONICAL_NAN: u64 = 0x7fff_ffff;
+    let mut best: Option<f32> = None;
+    for &v in vals {
+        let x = f32::from_bits(v as u32);
+        let x = if abs { x.abs() } else { x };
+        if x.is_nan() {
+            if nan {
+                return CANONICAL_NAN;
+            }
+            continue;
+        }
+        best = Some(match best {
+            None => x,
+            Some(b) => {
+                // In the order with −0 < +0 (equal zeros differ in the sign bit only).
+                let below = |p: f32, q: f32| {
+                    p < q || p == q && p.is_sign_negative() && !q.is_sign_negative()
+                };
+                let take = if max { below(b, x) } else { below(x, b) };
+                if take { x } else { b }
+            }
+        });
+    }
+    best.map_or(CANONICAL_NAN, |b| u64::from(b.to_bits()))
+}
+
 pub(super) fn shfl_source(mode: ShflMode, l: u32, b: u64, c: u64) -> (i64, bool) {
     let bval = (b & 0x1f) as i64;
     let cval = (c & 0x1f) as i64;
@@ -528,4 +560,28 @@ pub(super) fn lane_ranges(lanes: &[usize]) -> String {
         i = j + 1;
     }
     out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fminmax;
+
+    fn f(x: f32) -> u64 {
+        u64::from(x.to_bits())
+    }
+
+    /// `redux.sync.{min,max}.f32`: −0 below +0, NaNs left out (or, with `.NaN`, the
+    /// canonical NaN), `.abs` on the inputs, the canonical NaN for NaNs only.
+    #[test]
+    fn float_warp_reductions() {
+        let nan = u64::from(f32::NAN.to_bits() | 1);
+        let vals = [f(1.5), f(-3.0), nan, f(2.0)];
+        assert_eq!(fminmax(&vals, true, false, false), f(2.0));
+        assert_eq!(fminmax(&vals, false, false, false), f(-3.0));
+        assert_eq!(fminmax(&vals, true, true, false), f(3.0));
+        assert_eq!(fminmax(&vals, true, false, true), 0x7fff_ffff);
+        assert_eq!(fminmax(&[nan, nan], false, false, false), 0x7fff_ffff);
+        assert_eq!(fminmax(&[f(-0.0), f(0.0)], true, false, false), f(0.0));
+        assert_eq!(fminmax(&[f(0.0), f(-0.0)], false, false, false), f(-0.0));
+    }
 }

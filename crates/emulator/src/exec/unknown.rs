@@ -188,6 +188,7 @@ impl Machine<'_> {
     /// inputs alone would be a term the first run never had, which could decide a branch.
     pub(super) fn redux_term(
         &mut self,
+        pc: u32,
         op: crate::ir::ReduxOp,
         signed: bool,
         inputs: &[(u64, u32)],
@@ -201,6 +202,9 @@ impl Machine<'_> {
             ReduxOp::And => OpKind::And,
             ReduxOp::Or => OpKind::Or,
             ReduxOp::Xor => OpKind::Xor,
+            // A float min/max folded by the instruction's own name (a value term whatever
+            // its inputs: the instruction is not one the terms evaluate).
+            ReduxOp::FMin { .. } | ReduxOp::FMax { .. } => OpKind::Inst(pc),
         };
         let mut acc: Option<TermId> = None;
         let mut data = false;
@@ -208,7 +212,7 @@ impl Machine<'_> {
             let Some(t) = self.operand_term((super::alu::mask(v, 32), iu)) else {
                 return u;
             };
-            data |= self.src.terms.has_atom(t);
+            data |= self.src.terms.has_atom(t) || matches!(kind, OpKind::Inst(_));
             acc = match acc {
                 None => Some(t),
                 Some(a) => match self

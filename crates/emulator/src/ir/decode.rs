@@ -520,7 +520,19 @@ fn sync(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "activemask" => Op::Activemask,
         "elect" => Op::Elect,
         "redux" => match () {
-            // The other lanes' values decide it.
+            _ if m.ty.kind == Kind::F && m.ty.bits == 32 && m.h("min") => {
+                Op::Redux(ReduxOp::FMin {
+                    abs: m.h("abs"),
+                    nan: m.h("NaN"),
+                })
+            }
+            _ if m.ty.kind == Kind::F && m.ty.bits == 32 && m.h("max") => {
+                Op::Redux(ReduxOp::FMax {
+                    abs: m.h("abs"),
+                    nan: m.h("NaN"),
+                })
+            }
+            // Another float reduction: the other lanes' values decide it.
             _ if m.ty.kind == Kind::F => Op::Float {
                 pure: false,
                 commutes: false,

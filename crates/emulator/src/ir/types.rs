@@ -215,6 +215,16 @@ pub(crate) enum ReduxOp {
     And,
     Or,
     Xor,
+    /// `redux.sync.min.f32` / `.max.f32` (sm_100a): `abs` takes the inputs' absolute values,
+    /// `nan` makes any NaN input give the canonical NaN (else NaN inputs are left out).
+    FMin {
+        abs: bool,
+        nan: bool,
+    },
+    FMax {
+        abs: bool,
+        nan: bool,
+    },
 }
 
 /// A function the module declares without a body (`.extern .func`).
