@@ -379,6 +379,17 @@ pub(crate) struct Constraint {
     pub when_true: Set,
 }
 
+/// The sub-terms a node reads.
+fn children(n: Node) -> [Option<TermId>; 3] {
+    match n {
+        Node::Param { .. } | Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => [None; 3],
+        Node::Affine { base, .. } => [Some(base), None, None],
+        Node::Op { args, .. } => args,
+        Node::Cmp { a, b, .. } => [Some(a), Some(b), None],
+        Node::Not(a) => [Some(a), None, None],
+    }
+}
+
 /// The hash-consed term arena.
 #[derive(Default)]
 pub(crate) struct Terms {
@@ -471,23 +482,25 @@ impl Terms {
         if let Some(&t) = self.index.get(&n) {
             return Some(t);
         }
-        let children: u32 = match n {
-            Node::Param { .. } | Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => 0,
-            Node::Affine { base, .. } => self.size(base),
-            Node::Op { args, .. } => args.iter().flatten().map(|&a| self.size(a)).sum(),
-            Node::Cmp { a, b, .. } => self.size(a) + self.size(b),
-            Node::Not(a) => self.size(a),
-        };
-        let size = children.saturating_add(1);
+        // Size, `selp` and atom flags from the children (each flag: the node's own, or any
+        // child's).
+        let kids = children(n);
+        let kids = kids.iter().flatten();
+        let size = kids
+            .clone()
+            .map(|&k| self.size(k))
+            .fold(1u32, u32::saturating_add);
+        let selp = matches!(
+            n,
+            Node::Op {
+                op: OpKind::Selp,
+                ..
+            }
+        ) || kids.clone().any(|&k| self.has_selp(k));
         let atom = match n {
             Node::Atom { .. } => true,
-            Node::Param { .. } | Node::Const(_) | Node::Period { .. } => false,
-            Node::Affine { base, .. } => self.has_atom(base),
-            Node::Op { op, args, .. } => {
-                op.data() || args.iter().flatten().any(|&a| self.has_atom(a))
-            }
-            Node::Cmp { a, b, .. } => self.has_atom(a) || self.has_atom(b),
-            Node::Not(a) => self.has_atom(a),
+            Node::Op { op, .. } if op.data() => true,
+            _ => kids.clone().any(|&k| self.has_atom(k)),
         };
         let full = if atom {
             self.data_nodes >= MAX_DATA_NODES
@@ -502,15 +515,6 @@ impl Terms {
             self.values_full |= atom && full;
             return None;
         }
-        let selp = match n {
-            Node::Param { .. } | Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => false,
-            Node::Affine { base, .. } => self.has_selp(base),
-            Node::Op { op, args, .. } => {
-                op == OpKind::Selp || args.iter().flatten().any(|&a| self.has_selp(a))
-            }
-            Node::Cmp { a, b, .. } => self.has_selp(a) || self.has_selp(b),
-            Node::Not(a) => self.has_selp(a),
-        };
         let id = TermId(u32::try_from(self.nodes.len()).ok()?);
         self.nodes.push(n);
         self.sizes.push(size);
@@ -835,36 +839,29 @@ impl Terms {
     /// Walks at most 64 nodes (a `selp` chain an accumulator built trip after trip can be
     /// deeper): past them it answers no, which keeps no term.
     pub(crate) fn fits(&self, t: TermId, bits: usize) -> bool {
+        self.fits_within(t, bits, &mut 64)
+    }
+
+    /// [`Terms::fits`], visiting at most `budget` more nodes.
+    fn fits_within(&self, t: TermId, bits: usize, budget: &mut u32) -> bool {
+        let Some(left) = budget.checked_sub(1) else {
+            return false;
+        };
+        *budget = left;
         let limit = if bits >= 64 {
             u64::MAX
         } else {
             (1u64 << bits) - 1
         };
-        let mut todo = vec![t];
-        let mut budget = 64u32;
-        while let Some(t) = todo.pop() {
-            budget = match budget.checked_sub(1) {
-                Some(b) => b,
-                None => return false,
-            };
-            let fits = match self.node(t) {
-                Node::Const(c) => c <= limit,
-                Node::Op {
-                    op: OpKind::Selp,
-                    args: [Some(a), Some(b), _],
-                    ..
-                } => {
-                    todo.push(a);
-                    todo.push(b);
-                    true
-                }
-                _ => usize::from(self.natural(t).0) <= bits,
-            };
-            if !fits {
-                return false;
-            }
+        match self.node(t) {
+            Node::Const(c) => c <= limit,
+            Node::Op {
+                op: OpKind::Selp,
+                args: [Some(a), Some(b), _],
+                ..
+            } => self.fits_within(a, bits, budget) && self.fits_within(b, bits, budget),
+            _ => usize::from(self.natural(t).0) <= bits,
         }
-        true
     }
 
     /// The value of `t` when the variables `known` gives values for determine it (`known`
@@ -994,6 +991,14 @@ mod tests {
                 .unwrap();
         }
         assert!(t.has_atom(acc) && t.size(acc) > MAX_SIZE);
+        // Counted as a tree, a term that reuses itself doubles per step: the size saturates.
+        let mut twice = a;
+        for _ in 0..40 {
+            twice = t
+                .op(OpKind::Inst(8), 32, false, [Some(twice), Some(twice), None])
+                .unwrap();
+        }
+        assert_eq!(t.size(twice), u32::MAX);
         let p = t.param(0, 4, false).unwrap();
         assert!(!t.has_atom(p));
         // Commutative operands over a value term come in term order.
