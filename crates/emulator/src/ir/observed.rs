@@ -42,23 +42,60 @@ pub(crate) fn unobserved_insts(ir: &Ir) -> Vec<bool> {
         .collect()
 }
 
-/// Per register: whether its value can be observed.
-fn observed_registers(ir: &Ir) -> Vec<bool> {
-    let n = ir.reg_names.len();
-    let mut observed = vec![false; n];
-    // Per register, the registers the pure computations that write it read.
-    let mut feeds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut work: Vec<usize> = Vec::new();
-    let mut defs = Vec::new();
-    let mut uses = Vec::new();
-    let mark = |r: usize, observed: &mut Vec<bool>, work: &mut Vec<usize>| {
-        if let Some(o) = observed.get_mut(r)
+/// A backward closure over register names: registers marked observed, and per register the
+/// registers its writers read, which become observed with it.
+struct Closure {
+    observed: Vec<bool>,
+    feeds: Vec<Vec<u32>>,
+    work: Vec<usize>,
+}
+
+impl Closure {
+    fn new(registers: usize) -> Self {
+        Closure {
+            observed: vec![false; registers],
+            feeds: vec![Vec::new(); registers],
+            work: Vec::new(),
+        }
+    }
+
+    /// Register `r` is observed.
+    fn mark(&mut self, r: usize) {
+        if let Some(o) = self.observed.get_mut(r)
             && !*o
         {
             *o = true;
-            work.push(r);
+            self.work.push(r);
         }
-    };
+    }
+
+    /// The registers `defs` are written from `uses`.
+    fn feed(&mut self, defs: &[usize], uses: &[usize]) {
+        for &d in defs {
+            if let Some(f) = self.feeds.get_mut(d) {
+                f.extend(uses.iter().map(|&u| u as u32));
+            }
+        }
+    }
+
+    /// Per register: whether it is observed, once everything that feeds an observed
+    /// register is.
+    fn close(mut self) -> Vec<bool> {
+        while let Some(r) = self.work.pop() {
+            for u in std::mem::take(&mut self.feeds[r]) {
+                self.mark(u as usize);
+            }
+        }
+        self.observed
+    }
+}
+
+/// Per register: whether its value can be observed.
+fn observed_registers(ir: &Ir) -> Vec<bool> {
+    // Fed through the pure computations that write a register.
+    let mut closure = Closure::new(ir.reg_names.len());
+    let mut defs = Vec::new();
+    let mut uses = Vec::new();
     for inst in &ir.insts {
         let ops = ir.operands(inst);
         if inst.op.computes() {
@@ -68,11 +105,7 @@ fn observed_registers(ir: &Ir) -> Vec<bool> {
                 registers(ir, o, if k == 0 { &mut defs } else { &mut uses });
             }
             uses.extend(inst.guard.map(|g| g.index()));
-            for &d in &defs {
-                if let Some(f) = feeds.get_mut(d) {
-                    f.extend(uses.iter().map(|&u| u as u32));
-                }
-            }
+            closure.feed(&defs, &uses);
         } else {
             uses.clear();
             // The destination of a load, an opaque float operation, a texture fetch or
@@ -89,17 +122,11 @@ fn observed_registers(ir: &Ir) -> Vec<bool> {
             }
             uses.extend(inst.guard.map(|g| g.index()));
             for &u in &uses {
-                mark(u, &mut observed, &mut work);
+                closure.mark(u);
             }
         }
     }
-    while let Some(r) = work.pop() {
-        let f = std::mem::take(&mut feeds[r]);
-        for &u in &f {
-            mark(u as usize, &mut observed, &mut work);
-        }
-    }
-    observed
+    closure.close()
 }
 
 /// Per instruction: whether one of its destination registers may flow, through any
@@ -109,10 +136,7 @@ fn observed_registers(ir: &Ir) -> Vec<bool> {
 /// closure over the register names; the first operand of every instruction but a store
 /// counts as written (an over-approximation for the few that read it).
 pub(crate) fn value_observed_insts(ir: &Ir) -> Vec<bool> {
-    let n = ir.reg_names.len();
-    let mut observed = vec![false; n];
-    let mut feeds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut work: Vec<usize> = Vec::new();
+    let mut closure = Closure::new(ir.reg_names.len());
     let (mut defs, mut uses) = (Vec::new(), Vec::new());
     for inst in &ir.insts {
         let ops = ir.operands(inst);
@@ -123,12 +147,7 @@ pub(crate) fn value_observed_insts(ir: &Ir) -> Vec<bool> {
                     registers(ir, v, &mut uses);
                 }
                 for &u in &uses {
-                    if let Some(o) = observed.get_mut(u)
-                        && !*o
-                    {
-                        *o = true;
-                        work.push(u);
-                    }
+                    closure.mark(u);
                 }
             }
             // A load's value comes from memory, not from its address.
@@ -139,24 +158,11 @@ pub(crate) fn value_observed_insts(ir: &Ir) -> Vec<bool> {
                 for (k, &o) in ops.iter().enumerate() {
                     registers(ir, o, if k == 0 { &mut defs } else { &mut uses });
                 }
-                for &d in &defs {
-                    if let Some(f) = feeds.get_mut(d) {
-                        f.extend(uses.iter().map(|&u| u as u32));
-                    }
-                }
+                closure.feed(&defs, &uses);
             }
         }
     }
-    while let Some(r) = work.pop() {
-        for u in std::mem::take(&mut feeds[r]) {
-            if let Some(o) = observed.get_mut(u as usize)
-                && !*o
-            {
-                *o = true;
-                work.push(u as usize);
-            }
-        }
-    }
+    let observed = closure.close();
     ir.insts
         .iter()
         .map(|inst| {
