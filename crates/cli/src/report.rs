@@ -252,6 +252,16 @@ pub struct StageTimes {
     pub race: f64,
 }
 
+impl StageTimes {
+    /// Adds another run's emulation, graph and race times (a kernel's second run: the file
+    /// was parsed once).
+    pub fn add_run(&mut self, other: &StageTimes) {
+        self.emulate += other.emulate;
+        self.graph += other.graph;
+        self.race += other.race;
+    }
+}
+
 /// A node of the barrier dependence graph, for `--dot`.
 #[derive(Debug, Clone)]
 pub struct DotNode {

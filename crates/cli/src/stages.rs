@@ -164,10 +164,10 @@ fn compare_values(
     if again.unverifiable.len() > report.unverifiable.len() || races(&again) > races(report) {
         return Ok(());
     }
-    let (a, b) = (&mut again.stats.stage_seconds, &report.stats.stage_seconds);
-    a.emulate += b.emulate;
-    a.graph += b.graph;
-    a.race += b.race;
+    again
+        .stats
+        .stage_seconds
+        .add_run(&report.stats.stage_seconds);
     again.notes.push(VALUES_COMPARED.to_owned());
     *report = again;
     Ok(())
@@ -176,10 +176,10 @@ fn compare_values(
 /// Folds the run with every peek answering "not ready" (`second`) into `report`.
 fn peeks_both_ways(report: &mut KernelReport, mut second: KernelReport, strict: bool) {
     if second.passes(strict) {
-        let (a, b) = (&mut report.stats.stage_seconds, &second.stats.stage_seconds);
-        a.emulate += b.emulate;
-        a.graph += b.graph;
-        a.race += b.race;
+        report
+            .stats
+            .stage_seconds
+            .add_run(&second.stats.stage_seconds);
         report.notes.push(PEEKS_BOTH_WAYS.to_owned());
     } else {
         second.notes.push(
