@@ -497,12 +497,13 @@ impl Machine<'_> {
             .retain(|&a, &mut (l, _)| u64::from(a) + u64::from(l) <= lo || u64::from(a) >= hi);
     }
 
-    /// With value terms: the `len` bytes at `addr` as part `i` of a value term one store
-    /// wrote whole at `addr - i·len` in more bytes (an exact read is `read_bytes`'s) (a 64-bit pair stored with
-    /// `st.shared.v2.b64` and read back as 32-bit words: Triton's sm_100 reductions): the
-    /// term `cvt.u{8·len}(x >> 8·len·i)`, as a register split into parts gets
-    /// (`part_unknown`). Only for a value term (terms of the inputs keep their reads as
-    /// they were, so the run decides as the one without value terms).
+    /// With value terms: the `len` bytes at `addr` as part `i` of a value term that one store
+    /// wrote whole, in more bytes, at `addr - i·len` (a 64-bit pair stored with
+    /// `st.shared.v2.b64` and read back as 32-bit words: Triton's sm_100 reductions). The
+    /// term is `cvt.u{8·len}(x >> 8·len·i)`, as a register split into parts gets it
+    /// (`part_unknown`); a read of exactly the stored bytes is `read_bytes`'s. Only for a
+    /// value term: terms of the inputs keep their reads as they were, so the run decides as
+    /// the one without value terms.
     fn read_value_part(&mut self, addr: usize, len: usize) -> Option<(u64, u32)> {
         if !matches!(len, 1 | 2 | 4) {
             return None;
