@@ -48,7 +48,7 @@ impl Machine<'_> {
                         (Space::Local, false) => (self.local_base.wrapping_add(mask(a, 32)), 0),
                         (Space::Shared, true) => self.generic_to_space(a, self.shared_base),
                         (Space::Local, true) => self.generic_to_space(a, self.local_base),
-                        (Space::Param, false) => match self.win.offset(a, self.win.param_space) {
+                        (Space::Param, false) => match self.win.param_offset(a) {
                             Some(off) => (self.win.param_generic.wrapping_add(off), 0),
                             None => (
                                 0,
@@ -195,7 +195,7 @@ impl Machine<'_> {
                 Some(off) => Addr::Data(off),
                 None => Addr::Global,
             },
-            Space::Param => match self.win.offset(v, self.win.param_space) {
+            Space::Param => match self.win.param_offset(v) {
                 Some(off) => Addr::KParam(off as u32),
                 None => Addr::Unknown(self.src.single(ValueSource::Other(
                     "a parameter read through a register that holds no kernel-parameter address",

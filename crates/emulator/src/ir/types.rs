@@ -601,4 +601,14 @@ impl Windows {
         let off = a.wrapping_sub(base);
         (off < self.size).then_some(off)
     }
+
+    /// The kernel-parameter offset of the `.param`-space address `a`. A 32-bit register
+    /// holds a `.param` address truncated (`mov.b32 %r, param`, as Triton writes it before
+    /// `cvt.u64.u32` and `cvta.param.u64`): in the 64-bit layout the window's base has no
+    /// low bits, so the 32 bits left are the offset.
+    pub fn param_offset(self, a: u64) -> Option<u64> {
+        self.offset(a, self.param_space).or_else(|| {
+            (self.param_space & 0xffff_ffff == 0 && a >> 32 == 0 && a < self.size).then_some(a)
+        })
+    }
 }

@@ -91,6 +91,49 @@ L:
     );
 }
 
+/// A `.param` address in a 32-bit register (`mov.b32 %r, P`, as Triton writes it before
+/// `cvt.u64.u32` and `cvta.param.u64`) still names the parameter: `cvta.param` and
+/// `ld.param` through it read the parameter bytes (they were unknown "not a kernel
+/// parameter" addresses, so Triton's TMA tensor maps were not recognized as parameters).
+#[test]
+fn parameter_space_addresses_in_32_bit_registers() {
+    let body = r#"
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p;
+    mov.b32 %r6, P;
+    cvt.u64.u32 %rd1, %r6;
+    cvta.param.u64 %rd2, %rd1;
+    ld.u32 %r1, [%rd2+20];
+    ld.param.u32 %r2, [%r6+24];
+    add.s32 %r4, %r1, %r2;
+    mov.u32 %r5, 0;
+L:
+    bar.sync 0;
+    add.s32 %r5, %r5, 1;
+    setp.lt.u32 %p, %r5, %r4;
+    @%p bra L;
+    ret;
+    "#;
+    let params = ".param .u32 pad, .param .align 8 .b8 P[32]";
+    let (_, reg, sources) = unverifiable_reason(body, params, &Config::default());
+    assert_eq!(reg.as_deref(), Some("%p"));
+    let bytes = |start, end| ValueSource::ParamBytes {
+        index: 1,
+        name: "P".into(),
+        start,
+        end,
+    };
+    assert_eq!(sources, vec![bytes(20, 24), bytes(24, 28)]);
+    let cfg = Config {
+        params: vec![param("P", Some((20, 4)), 1), param("P", Some((24, 4)), 1)],
+        ..Config::default()
+    };
+    let e = run(body, params, &cfg);
+    assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
+    assert_eq!(views(&e, 0).len(), 3);
+}
+
 const TMA: &str = r#"
     .shared .align 8 .b8 bar[8];
     .shared .align 128 .b8 buf[256];
