@@ -683,8 +683,9 @@ for line in sys.argv[2:]:
         why = ("Triton tutorial 10's block_scaled_matmul_kernel (unchanged), nvfp4: fp4 A/B "
                "by TMA (128x256x256 tiles, 4 stages), fp8 scale factors by ld.global -> "
                "st.shared -> tcgen05.cp into tensor memory, tcgen05.mma kind::mxf4nvf4 "
-               "block_scale; M, N, K are constexprs (8192, 8192, 1024). weft does not decode "
-               "the mxf4nvf4 instruction descriptor: it must say so.")
+               "block_scale; M, N, K are constexprs (8192, 8192, 1024). The scale factors' "
+               "tcgen05.cp reads end at the MMA's tcgen05.commit, which every thread waits on "
+               "before storing the next k-tile's scales: verified.")
     elif name.startswith("liger-"):
         what = {
             "liger-rms-norm-block-bwd-sm90": "_block_rms_norm_backward_kernel (rows of 128 bf16 "

@@ -1373,7 +1373,7 @@ between its issue and its completion: for cp.async, the issuing thread's \
 cp.async.wait_group/wait_all (or the mbarrier phase of its cp.async.mbarrier.arrive); for a \
 bulk or TMA load, the mbarrier phase its bytes complete, observed by a wait; for a bulk or TMA \
 store, the issuing thread's cp.async.bulk.wait_group[.read]; for a tensor-core operand read \
-(wgmma.mma_async, tcgen05.mma), the wgmma.wait_group that retires it in any lane of its \
+(wgmma.mma_async, tcgen05.mma, tcgen05.cp), the wgmma.wait_group that retires it in any lane of its \
 warpgroup, or the mbarrier phase of a tcgen05.commit that tracks it. A barrier orders nothing \
 the copy does before it completes";
 

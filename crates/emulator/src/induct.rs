@@ -251,6 +251,7 @@ fn feature(ir: &Ir) -> Option<Vec<&'static str>> {
             | Op::WgmmaCommit
             | Op::WgmmaWait
             | Op::TcgenMma
+            | Op::TcgenCp
             | Op::TcgenAlloc
             | Op::TcgenDealloc
             | Op::TcgenRelinquish => "asynchronous tensor-core operations",

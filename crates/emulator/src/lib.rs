@@ -126,9 +126,9 @@
 //!   instructions are a [`FindingKind::WarpgroupDivergence`].
 //! - The other tensor-core instructions are skipped, destinations unknown: `mma.sync` and
 //!   `movmatrix` (registers only), `wmma` (a note: `wmma.load`/`store` shared accesses are
-//!   not recorded) and the tensor-memory instructions `tcgen05.ld/st/cp/shift/dealloc/...`
-//!   (a note: tensor memory is not modelled, and `tcgen05.cp`'s shared reads are not
-//!   recorded).
+//!   not recorded) and the tensor-memory instructions `tcgen05.ld/st/shift/dealloc/...`
+//!   (a note: tensor memory is not modelled). `tcgen05.cp` reads its shared source like a
+//!   `tcgen05.mma` operand; its tensor-memory destination is not modelled.
 //! - Warp collectives (`shfl.sync`, `vote`, …) under an input-dependent branch return
 //!   unknown values. `activemask` waits for no lane: it returns the lanes of the warp that
 //!   reach the same instruction before every other lane has exited or stopped elsewhere

@@ -915,3 +915,48 @@ fn a_race_on_a_tma_loads_first_bytes_is_a_violation() {
         "{run:?}"
     );
 }
+
+/// `tcgen05.cp` reads its shared-memory source in the async proxy until a `tcgen05.commit`
+/// tracks it, and block-scaled `tcgen05.mma` kinds lay out their operands (`tcgen05_cp.ptx`:
+/// K = 96 of `kind::mxf4nvf4` reads a third 16-byte unit per row that K = 64 does not).
+/// Before, the copy's reads were not recorded and the block-scaled kinds were unverifiable.
+#[test]
+fn tcgen05_cp_and_block_scaled_mma_read_shared_memory() {
+    let cases = [
+        ("cp_released_by_commit", 0, None),
+        ("cp_without_proxy_fence", 1, Some("missing-proxy-fence")),
+        ("cp_overwritten_early", 1, Some("race")),
+        ("mma_mxf4_k64", 0, None),
+        ("mma_mxf4_k96", 1, Some("race")),
+    ];
+    for (kernel, code, kind) in cases {
+        let run = weft(&["tcgen05_cp.ptx", "--kernel", kernel, "--format", "json"]);
+        let doc = run.json();
+        check_schema(&doc);
+        assert_eq!(run.code, code, "{kernel}: {run:?}");
+        let k = &doc["kernels"][0];
+        let kinds: Vec<&str> = k["violations"]
+            .as_array()
+            .expect("violations")
+            .iter()
+            .map(|v| v["kind"].as_str().expect("kind"))
+            .collect();
+        assert_eq!(
+            kinds,
+            kind.into_iter().collect::<Vec<_>>(),
+            "{kernel}: {run:?}"
+        );
+        if let Some(v) = k["violations"].as_array().and_then(|v| v.first()) {
+            let opcodes: Vec<&str> = v["locations"]
+                .as_array()
+                .expect("locations")
+                .iter()
+                .filter_map(|l| l["opcode"].as_str())
+                .collect();
+            assert!(
+                opcodes.iter().any(|o| o.starts_with("tcgen05.")),
+                "{kernel}: {opcodes:?}"
+            );
+        }
+    }
+}

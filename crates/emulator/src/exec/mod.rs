@@ -914,6 +914,7 @@ impl Machine<'_> {
             Op::WgmmaCommit => self.wgmma_commit(t),
             Op::WgmmaWait => self.wgmma_wait(t, pc, ops),
             Op::TcgenMma => self.tcgen_mma(t, pc, ops),
+            Op::TcgenCp => self.tcgen_cp(t, pc, ops),
             Op::TcgenAlloc => self.tcgen_alloc(t, pc, inst, ops),
             Op::TcgenDealloc => self.tcgen_dealloc(t, pc, ops),
             Op::TcgenRelinquish => self.tcgen_relinquish(t),

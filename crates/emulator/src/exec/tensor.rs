@@ -137,17 +137,71 @@ pub(super) fn wgmma_shape(opcode: &str) -> Option<WgmmaShape> {
     })
 }
 
-/// The `tcgen05.mma` kinds whose instruction descriptor has the common layout (PTX ISA:
-/// *Instruction descriptor*, the table for `.kind::tf32`, `.kind::f16`, `.kind::f8f6f4` and
-/// `.kind::i8`): bits per element in shared memory.
-fn tcgen_kind_bits(opcode: &str) -> Option<u32> {
-    let kind = opcode.split('.').find_map(|m| m.strip_prefix("kind::"))?;
-    Some(match kind {
-        "f16" => 16,
-        "tf32" => 32,
-        "f8f6f4" | "i8" => 8,
-        _ => return None,
-    })
+/// How a `tcgen05.mma` kind lays out its instruction descriptor and its shared operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TcgenKind {
+    /// `.kind::tf32`, `.kind::f16`, `.kind::f8f6f4`, `.kind::i8` (PTX ISA: *Instruction
+    /// descriptor*, the table for these kinds): M is bits 24–28 (`M >> 4`); K is 32 bytes
+    /// per row; elements of `bits` bits in shared memory (f8f6f4's 6- and 4-bit types sit in
+    /// 8-bit containers).
+    Common { bits: u32 },
+    /// `.kind::mxf8f6f4` with block scaling: M is bits 27–28 (`M >> 7`), elements in 8-bit
+    /// containers, 32 bytes of K per row. The scale factors live in tensor memory.
+    BlockScaled8,
+    /// `.kind::mxf4` and `.kind::mxf4nvf4`: packed 4-bit elements, K-major only; M is bits
+    /// 27–28 (`M >> 7`); bit 31 selects K = 96 (48 bytes per row) over K = 64 (32 bytes).
+    BlockScaled4,
+}
+
+impl TcgenKind {
+    fn of(opcode: &str) -> Option<Self> {
+        let kind = opcode.split('.').find_map(|m| m.strip_prefix("kind::"))?;
+        Some(match kind {
+            "f16" => TcgenKind::Common { bits: 16 },
+            "tf32" => TcgenKind::Common { bits: 32 },
+            "f8f6f4" | "i8" => TcgenKind::Common { bits: 8 },
+            "mxf8f6f4" => TcgenKind::BlockScaled8,
+            "mxf4" | "mxf4nvf4" => TcgenKind::BlockScaled4,
+            _ => return None,
+        })
+    }
+
+    /// Bits per element in shared memory.
+    fn elem_bits(self) -> u32 {
+        match self {
+            TcgenKind::Common { bits } => bits,
+            TcgenKind::BlockScaled8 => 8,
+            TcgenKind::BlockScaled4 => 4,
+        }
+    }
+
+    /// M (rows of A and D) from the instruction descriptor.
+    fn m(self, idesc: u64) -> u32 {
+        match self {
+            TcgenKind::Common { .. } => ((idesc >> 24) & 0x1f) as u32 * 16,
+            TcgenKind::BlockScaled8 | TcgenKind::BlockScaled4 => ((idesc >> 27) & 0x3) as u32 * 128,
+        }
+    }
+
+    /// Bytes of K per operand row.
+    fn k_bytes(self, idesc: u64) -> u32 {
+        match self {
+            TcgenKind::BlockScaled4 if idesc & (1 << 31) != 0 => 48,
+            _ => 32,
+        }
+    }
+}
+
+/// The rows and bytes per row of a `tcgen05.cp` shape modifier (`128x256b`, ...).
+fn tcgen_cp_shape(m: &str) -> Option<(u32, u32)> {
+    match m {
+        "128x256b" => Some((128, 32)),
+        "4x256b" => Some((4, 32)),
+        "128x128b" => Some((128, 16)),
+        "64x128b" => Some((64, 16)),
+        "32x128b" => Some((32, 16)),
+        _ => None,
+    }
 }
 
 fn layout_issue(e: LayoutError) -> MatrixIssue {
@@ -449,12 +503,12 @@ impl Machine<'_> {
     /// the thread's next `tcgen05.commit` arrives (module docs).
     pub(super) fn tcgen_mma(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        let (pair, sparse, bits) = {
+        let (pair, sparse, kind) = {
             let opcode = self.opcode(pc);
             (
                 opcode.split('.').any(|m| m == "cta_group::2"),
                 opcode.split('.').any(|m| m == "sp"),
-                tcgen_kind_bits(opcode),
+                TcgenKind::of(opcode),
             )
         };
         if pair {
@@ -479,7 +533,7 @@ impl Machine<'_> {
             );
             return;
         }
-        let Some(bits) = bits else {
+        let Some(kind) = kind else {
             self.unverifiable(t, pc, Why::MatrixOperand(MatrixIssue::Kind), None, 0, false);
             return;
         };
@@ -508,9 +562,21 @@ impl Machine<'_> {
             return;
         }
         let n = ((idesc >> 17) & 0x3f) as u32 * 8;
-        let m = ((idesc >> 24) & 0x1f) as u32 * 16;
-        // Every dense kind reads 32 bytes of K per row.
-        let k_bytes = 32;
+        let m = kind.m(idesc);
+        let k_bytes = kind.k_bytes(idesc);
+        let bits = kind.elem_bits();
+        // Packed 4-bit operands are K-major only: a transpose flag is outside the layouts.
+        if bits == 4 && idesc & (3 << 15) != 0 {
+            self.unverifiable(
+                t,
+                pc,
+                Why::MatrixOperand(MatrixIssue::Shape),
+                None,
+                0,
+                false,
+            );
+            return;
+        }
         let mut footprints = Vec::new();
         if matches!(o(1), Opnd::Reg(_)) {
             let Some(d) = self.descriptor(t, pc, o(1)) else {
@@ -541,6 +607,59 @@ impl Machine<'_> {
         };
         footprints.push(f);
         let agents = self.operand_agents(t, pc, &footprints);
+        self.tc_issued[t].extend(agents);
+    }
+
+    /// `tcgen05.cp.cta_group::1.SHAPE [taddr], s-desc`: the source matrix of `SHAPE`
+    /// (`128x256b`, `4x256b`, `128x128b`, `64x128b`, `32x128b`: rows and bits per row; the
+    /// `warpx2`/`warpx4` multicasts and the decompressing formats read the same 128-bit
+    /// units) is read through the shared-memory descriptor in the K-major canonical layout,
+    /// in the async proxy, until the thread's next `tcgen05.commit` (like `tcgen05.mma`'s
+    /// operands). The tensor-memory destination is not modelled.
+    pub(super) fn tcgen_cp(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let (pair, shape) = {
+            let opcode = self.opcode(pc);
+            (
+                opcode.split('.').any(|m| m == "cta_group::2"),
+                opcode.split('.').find_map(tcgen_cp_shape),
+            )
+        };
+        if pair {
+            self.unverifiable(
+                t,
+                pc,
+                Why::MatrixOperand(MatrixIssue::CtaPair),
+                None,
+                0,
+                false,
+            );
+            return;
+        }
+        let Some((rows, row_bytes)) = shape else {
+            self.unverifiable(
+                t,
+                pc,
+                Why::MatrixOperand(MatrixIssue::Shape),
+                None,
+                0,
+                false,
+            );
+            return;
+        };
+        let Some(d) = self.descriptor(t, pc, o(1)) else {
+            return;
+        };
+        let source = OperandShape {
+            mn: rows,
+            k_bytes: row_bytes,
+            elem_bits: 8,
+            mn_major: false,
+        };
+        let Some(f) = self.operand_footprint(t, pc, descriptor::decode_tcgen05(d), source) else {
+            return;
+        };
+        let agents = self.operand_agents(t, pc, &[f]);
         self.tc_issued[t].extend(agents);
     }
 
@@ -703,21 +822,28 @@ mod tests {
 
     #[test]
     fn tcgen_kinds() {
+        let kind = |o: &str| TcgenKind::of(o).map(TcgenKind::elem_bits);
+        assert_eq!(kind("tcgen05.mma.cta_group::1.kind::f16"), Some(16));
+        assert_eq!(kind("tcgen05.mma.cta_group::1.kind::tf32"), Some(32));
+        assert_eq!(kind("tcgen05.mma.cta_group::1.kind::i8"), Some(8));
         assert_eq!(
-            tcgen_kind_bits("tcgen05.mma.cta_group::1.kind::f16"),
-            Some(16)
-        );
-        assert_eq!(
-            tcgen_kind_bits("tcgen05.mma.cta_group::1.kind::tf32"),
-            Some(32)
-        );
-        assert_eq!(
-            tcgen_kind_bits("tcgen05.mma.cta_group::1.kind::i8"),
+            kind("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale"),
             Some(8)
         );
         assert_eq!(
-            tcgen_kind_bits("tcgen05.mma.cta_group::1.kind::mxf4.block_scale"),
-            None
+            kind("tcgen05.mma.cta_group::1.kind::mxf4.block_scale"),
+            Some(4)
         );
+        assert_eq!(kind("tcgen05.mma.cta_group::1.kind::f4.block_scale"), None);
+        // The common descriptor: M >> 4 in bits 24-28; block scaling: M >> 7 in bits 27-28,
+        // and for 4-bit kinds bit 31 selects K = 96.
+        let common = TcgenKind::Common { bits: 16 };
+        assert_eq!(common.m(8 << 24), 128);
+        assert_eq!(TcgenKind::BlockScaled4.m(1 << 27), 128);
+        assert_eq!(TcgenKind::BlockScaled8.m(2 << 27), 256);
+        assert_eq!(TcgenKind::BlockScaled4.k_bytes(0), 32);
+        assert_eq!(TcgenKind::BlockScaled4.k_bytes(1 << 31), 48);
+        assert_eq!(TcgenKind::BlockScaled8.k_bytes(1 << 31), 32);
+        assert_eq!(common.k_bytes(1 << 31), 32);
     }
 }

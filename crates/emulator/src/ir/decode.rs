@@ -262,6 +262,7 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "wgmma" if m.h("commit_group") => Op::WgmmaCommit,
         "wgmma" if m.h("wait_group") => Op::WgmmaWait,
         "tcgen05" if m.h("mma") => Op::TcgenMma,
+        "tcgen05" if m.h("cp") => Op::TcgenCp,
         "tcgen05" if m.h("alloc") => Op::TcgenAlloc,
         "tcgen05" if m.h("dealloc") => Op::TcgenDealloc,
         "tcgen05" if m.h("relinquish_alloc_permit") => Op::TcgenRelinquish,

@@ -440,8 +440,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 "tensor memory",
                 "is not modelled beyond its allocation protocol: tcgen05.ld results are \
                  unknown, tensor-memory accesses (tcgen05.ld/st/cp/shift and the tcgen05.mma \
-                 accumulators) are not checked for races, and the shared-memory reads of \
-                 tcgen05.cp are not recorded",
+                 accumulators) are not checked for races",
             ),
             _ => return,
         };

@@ -385,6 +385,10 @@ pub(crate) enum Op {
     /// `tcgen05.mma`: reads its shared operands through descriptors, asynchronously until
     /// the issuing thread's next `tcgen05.commit` arrives on its mbarrier.
     TcgenMma,
+    /// `tcgen05.cp [taddr], s-desc`: reads a matrix of shared memory through a descriptor
+    /// into tensor memory, asynchronously until the issuing thread's next `tcgen05.commit`
+    /// arrives on its mbarrier.
+    TcgenCp,
     /// `tcgen05.alloc [dst], ncols`: writes the allocated tensor-memory address (unknown) to
     /// shared memory at `dst`, and allocates `ncols` columns (the tensor-memory accounting).
     TcgenAlloc,
@@ -458,6 +462,7 @@ impl Op {
                 | Op::TmaStore
                 | Op::WgmmaMma
                 | Op::TcgenMma
+                | Op::TcgenCp
         )
     }
 
