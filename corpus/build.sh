@@ -566,7 +566,8 @@ for line in sys.argv[2:]:
                "warp, tcgen05 MMA warp into tensor memory, epilogue warps, cluster-launch-control "
                "tile scheduler), fp16, 128x128x64 1-SM tile, cluster 1x1x1; M=N=128, K=256, beta "
                "= 0, no source C. Its persistent loop asks the hardware for more work with "
-               "clusterlaunchcontrol.try_cancel, which weft does not model: it must say so.")
+               "clusterlaunchcontrol.try_cancel: weft explores how many requests succeed "
+               "(clusterlaunchcontrol.canceled, like a trip count).")
     elif name == "cutlass-sm80-gemm-multistage":
         # No .maxntid in the PTX: the kernel's 8 warps (128x256 tile of 64x64 warp tiles).
         # kernel::Gemm::Params (cutlass/gemm/kernel/gemm.h): problem_size M, N, K (i32 @0, 4,

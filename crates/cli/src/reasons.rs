@@ -197,6 +197,7 @@ fn sync_op(op: SyncOp) -> &'static str {
         SyncOp::AsyncCopyToMbarrier => "an asynchronous copy signalling an mbarrier",
         SyncOp::TmaCopyToMbarrier => "a TMA copy signalling an mbarrier",
         SyncOp::Warpgroup => "a warpgroup-aligned wgmma instruction",
+        SyncOp::ClusterLaunchControl => "a cluster launch control request signalling an mbarrier",
     }
 }
 
@@ -234,6 +235,12 @@ pub fn source(s: &ValueSource, sources: &SourceTable) -> String {
             "bytes at offset {o} of kernel parameter {index} `{}`",
             short(name)
         ),
+        ValueSource::ParamBytes {
+            index,
+            name,
+            start,
+            end,
+        } if name == emulator::CLC_VARIABLE => CLC_SHOWN.to_owned(),
         ValueSource::ParamBytes {
             index,
             name,
@@ -329,6 +336,11 @@ mod tests {
     }
 }
 
+/// How reports name [`emulator::CLC_VARIABLE`], the variable weft adds after a kernel's
+/// parameters for cluster launch control's answers (`--param` fixes it by this name).
+const CLC_SHOWN: &str = "`clusterlaunchcontrol.canceled` (the cluster launch control requests \
+answered \"canceled\")";
+
 /// A symbolic term over kernel-parameter bytes, as text: `param 0 bytes 12..16`,
 /// `param 5 (K)`, `(param 5 (K) + 63) shr 6`, ….
 pub fn expr(e: &emulator::Expr) -> String {
@@ -342,7 +354,9 @@ pub fn expr(e: &emulator::Expr) -> String {
             whole,
             ..
         } => {
-            if *whole {
+            if name == emulator::CLC_VARIABLE {
+                CLC_SHOWN.to_owned()
+            } else if *whole {
                 format!("param {index} ({})", crate::report::shown_name(name))
             } else {
                 format!("param {index} bytes {start}..{end}")

@@ -238,6 +238,7 @@ fn feature(ir: &Ir) -> Option<Vec<&'static str>> {
     for inst in &ir.insts {
         let what = match inst.op {
             Op::TcgenCommitArrive => "tcgen05.commit arrivals",
+            Op::ClcTryCancel => "cluster launch control requests",
             Op::CpAsync
             | Op::CpAsyncBulk { .. }
             | Op::CpAsyncMbarArrive { .. }

@@ -156,7 +156,8 @@ pub use explore::{
     explore,
 };
 pub use params::{
-    ParamBinding, ParamError, ParamRef, ParamValue, ResolvedParam, ScalarType, resolve_params,
+    CLC_VARIABLE, ParamBinding, ParamError, ParamRef, ParamValue, ResolvedParam, ScalarType,
+    resolve_params,
 };
 pub use period::{MAX_PERIOD, MIN_PERIODS, Mismatch, Periodicity};
 pub use unverifiable::{GuardedOp, MatrixIssue, Region, SyncOp, Unverifiable, Value, Why};

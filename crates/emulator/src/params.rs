@@ -4,7 +4,55 @@
 //! into bindings; the emulator resolves them. Errors are data ([`ParamError`]); the cli words
 //! them.
 
-use ptx_parser::{Function, ast::scalar_type_size};
+use ptx_parser::{
+    Function,
+    ast::{Linkage, StateSpace, Statement, VarDecl, scalar_type_size},
+};
+
+/// The name of the variable that stands for cluster launch control's answers (PTX ISA:
+/// *clusterlaunchcontrol.try_cancel*): how many of the CTA's cancellation requests succeed
+/// before the first that fails. A kernel that queries such answers gets it as one more
+/// `.u32` parameter after its own (not a PTX identifier: it names nothing the kernel
+/// declares), so the exploration of sizes explores it and `--param` can fix it.
+pub const CLC_VARIABLE: &str = "clusterlaunchcontrol.canceled";
+
+/// Whether `function` queries cluster launch control's answers
+/// (`clusterlaunchcontrol.query_cancel`).
+fn queries_clc(function: &Function<'_>) -> bool {
+    fn block(statements: &[Statement<'_>]) -> bool {
+        statements.iter().any(|s| match s {
+            Statement::Instruction(i) => {
+                i.opcode == "clusterlaunchcontrol" && i.modifiers.starts_with("query_cancel")
+            }
+            Statement::Block(b) => block(&b.statements),
+            _ => false,
+        })
+    }
+    function.body.as_ref().is_some_and(|b| block(&b.statements))
+}
+
+/// The parameters of `function` as weft lays them out: its declared ones, then
+/// [`CLC_VARIABLE`] when it queries cluster launch control.
+pub fn kernel_params<'a>(function: &Function<'a>) -> Vec<VarDecl<'a>> {
+    let mut params = function.params.clone();
+    if queries_clc(function) {
+        params.push(VarDecl {
+            linkage: Linkage::None,
+            space: StateSpace::Param,
+            space_qualifier: None,
+            align: Some(4),
+            vector: None,
+            ty: "u32",
+            ptr: None,
+            name: CLC_VARIABLE,
+            range: None,
+            dims: Vec::new(),
+            init: None,
+            line: function.line,
+        });
+    }
+    params
+}
 
 /// Which kernel parameter a [`ParamBinding`] fixes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -189,14 +237,15 @@ pub fn resolve_params(
     used: &mut [bool],
 ) -> Result<Vec<ResolvedParam>, ParamError> {
     let mut out: Vec<ResolvedParam> = Vec::new();
+    let params = kernel_params(function);
     for (k, (b, used)) in bindings.iter().zip(used).enumerate() {
         let index = match &b.target {
-            ParamRef::Index(i) => Some(*i as usize).filter(|&i| i < function.params.len()),
-            ParamRef::Name(name) => function.params.iter().position(|p| p.name == name),
+            ParamRef::Index(i) => Some(*i as usize).filter(|&i| i < params.len()),
+            ParamRef::Name(name) => params.iter().position(|p| p.name == name),
         };
         let Some(index) = index else { continue };
         *used = true;
-        let decl = &function.params[index];
+        let decl = &params[index];
         let total = decl.size_bytes();
         let (offset, size, float) = match b.field {
             Some((offset, ty)) => (offset, ty.size(), ty.float()),

@@ -203,6 +203,9 @@ pub enum SyncOp {
     TmaCopyToMbarrier,
     /// A `.sync.aligned` `wgmma` instruction (which threads of the warpgroup execute it).
     Warpgroup,
+    /// A cluster launch control request (`clusterlaunchcontrol.try_cancel`), which
+    /// signals an mbarrier.
+    ClusterLaunchControl,
 }
 
 /// An instruction whose execution must not depend on an unknown guard.

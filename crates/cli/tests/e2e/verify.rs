@@ -960,3 +960,62 @@ fn tcgen05_cp_and_block_scaled_mma_read_shared_memory() {
         }
     }
 }
+
+/// Cluster launch control (`cluster_launch_control.ptx`): the answers to a CTA's
+/// `clusterlaunchcontrol.try_cancel` requests are explored through the variable
+/// `clusterlaunchcontrol.canceled` (how many are answered "canceled"), like a trip count;
+/// the answer is an asynchronous write that completes on the request's mbarrier. Before,
+/// every such kernel was unverifiable at its first request.
+#[test]
+fn cluster_launch_control_answers_are_explored() {
+    let shown = "`clusterlaunchcontrol.canceled` (the cluster launch control requests answered \
+                 \"canceled\")";
+    let run = weft(&[
+        "cluster_launch_control.ptx",
+        "--kernel",
+        "clc_steal",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains(&format!(
+            "coverage: bounded: verified only for {shown} = 0..=8"
+        )),
+        "{run:?}"
+    );
+    // Fixed with --param by its name: one path, nothing bounded.
+    let run = weft(&[
+        "cluster_launch_control.ptx",
+        "--kernel",
+        "clc_steal",
+        "--param",
+        "clusterlaunchcontrol.canceled=3",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stdout.contains("coverage"), "{run:?}");
+    for (kernel, kind, found) in [
+        ("clc_steal_early", "deadlock", 1),
+        ("clc_read_unwaited", "race", 0),
+    ] {
+        let run = weft(&[
+            "cluster_launch_control.ptx",
+            "--kernel",
+            kernel,
+            "--color",
+            "never",
+        ]);
+        assert_eq!(run.code, 1, "{kernel}: {run:?}");
+        assert!(
+            run.stdout.contains(&format!("error[{kind}]")),
+            "{kernel}: {run:?}"
+        );
+        assert!(
+            run.stdout
+                .contains(&format!("coverage: found with {shown} = {found} ")),
+            "{kernel}: {run:?}"
+        );
+    }
+}

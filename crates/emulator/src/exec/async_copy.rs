@@ -43,7 +43,7 @@ impl Machine<'_> {
     /// Records the shared access of an asynchronous copy issued by thread `t` as an agent of
     /// its own and checks its bounds; returns the copy's index if it is in bounds.
     #[allow(clippy::too_many_arguments)]
-    fn async_access(
+    pub(super) fn async_access(
         &mut self,
         t: usize,
         pc: u32,

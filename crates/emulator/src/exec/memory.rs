@@ -760,7 +760,7 @@ impl Machine<'_> {
 
     /// `u` (the sources of a load of `size` bytes at `off` of the kernel-parameter window)
     /// with the load's term when all its bytes are unset input bytes: the parameter field.
-    fn kparam_term(&mut self, off: u32, size: u32, signed: bool, u: u32) -> u32 {
+    pub(super) fn kparam_term(&mut self, off: u32, size: u32, signed: bool, u: u32) -> u32 {
         if u == 0 || size == 0 || size > 8 {
             return u;
         }

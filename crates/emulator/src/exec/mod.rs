@@ -19,6 +19,7 @@ mod async_copy;
 mod barriers;
 mod calls;
 mod choices;
+mod clc;
 mod collectives;
 mod control;
 mod descriptor;
@@ -234,6 +235,8 @@ struct Machine<'a> {
     /// The kernel read its cluster shape (`%cluster_nctaid`, `%cluster_nctarank`), which
     /// weft takes as 1x1x1 unless the kernel declares one.
     cluster_read: bool,
+    /// `clusterlaunchcontrol.try_cancel` requests the CTA made (`exec/clc.rs`).
+    clc_requests: u32,
     /// The predicates (a term, and the value under which the side runs) of the sides of
     /// branches on unknown predicates being run now ([`Machine::fork`]; one thread at a time).
     fork_guards: Vec<(terms::TermId, bool)>,
@@ -532,6 +535,7 @@ fn run_once<'a>(
         peeks: 0,
         peeks_failed: Default::default(),
         cluster_read: false,
+        clc_requests: 0,
         fork_guards: Vec::new(),
         copy_guards: Vec::new(),
         tc_issued: vec![Vec::new(); n],
@@ -915,6 +919,9 @@ impl Machine<'_> {
             Op::WgmmaWait => self.wgmma_wait(t, pc, ops),
             Op::TcgenMma => self.tcgen_mma(t, pc, ops),
             Op::TcgenCp => self.tcgen_cp(t, pc, ops),
+            Op::ClcTryCancel => self.clc_try_cancel(t, pc, inst, ops),
+            Op::ClcIsCanceled => self.clc_is_canceled(t, pc, ops),
+            Op::ClcFirstCtaid => self.clc_first_ctaid(t, pc, ops),
             Op::TcgenAlloc => self.tcgen_alloc(t, pc, inst, ops),
             Op::TcgenDealloc => self.tcgen_dealloc(t, pc, ops),
             Op::TcgenRelinquish => self.tcgen_relinquish(t),

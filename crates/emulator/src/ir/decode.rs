@@ -224,6 +224,7 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "bar" | "barrier" | "shfl" | "vote" | "match" | "activemask" | "elect" | "redux"
         | "mbarrier" => sync(inst, m),
         "cp" => cp(inst, m),
+        "clusterlaunchcontrol" => clc(inst),
         "fma" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" | "testp"
         | "copysign" | "dp4a" | "dp2a" | "fns" | "bmsk" | "szext" | "createpolicy"
         | "getctarank" | "cvt.pack" | "set" | "mul24" | "mad24" | "sad" | "vadd" | "vsub"
@@ -468,6 +469,23 @@ fn control(inst: &Instruction<'_>) -> Op {
         "exit" => Op::Exit,
         "trap" | "brkpt" => Op::Trap,
         _ => Op::UnsupportedControl,
+    }
+}
+
+/// Cluster launch control (PTX ISA: *clusterlaunchcontrol.try_cancel*,
+/// *clusterlaunchcontrol.query_cancel*). A request must complete on an mbarrier; the
+/// multicast form writes the answer to every CTA of the cluster, which is this CTA alone.
+fn clc(inst: &Instruction<'_>) -> Op {
+    let mods: Vec<&str> = inst.modifiers().collect();
+    let has = |m: &str| mods.contains(&m);
+    if has("try_cancel") && has("async") && has("mbarrier::complete_tx::bytes") {
+        Op::ClcTryCancel
+    } else if has("query_cancel") && has("is_canceled") {
+        Op::ClcIsCanceled
+    } else if has("query_cancel") && mods.iter().any(|m| m.starts_with("get_first_ctaid")) {
+        Op::ClcFirstCtaid
+    } else {
+        Op::UnsupportedControl
     }
 }
 

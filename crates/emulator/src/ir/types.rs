@@ -389,6 +389,16 @@ pub(crate) enum Op {
     /// into tensor memory, asynchronously until the issuing thread's next `tcgen05.commit`
     /// arrives on its mbarrier.
     TcgenCp,
+    /// `clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes
+    /// [addr], [mbar]`: asks to cancel a cluster not yet launched; its 16-byte answer is
+    /// written to `addr` asynchronously (async proxy) and completes 16 transaction bytes on
+    /// `mbar`.
+    ClcTryCancel,
+    /// `clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, answer`.
+    ClcIsCanceled,
+    /// `clusterlaunchcontrol.query_cancel.get_first_ctaid...b128 d, answer`: the canceled
+    /// cluster's first CTA id (unknown to weft).
+    ClcFirstCtaid,
     /// `tcgen05.alloc [dst], ncols`: writes the allocated tensor-memory address (unknown) to
     /// shared memory at `dst`, and allocates `ncols` columns (the tensor-memory accounting).
     TcgenAlloc,
@@ -463,6 +473,7 @@ impl Op {
                 | Op::WgmmaMma
                 | Op::TcgenMma
                 | Op::TcgenCp
+                | Op::ClcTryCancel
         )
     }
 
@@ -481,6 +492,7 @@ impl Op {
                 | Op::MbarWait { .. }
                 | Op::MbarInval
                 | Op::CpAsyncBulk { mbar: true, .. }
+                | Op::ClcTryCancel
                 | Op::TmaLoad
                 | Op::CpAsyncMbarArrive { .. }
                 | Op::TcgenCommitArrive

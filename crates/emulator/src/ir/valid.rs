@@ -43,6 +43,7 @@ pub(crate) fn min_operands(op: Op) -> usize {
         | Op::St
         | Op::BraIdx => 2,
         Op::Bra | Op::WarpSync => 1,
+        Op::ClcTryCancel | Op::ClcIsCanceled | Op::ClcFirstCtaid => 2,
         _ => 0,
     }
 }

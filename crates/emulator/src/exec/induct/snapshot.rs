@@ -171,6 +171,7 @@ impl Machine<'_> {
             peeks: _,
             peeks_failed: _,
             cluster_read: _,
+            clc_requests: _,
             fork_guards: _,
             copy_guards,
             tc_issued,

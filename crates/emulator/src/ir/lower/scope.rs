@@ -126,8 +126,12 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             scope.vars.insert(v.name, loc);
         }
         let mut window: u64 = 0;
-        for (i, p) in kernel.params.iter().enumerate() {
-            scope.vars.insert(p.name, VarLoc::KernelParam(i as u32));
+        // The declared parameters, then the variable of cluster launch control's answers
+        // (`CLC_VARIABLE`: not a PTX identifier, so no instruction names it).
+        for (i, p) in crate::params::kernel_params(kernel).iter().enumerate() {
+            if i < kernel.params.len() {
+                scope.vars.insert(p.name, VarLoc::KernelParam(i as u32));
+            }
             let size = p.size_bytes().unwrap_or(8).min(1 << 20) as u32;
             window = align_up(window, var_align(p).min(4096));
             let offset = u32::try_from(window)
