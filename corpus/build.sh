@@ -679,7 +679,7 @@ for line in sys.argv[2:]:
                "warp_specialize=True, FLATTEN=False (the tutorial's choice on Hopper), sm_90a, "
                "384 threads: descriptors built on the device (tl.make_tensor_descriptor: "
                "tensormap.replace on a map in shared memory, tensormap.cp_fenceproxy to "
-               "global), which weft does not model: it must say so.")
+               "global): the map's 128 bytes are checked as shared memory.")
     elif name == "triton-block-scaled-nvfp4-sm100":
         why = ("Triton tutorial 10's block_scaled_matmul_kernel (unchanged), nvfp4: fp4 A/B "
                "by TMA (128x256x256 tiles, 4 stages), fp8 scale factors by ld.global -> "

@@ -519,9 +519,10 @@ impl Machine<'_> {
     }
 
     /// Clips the upper-bound extent of every TMA load that shares its phase with others, and
-    /// of every TMA store, at the next higher shared address of any TMA load or store of the
-    /// kernel: the assumption (in the TMA notes) that TMA tiles at different addresses never
-    /// overlap. The extent stays flagged as an upper bound.
+    /// of every TMA store, at the next higher shared address of any TMA load or store or
+    /// tensor map of the kernel: the assumption (in the TMA notes) that TMA tiles at
+    /// different addresses never overlap each other or a tensor map in shared memory. The
+    /// extent stays flagged as an upper bound.
     pub(super) fn clip_tma_extents(&mut self) {
         let mut dests: Vec<u32> = self
             .tma_loads
@@ -531,6 +532,7 @@ impl Machine<'_> {
                 CommandView::Access { addr, .. } => Some(addr),
                 _ => None,
             })
+            .chain(self.tensormaps.iter().copied())
             .collect();
         dests.sort_unstable();
         dests.dedup();

@@ -838,6 +838,63 @@ impl Machine<'_> {
         (0, acc)
     }
 
+    /// A tensor map in shared memory: `tensormap.replace` (`Write`) writes the whole
+    /// 128-byte object, whose bytes become unknown; `tensormap.cp_fenceproxy` (`Read`) reads
+    /// its `size` bytes at `src` to copy them to global memory. Both in the generic proxy.
+    pub(super) fn tensormap_access(&mut self, t: usize, pc: u32, ops: &[Opnd], kind: AccessKind) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let (at, len) = if kind.writes() {
+            (o(0), 128)
+        } else {
+            let (size, us) = self.rd(t, o(2), pc);
+            if us != 0 {
+                self.unverifiable(
+                    t,
+                    pc,
+                    Why::Unknown(Value::BulkCopySize),
+                    Some(o(2)),
+                    us,
+                    false,
+                );
+                return;
+            }
+            (o(1), u32::try_from(size).unwrap_or(u32::MAX))
+        };
+        if !self
+            .notes
+            .iter()
+            .any(|n| n.starts_with("tensor maps in shared memory"))
+        {
+            self.notes.push(format!(
+                "tensor maps in shared memory (first: PTX line {}): `tensormap.replace` writes the whole 128-byte object (the ISA: \"a weak memory operation, on the entire 1024-bit opaque tensor-map object\") and `tensormap.cp_fenceproxy` reads it; the TMA extents weft bounds stop at a tensor map (assuming no TMA tile overlaps one), and the copies that use a map copied to global memory get no extent from it",
+                self.line(pc)
+            ));
+        }
+        match self.addr(t, pc, Space::Shared, at) {
+            Addr::Shared(a) => {
+                let u = if kind.writes() {
+                    self.src.single(ValueSource::Other(
+                        "a tensor map's bytes (tensormap.replace)",
+                    ))
+                } else {
+                    0
+                };
+                if self.shared_access(t, pc, kind, a, len, u) && !self.tensormaps.contains(&a) {
+                    self.tensormaps.push(a);
+                }
+            }
+            Addr::Unknown(u) => self.unverifiable(
+                t,
+                pc,
+                Why::Unknown(Value::SharedAddress),
+                Some(at),
+                u,
+                false,
+            ),
+            _ => {}
+        }
+    }
+
     pub(super) fn store(&mut self, t: usize, pc: u32, inst: &Inst, a: Opnd, s: Opnd) {
         let esize = inst.ty.bytes().max(1);
         let (srcs, nsrcs) = self.elems(s);

@@ -10,8 +10,8 @@ use paged::Paged;
 use rustc_hash::FxHashMap;
 use values::Sources;
 use weft_program::{
-    AsyncCopy, BarrierFile, BarrierOp, Command, CtaShape, InstId, MbarrierFile, Proxy, ThreadId,
-    WARP_SIZE,
+    AccessKind, AsyncCopy, BarrierFile, BarrierOp, Command, CtaShape, InstId, MbarrierFile, Proxy,
+    ThreadId, WARP_SIZE,
 };
 
 mod alu;
@@ -259,6 +259,9 @@ struct Machine<'a> {
     /// one box, the same bytes ([`Machine::clip_tma_extents`]).
     tma_load_maps: Vec<(u32, TensorMap)>,
     tma_stores: Vec<u32>,
+    /// Shared addresses of tensor maps (`tensormap.replace`, `tensormap.cp_fenceproxy`):
+    /// like TMA destinations, bounds of the TMA extents weft over-approximates.
+    tensormaps: Vec<u32>,
     bars: BarrierFile,
     mbars: MbarrierFile,
     /// The values of plain shared writes whose bytes were all known (`Program::values`), and
@@ -544,6 +547,7 @@ fn run_once<'a>(
         tma_loads: Vec::new(),
         tma_load_maps: Vec::new(),
         tma_stores: Vec::new(),
+        tensormaps: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
         init_occ: rustc_hash::FxHashMap::default(),
@@ -922,6 +926,8 @@ impl Machine<'_> {
             Op::ClcTryCancel => self.clc_try_cancel(t, pc, inst, ops),
             Op::ClcIsCanceled => self.clc_is_canceled(t, pc, ops),
             Op::ClcFirstCtaid => self.clc_first_ctaid(t, pc, ops),
+            Op::TensormapReplace => self.tensormap_access(t, pc, ops, AccessKind::Write),
+            Op::TensormapCopy => self.tensormap_access(t, pc, ops, AccessKind::Read),
             Op::TcgenAlloc => self.tcgen_alloc(t, pc, inst, ops),
             Op::TcgenDealloc => self.tcgen_dealloc(t, pc, ops),
             Op::TcgenRelinquish => self.tcgen_relinquish(t),

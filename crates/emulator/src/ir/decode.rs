@@ -275,10 +275,18 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         {
             Op::ProxyFence
         }
-        // A tensor map in shared memory (`tensormap.replace` writes a field of it,
-        // `tensormap.cp_fenceproxy` reads it): shared accesses weft does not model. In global
-        // memory they touch nothing weft checks.
-        "tensormap" if inst.modifiers().any(|x| x.starts_with("shared")) => Op::Unsupported,
+        // A tensor map in shared memory: `tensormap.replace` writes it, `cp_fenceproxy`
+        // copies it to global memory (reads it). Other forms on shared memory are not
+        // modelled. In global memory they touch nothing weft checks.
+        "tensormap" if inst.modifiers().any(|x| x.starts_with("shared")) => {
+            if m.h("replace") {
+                Op::TensormapReplace
+            } else if m.h("cp_fenceproxy") {
+                Op::TensormapCopy
+            } else {
+                Op::Unsupported
+            }
+        }
         "membar" | "fence" | "prefetch" | "prefetchu" | "setmaxnreg" | "griddepcontrol"
         | "nanosleep" | "pmevent" | "discard" | "applypriority" | "tensormap" => Op::Skip,
         _ => Op::UnsupportedControl,

@@ -399,6 +399,12 @@ pub(crate) enum Op {
     /// `clusterlaunchcontrol.query_cancel.get_first_ctaid...b128 d, answer`: the canceled
     /// cluster's first CTA id (unknown to weft).
     ClcFirstCtaid,
+    /// `tensormap.replace...shared::cta.b1024 [addr], ...`: "a weak memory operation, on
+    /// the entire 1024-bit opaque tensor-map object" (PTX ISA): a write of its 128 bytes.
+    TensormapReplace,
+    /// `tensormap.cp_fenceproxy.global.shared::cta... [dst], [src], size`: copies `size`
+    /// bytes of shared memory at `src` to global memory in the generic proxy (a read).
+    TensormapCopy,
     /// `tcgen05.alloc [dst], ncols`: writes the allocated tensor-memory address (unknown) to
     /// shared memory at `dst`, and allocates `ncols` columns (the tensor-memory accounting).
     TcgenAlloc,

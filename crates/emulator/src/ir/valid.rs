@@ -43,7 +43,8 @@ pub(crate) fn min_operands(op: Op) -> usize {
         | Op::St
         | Op::BraIdx => 2,
         Op::Bra | Op::WarpSync => 1,
-        Op::ClcTryCancel | Op::ClcIsCanceled | Op::ClcFirstCtaid => 2,
+        Op::ClcTryCancel | Op::ClcIsCanceled | Op::ClcFirstCtaid | Op::TensormapReplace => 2,
+        Op::TensormapCopy => 3,
         _ => 0,
     }
 }

@@ -180,6 +180,7 @@ impl Machine<'_> {
             tma_loads,
             tma_load_maps: _,
             tma_stores,
+            tensormaps: _,
             bars,
             mbars,
             values: _,
