@@ -117,6 +117,9 @@ pub enum Kind {
     TrapReachable,
     /// A violation of the tensor-memory allocation protocol.
     TensorMemory,
+    /// Undefined use of cluster launch control (a request after an observed failure, the
+    /// CTA id of a failed request).
+    ClusterLaunchControl,
 }
 
 impl Kind {
@@ -131,6 +134,7 @@ impl Kind {
             Kind::SharedOutOfBounds => "shared-out-of-bounds",
             Kind::TrapReachable => "trap-reachable",
             Kind::TensorMemory => "tensor-memory",
+            Kind::ClusterLaunchControl => "cluster-launch-control",
         }
     }
 }

@@ -60,6 +60,10 @@ fn rule_description(kind: Kind) -> &'static str {
         Kind::TensorMemory => {
             "A violation of the tensor-memory allocation protocol (tcgen05.alloc/dealloc)."
         }
+        Kind::ClusterLaunchControl => {
+            "Undefined use of cluster launch control: a clusterlaunchcontrol.try_cancel after \
+             the thread observed a failed request, or the CTA id of a failed request read."
+        }
     }
 }
 

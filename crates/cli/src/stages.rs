@@ -866,6 +866,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
             FindingKind::SharedOutOfBounds => Kind::SharedOutOfBounds,
             FindingKind::TrapReachable => Kind::TrapReachable,
             FindingKind::TensorMemory => Kind::TensorMemory,
+            FindingKind::ClusterLaunchControl => Kind::ClusterLaunchControl,
             FindingKind::CollectiveDeadlock => Kind::Deadlock,
             // An `.aligned` instruction some threads of its group skip, as for barriers.
             FindingKind::WarpgroupDivergence => {

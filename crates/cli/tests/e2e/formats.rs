@@ -20,6 +20,7 @@ pub const KINDS: &[&str] = &[
     "missing-proxy-fence",
     "benign-race",
     "tensor-memory",
+    "cluster-launch-control",
 ];
 
 fn is_kind(kind: &str) -> bool {

@@ -17,10 +17,10 @@
 
 use super::memory::Mem;
 use super::{Machine, Proxy};
-use crate::ValueSource;
 use crate::ir::{BoolOp, Cmp, Inst, Kind, Opnd, Space, Ty};
 use crate::params::CLC_VARIABLE;
 use crate::unverifiable::{SyncOp, Value, Why};
+use crate::{FindingKind, ValueSource};
 use weft_program::{AccessKind, Command, InstId, MbarrierOp};
 
 /// The high word of an answer's first 8 bytes (its low word is the request's number).
@@ -84,6 +84,20 @@ impl Machine<'_> {
                 return;
             }
         };
+        let observed = std::mem::take(&mut self.clc_observed[t]);
+        let failed = observed
+            .iter()
+            .copied()
+            .find(|&(_, answer)| self.clc_may_fail(answer));
+        self.clc_observed[t] = observed;
+        if let Some((seen, _)) = failed {
+            let msg = format!(
+                "`{}` (PTX line {}) requests again after this thread read the answer to request {seen}, which is \"not canceled\" in some execution of this path: undefined behavior (CUDA Programming Guide, Thread block cancellation constraints: \"submitting another cancellation request after observing a previously failed request\")",
+                self.opcode(pc),
+                self.line(pc)
+            );
+            self.finding(t, pc, FindingKind::ClusterLaunchControl, msg);
+        }
         let k = u64::from(self.clc_requests);
         self.clc_requests = self.clc_requests.saturating_add(1);
         let agent = self.async_access(t, pc, AccessKind::Write, dest, 16, 0, Proxy::Async);
@@ -107,11 +121,11 @@ impl Machine<'_> {
         self.mbar_result(a, r);
     }
 
-    /// `clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, answer`: `k <`
-    /// [`CLC_VARIABLE`] for the answer to request `k`.
-    pub(super) fn clc_is_canceled(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
-        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        let (v, u) = self.rd(t, o(1), pc);
+    /// Whether the answer in register `o` says "canceled": `k <` [`CLC_VARIABLE`] for the
+    /// answer to request `k` (known, or unknown with that comparison's term), and `k`;
+    /// unknown without a term for a value that is not a whole answer.
+    fn clc_answer(&mut self, t: usize, pc: u32, o: Opnd) -> ((u64, u32), Option<u64>) {
+        let (v, u) = self.rd(t, o, pc);
         let variable = self
             .ir
             .kernel_params
@@ -119,13 +133,11 @@ impl Machine<'_> {
             .find(|p| p.name == CLC_VARIABLE)
             .map(|p| p.offset);
         let (Some(off), 0, MARK) = (variable, u, v >> 32) else {
-            // Not an answer weft wrote whole (or no variable): unknown, with no term.
             let why = self.src.single(ValueSource::Other(
                 "a value that is not a whole answer of cluster launch control",
             ));
             let u = self.src.union(self.src.plain(u), why);
-            self.wr(t, o(0), 0, u);
-            return;
+            return ((0, u), None);
         };
         let k = v & 0xffff_ffff;
         let (n, un) = self.kparam(off, 4);
@@ -135,21 +147,55 @@ impl Machine<'_> {
             None => (n, un),
         };
         if un == 0 {
-            self.wr(t, o(0), u64::from(k < n), 0);
-            return;
+            return ((u64::from(k < n), 0), Some(k));
         }
         let ty = Ty {
             bits: 32,
             kind: Kind::U,
         };
         let (up, _) = self.unknown_setp(Cmp::Lt, ty, BoolOp::None, (k, 0), (n, un), (0, 0));
-        let (vp, up) = self.settle(0, up);
-        self.wr(t, o(0), vp, up);
+        (self.settle(0, up), Some(k))
+    }
+
+    /// Whether `answer` (a [`Self::clc_answer`]) may be "not canceled" on this path: it is
+    /// known to be, or the path's choices do not decide it (some value of
+    /// [`CLC_VARIABLE`] the path allows fails it).
+    fn clc_may_fail(&mut self, answer: (u64, u32)) -> bool {
+        let (v, u) = answer;
+        if u == 0 {
+            v == 0
+        } else {
+            self.forced(u) != Some(true)
+        }
+    }
+
+    /// `clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, answer`.
+    pub(super) fn clc_is_canceled(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let (answer, k) = self.clc_answer(t, pc, o(1));
+        if let Some(k) = k {
+            self.clc_observed[t].push((k as u32, answer));
+        }
+        self.wr(t, o(0), answer.0, answer.1);
     }
 
     /// `clusterlaunchcontrol.query_cancel.get_first_ctaid...b128 d, answer`: unknown.
     pub(super) fn clc_first_ctaid(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let (answer, k) = self.clc_answer(t, pc, o(1));
+        // Under an input-dependent guard (CUTLASS guards it with the answer itself, decided
+        // later on the path) the read may not happen: not checked.
+        if let Some(k) = k
+            && self.th[t].may == 0
+            && self.clc_may_fail(answer)
+        {
+            let msg = format!(
+                "`{}` (PTX line {}) reads the CTA id of request {k}, which is not canceled in some execution of this path: undefined behavior (CUDA Programming Guide, Thread block cancellation constraints: \"retrieving the thread block index of a failed cancellation request\")",
+                self.opcode(pc),
+                self.line(pc)
+            );
+            self.finding(t, pc, FindingKind::ClusterLaunchControl, msg);
+        }
         let (_, u) = self.rd(t, o(1), pc);
         let id = self.src.single(ValueSource::Other(
             "the first CTA id of a cluster that cluster launch control canceled",

@@ -172,6 +172,7 @@ impl Machine<'_> {
             peeks_failed: _,
             cluster_read: _,
             clc_requests: _,
+            clc_observed: _,
             fork_guards: _,
             copy_guards,
             tc_issued,
