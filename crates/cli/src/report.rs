@@ -117,8 +117,7 @@ pub enum Kind {
     TrapReachable,
     /// A violation of the tensor-memory allocation protocol.
     TensorMemory,
-    /// Undefined use of cluster launch control (a request after an observed failure, the
-    /// CTA id of a failed request).
+    /// Undefined use of cluster launch control: a request after an observed failure.
     ClusterLaunchControl,
 }
 

@@ -62,7 +62,7 @@ fn rule_description(kind: Kind) -> &'static str {
         }
         Kind::ClusterLaunchControl => {
             "Undefined use of cluster launch control: a clusterlaunchcontrol.try_cancel after \
-             the thread observed a failed request, or the CTA id of a failed request read."
+             the thread observed a failed request."
         }
     }
 }

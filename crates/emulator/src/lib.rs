@@ -489,9 +489,8 @@ pub enum FindingKind {
     /// allocation after `tcgen05.relinquish_alloc_permit`, or columns allocated and
     /// deallocated in different numbers when the kernel exits.
     TensorMemory,
-    /// A misuse of cluster launch control that the CUDA Programming Guide calls undefined
-    /// behavior: a request after the thread observed a failed one, or the CTA id of a
-    /// failed request read.
+    /// A cluster launch control request after the thread observed a failed one, which the
+    /// PTX ISA calls undefined.
     ClusterLaunchControl,
 }
 
