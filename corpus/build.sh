@@ -298,6 +298,8 @@ compile_cute_dsl_example cute-dsl-hopper-fmha hopper-fmha hopper/fmha.py
 # Blackwell (sm_100a): tcgen05 MMA into tensor memory, completion by tcgen05.commit.
 compile_cute_dsl_example cute-dsl-blackwell-dense-gemm blackwell-dense-gemm blackwell/dense_gemm.py
 compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-persistent blackwell-dense-gemm-persistent blackwell/dense_gemm_persistent.py
+# The same GEMM with the cluster-launch-control tile scheduler (one line aligned in a copy).
+compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-persistent-dynamic blackwell-dense-gemm-persistent-dynamic blackwell/dense_gemm_persistent_dynamic.py
 # The Blackwell warp-specialized FMHA (16 warps: softmax, correction, MMA, load, epilogue).
 compile_cute_dsl_example cute-dsl-blackwell-fmha blackwell-fmha blackwell/fmha.py
 
@@ -311,6 +313,8 @@ compile_fa4() { # name which kernel-file
 }
 compile_fa4 fa4-fwd-sm90 fwd-sm90 flash_fwd_sm90.py
 compile_fa4 fa4-fwd-sm100 fwd-sm100 flash_fwd_sm100.py
+# FA4's Blackwell forward, causal, with its cluster-launch-control tile scheduler.
+compile_fa4 fa4-fwd-sm100-clc-causal fwd-sm100-clc-causal flash_fwd_sm100.py
 # FA4's Hopper backward (dK/dV per KV tile, dQ accumulated in global memory by a bulk reduction).
 compile_fa4 fa4-bwd-sm90 bwd-sm90 flash_bwd_sm90.py
 # quack-kernels' own kernels (the same unpacked wheel, build/fa4/quack/), compiled without
@@ -769,6 +773,14 @@ for line in sys.argv[2:]:
                "warp issuing tcgen05.mma and tcgen05.commit, four epilogue warps), persistent "
                "tile scheduler, accumulator pipeline in tensor memory; fp16, 128x128 MMA tile, "
                "static M=N=128, K=256, L=1.")
+    elif name == "cute-dsl-blackwell-dense-gemm-persistent-dynamic":
+        args += BLACKWELL_MMA_FIELDS
+        why = ("CUTLASS CuTe DSL example blackwell/dense_gemm_persistent_dynamic.py "
+               "(PersistentDenseGemmKernel with ClcDynamicPersistentTileScheduler) for sm_100a: "
+               "a scheduler warp asks clusterlaunchcontrol.try_cancel for each next tile and "
+               "hands it to the TMA, MMA and epilogue warps through a PipelineClcFetchAsync; "
+               "fp16, 128x128 MMA tile, static M=N=K=256, L=1 (its clc_response buffer "
+               "16-byte aligned in a copy, for nvidia-cutlass-dsl 4.8.1).")
     elif name == "cute-dsl-hopper-fmha":
         # Params 3, 5, 7, 9 are the dynamic extents of Q, K, V, O's TMA tensors, each 4 x
         # u32: sequence length, query heads per KV head, KV heads, batch.
@@ -825,6 +837,13 @@ for line in sys.argv[2:]:
                "m-block's dQ to global memory with cp.reduce.async.bulk) and two wgmma "
                "warpgroups (384 threads), 80x128 tiles, 2 Q/dO stages; seqlen_q explored "
                "from 1.")
+    elif name == "fa4-fwd-sm100-clc-causal":
+        why = ("FlashAttention-4's Blackwell forward kernel (flash-attn-4 4.0.0b36), fp16, head "
+               "dim 128, causal, with FA4's cluster-launch-control scheduler "
+               "(use_clc_scheduler: SingleTileLPTScheduler in CLC mode): each next tile comes "
+               "from clusterlaunchcontrol.try_cancel, and with causal masking its KV-block "
+               "count depends on the tile's row block, the CTA id in the answer, which weft "
+               "does not know: it must say so.")
     elif name.startswith("fa4-fwd"):
         # Params 0-3: the dynamic extents of Q, K, V, O after the kernel's transpose, 3 x u32
         # each (seqlen, heads, batch); the key/value loop is bounded by K's seqlen: the

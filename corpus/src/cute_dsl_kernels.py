@@ -16,6 +16,7 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
     python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-persistent OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py blackwell-fmha OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-persistent-dynamic OUT.ptx EXAMPLES
 
 - elementwise-add: `naive_elementwise_add` from the CuTe DSL notebook
   examples/python/CuTeDSL/notebooks/elementwise_add.ipynb (shipped in the nvidia-cutlass
@@ -50,6 +51,14 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
   `PersistentDenseGemmKernel`: the same GEMM warp-specialized with a persistent tile
   scheduler (a TMA warp, an MMA warp, epilogue warps; accumulator pipeline in tensor
   memory), one persistent cluster.
+- blackwell-dense-gemm-persistent-dynamic: `blackwell/dense_gemm_persistent_dynamic.py`,
+  the same GEMM with the cluster-launch-control tile scheduler
+  (`utils.ClcDynamicPersistentTileScheduler`: a scheduler warp asks
+  `clusterlaunchcontrol.try_cancel` for the next tile and hands it out through a
+  `PipelineClcFetchAsync`), M=N=K=256, L=1 static. One line is changed, in a copy: the
+  `clc_response` buffer is declared 16-byte aligned (`cute.struct.Align[..., 16]`, as FA4's
+  kernels declare theirs), since nvidia-cutlass-dsl 4.8.1 loads the answer with one
+  128-bit copy and rejects the 4-byte-aligned buffer of this CUTLASS 4.5 example.
 - blackwell-fmha: `blackwell/fmha.py`, `BlackwellFusedMultiHeadAttentionForward`, compiled
   for sm_100a: 512 threads in 16 warps (softmax warpgroups 0-3 and 4-7, correction warps
   8-11, MMA warp 12, TMA load warp 13, TMA-store epilogue warp 14, warp 15 idle), fp16 in
@@ -232,6 +241,34 @@ def build_blackwell_example(which, examples):
             gemm = dense_gemm_persistent.PersistentDenseGemmKernel(
                 cutlass.Float32, False, (128, 128), (1, 1), True)
             cute.compile(gemm, a, b, c, 1, stream)  # max_active_clusters = 1
+    elif which == "blackwell-dense-gemm-persistent-dynamic":
+        # The example, with its answer buffer 16-byte aligned (module docs), as a module of
+        # a temporary directory searched first.
+        src = os.path.join(examples, "blackwell", "dense_gemm_persistent_dynamic.py")
+        with open(src) as f:
+            text = f.read()
+        old = "clc_response: cute.struct.MemRange[cutlass.Int32, 4]"
+        if text.count(old) != 1:
+            raise SystemExit(f"{src}: the clc_response declaration to align is not there")
+        text = text.replace(
+            old, "clc_response: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]")
+        patched = tempfile.mkdtemp()
+        with open(os.path.join(patched, "dense_gemm_persistent_dynamic.py"), "w") as f:
+            f.write(text)
+        sys.path.insert(0, patched)
+        import dense_gemm_persistent_dynamic
+
+        m, n, k, l = 256, 256, 256, 1
+        a = make_fake_compact_tensor(cutlass.Float16, (m, k, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        b = make_fake_compact_tensor(cutlass.Float16, (n, k, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        c = make_fake_compact_tensor(cutlass.Float16, (m, n, l), stride_order=(1, 0, 2),
+                                     assumed_align=16)
+        # acc fp32, no 2-CTA instructions, 128x128 MMA tile, cluster 1x1, TMA store.
+        gemm = dense_gemm_persistent_dynamic.PersistentDenseGemmKernel(
+            cutlass.Float32, False, (128, 128), (1, 1), True)
+        cute.compile(gemm, a, b, c, 1, stream)  # max_active_clusters = 1
     elif which == "blackwell-fmha":
         # fmha.py imports torch at module level (its run() driver needs it; the kernel
         # class never calls it): served as an inert stand-in, as in corpus/src/fa4_kernels.py.

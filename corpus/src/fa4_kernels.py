@@ -4,6 +4,7 @@ and without torch.
     python corpus/src/fa4_kernels.py fwd-sm90 OUT.ptx SITE
     python corpus/src/fa4_kernels.py fwd-sm100 OUT.ptx SITE
     python corpus/src/fa4_kernels.py bwd-sm90 OUT.ptx SITE
+    python corpus/src/fa4_kernels.py fwd-sm100-clc-causal OUT.ptx SITE
 
 SITE is a directory holding the unpacked wheels of flash-attn-4 (`flash_attn/cute/`) and its
 helper library quack-kernels (`quack/`); corpus/build.sh downloads both (pinned, --no-deps)
@@ -31,6 +32,10 @@ calls none of them; a stand-in reaching the compiler would fail the compile, not
   (weft verifies one CTA), and its static persistent scheduler, whose grid size asks the
   GPU for its SM count at compile time (`cutlass.utils.HardwareInfo`), which fails without
   a GPU; the single-tile scheduler is the one it uses for causal and varlen attention.
+- fwd-sm100-clc-causal: fwd-sm100 with causal masking and FA4's cluster-launch-control
+  scheduler (`use_clc_scheduler=True`: `SingleTileLPTScheduler` in `SchedulingMode.CLC`,
+  which `flash_attn.cute.config.select_fwd_config` grants for causal or local attention):
+  the CTA asks `clusterlaunchcontrol.try_cancel` for its next tile.
 - bwd-sm90: `FlashAttentionBackwardSm90` (flash_bwd_sm90.py), constructed as
   `flash_attn.cute.interface._flash_attn_bwd` constructs it for sm_90, fp16, head dim 128, no
   mask, no GQA, not deterministic (`_tile_size_bwd_sm90`: 80x128 tiles, 2 Q/dO/PdS stages,
@@ -152,6 +157,12 @@ def build(which, site):
             HEAD_DIM, HEAD_DIM, 1, is_causal=False, is_local=False, pack_gqa=False,
             m_block_size=128, n_block_size=128, q_stage=2, is_static_persistent=False,
             use_2cta_instrs=False)
+    elif which == "fwd-sm100-clc-causal":
+        from flash_attn.cute.flash_fwd_sm100 import FlashAttentionForwardSm100
+        fa = FlashAttentionForwardSm100(
+            HEAD_DIM, HEAD_DIM, 1, is_causal=True, is_local=False, pack_gqa=False,
+            m_block_size=128, n_block_size=128, q_stage=2, is_static_persistent=False,
+            use_2cta_instrs=False, use_clc_scheduler=True)
     elif which == "bwd-sm90":
         return build_bwd_sm90(cutlass, cute, make_fake_tensor, make_fake_stream, bshd)
     else:
@@ -191,7 +202,8 @@ def build_bwd_sm90(cutlass, cute, make_fake_tensor, make_fake_stream, bshd):
 
 
 def main(which, out_path, site):
-    arch = {"fwd-sm90": "sm_90a", "fwd-sm100": "sm_100a", "bwd-sm90": "sm_90a"}[which]
+    arch = {"fwd-sm90": "sm_90a", "fwd-sm100": "sm_100a", "bwd-sm90": "sm_90a",
+            "fwd-sm100-clc-causal": "sm_100a"}[which]
     compile_in_child(__file__, which, arch, out_path, site)
 
 
