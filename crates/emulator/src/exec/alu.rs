@@ -137,13 +137,24 @@ pub(super) fn mul_bits(bits: u8, mode: MulMode) -> u8 {
 
 /// The width `mov` masks a scalar value of type `ty` to (1 for predicates).
 /// `v` with part `i` (`w` bits) set from `x`: a register list packed into one register.
-pub(super) fn with_part(v: u64, x: u64, w: u8, i: usize) -> u64 {
-    v | mask(x, w) << (u32::from(w) * i as u32)
+/// `None` when the part lies beyond the 64 bits a register holds (of a `.b128` value) and
+/// is not zero: the value is then unknown ([`part`]).
+pub(super) fn with_part(v: u64, x: u64, w: u8, i: usize) -> Option<u64> {
+    let at = u32::from(w) * i as u32;
+    if at >= 64 {
+        return (mask(x, w) == 0).then_some(v);
+    }
+    Some(v | mask(x, w) << at)
 }
 
-/// Part `i` (`w` bits) of `v`: one register of a list `v` is unpacked into.
+/// Part `i` (`w` bits) of `v`: one register of a list `v` is unpacked into. A known
+/// register wider than 64 bits has zero bits beyond them ([`with_part`]).
 pub(super) fn part(v: u64, w: u8, i: usize) -> u64 {
-    mask(v >> (u32::from(w) * i as u32), w)
+    let at = u32::from(w) * i as u32;
+    if at >= 64 {
+        return 0;
+    }
+    mask(v >> at, w)
 }
 
 pub(super) fn mov_bits(ty: Ty) -> u8 {
@@ -742,7 +753,16 @@ impl Machine<'_> {
                 let mut parts = [(0, 0); 3];
                 for (i, &x) in ir.list(start, len).iter().enumerate() {
                     let (xv, xu) = self.rd(t, x, pc);
-                    v = with_part(v, xv, w, i);
+                    let xu = match with_part(v, xv, w, i) {
+                        Some(nv) => {
+                            v = nv;
+                            xu
+                        }
+                        None => {
+                            let wide = self.wide_unknown();
+                            self.src.union(xu, wide)
+                        }
+                    };
                     u = self.src.union(u, xu);
                     if let Some(p) = parts.get_mut(i) {
                         *p = (xv, xu);

@@ -513,7 +513,16 @@ impl Machine<'_> {
                         Opnd::Imm(k) => (k, 0),
                         _ => (0, 0),
                     };
-                    v = with_part(v, xv, w, i);
+                    let xu = match with_part(v, xv, w, i) {
+                        Some(nv) => {
+                            v = nv;
+                            xu
+                        }
+                        None => {
+                            let wide = self.wide_unknown();
+                            self.src.union(xu, wide)
+                        }
+                    };
                     u = self.src.union(u, xu);
                     if let Some(p) = parts.get_mut(i) {
                         *p = (xv, xu);

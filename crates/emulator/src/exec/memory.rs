@@ -537,6 +537,14 @@ impl Machine<'_> {
         None
     }
 
+    /// The source of a value wider than the 64 bits a register holds whose upper bits are
+    /// not known zeros (`ld.b128`, `mov.b128` packs): weft does not keep them.
+    pub(super) fn wide_unknown(&mut self) -> u32 {
+        self.src.single(ValueSource::Other(
+            "bits of a register beyond 64 (weft keeps 64 bits of a register)",
+        ))
+    }
+
     pub(super) fn read_bytes(
         &mut self,
         which: Mem,
@@ -571,6 +579,17 @@ impl Machine<'_> {
             Mem::Local => &self.local,
             Mem::Param => &self.pmem,
         };
+        // A register holds 64 bits: a wider value (`ld.b128`) is known only while its upper
+        // bytes are known zeros, so its lower 64 bits are the whole value.
+        if len > 8
+            && !matches!(
+                memory.read(base.saturating_add(off).saturating_add(8), len - 8),
+                Some((0, Unks::Same(0)))
+            )
+        {
+            let wide = self.wide_unknown();
+            return (0, wide);
+        }
         match memory.read(base.saturating_add(off), len) {
             None => (
                 0,
@@ -675,6 +694,17 @@ impl Machine<'_> {
                     let o = off.saturating_add(k as u32 * esize);
                     let (v, u) = match self.kparam_reads.get(&(o, esize, signed)) {
                         Some(&r) => r,
+                        None if esize > 8 => {
+                            // Known only with known zero upper bytes (`read_bytes`).
+                            let (hv, hu) = self.kparam(o.saturating_add(8), esize - 8);
+                            let (v, u) = self.kparam(o, 8);
+                            if hv == 0 && hu == 0 {
+                                (v, u)
+                            } else {
+                                let wide = self.wide_unknown();
+                                (0, self.src.union(u, wide))
+                            }
+                        }
                         None => {
                             let (v, u) = self.kparam(o, esize);
                             let u = self.kparam_term(o, esize, signed, u);
@@ -699,7 +729,18 @@ impl Machine<'_> {
             Addr::Data(off) => {
                 for (k, &dst) in dests.iter().enumerate() {
                     let o = off.saturating_add(u64::from(k as u32 * esize));
-                    let (v, u) = self.data_load(pc, inst.space, o, esize);
+                    let (v, u) = if esize > 8 {
+                        let (hv, hu) = self.data_load(pc, inst.space, o + 8, esize - 8);
+                        let (v, u) = self.data_load(pc, inst.space, o, 8);
+                        if hv == 0 && hu == 0 {
+                            (v, u)
+                        } else {
+                            let wide = self.wide_unknown();
+                            (0, self.src.union(u, wide))
+                        }
+                    } else {
+                        self.data_load(pc, inst.space, o, esize)
+                    };
                     let v = if signed {
                         mask(sx(v, bits) as u64, 64)
                     } else {

@@ -668,3 +668,50 @@ fn tensor_maps_in_shared_memory_are_not_skipped() {
     let (why, _, _) = unverifiable_reason(&body.replace("SHARED", other), "", &Config::default());
     assert!(matches!(why, Why::Unsupported), "{why:?}");
 }
+
+/// A register holds 64 bits: a 128-bit value (`ld.shared.b128`, `mov.b128` of two 64-bit
+/// registers, as CUTLASS and the CuTe DSL move cluster launch control's answers) is known
+/// only while its upper 64 bits are known zeros, and its parts beyond 64 bits unpack as
+/// those zeros. Before, packing a nonzero upper half shifted by 64 bits (a debug-build
+/// panic; in release the halves were ORed together) and a 128-bit load dropped the upper
+/// half of a known value.
+#[test]
+fn values_wider_than_a_register_are_known_only_with_a_zero_upper_half() {
+    let body = |upper: &str, via: &str| {
+        format!(
+            r#"
+    .shared .align 16 .b8 buf[16];
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    .reg .b128 %q<2>;
+    mov.u32 %r1, buf;
+    mov.u32 %r2, 32;
+    mov.u32 %r3, {upper};
+    st.shared.v4.u32 [%r1], {{%r2, %r2, %r3, %r3}};
+    bar.sync 0;
+    {via}
+    mov.b128 {{%r4, %r5, %r6, %r7}}, %q1;
+    bar.sync 1, %r4;
+    bar.sync 1, %r5;
+    ret;
+    "#
+        )
+    };
+    let load = "ld.shared.b128 %q1, [%r1];";
+    let pack = "ld.shared.v2.u64 {%rd1, %rd2}, [%r1];\n    mov.b128 %q1, {%rd1, %rd2};";
+    for via in [load, pack] {
+        // Upper half zero: the lower words are known (the barrier counts are 32).
+        let e = run(&body("0", via), "", &Config::default());
+        assert!(e.unverifiable.is_empty(), "{via}: {:?}", e.unverifiable);
+        // Upper half nonzero: the whole value is unknown, so is the barrier count.
+        let (why, _, sources) = unverifiable_reason(&body("7", via), "", &Config::default());
+        assert!(matches!(why, Why::Unknown(_)), "{via}: {why:?}");
+        assert!(
+            sources.iter().any(|s| matches!(
+                s,
+                ValueSource::Other(m) if m.contains("beyond 64")
+            )),
+            "{via}: {sources:?}"
+        );
+    }
+}
