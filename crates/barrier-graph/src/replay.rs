@@ -834,6 +834,7 @@ impl Replayer<'_> {
             if exec_waits {
                 crate::exec::deadlocks(&mut self.out, self.program);
             }
+            self.blocked_only_in_the_emulation();
         }
         // The emulator stopped at a barrier error this schedule did not hit: its schedule
         // and this one disagree, so generations depend on the interleaving.
@@ -862,6 +863,54 @@ impl Replayer<'_> {
                 self.out.violations.push(v);
                 self.out.stuck = true;
             }
+        }
+    }
+
+    /// Threads the emulated execution left blocked at their last command whose wait this
+    /// replay's order passed (a parity wait sees the phase it waits for complete when it
+    /// waits early, and the next phase current when it waits late): without them a deadlock
+    /// report names only the threads blocked behind them. Reported as the phase race they
+    /// are (a named-barrier wait, as the deadlock).
+    #[cold]
+    fn blocked_only_in_the_emulation(&mut self) {
+        let ended: Vec<(ThreadId, InstId)> = (0..self.program.threads.len())
+            .filter(|&t| {
+                self.program.threads[t].end == ThreadEnd::Blocked
+                    && matches!(self.cursors[t], Cursor::Ended | Cursor::Exited)
+            })
+            .filter_map(|t| {
+                let len = self.program.threads[t].commands.len() as u32;
+                let last = len.checked_sub(1)?;
+                Some((ThreadId(t as u32), self.inst(ThreadId(t as u32), last)))
+            })
+            .collect();
+        for (range, inst) in group_threads(ended.iter().copied(), self.warp_size) {
+            let t = range.first;
+            let Some(last) = self.program.threads[t.index()].commands.last().copied() else {
+                continue;
+            };
+            let index = self.program.threads[t.index()].commands.len() as u32 - 1;
+            let (kind, what) = match last.view() {
+                CommandView::Mbarrier { addr, value, .. } => (
+                    ViolationKind::MbarrierPhaseRace,
+                    format!("its wait on mbarrier {addr:#x} for parity {value}"),
+                ),
+                _ => (ViolationKind::Deadlock, "its barrier wait".to_owned()),
+            };
+            let mut v = SyncViolation::new(
+                kind,
+                format!(
+                    "{range} blocked forever at instruction #{} in the emulated execution ({what}); in another order of the same commands that wait returns: which phase it sees depends on the interleaving",
+                    inst.0
+                ),
+            );
+            v.commands = vec![CommandRef {
+                thread: t,
+                index,
+                inst,
+            }];
+            v.threads = vec![range];
+            self.out.violations.push(v);
         }
     }
 

@@ -1187,3 +1187,48 @@ fn a_loop_of_arrive_only_generations_is_folded_into_one_violation_per_shape() {
     );
     assert!(a.happens_before.is_none());
 }
+
+/// A thread the emulated execution left blocked at a parity wait that this replay's order
+/// passes (the replay reaches the wait while the previous phase of that parity is the
+/// completed one: here because the arrival that began the next phase, which the emulation
+/// ran first, is not in the programs) is reported beside the deadlock it leads to: before,
+/// only the threads blocked behind it were named (a CuTe DSL GEMM mutant listed the load
+/// and scheduler warps, not the MMA warp that was stuck).
+#[test]
+fn a_wait_blocked_only_in_the_emulation_is_reported() {
+    use weft_program::MbarrierOp;
+    let i = |k: u32| InstId(k);
+    let mb = |op, addr, v, k| Command::mbarrier(op, addr, v, i(k));
+    let sync = |k| Command::barrier(BarrierOp::Sync, 0, BarrierCount::All, true, i(k));
+    let t0 = ThreadProgram {
+        commands: vec![
+            mb(MbarrierOp::Init, 0x100, 1, 1),
+            mb(MbarrierOp::Init, 0x108, 1, 2),
+            sync(3),
+            mb(MbarrierOp::WaitParity, 0x100, 1, 4),
+        ],
+        end: ThreadEnd::Blocked,
+        steps: Vec::new(),
+    };
+    let t1 = ThreadProgram {
+        commands: vec![sync(3), mb(MbarrierOp::WaitParity, 0x108, 0, 6)],
+        end: ThreadEnd::Blocked,
+        steps: Vec::new(),
+    };
+    let a = analyze(&program(1, vec![t0, t1]));
+    assert_eq!(
+        kinds(&a),
+        [ViolationKind::Deadlock, ViolationKind::MbarrierPhaseRace],
+        "{:?}",
+        a.violations
+    );
+    let race = &a.violations[1];
+    assert_eq!(race.commands.len(), 1);
+    assert_eq!(race.commands[0].thread, ThreadId(0));
+    assert_eq!(race.commands[0].inst, InstId(4));
+    assert!(
+        race.message.contains("mbarrier 0x100 for parity 1"),
+        "{}",
+        race.message
+    );
+}
