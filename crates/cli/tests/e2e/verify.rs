@@ -781,12 +781,7 @@ fn a_tensor_map_in_shared_memory_is_written_whole_and_copied() {
     assert!(!violations.is_empty(), "{run:?}");
     for v in violations {
         assert_eq!(v["kind"], "race", "{run:?}");
-        let opcodes: Vec<&str> = v["locations"]
-            .as_array()
-            .expect("locations")
-            .iter()
-            .filter_map(|l| l["opcode"].as_str())
-            .collect();
+        let opcodes = violation_opcodes(v);
         assert!(
             opcodes.iter().any(|o| o.starts_with("tensormap.replace"))
                 && opcodes
@@ -968,24 +963,13 @@ fn tcgen05_cp_and_block_scaled_mma_read_shared_memory() {
         check_schema(&doc);
         assert_eq!(run.code, code, "{kernel}: {run:?}");
         let k = &doc["kernels"][0];
-        let kinds: Vec<&str> = k["violations"]
-            .as_array()
-            .expect("violations")
-            .iter()
-            .map(|v| v["kind"].as_str().expect("kind"))
-            .collect();
         assert_eq!(
-            kinds,
+            violation_kinds(k),
             kind.into_iter().collect::<Vec<_>>(),
             "{kernel}: {run:?}"
         );
         if let Some(v) = k["violations"].as_array().and_then(|v| v.first()) {
-            let opcodes: Vec<&str> = v["locations"]
-                .as_array()
-                .expect("locations")
-                .iter()
-                .filter_map(|l| l["opcode"].as_str())
-                .collect();
+            let opcodes = violation_opcodes(v);
             assert!(
                 opcodes.iter().any(|o| o.starts_with("tcgen05.")),
                 "{kernel}: {opcodes:?}"
@@ -1041,13 +1025,11 @@ fn cluster_launch_control_answers_are_explored() {
     assert_eq!(run.code, 1, "{run:?}");
     let doc = run.json();
     check_schema(&doc);
-    let kinds: Vec<&str> = doc["kernels"][0]["violations"]
-        .as_array()
-        .expect("violations")
-        .iter()
-        .map(|v| v["kind"].as_str().expect("kind"))
-        .collect();
-    assert_eq!(kinds, ["cluster-launch-control"], "{run:?}");
+    assert_eq!(
+        violation_kinds(&doc["kernels"][0]),
+        ["cluster-launch-control"],
+        "{run:?}"
+    );
     let run = weft(&[
         "cluster_launch_control.ptx",
         "--kernel",
@@ -1078,4 +1060,24 @@ fn cluster_launch_control_answers_are_explored() {
             "{kernel}: {run:?}"
         );
     }
+}
+
+/// The kinds of a JSON kernel report's violations, in order.
+fn violation_kinds(kernel: &serde_json::Value) -> Vec<&str> {
+    kernel["violations"]
+        .as_array()
+        .expect("violations")
+        .iter()
+        .map(|v| v["kind"].as_str().expect("kind"))
+        .collect()
+}
+
+/// The opcodes of a JSON violation's locations.
+fn violation_opcodes(violation: &serde_json::Value) -> Vec<&str> {
+    violation["locations"]
+        .as_array()
+        .expect("locations")
+        .iter()
+        .filter_map(|l| l["opcode"].as_str())
+        .collect()
 }

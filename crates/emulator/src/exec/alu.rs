@@ -741,6 +741,22 @@ impl Machine<'_> {
         }
     }
 
+    /// Packs part `i` (`w` bits, the value `x`) of a register list into `v`; returns the
+    /// part's sources, with [`Machine::wide_unknown`]'s when it is a nonzero part beyond
+    /// the 64 bits a register holds ([`with_part`]).
+    pub(super) fn pack_part(&mut self, v: &mut u64, x: (u64, u32), w: u8, i: usize) -> u32 {
+        match with_part(*v, x.0, w, i) {
+            Some(nv) => {
+                *v = nv;
+                x.1
+            }
+            None => {
+                let wide = self.wide_unknown();
+                self.src.union(x.1, wide)
+            }
+        }
+    }
+
     pub(super) fn mov(&mut self, t: usize, pc: u32, inst: &Inst, d: Opnd, s: Opnd) {
         let bits = inst.ty.bits;
         match (d, s) {
@@ -753,16 +769,7 @@ impl Machine<'_> {
                 let mut parts = [(0, 0); 3];
                 for (i, &x) in ir.list(start, len).iter().enumerate() {
                     let (xv, xu) = self.rd(t, x, pc);
-                    let xu = match with_part(v, xv, w, i) {
-                        Some(nv) => {
-                            v = nv;
-                            xu
-                        }
-                        None => {
-                            let wide = self.wide_unknown();
-                            self.src.union(xu, wide)
-                        }
-                    };
+                    let xu = self.pack_part(&mut v, (xv, xu), w, i);
                     u = self.src.union(u, xu);
                     if let Some(p) = parts.get_mut(i) {
                         *p = (xv, xu);

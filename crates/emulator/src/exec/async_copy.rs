@@ -134,15 +134,7 @@ impl Machine<'_> {
         mbar: bool,
     ) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        if mbar && self.th[t].may > 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::UnderBranch(SyncOp::AsyncCopyToMbarrier),
-                None,
-                self.th[t].may_src,
-                true,
-            );
+        if mbar && self.under_branch(t, pc, SyncOp::AsyncCopyToMbarrier) {
             return;
         }
         let (size, us) = self.rd(t, o(2), pc);
@@ -222,15 +214,7 @@ impl Machine<'_> {
     /// the phase completes ([`Self::complete_tma_phases`]).
     pub(super) fn tma_load(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        if self.th[t].may > 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::UnderBranch(SyncOp::TmaCopyToMbarrier),
-                None,
-                self.th[t].may_src,
-                true,
-            );
+        if self.under_branch(t, pc, SyncOp::TmaCopyToMbarrier) {
             return;
         }
         if !self.notes.iter().any(|n| n.starts_with("TMA loads")) {

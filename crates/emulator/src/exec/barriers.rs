@@ -24,15 +24,7 @@ impl Machine<'_> {
     ) {
         let ops = self.ir.operands(inst);
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        if self.th[t].may > 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::UnderBranch(SyncOp::Barrier),
-                None,
-                self.th[t].may_src,
-                true,
-            );
+        if self.under_branch(t, pc, SyncOp::Barrier) {
             return;
         }
         let (first, n_args) = if red.is_some() {
@@ -277,15 +269,7 @@ impl Machine<'_> {
     }
 
     pub(super) fn warp_sync(&mut self, t: usize, pc: u32, m: Opnd) {
-        if self.th[t].may > 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::UnderBranch(SyncOp::WarpSync),
-                None,
-                self.th[t].may_src,
-                true,
-            );
+        if self.under_branch(t, pc, SyncOp::WarpSync) {
             return;
         }
         let (mv, mu) = self.rd(t, m, pc);

@@ -30,15 +30,7 @@ impl Machine<'_> {
     /// `clusterlaunchcontrol.try_cancel... [addr], [mbar]` by thread `t`.
     pub(super) fn clc_try_cancel(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        if self.th[t].may > 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::UnderBranch(SyncOp::ClusterLaunchControl),
-                None,
-                self.th[t].may_src,
-                true,
-            );
+        if self.under_branch(t, pc, SyncOp::ClusterLaunchControl) {
             return;
         }
         if !self
@@ -58,21 +50,13 @@ impl Machine<'_> {
         };
         let dest = match self.addr(t, pc, space, o(0)) {
             super::Addr::Shared(d) => d,
-            super::Addr::Unknown(u) => {
-                self.unverifiable(
-                    t,
-                    pc,
-                    Why::Unknown(Value::SharedAddress),
-                    Some(o(0)),
-                    u,
-                    true,
-                );
-                return;
-            }
-            _ => {
-                let u = self.src.single(ValueSource::Other(
-                    "an address outside shared memory for the answer of cluster launch control",
-                ));
+            other => {
+                let u = match other {
+                    super::Addr::Unknown(u) => u,
+                    _ => self.src.single(ValueSource::Other(
+                        "an address outside shared memory for the answer of cluster launch control",
+                    )),
+                };
                 self.unverifiable(
                     t,
                     pc,

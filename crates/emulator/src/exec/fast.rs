@@ -9,7 +9,7 @@
 use weft_program::{AccessKind, Command, InstId};
 
 use super::Machine;
-use super::alu::{Alu, alu, compare, div_rem, mad, mask, mov_bits, part, sx, with_part};
+use super::alu::{Alu, alu, compare, div_rem, mad, mask, mov_bits, part, sx};
 use super::memory::Mem;
 use super::values::LANES;
 use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, Op, Opnd, RegId, Space};
@@ -513,16 +513,7 @@ impl Machine<'_> {
                         Opnd::Imm(k) => (k, 0),
                         _ => (0, 0),
                     };
-                    let xu = match with_part(v, xv, w, i) {
-                        Some(nv) => {
-                            v = nv;
-                            xu
-                        }
-                        None => {
-                            let wide = self.wide_unknown();
-                            self.src.union(xu, wide)
-                        }
-                    };
+                    let xu = self.pack_part(&mut v, (xv, xu), w, i);
                     u = self.src.union(u, xu);
                     if let Some(p) = parts.get_mut(i) {
                         *p = (xv, xu);

@@ -65,15 +65,7 @@ impl Machine<'_> {
 
     pub(super) fn mbarrier(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        if self.th[t].may > 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::UnderBranch(SyncOp::Mbarrier),
-                None,
-                self.th[t].may_src,
-                true,
-            );
+        if self.under_branch(t, pc, SyncOp::Mbarrier) {
             return;
         }
         let id = InstId(pc);

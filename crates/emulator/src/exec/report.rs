@@ -2,7 +2,7 @@
 
 use super::Machine;
 use crate::ir::{MemBase, Opnd};
-use crate::unverifiable::Value;
+use crate::unverifiable::{SyncOp, Value};
 use crate::{Finding, FindingKind, Unverifiable, Why};
 use weft_program::{InstId, ThreadId};
 
@@ -74,6 +74,18 @@ impl Machine<'_> {
     }
 
     #[cold]
+    /// Whether thread `t` runs inside a side of an input-dependent branch (both sides run
+    /// here), where the synchronization operation `op` at `pc` may or may not execute: if so
+    /// it is recorded as unverifiable (stopping the run), and the caller skips `op`.
+    pub(super) fn under_branch(&mut self, t: usize, pc: u32, op: SyncOp) -> bool {
+        if self.th[t].may == 0 {
+            return false;
+        }
+        let src = self.th[t].may_src;
+        self.unverifiable(t, pc, Why::UnderBranch(op), None, src, true);
+        true
+    }
+
     pub(super) fn finding(&mut self, t: usize, pc: u32, kind: FindingKind, message: String) {
         if self.pass_lockstep && t != self.cursor {
             self.reorder();

@@ -25,7 +25,7 @@ use weft_program::{Command, ExecOp, InstId, WARP_SIZE};
 use super::{Machine, State};
 use crate::FindingKind;
 use crate::ir::Opnd;
-use crate::unverifiable::{SyncOp, Why};
+use crate::unverifiable::SyncOp;
 
 /// Threads of a warpgroup.
 const WARPGROUP: usize = 4 * WARP_SIZE as usize;
@@ -121,11 +121,9 @@ impl Machine<'_> {
             // Recorded only where the lanes' paths are known.
             return;
         }
-        if self.th[t].may > 0 {
-            // Both sides of an input-dependent branch run here: which lanes execute the
-            // instruction depends on the input.
-            let src = self.th[t].may_src;
-            self.unverifiable(t, pc, Why::UnderBranch(SyncOp::Warpgroup), None, src, true);
+        // Both sides of an input-dependent branch run here: which lanes execute the
+        // instruction depends on the input.
+        if self.under_branch(t, pc, SyncOp::Warpgroup) {
             return;
         }
         let wg = &mut self.wg;
