@@ -58,7 +58,8 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
   `PipelineClcFetchAsync`), M=N=K=256, L=1 static. One line is changed, in a copy: the
   `clc_response` buffer is declared 16-byte aligned (`cute.struct.Align[..., 16]`, as FA4's
   kernels declare theirs), since nvidia-cutlass-dsl 4.8.1 loads the answer with one
-  128-bit copy and rejects the 4-byte-aligned buffer of this CUTLASS 4.5 example.
+  128-bit copy and rejects the 4-byte-aligned buffer of this CUTLASS 4.5 example; the copy
+  is written to `blackwell/weft_aligned/` of EXAMPLES.
 - blackwell-fmha: `blackwell/fmha.py`, `BlackwellFusedMultiHeadAttentionForward`, compiled
   for sm_100a: 512 threads in 16 warps (softmax warpgroups 0-3 and 4-7, correction warps
   8-11, MMA warp 12, TMA load warp 13, TMA-store epilogue warp 14, warp 15 idle), fp16 in
@@ -157,6 +158,20 @@ def build(which, examples=None):
         raise SystemExit(f"unknown kernel {which}")
 
 
+def gemm_tensors(m, n, k, l):
+    """Fake fp16 GEMM operands as the examples' drivers lay them out
+    (`create_and_permute_tensor`): A (M, K, L) and B (N, K, L) K-major, C (M, N, L) N-major,
+    16-byte aligned."""
+    import cutlass
+    from cutlass.cute.runtime import make_fake_compact_tensor
+
+    def tensor(shape):
+        return make_fake_compact_tensor(cutlass.Float16, shape, stride_order=(1, 0, 2),
+                                        assumed_align=16)
+
+    return tensor((m, k, l)), tensor((n, k, l)), tensor((m, n, l))
+
+
 def build_hopper_example(which, examples):
     import cutlass
     import cutlass.cute as cute
@@ -170,12 +185,7 @@ def build_hopper_example(which, examples):
         m, n, k, l = 128, 128, 256, 1
         # (M, K, L) K-major, (N, K, L) K-major, (M, N, L) N-major, as the driver's
         # create_and_permute_tensor lays them out.
-        a = make_fake_compact_tensor(cutlass.Float16, (m, k, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
-        b = make_fake_compact_tensor(cutlass.Float16, (n, k, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
-        c = make_fake_compact_tensor(cutlass.Float16, (m, n, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
+        a, b, c = gemm_tensors(m, n, k, l)
         if which == "hopper-dense-gemm":
             import dense_gemm
             gemm = dense_gemm.HopperWgmmaGemmKernel(cutlass.Float32, (128, 128), (1, 1))
@@ -225,12 +235,7 @@ def build_blackwell_example(which, examples):
     if which in ("blackwell-dense-gemm", "blackwell-dense-gemm-persistent"):
         m, n, k, l = 128, 128, 256, 1
         # A (M, K, L) and B (N, K, L) K-major, C (M, N, L) N-major, as in the Hopper GEMMs.
-        a = make_fake_compact_tensor(cutlass.Float16, (m, k, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
-        b = make_fake_compact_tensor(cutlass.Float16, (n, k, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
-        c = make_fake_compact_tensor(cutlass.Float16, (m, n, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
+        a, b, c = gemm_tensors(m, n, k, l)
         # acc fp32, no 2-CTA instructions, 128x128 MMA tile, cluster 1x1, TMA store.
         if which == "blackwell-dense-gemm":
             import dense_gemm
@@ -243,7 +248,8 @@ def build_blackwell_example(which, examples):
             cute.compile(gemm, a, b, c, 1, stream)  # max_active_clusters = 1
     elif which == "blackwell-dense-gemm-persistent-dynamic":
         # The example, with its answer buffer 16-byte aligned (module docs), as a module of
-        # a temporary directory searched first.
+        # a directory beside it searched first (inside the build tree, so that the PTX's
+        # source paths name a file that stays).
         src = os.path.join(examples, "blackwell", "dense_gemm_persistent_dynamic.py")
         with open(src) as f:
             text = f.read()
@@ -252,19 +258,15 @@ def build_blackwell_example(which, examples):
             raise SystemExit(f"{src}: the clc_response declaration to align is not there")
         text = text.replace(
             old, "clc_response: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]")
-        patched = tempfile.mkdtemp()
+        patched = os.path.join(examples, "blackwell", "weft_aligned")
+        os.makedirs(patched, exist_ok=True)
         with open(os.path.join(patched, "dense_gemm_persistent_dynamic.py"), "w") as f:
             f.write(text)
         sys.path.insert(0, patched)
         import dense_gemm_persistent_dynamic
 
         m, n, k, l = 256, 256, 256, 1
-        a = make_fake_compact_tensor(cutlass.Float16, (m, k, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
-        b = make_fake_compact_tensor(cutlass.Float16, (n, k, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
-        c = make_fake_compact_tensor(cutlass.Float16, (m, n, l), stride_order=(1, 0, 2),
-                                     assumed_align=16)
+        a, b, c = gemm_tensors(m, n, k, l)
         # acc fp32, no 2-CTA instructions, 128x128 MMA tile, cluster 1x1, TMA store.
         gemm = dense_gemm_persistent_dynamic.PersistentDenseGemmKernel(
             cutlass.Float32, False, (128, 128), (1, 1), True)

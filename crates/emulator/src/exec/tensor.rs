@@ -213,6 +213,12 @@ fn layout_issue(e: LayoutError) -> MatrixIssue {
 }
 
 impl Machine<'_> {
+    /// Records that the shared operands of the tensor-core instruction at `pc` cannot be
+    /// laid out (`issue`): the kernel is unverifiable.
+    fn matrix_issue(&mut self, t: usize, pc: u32, issue: MatrixIssue) {
+        self.unverifiable(t, pc, Why::MatrixOperand(issue), None, 0, false);
+    }
+
     /// A descriptor operand's value, or `None` (recorded as unverifiable) when unknown.
     fn descriptor(&mut self, t: usize, pc: u32, o: Opnd) -> Option<u64> {
         let (v, u) = self.rd(t, o, pc);
@@ -235,14 +241,7 @@ impl Machine<'_> {
         match o {
             Opnd::Imm(v) => Some(v),
             _ => {
-                self.unverifiable(
-                    t,
-                    pc,
-                    Why::MatrixOperand(MatrixIssue::Shape),
-                    None,
-                    0,
-                    false,
-                );
+                self.matrix_issue(t, pc, MatrixIssue::Shape);
                 None
             }
         }
@@ -271,7 +270,7 @@ impl Machine<'_> {
         match laid {
             Ok(f) => Some(f),
             Err(e) => {
-                self.unverifiable(t, pc, Why::MatrixOperand(layout_issue(e)), None, 0, false);
+                self.matrix_issue(t, pc, layout_issue(e));
                 None
             }
         }
@@ -380,25 +379,11 @@ impl Machine<'_> {
             }
         };
         let Some(shape) = shape else {
-            self.unverifiable(
-                t,
-                pc,
-                Why::MatrixOperand(MatrixIssue::Shape),
-                None,
-                0,
-                false,
-            );
+            self.matrix_issue(t, pc, MatrixIssue::Shape);
             return None;
         };
         if shape.sparse {
-            self.unverifiable(
-                t,
-                pc,
-                Why::MatrixOperand(MatrixIssue::Sparse),
-                None,
-                0,
-                false,
-            );
+            self.matrix_issue(t, pc, MatrixIssue::Sparse);
             return None;
         }
         // d, a-desc | {a}, b-desc, scale-d, [imm-scale-a, imm-scale-b], [imm-trans-a,]
@@ -512,29 +497,15 @@ impl Machine<'_> {
             )
         };
         if pair {
-            self.unverifiable(
-                t,
-                pc,
-                Why::MatrixOperand(MatrixIssue::CtaPair),
-                None,
-                0,
-                false,
-            );
+            self.matrix_issue(t, pc, MatrixIssue::CtaPair);
             return;
         }
         if sparse {
-            self.unverifiable(
-                t,
-                pc,
-                Why::MatrixOperand(MatrixIssue::Sparse),
-                None,
-                0,
-                false,
-            );
+            self.matrix_issue(t, pc, MatrixIssue::Sparse);
             return;
         }
         let Some(kind) = kind else {
-            self.unverifiable(t, pc, Why::MatrixOperand(MatrixIssue::Kind), None, 0, false);
+            self.matrix_issue(t, pc, MatrixIssue::Kind);
             return;
         };
         // [d-tmem], a-desc | [a-tmem], b-desc, idesc, ...
@@ -551,14 +522,7 @@ impl Machine<'_> {
             return;
         }
         if idesc & (1 << 2) != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::MatrixOperand(MatrixIssue::Sparse),
-                None,
-                0,
-                false,
-            );
+            self.matrix_issue(t, pc, MatrixIssue::Sparse);
             return;
         }
         let n = ((idesc >> 17) & 0x3f) as u32 * 8;
@@ -567,14 +531,7 @@ impl Machine<'_> {
         let bits = kind.elem_bits();
         // Packed 4-bit operands are K-major only: a transpose flag is outside the layouts.
         if bits == 4 && idesc & (3 << 15) != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::MatrixOperand(MatrixIssue::Shape),
-                None,
-                0,
-                false,
-            );
+            self.matrix_issue(t, pc, MatrixIssue::Shape);
             return;
         }
         let mut footprints = Vec::new();
@@ -626,25 +583,11 @@ impl Machine<'_> {
             )
         };
         if pair {
-            self.unverifiable(
-                t,
-                pc,
-                Why::MatrixOperand(MatrixIssue::CtaPair),
-                None,
-                0,
-                false,
-            );
+            self.matrix_issue(t, pc, MatrixIssue::CtaPair);
             return;
         }
         let Some((rows, row_bytes)) = shape else {
-            self.unverifiable(
-                t,
-                pc,
-                Why::MatrixOperand(MatrixIssue::Shape),
-                None,
-                0,
-                false,
-            );
+            self.matrix_issue(t, pc, MatrixIssue::Shape);
             return;
         };
         let Some(d) = self.descriptor(t, pc, o(1)) else {
