@@ -529,8 +529,9 @@ impl Machine<'_> {
         let m = kind.m(idesc);
         let k_bytes = kind.k_bytes(idesc);
         let bits = kind.elem_bits();
-        // Packed 4-bit operands are K-major only: a transpose flag is outside the layouts.
-        if bits == 4 && idesc & (3 << 15) != 0 {
+        // An empty M or N is no valid shape; packed 4-bit operands are K-major only: a
+        // transpose flag is outside the layouts.
+        if m == 0 || n == 0 || (bits == 4 && idesc & (3 << 15) != 0) {
             self.matrix_issue(t, pc, MatrixIssue::Shape);
             return;
         }

@@ -198,6 +198,48 @@ fn tcgen05_pair_and_unknown_kinds_are_unverifiable() {
     );
 }
 
+/// An instruction descriptor with an empty M or N, or a transposed packed 4-bit operand,
+/// describes no layout weft models: unverifiable, not a read of nothing.
+#[test]
+fn tcgen05_descriptors_without_a_shape_are_unverifiable() {
+    for (kind, idesc) in [
+        // kind::f16 with M = 0 (bits 24-28), N = 8.
+        ("f16", 1u32 << 17),
+        // kind::mxf4 with M = 128 (bits 27-28), N = 0.
+        ("mxf4.block_scale", 1 << 27),
+        // kind::mxf4, M = 128, N = 8, A transposed (bit 15).
+        ("mxf4.block_scale", (1 << 27) | (1 << 17) | (1 << 15)),
+    ] {
+        let scales = if kind.starts_with("mx") {
+            ", [%r7], [%r7]"
+        } else {
+            ""
+        };
+        let body = format!(
+            r#"
+    .shared .align 1024 .b8 s[4096];
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<6>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, s;
+    shr.u32 %r2, %r1, 4;
+    cvt.u64.u32 %rd1, %r2;
+    mov.u32 %r5, {idesc};
+    mov.u32 %r7, 0;
+    setp.eq.u32 %p1, %r7, 0;
+    tcgen05.mma.cta_group::1.kind::{kind} [%r7], %rd1, %rd1, %r5{scales}, %p1;
+    ret;
+"#
+        );
+        let e = run_on("sm_100a", 32, &body);
+        assert_eq!(
+            e.unverifiable.first().map(|u| u.why.clone()),
+            Some(Why::MatrixOperand(MatrixIssue::Shape)),
+            "{kind} {idesc:#x}"
+        );
+    }
+}
+
 /// tcgen05.alloc writes the tensor-memory address to shared memory in every lane of the
 /// warp; the note says tensor memory itself is not modelled.
 #[test]
