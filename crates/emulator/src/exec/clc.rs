@@ -68,12 +68,7 @@ impl Machine<'_> {
                 return;
             }
         };
-        let observed = std::mem::take(&mut self.clc_observed[t]);
-        let failed = observed
-            .iter()
-            .copied()
-            .find(|&(_, answer)| self.clc_may_fail(answer));
-        self.clc_observed[t] = observed;
+        let failed = self.clc_observed[t].filter(|&(_, answer)| self.clc_may_fail(answer));
         if let Some((seen, _)) = failed {
             let msg = format!(
                 "`{}` (PTX line {}) requests again after this thread read the answer to request {seen}, which is \"not canceled\" in some execution of this path: undefined behavior (PTX ISA, clusterlaunchcontrol.try_cancel: \"if the executing CTA has already observed the completion of a clusterlaunchcontrol.try_cancel instruction as failed, then the behavior of issuing a subsequent clusterlaunchcontrol.try_cancel instruction is undefined\")",
@@ -157,8 +152,12 @@ impl Machine<'_> {
     pub(super) fn clc_is_canceled(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         let (answer, k) = self.clc_answer(t, pc, o(1));
-        if let Some(k) = k {
-            self.clc_observed[t].push((k as u32, answer));
+        // Only the latest request read counts: `k < N` may fail for a smaller `k` only if it
+        // may fail for every larger one.
+        if let Some(k) = k
+            && self.clc_observed[t].is_none_or(|(seen, _)| u64::from(seen) < k)
+        {
+            self.clc_observed[t] = Some((k as u32, answer));
         }
         self.wr(t, o(0), answer.0, answer.1);
     }

@@ -920,7 +920,9 @@ impl Machine<'_> {
                 } else {
                     0
                 };
-                if self.shared_access(t, pc, kind, a, len, u) && !self.tensormaps.contains(&a) {
+                // Deduplicated where they are used (`clip_tma_extents`); each costs a
+                // recorded access.
+                if self.shared_access(t, pc, kind, a, len, u) {
                     self.tensormaps.push(a);
                 }
             }

@@ -237,9 +237,9 @@ struct Machine<'a> {
     cluster_read: bool,
     /// `clusterlaunchcontrol.try_cancel` requests the CTA made (`exec/clc.rs`).
     clc_requests: u32,
-    /// Per thread, the answers it queried with `query_cancel.is_canceled`: the request's
-    /// number and the answer (to tell a request after an observed failure).
-    clc_observed: Vec<Vec<(u32, (u64, u32))>>,
+    /// Per thread, the latest answer it queried with `query_cancel.is_canceled`: the
+    /// request's number and the answer (to tell a request after an observed failure).
+    clc_observed: Vec<Option<(u32, (u64, u32))>>,
     /// The predicates (a term, and the value under which the side runs) of the sides of
     /// branches on unknown predicates being run now ([`Machine::fork`]; one thread at a time).
     fork_guards: Vec<(terms::TermId, bool)>,
@@ -542,7 +542,7 @@ fn run_once<'a>(
         peeks_failed: Default::default(),
         cluster_read: false,
         clc_requests: 0,
-        clc_observed: vec![Vec::new(); n],
+        clc_observed: vec![None; n],
         fork_guards: Vec::new(),
         copy_guards: Vec::new(),
         tc_issued: vec![Vec::new(); n],
