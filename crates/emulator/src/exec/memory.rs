@@ -730,7 +730,8 @@ impl Machine<'_> {
                 for (k, &dst) in dests.iter().enumerate() {
                     let o = off.saturating_add(u64::from(k as u32 * esize));
                     let (v, u) = if esize > 8 {
-                        let (hv, hu) = self.data_load(pc, inst.space, o + 8, esize - 8);
+                        let (hv, hu) =
+                            self.data_load(pc, inst.space, o.saturating_add(8), esize - 8);
                         let (v, u) = self.data_load(pc, inst.space, o, 8);
                         if hv == 0 && hu == 0 {
                             (v, u)
