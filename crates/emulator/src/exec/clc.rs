@@ -119,12 +119,7 @@ impl Machine<'_> {
             return ((0, u), None);
         };
         let k = v & 0xffff_ffff;
-        let (n, un) = self.kparam(off, 4);
-        let un = self.kparam_term(off, 4, false, un);
-        let (n, un) = match self.determined_value(un) {
-            Some(x) => (x, 0),
-            None => (n, un),
-        };
+        let (n, un) = self.kparam_field(off, 4, false, 32);
         if un == 0 {
             return ((u64::from(k < n), 0), Some(k));
         }

@@ -692,36 +692,7 @@ impl Machine<'_> {
             Addr::KParam(off) => {
                 for (k, &dst) in dests.iter().enumerate() {
                     let o = off.saturating_add(k as u32 * esize);
-                    let (v, u) = match self.kparam_reads.get(&(o, esize, signed)) {
-                        Some(&r) => r,
-                        None if esize > 8 => {
-                            // Known only with known zero upper bytes (`read_bytes`).
-                            let (hv, hu) = self.kparam(o.saturating_add(8), esize - 8);
-                            let (v, u) = self.kparam(o, 8);
-                            if hv == 0 && hu == 0 {
-                                (v, u)
-                            } else {
-                                let wide = self.wide_unknown();
-                                (0, self.src.union(u, wide))
-                            }
-                        }
-                        None => {
-                            let (v, u) = self.kparam(o, esize);
-                            let u = self.kparam_term(o, esize, signed, u);
-                            self.kparam_reads.insert((o, esize, signed), (v, u));
-                            (v, u)
-                        }
-                    };
-                    let v = if signed {
-                        mask(sx(v, bits) as u64, 64)
-                    } else {
-                        v
-                    };
-                    // A field the choices so far determine is known.
-                    let (v, u) = match self.determined_value(u) {
-                        Some(x) => (x, 0),
-                        None => (v, u),
-                    };
+                    let (v, u) = self.kparam_field(o, esize, signed, bits);
                     self.wr(t, dst, v, u);
                 }
                 return;
@@ -800,9 +771,51 @@ impl Machine<'_> {
         }
     }
 
+    /// A load of the `esize`-byte field at `o` of the kernel-parameter window (sign-extended
+    /// from `bits` when `signed`): its bytes, with the field's term when no `--param` fixed
+    /// them (memoized per field), and known when the choices so far determine it.
+    pub(super) fn kparam_field(
+        &mut self,
+        o: u32,
+        esize: u32,
+        signed: bool,
+        bits: u8,
+    ) -> (u64, u32) {
+        let (v, u) = match self.kparam_reads.get(&(o, esize, signed)) {
+            Some(&r) => r,
+            None if esize > 8 => {
+                // Known only with known zero upper bytes (`read_bytes`).
+                let (hv, hu) = self.kparam(o.saturating_add(8), esize - 8);
+                let (v, u) = self.kparam(o, 8);
+                if hv == 0 && hu == 0 {
+                    (v, u)
+                } else {
+                    let wide = self.wide_unknown();
+                    (0, self.src.union(u, wide))
+                }
+            }
+            None => {
+                let (v, u) = self.kparam(o, esize);
+                let u = self.kparam_term(o, esize, signed, u);
+                self.kparam_reads.insert((o, esize, signed), (v, u));
+                (v, u)
+            }
+        };
+        let v = if signed {
+            mask(sx(v, bits) as u64, 64)
+        } else {
+            v
+        };
+        // A field the choices so far determine is known.
+        match self.determined_value(u) {
+            Some(x) => (x, 0),
+            None => (v, u),
+        }
+    }
+
     /// `u` (the sources of a load of `size` bytes at `off` of the kernel-parameter window)
     /// with the load's term when all its bytes are unset input bytes: the parameter field.
-    pub(super) fn kparam_term(&mut self, off: u32, size: u32, signed: bool, u: u32) -> u32 {
+    fn kparam_term(&mut self, off: u32, size: u32, signed: bool, u: u32) -> u32 {
         if u == 0 || size == 0 || size > 8 {
             return u;
         }
