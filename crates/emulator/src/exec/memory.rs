@@ -545,6 +545,17 @@ impl Machine<'_> {
         ))
     }
 
+    /// A value wider than 64 bits read as its `low` and `high` 8 bytes: the low ones while
+    /// the high ones are known zeros, else unknown ([`Self::wide_unknown`]).
+    fn low_half(&mut self, low: (u64, u32), high: (u64, u32)) -> (u64, u32) {
+        if high == (0, 0) {
+            low
+        } else {
+            let wide = self.wide_unknown();
+            (0, self.src.union(low.1, wide))
+        }
+    }
+
     pub(super) fn read_bytes(
         &mut self,
         which: Mem,
@@ -701,15 +712,9 @@ impl Machine<'_> {
                 for (k, &dst) in dests.iter().enumerate() {
                     let o = off.saturating_add(u64::from(k as u32 * esize));
                     let (v, u) = if esize > 8 {
-                        let (hv, hu) =
-                            self.data_load(pc, inst.space, o.saturating_add(8), esize - 8);
-                        let (v, u) = self.data_load(pc, inst.space, o, 8);
-                        if hv == 0 && hu == 0 {
-                            (v, u)
-                        } else {
-                            let wide = self.wide_unknown();
-                            (0, self.src.union(u, wide))
-                        }
+                        let high = self.data_load(pc, inst.space, o.saturating_add(8), esize - 8);
+                        let low = self.data_load(pc, inst.space, o, 8);
+                        self.low_half(low, high)
                     } else {
                         self.data_load(pc, inst.space, o, esize)
                     };
@@ -785,14 +790,9 @@ impl Machine<'_> {
             Some(&r) => r,
             None if esize > 8 => {
                 // Known only with known zero upper bytes (`read_bytes`).
-                let (hv, hu) = self.kparam(o.saturating_add(8), esize - 8);
-                let (v, u) = self.kparam(o, 8);
-                if hv == 0 && hu == 0 {
-                    (v, u)
-                } else {
-                    let wide = self.wide_unknown();
-                    (0, self.src.union(u, wide))
-                }
+                let high = self.kparam(o.saturating_add(8), esize - 8);
+                let low = self.kparam(o, 8);
+                self.low_half(low, high)
             }
             None => {
                 let (v, u) = self.kparam(o, esize);
