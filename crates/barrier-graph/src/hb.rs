@@ -101,6 +101,9 @@ struct Agent {
     rows: Vec<u32>,
     /// Index into [`Agents::joint`]: positions of other threads the copy completes before.
     joint: Option<u32>,
+    /// The `tcgen05` operation of a tensor-pipe access: later operations of the issuer it
+    /// orders before ([`weft_program::TensorPipe::orders`]).
+    pipe: Option<weft_program::TensorPipe>,
 }
 
 /// The agents' part of the relation: `O(copies + phases × threads)`.
@@ -439,6 +442,7 @@ impl HappensBefore {
                 joint: copy
                     .joint
                     .filter(|&j| (j as usize) < program.asyncs.joint_done.len()),
+                pipe: copy.pipe,
             };
             for &c in &copy.phases {
                 let Some(node) = phase_of(copy.issuer, c) else {
@@ -608,6 +612,14 @@ impl HappensBefore {
 
     /// Whether the copy `g` completes before the copy `h` starts.
     fn agent_before_agent(&self, g: &Agent, h: &Agent) -> bool {
+        // Two operations of one thread's tensor pipe that the PTX ISA executes in order.
+        if g.issuer == h.issuer
+            && g.index < h.index
+            && let (Some(a), Some(b)) = (g.pipe, h.pipe)
+            && a.orders(b)
+        {
+            return true;
+        }
         if g.done != NEVER {
             let ordered = if g.issuer == h.issuer {
                 g.done < h.issue || (g.done == h.issue && g.done_seq <= h.index)

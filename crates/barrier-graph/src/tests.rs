@@ -1107,6 +1107,41 @@ fn async_copy_ends_at_its_issuers_wait() {
     assert!(!hb.ordered((ThreadId(1), 1), g1));
 }
 
+/// The tensor pipe orders one thread's `tcgen05.mma` after its earlier MMAs and copies, with
+/// no wait; nothing is ordered before a copy, and operations of different threads are not.
+#[test]
+fn the_tensor_pipe_orders_one_threads_mmas() {
+    use weft_program::{AccessKind, AsyncCopy, Proxy, TensorPipe};
+    let p0 = thread(&[C::SAll(0), C::R(0)], 0);
+    let p1 = thread(&[C::SAll(0), C::R(0)], 1000);
+    let mut p = program(1, vec![p0, p1]);
+    let w = |k| Command::access(AccessKind::Write, 0, 4, false, InstId(k));
+    let agent = |issuer, pipe| {
+        let mut c = AsyncCopy::new(ThreadId(issuer), 1, w(500), Proxy::Tensor);
+        c.pipe = pipe;
+        c
+    };
+    p.asyncs.copies.extend([
+        agent(0, Some(TensorPipe::Copy)),
+        agent(0, Some(TensorPipe::Mma)),
+        agent(0, Some(TensorPipe::Mma)),
+        agent(0, Some(TensorPipe::Copy)),
+        agent(1, Some(TensorPipe::Mma)),
+        agent(0, None),
+    ]);
+    let a = analyze(&p);
+    assert_clean(&a);
+    let hb = a.happens_before.as_ref().expect("well-synchronized");
+    let g = |k: u32| (ThreadId(2 + k), 0);
+    assert!(hb.ordered(g(0), g(1)));
+    assert!(hb.ordered(g(1), g(2)));
+    assert!(!hb.ordered(g(2), g(1)));
+    assert!(!hb.ordered(g(1), g(3)));
+    // Another issuer's MMA, and an access outside the pipe (a tcgen05.ld), are not ordered.
+    assert!(!hb.ordered(g(2), g(4)));
+    assert!(!hb.ordered(g(2), g(5)));
+}
+
 /// A copy with a joint completion set (a warpgroup's wgmma, retired by every lane's
 /// `wgmma.wait_group`): ordered before what follows any listed position, in its thread and
 /// through barriers; a later copy issued after a listed position of its issuer starts after

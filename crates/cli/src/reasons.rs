@@ -166,6 +166,7 @@ fn value(v: Value) -> &'static str {
         Value::InstructionDescriptor => "the tcgen05.mma instruction descriptor",
         Value::WgmmaWaitGroupCount => "the wgmma.wait_group count",
         Value::TensorMemoryColumns => "the tensor-memory column count",
+        Value::TensorMemoryAddress => "a tensor-memory address",
     }
 }
 
@@ -186,6 +187,9 @@ fn matrix_issue(issue: MatrixIssue) -> &'static str {
              modelled)"
         }
         MatrixIssue::Kind => "weft does not decode the instruction descriptor of this kind",
+        MatrixIssue::TensorMemoryRange => {
+            "its tensor-memory footprint lies outside the 128 lanes and 512 columns"
+        }
     }
 }
 

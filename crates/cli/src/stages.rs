@@ -52,7 +52,12 @@ fn one_thread(thread: ThreadId, program: &Program) -> String {
     let ws = warp_size(program);
     match program.agent(thread) {
         Some(copy) => format!(
-            "the asynchronous copy issued by warp {} lane {}",
+            "the asynchronous {} issued by warp {} lane {}",
+            if copy.proxy == weft_program::Proxy::Tensor {
+                "tensor-memory access"
+            } else {
+                "copy"
+            },
             copy.issuer.warp(ws),
             copy.issuer.lane(ws)
         ),
@@ -706,7 +711,7 @@ fn check(
         let mut v = race_violation(file, emulation, r);
         v.kind = report::Kind::BenignRace;
         v.message = format!(
-            "benign race: unordered writes of the same value to shared {}",
+            "benign race: unordered writes of the same value to {}",
             shared_name(emulation, r.addr)
         );
         v.notes.push(
@@ -801,17 +806,21 @@ fn check(
     }
 }
 
-/// `buf+128`, or `0x80` outside every known symbol.
+/// What an access address names: `shared \`buf\`+128`, `shared address 0x80` outside every
+/// known symbol, or `tensor memory lane 3, column 17`.
 fn shared_name(emulation: &Emulation, addr: u32) -> String {
+    if let Some((lane, column)) = weft_program::tmem_cell(addr) {
+        return format!("tensor memory lane {lane}, column {column}");
+    }
     let symbol = emulation.shared.iter().find(|s| {
         addr >= s.offset
             && s.size
                 .is_none_or(|size| u64::from(addr) < u64::from(s.offset) + u64::from(size))
     });
     match symbol {
-        Some(s) if addr == s.offset => format!("`{}`", local_name(&s.name)),
-        Some(s) => format!("`{}`+{}", local_name(&s.name), addr - s.offset),
-        None => format!("address {addr:#x}"),
+        Some(s) if addr == s.offset => format!("shared `{}`", local_name(&s.name)),
+        Some(s) => format!("shared `{}`+{}", local_name(&s.name), addr - s.offset),
+        None => format!("shared address {addr:#x}"),
     }
 }
 
@@ -1208,7 +1217,7 @@ fn possible_race(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Unver
     };
     let (first, second) = (loc(&r.first), loc(&r.second));
     let reason = format!(
-        "possible {} race on shared {}: between {} and {}{}; weft cannot bound the {} extent, \
+        "possible {} race on {}: between {} and {}{}; weft cannot bound the {} extent, \
          so the common bytes may lie outside what the copy really accesses",
         r.hazard.as_str(),
         shared_name(emulation, r.addr),
@@ -1270,7 +1279,7 @@ fn possible_race(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Unver
 fn race_violation(file: &PtxFile, emulation: &Emulation, r: &race::Race) -> Violation {
     let program = &emulation.program;
     let message = format!(
-        "{} on shared {}",
+        "{} on {}",
         r.hazard.as_str(),
         shared_name(emulation, r.addr)
     );
@@ -1337,7 +1346,7 @@ fn proxy_fence_violation(
 ) -> Violation {
     let program = &emulation.program;
     let message = format!(
-        "generic-proxy write to shared {} is read by an async-proxy copy with no \
+        "generic-proxy write to {} is read by an async-proxy copy with no \
          fence.proxy.async between them",
         shared_name(emulation, f.addr)
     );
@@ -1375,8 +1384,10 @@ cp.async.wait_group/wait_all (or the mbarrier phase of its cp.async.mbarrier.arr
 bulk or TMA load, the mbarrier phase its bytes complete, observed by a wait; for a bulk or TMA \
 store, the issuing thread's cp.async.bulk.wait_group[.read]; for a tensor-core operand read \
 (wgmma.mma_async, tcgen05.mma, tcgen05.cp), the wgmma.wait_group that retires it in any lane of its \
-warpgroup, or the mbarrier phase of a tcgen05.commit that tracks it. A barrier orders nothing \
-the copy does before it completes";
+warpgroup, or the mbarrier phase of a tcgen05.commit that tracks it; for a tensor-memory \
+access, the tcgen05.commit that tracks a tcgen05.mma or tcgen05.cp, and the issuing warp's \
+tcgen05.wait::ld or ::st (or the thread's first use of a register a tcgen05.ld wrote) for \
+tcgen05.ld and tcgen05.st. A barrier orders nothing the copy does before it completes";
 
 fn dot_graph(analysis: &barrier_graph::Analysis) -> DotGraph {
     // The (barrier or mbarrier, generation) pairs of the violations, looked up per node (a

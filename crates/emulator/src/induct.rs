@@ -253,6 +253,9 @@ fn feature(ir: &Ir) -> Option<Vec<&'static str>> {
             | Op::WgmmaWait
             | Op::TcgenMma
             | Op::TcgenCp
+            | Op::TcgenLd
+            | Op::TcgenSt
+            | Op::TcgenWait { .. }
             | Op::TcgenAlloc
             | Op::TcgenDealloc
             | Op::TcgenRelinquish => "asynchronous tensor-core operations",

@@ -167,6 +167,8 @@ pub enum Value {
     WgmmaWaitGroupCount,
     /// The column count of `tcgen05.alloc` or `tcgen05.dealloc`.
     TensorMemoryColumns,
+    /// A tensor-memory address (`tcgen05.ld`/`st`/`mma`/`cp`).
+    TensorMemoryAddress,
 }
 
 /// Why the shared-memory operands of a tensor-core instruction cannot be laid out.
@@ -186,6 +188,8 @@ pub enum MatrixIssue {
     CtaPair,
     /// A `tcgen05.mma` kind whose instruction descriptor weft does not decode.
     Kind,
+    /// A tensor-memory footprint outside the 128 lanes and 512 columns.
+    TensorMemoryRange,
 }
 
 /// A synchronization operation.

@@ -44,6 +44,34 @@ pub enum Proxy {
     Generic,
     /// The async proxy: `cp.async.bulk`, `cp.async.bulk.tensor`, `cp.reduce.async.bulk`.
     Async,
+    /// Tensor memory, which only `tcgen05` instructions access ([`crate::TMEM_BASE`]): no
+    /// proxy rule relates it to shared memory.
+    Tensor,
+}
+
+/// The `tcgen05` operation a tensor-memory agent belongs to. The PTX ISA (*tcgen05 Memory
+/// Consistency Model*, *Pipelined tcgen05 Instructions*) orders some pairs of asynchronous
+/// `tcgen05` operations issued by one thread in issue order without any wait: `tcgen05.mma`
+/// after `tcgen05.mma` with the same accumulator and shape, and `tcgen05.mma` after
+/// `tcgen05.cp`. weft orders every `tcgen05.mma` after the thread's earlier ones, whatever
+/// their accumulators: attention kernels (Flash Attention 4, the CuTe DSL's FMHA) let an
+/// MMA overwrite the tensor memory an earlier MMA of another accumulator reads, relying on
+/// the tensor pipe's order (an approximation `docs/semantics.md` lists). Other pairs
+/// complete in any order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TensorPipe {
+    /// A `tcgen05.mma`.
+    Mma,
+    /// A `tcgen05.cp`.
+    Copy,
+}
+
+impl TensorPipe {
+    /// Whether an operation `self` that a thread issued before `later` executes before it.
+    pub fn orders(self, later: TensorPipe) -> bool {
+        // Every MMA after an earlier MMA or copy of the thread; nothing before a copy.
+        later == TensorPipe::Mma
+    }
 }
 
 /// One asynchronous copy: an agent with one shared-memory access.
@@ -74,6 +102,9 @@ pub struct AsyncCopy {
     /// Indices of mbarrier commands of the issuer: the copy completes before the phase in
     /// which each of them is counted completes.
     pub phases: Vec<u32>,
+    /// For an access of a `tcgen05` operation in the tensor pipe (`tcgen05.mma`,
+    /// `tcgen05.cp`): which one, for the pairs the pipe orders ([`TensorPipe::orders`]).
+    pub pipe: Option<TensorPipe>,
 }
 
 impl AsyncCopy {
@@ -88,6 +119,7 @@ impl AsyncCopy {
             done: None,
             done_seq: u32::MAX,
             phases: Vec::new(),
+            pipe: None,
         }
     }
 

@@ -27,7 +27,7 @@ mod command;
 mod mbarrier;
 mod source;
 
-pub use asynchronous::{AsyncCopy, AsyncOps, ExclusiveSides, Proxy};
+pub use asynchronous::{AsyncCopy, AsyncOps, ExclusiveSides, Proxy, TensorPipe};
 pub use barrier::snapshot::{BarrierSnapshot, RelativeParticipant};
 pub use barrier::{
     BarrierConfig, BarrierFile, BarrierKey, Completion, Event, GatherKey, NUM_NAMED_BARRIERS,
@@ -44,6 +44,33 @@ pub use source::{CudaLoc, InstSite, SourceTable};
 
 /// The number of threads in a warp.
 pub const WARP_SIZE: u32 = 32;
+
+/// Lanes of a CTA's tensor memory (PTX ISA, *Tensor Memory*).
+pub const TMEM_LANES: u32 = 128;
+
+/// Columns of a CTA's tensor memory; a cell (lane, column) holds 32 bits.
+pub const TMEM_COLUMNS: u32 = 512;
+
+/// Where tensor memory lies in the address space of accesses ([`CommandView::Access`]):
+/// cell (lane, column) is the 4 bytes at `TMEM_BASE + 4 · (lane · TMEM_COLUMNS + column)`,
+/// a lane's columns consecutive. Shared windows end far below it (at most 228 KiB), so an
+/// access is to tensor memory exactly when its address is at least `TMEM_BASE`. Only
+/// asynchronous agents ([`Proxy::Tensor`]) access it.
+pub const TMEM_BASE: u32 = 0x4000_0000;
+
+/// The address of tensor-memory cell (`lane`, `column`) ([`TMEM_BASE`]); `None` outside
+/// the 128 lanes and 512 columns.
+pub fn tmem_address(lane: u32, column: u32) -> Option<u32> {
+    (lane < TMEM_LANES && column < TMEM_COLUMNS)
+        .then(|| TMEM_BASE + 4 * (lane * TMEM_COLUMNS + column))
+}
+
+/// The tensor-memory cell (lane, column) an access address names, or `None` for a shared
+/// address.
+pub fn tmem_cell(addr: u32) -> Option<(u32, u32)> {
+    let cell = addr.checked_sub(TMEM_BASE)? / 4;
+    (cell < TMEM_LANES * TMEM_COLUMNS).then_some((cell / TMEM_COLUMNS, cell % TMEM_COLUMNS))
+}
 
 /// Bytes the memory budget charges per entry of the race stage: one per aligned 4-byte word
 /// an access touches ([`race_entries`]); at least the race crate's entry (checked there).

@@ -112,7 +112,7 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
     for t in 0..n + program.asyncs.copies.len() {
         if program
             .agent(ThreadId(t as u32))
-            .is_some_and(|c| c.proxy == Proxy::Async)
+            .is_some_and(|c| c.proxy != Proxy::Generic)
         {
             continue;
         }

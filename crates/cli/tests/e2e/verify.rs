@@ -978,6 +978,55 @@ fn tcgen05_cp_and_block_scaled_mma_read_shared_memory() {
     }
 }
 
+/// Tensor memory (`tcgen05_tmem.ptx`): the accumulator a `tcgen05.mma` writes until the
+/// `tcgen05.commit` that tracks it, the cells `tcgen05.ld` reads until `tcgen05.wait::ld` (or
+/// the first use of its registers) and `tcgen05.st` writes until `tcgen05.wait::st`, and an
+/// MMA's A operand in tensor memory are race-checked. Before, tensor memory was not
+/// modelled and every kernel here verified.
+#[test]
+fn tensor_memory_accesses_are_race_checked() {
+    let cases = [
+        ("acc_released_after_wait", 0, None),
+        ("acc_released_before_wait", 1, Some("race")),
+        ("acc_released_after_use", 0, None),
+        ("acc_read_before_commit", 1, Some("race")),
+        ("p_stored_then_mma", 0, None),
+        ("p_stored_unwaited", 1, Some("race")),
+    ];
+    for (kernel, code, kind) in cases {
+        let run = weft(&["tcgen05_tmem.ptx", "--kernel", kernel, "--format", "json"]);
+        let doc = run.json();
+        check_schema(&doc);
+        assert_eq!(run.code, code, "{kernel}: {run:?}");
+        let k = &doc["kernels"][0];
+        assert_eq!(
+            violation_kinds(k),
+            kind.into_iter().collect::<Vec<_>>(),
+            "{kernel}: {run:?}"
+        );
+        if let Some(v) = k["violations"].as_array().and_then(|v| v.first()) {
+            assert!(
+                v["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("on tensor memory lane")),
+                "{kernel}: {v}"
+            );
+            let opcodes = violation_opcodes(v);
+            assert!(
+                opcodes.iter().all(|o| o.starts_with("tcgen05.")),
+                "{kernel}: {opcodes:?}"
+            );
+        }
+        // The register-use ordering is an approximation the kernel's notes list.
+        let notes = k["notes"].to_string();
+        assert_eq!(
+            notes.contains("tcgen05.ld reads of tensor memory are complete once"),
+            kernel == "acc_released_after_use",
+            "{kernel}: {notes}"
+        );
+    }
+}
+
 /// Cluster launch control (`cluster_launch_control.ptx`): the answers to a CTA's
 /// `clusterlaunchcontrol.try_cancel` requests are explored through the variable
 /// `clusterlaunchcontrol.canceled` (how many are answered "canceled"), like a trip count;

@@ -172,7 +172,9 @@ impl Machine<'_> {
                 let saved = th.may_src;
                 let merged = self.src.union(saved, gu);
                 self.th[t].may_src = merged;
+                let floor = std::mem::replace(&mut self.side_floor[t], self.copies.len() as u32);
                 self.exec(t, pc, inst);
+                self.side_floor[t] = floor;
                 let th = &mut self.th[t];
                 th.may -= 1;
                 th.may_src = saved;
@@ -380,6 +382,7 @@ impl Machine<'_> {
         });
         let copies_a = self.copies.len() as u32;
         self.fork_guards.extend(side_guard);
+        let floor = std::mem::replace(&mut self.side_floor[t], copies_a);
         let end_a = self.run_path(t, first, join, depth);
         if side_guard.is_some() {
             self.fork_guards.pop();
@@ -398,11 +401,13 @@ impl Machine<'_> {
         self.th[t].stack = snap_stack;
         self.fork_guards
             .extend(side_guard.map(|(p, want)| (p, !want)));
+        self.side_floor[t] = copies_b;
         let end_b = if self.stop {
             PathEnd::Stopped
         } else {
             self.run_path(t, second, join, depth)
         };
+        self.side_floor[t] = floor;
         if side_guard.is_some() {
             self.fork_guards.pop();
         }

@@ -289,7 +289,11 @@ pub(super) fn table(ir: &Ir) -> Vec<FastInst> {
         .map(|(pc, inst)| FastInst {
             guard: inst.guard,
             guard_neg: inst.guard_neg,
-            op: decode(ir, pc as u32, inst),
+            op: if ir.tmem_users.get(pc).copied().unwrap_or(false) {
+                FastOp::Slow
+            } else {
+                decode(ir, pc as u32, inst)
+            },
         })
         .collect()
 }

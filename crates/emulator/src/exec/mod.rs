@@ -35,6 +35,7 @@ mod reorder;
 mod report;
 mod tensor;
 pub(crate) mod terms;
+mod tmem;
 mod unknown;
 mod values;
 mod warp;
@@ -253,6 +254,26 @@ struct Machine<'a> {
     /// Per thread, the agents of its `tcgen05.mma` operations, and per (thread, mbarrier)
     /// how many of them a `tcgen05.commit` on that mbarrier already tracks.
     tc_issued: Vec<Vec<u32>>,
+    /// Per thread, its `tcgen05.ld` and `tcgen05.st` agents not yet completed by a
+    /// `tcgen05.wait::ld` / `::st`.
+    tm_pending: Vec<[Vec<u32>; 2]>,
+    /// Per thread, while it runs a side of a branch on an unknown value (or an instruction
+    /// under an unknown guard): the first agent issued there. A `tcgen05.wait` there
+    /// completes only agents from it on, the ones that exist in every execution running it.
+    side_floor: Vec<u32>,
+    /// Per thread, how many `tcgen05.wait::ld` and `::st` it ran (outside input-dependent
+    /// branches).
+    tm_waits: Vec<[u32; 2]>,
+    /// Per (warp, k, st): the completion set of the k-th `tcgen05.wait` of its lanes.
+    tm_joint: FxHashMap<(u32, u32, bool), u32>,
+    /// Per (thread, `tcgen05.ld` instruction): the first agent of its latest execution.
+    tm_last_ld: FxHashMap<(u32, u32), u32>,
+    /// Per thread, its `tcgen05.ld` agents completed by a use of their registers since its
+    /// last `tcgen05.wait::ld` (which completes them for the warp's other lanes too).
+    tm_used: Vec<Vec<u32>>,
+    /// Per thread, the accumulator address and shape (`M << 16 | N`) of its latest
+    /// `tcgen05.mma`.
+    tm_last_mma: FxHashMap<u32, (u32, u32)>,
     tc_attached: FxHashMap<(u32, u32), usize>,
     /// Tensor-memory accounting (`tensor` module).
     tmem: tensor::TensorMemory,
@@ -546,6 +567,13 @@ fn run_once<'a>(
         fork_guards: Vec::new(),
         copy_guards: Vec::new(),
         tc_issued: vec![Vec::new(); n],
+        tm_pending: vec![[Vec::new(), Vec::new()]; n],
+        side_floor: vec![0; n],
+        tm_waits: vec![[0, 0]; n],
+        tm_joint: FxHashMap::default(),
+        tm_last_ld: FxHashMap::default(),
+        tm_used: vec![Vec::new(); n],
+        tm_last_mma: FxHashMap::default(),
         tc_attached: FxHashMap::default(),
         tmem: tensor::TensorMemory::default(),
         tma_loads: Vec::new(),
@@ -845,6 +873,16 @@ impl Machine<'_> {
         // Validated (`ir::valid`): `ops` has the operands each operation reads.
         let o = |k: usize| ops[k];
         self.th[t].pc = pc + 1;
+        if !self.tm_pending[t][0].is_empty()
+            && self
+                .ir
+                .tmem_users
+                .get(pc as usize)
+                .copied()
+                .unwrap_or(false)
+        {
+            self.tmem_register_use(t, pc, inst);
+        }
         if let Some(&Some(kind)) = self.wg.kinds.get(pc as usize) {
             self.warpgroup(t, pc, kind, ops);
         }
@@ -927,6 +965,9 @@ impl Machine<'_> {
             Op::WgmmaWait => self.wgmma_wait(t, pc, ops),
             Op::TcgenMma => self.tcgen_mma(t, pc, ops),
             Op::TcgenCp => self.tcgen_cp(t, pc, ops),
+            Op::TcgenLd => self.tcgen_ld_st(t, pc, inst, ops, false),
+            Op::TcgenSt => self.tcgen_ld_st(t, pc, inst, ops, true),
+            Op::TcgenWait { st } => self.tcgen_wait(t, st),
             Op::ClcTryCancel => self.clc_try_cancel(t, pc, inst, ops),
             Op::ClcIsCanceled => self.clc_is_canceled(t, pc, ops),
             Op::ClcFirstCtaid => self.clc_first_ctaid(t, pc, ops),

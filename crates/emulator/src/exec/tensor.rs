@@ -54,6 +54,10 @@ pub(super) struct TensorMemory {
     relinquished: rustc_hash::FxHashSet<u32>,
     /// An operation ran under an input-dependent branch: the balance is not checked.
     uncertain: bool,
+    /// The column the next allocation is placed from.
+    next_column: u32,
+    /// Per (warp, instruction, occurrence) of `tcgen05.alloc`: the address it returned.
+    placed: FxHashMap<(u32, u32, u32), Option<u32>>,
 }
 
 /// Threads of a warpgroup.
@@ -215,7 +219,7 @@ fn layout_issue(e: LayoutError) -> MatrixIssue {
 impl Machine<'_> {
     /// Records that the shared operands of the tensor-core instruction at `pc` cannot be
     /// laid out (`issue`): the kernel is unverifiable.
-    fn matrix_issue(&mut self, t: usize, pc: u32, issue: MatrixIssue) {
+    pub(super) fn matrix_issue(&mut self, t: usize, pc: u32, issue: MatrixIssue) {
         self.unverifiable(t, pc, Why::MatrixOperand(issue), None, 0, false);
     }
 
@@ -564,8 +568,16 @@ impl Machine<'_> {
             return;
         };
         footprints.push(f);
+        let scaled = matches!(kind, TcgenKind::BlockScaled8 | TcgenKind::BlockScaled4);
+        let f16_accumulator = !scaled && (idesc >> 4) & 0x3 == 0;
+        let a_columns = k_bytes / 4;
+        let flags = (scaled, f16_accumulator);
+        let Some(tm) = self.tcgen_mma_tmem(t, pc, ops, (m, n), a_columns, flags) else {
+            return;
+        };
         let agents = self.operand_agents(t, pc, &footprints);
         self.tc_issued[t].extend(agents);
+        self.tc_issued[t].extend(tm);
     }
 
     /// `tcgen05.cp.cta_group::1.SHAPE [taddr], s-desc`: the source matrix of `SHAPE`
@@ -603,31 +615,59 @@ impl Machine<'_> {
         let Some(f) = self.operand_footprint(t, pc, descriptor::decode_tcgen05(d), source) else {
             return;
         };
+        let Some(tm) = self.tcgen_cp_tmem(t, pc, ops) else {
+            return;
+        };
         let agents = self.operand_agents(t, pc, &[f]);
         self.tc_issued[t].extend(agents);
+        self.tc_issued[t].extend(tm);
     }
 
     /// `tcgen05.alloc`: each lane of the warp records the 4-byte write of the allocated
-    /// address (unknown to weft) to shared memory, as one instruction of the warp.
+    /// address to shared memory, as one instruction of the warp. The address is the one
+    /// [`Self::tmem_alloc`] placed (unknown when it could not).
     pub(super) fn tcgen_alloc(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
+        let placed = self.tmem_alloc(t, pc, ops);
         let o = ops.first().copied().unwrap_or(Opnd::Sink);
         if let Some(a) = self.shared_addr(t, pc, inst, o) {
-            let u = self.src.single(ValueSource::Other(
-                "a tensor-memory address (tcgen05.alloc)",
-            ));
-            self.shared_access(t, pc, AccessKind::Write, a, 4, u);
+            match placed {
+                Some(v) => {
+                    if self.shared_access(t, pc, AccessKind::Write, a, 4, 0) {
+                        self.write_bytes(
+                            super::memory::Mem::Shared,
+                            0,
+                            a as usize,
+                            4,
+                            u64::from(v),
+                            0,
+                        );
+                    }
+                }
+                None => {
+                    let u = self.src.single(ValueSource::Other(
+                        "a tensor-memory address (tcgen05.alloc)",
+                    ));
+                    self.shared_access(t, pc, AccessKind::Write, a, 4, u);
+                }
+            }
         }
-        self.tmem_alloc(t, pc, ops);
+    }
+
+    /// Thread `t`'s execution of the warp instruction at `pc`: (warp, instruction,
+    /// occurrence), and whether it is the first of its warp (the one that counts).
+    fn warp_execution(&mut self, t: usize, pc: u32) -> ((u32, u32, u32), bool) {
+        let k = self.tmem.occurrences.entry((t as u32, pc)).or_insert(0);
+        let occurrence = *k;
+        *k += 1;
+        let w = (t / WARP_SIZE as usize) as u32;
+        let key = (w, pc, occurrence);
+        (key, self.tmem.counted.insert(key))
     }
 
     /// Whether thread `t`'s execution of the warp instruction at `pc` is the first of its
     /// warp (the one that counts).
     fn first_of_warp(&mut self, t: usize, pc: u32) -> bool {
-        let k = self.tmem.occurrences.entry((t as u32, pc)).or_insert(0);
-        let occurrence = *k;
-        *k += 1;
-        let w = (t / WARP_SIZE as usize) as u32;
-        self.tmem.counted.insert((w, pc, occurrence))
+        self.warp_execution(t, pc).1
     }
 
     /// The column count of `tcgen05.alloc`/`dealloc` (operand 1): a power of 2 in
@@ -647,11 +687,14 @@ impl Machine<'_> {
     }
 
     /// The allocation accounting of `tcgen05.alloc` (its shared write is recorded by
-    /// [`Self::tcgen_alloc`]).
-    fn tmem_alloc(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
+    /// [`Self::tcgen_alloc`]), and the address it returns: the warp's first lane places the
+    /// allocation at the first column after the previous allocations that is a multiple of
+    /// its size (module `tmem`); `None` when that leaves the 512 columns, the count is not
+    /// known, or the allocation runs under an input-dependent branch.
+    fn tmem_alloc(&mut self, t: usize, pc: u32, ops: &[Opnd]) -> Option<u32> {
         if self.th[t].may > 0 {
             self.tmem.uncertain = true;
-            return;
+            return None;
         }
         if self.tmem.relinquished.contains(&(t as u32)) {
             let msg = format!(
@@ -662,13 +705,21 @@ impl Machine<'_> {
             self.finding(t, pc, FindingKind::TensorMemory, msg);
         }
         let o = ops.get(1).copied().unwrap_or(Opnd::Sink);
-        let Some(n) = self.tmem_columns(t, pc, o) else {
-            return;
-        };
-        if self.first_of_warp(t, pc) {
-            self.tmem.allocated += n;
-            self.tmem.first_alloc.get_or_insert((t, pc));
+        let n = self.tmem_columns(t, pc, o)?;
+        let (key, first) = self.warp_execution(t, pc);
+        if !first {
+            return self.tmem.placed.get(&key).copied().flatten();
         }
+        self.tmem.allocated += n;
+        self.tmem.first_alloc.get_or_insert((t, pc));
+        let n = n as u32;
+        let column = self.tmem.next_column.next_multiple_of(n);
+        let placed = (column + n <= TMEM_MAX_COLS as u32).then(|| {
+            self.tmem.next_column = column + n;
+            column
+        });
+        self.tmem.placed.insert(key, placed);
+        placed
     }
 
     /// `tcgen05.dealloc taddr, ncols`.

@@ -264,6 +264,14 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "wgmma" if m.h("wait_group") => Op::WgmmaWait,
         "tcgen05" if m.h("mma") => Op::TcgenMma,
         "tcgen05" if m.h("cp") => Op::TcgenCp,
+        // `tcgen05.ld.red` also reduces into an extra destination: not modelled.
+        "tcgen05" if m.h("ld") && m.h("red") => Op::Unsupported,
+        "tcgen05" if m.h("ld") => Op::TcgenLd,
+        "tcgen05" if m.h("st") => Op::TcgenSt,
+        "tcgen05" if m.h("wait::ld") => Op::TcgenWait { st: false },
+        "tcgen05" if m.h("wait::st") => Op::TcgenWait { st: true },
+        // `tcgen05.shift` moves rows of tensor memory: its accesses are not modelled.
+        "tcgen05" if m.h("shift") => Op::Unsupported,
         "tcgen05" if m.h("alloc") => Op::TcgenAlloc,
         "tcgen05" if m.h("dealloc") => Op::TcgenDealloc,
         "tcgen05" if m.h("relinquish_alloc_permit") => Op::TcgenRelinquish,

@@ -105,6 +105,7 @@ pub(crate) fn lower(
             asserts: FxHashMap::default(),
             doomed: Vec::new(),
             unobserved: Vec::new(),
+            tmem_users: Vec::new(),
             value_observed: Vec::new(),
         },
         scopes: Vec::new(),
@@ -146,6 +147,7 @@ pub(crate) fn lower(
     l.ir.doomed = super::doomed::doomed(&l.ir);
     l.ir.asserts = super::doomed::assert_sites(&l.ir);
     l.ir.unobserved = super::observed::unobserved_insts(&l.ir);
+    l.ir.tmem_users = super::observed::tmem_register_users(&l.ir);
     l.ir.value_observed = super::observed::value_observed_insts(&l.ir);
     l.ir.compute_ipdoms();
     Ok(l.ir)
@@ -421,14 +423,18 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             inlined_at,
             opcode: opcode.into_boxed_str(),
         });
-        if d.op == Op::TensorCore {
+        if matches!(
+            d.op,
+            Op::TensorCore | Op::TcgenLd | Op::TcgenSt | Op::TcgenMma | Op::TcgenCp
+        ) {
             self.tensor_core_note(inst, line);
         }
         Ok(())
     }
 
-    /// The note for a tensor-core instruction the emulator skips, once per kind. `mma.sync`
-    /// and `movmatrix` work on registers only: their unknown results need no note.
+    /// The note for a tensor-core instruction the emulator skips, or the approximations of
+    /// tensor memory, once per kind. `mma.sync` and `movmatrix` work on registers only: their
+    /// unknown results need no note.
     fn tensor_core_note(&mut self, inst: &Instruction<'_>, line: u32) {
         let (prefix, what) = match inst.opcode {
             "wmma" => (
@@ -438,9 +444,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             ),
             "tcgen05" => (
                 "tensor memory",
-                "is not modelled beyond its allocation protocol: tcgen05.ld results are \
-                 unknown, tensor-memory accesses (tcgen05.ld/st/cp/shift and the tcgen05.mma \
-                 accumulators) are not checked for races",
+                "is checked for races with two approximations: tcgen05.alloc returns the \
+                 lowest free columns, each allocation aligned to its size (the checks hold for \
+                 every other placement unless the kernel's behaviour depends on the address \
+                 itself, not only on differences of tensor-memory addresses), and tcgen05.fence \
+                 is not required (the threads' synchronization alone orders their \
+                 tensor-memory accesses: a missing tcgen05.fence::before_thread_sync or \
+                 ::after_thread_sync is not reported); tcgen05.ld results are unknown",
             ),
             _ => return,
         };

@@ -61,6 +61,10 @@ pub(crate) struct Ir {
     /// Instructions from which every path traps (`trap`, `__assertfail`) without
     /// synchronizing or exiting: the failing side of an assertion.
     pub doomed: Vec<bool>,
+    /// Per instruction: it reads or writes a destination register of a `tcgen05.ld`
+    /// (`tmem_register_users`): the general interpreter runs it, and it completes the
+    /// thread's pending loads of those registers (`exec::tmem`).
+    pub tmem_users: Vec<bool>,
     /// Per instruction: a pure computation whose destination registers nothing can observe
     /// (`observed.rs`): its unknown results need no term.
     pub unobserved: Vec<bool>,

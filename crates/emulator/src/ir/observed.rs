@@ -186,6 +186,39 @@ fn is_global_address(inst: &Inst, k: usize, o: Opnd) -> bool {
     address && inst.space == Space::Global && matches!(o, Opnd::Mem(MemBase::Reg(_), _))
 }
 
+/// Per instruction: whether it names a destination register of a `tcgen05.ld` (other than
+/// the load itself). Such an instruction waits, through the register scoreboard, for the
+/// load's data (`exec::tmem`).
+pub(crate) fn tmem_register_users(ir: &Ir) -> Vec<bool> {
+    let mut loaded = vec![false; ir.reg_names.len()];
+    let mut regs = Vec::new();
+    for inst in &ir.insts {
+        if inst.op == Op::TcgenLd
+            && let Some(&d) = ir.operands(inst).first()
+        {
+            regs.clear();
+            registers(ir, d, &mut regs);
+            for &r in &regs {
+                if let Some(x) = loaded.get_mut(r) {
+                    *x = true;
+                }
+            }
+        }
+    }
+    ir.insts
+        .iter()
+        .map(|inst| {
+            inst.op != Op::TcgenLd
+                && ir.operands(inst).iter().any(|&o| {
+                    regs.clear();
+                    registers(ir, o, &mut regs);
+                    regs.iter()
+                        .any(|&r| loaded.get(r).copied().unwrap_or(false))
+                })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     fn observed(body: &str) -> Vec<(String, bool)> {

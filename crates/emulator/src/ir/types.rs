@@ -405,6 +405,18 @@ pub(crate) enum Op {
     /// `tensormap.cp_fenceproxy.global.shared::cta... [dst], [src], size`: copies `size`
     /// bytes of shared memory at `src` to global memory in the generic proxy (a read).
     TensormapCopy,
+    /// `tcgen05.ld.sync.aligned.SHAPE.NUM[.pack::16b].b32 regs, [taddr]`: reads tensor
+    /// memory asynchronously until the thread's next `tcgen05.wait::ld`; the registers
+    /// become unknown.
+    TcgenLd,
+    /// `tcgen05.st.sync.aligned.SHAPE.NUM[.unpack::16b].b32 [taddr], regs`: writes tensor
+    /// memory asynchronously until the thread's next `tcgen05.wait::st`.
+    TcgenSt,
+    /// `tcgen05.wait::ld` (`st: false`) or `tcgen05.wait::st` (`st: true`): completes the
+    /// thread's prior `tcgen05.ld` (or `tcgen05.st`) operations.
+    TcgenWait {
+        st: bool,
+    },
     /// `tcgen05.alloc [dst], ncols`: writes the allocated tensor-memory address (unknown) to
     /// shared memory at `dst`, and allocates `ncols` columns (the tensor-memory accounting).
     TcgenAlloc,
@@ -479,6 +491,8 @@ impl Op {
                 | Op::WgmmaMma
                 | Op::TcgenMma
                 | Op::TcgenCp
+                | Op::TcgenLd
+                | Op::TcgenSt
                 | Op::ClcTryCancel
         )
     }

@@ -1,8 +1,8 @@
 //! Tensor-core operand reads: `wgmma.mma_async` and `tcgen05.mma` agents.
 
-use super::{copies, read, views};
+use super::{CopyView, copies, read, views};
 use crate::{Config, Emulation, MatrixIssue, Value, Why, emulate};
-use weft_program::{CommandView, MbarrierOp, ThreadId};
+use weft_program::{AccessKind, CommandView, MbarrierOp, ThreadId};
 
 fn run_on(target: &str, threads: u32, body: &str) -> Emulation {
     let src = format!(
@@ -148,6 +148,7 @@ fn tcgen05_reads_end_at_the_commits_that_track_them() {
     mbarrier.init.shared.b64 [%r6+8], 1;
     mov.u32 %r5, {idesc};
     setp.ne.u32 %p1, %r5, 0;
+    mov.u32 %r7, 0;
     tcgen05.mma.cta_group::1.kind::f16 [%r7], %rd1, %rd2, %r5, %p1;
     tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r6];
     tcgen05.mma.cta_group::1.kind::f16 [%r7], [%r7], %rd2, %r5, %p1;
@@ -165,9 +166,13 @@ fn tcgen05_reads_end_at_the_commits_that_track_them() {
     };
     assert_eq!(v[2], arrive(2048 + 1024));
     assert_eq!(v[3], arrive(2048 + 1024 + 8));
-    let of_thread0: Vec<_> = copies(&e).into_iter().filter(|c| c.0 == 0).collect();
+    let tmem = |c: &CopyView| match c.2 {
+        CommandView::Access { addr, .. } => weft_program::tmem_cell(addr).is_some(),
+        _ => false,
+    };
+    let (in_tmem, shared): (Vec<_>, Vec<_>) = copies(&e).into_iter().partition(|c| tmem(c));
     assert_eq!(
-        of_thread0,
+        shared,
         vec![
             // The first mma (A and B): the first commit on each mbarrier after it.
             (0, 2, read(0, 2048), None, vec![2, 3]),
@@ -176,6 +181,32 @@ fn tcgen05_reads_end_at_the_commits_that_track_them() {
             (0, 3, read(2048, 256), None, vec![3]),
         ]
     );
+    // Tensor memory (M = 64: every lane bounds the accumulator): the first mma writes 8
+    // columns of each of the 128 lanes; the second writes them and reads A (16 bits · 16 of
+    // K: 8 columns) from the same cells; each ends at the commits after it.
+    let bounded = |kind, lane: u32| CommandView::Access {
+        kind,
+        addr: weft_program::tmem_address(lane, 0).unwrap_or(0),
+        len: 32,
+        may: false,
+        approx: true,
+    };
+    let mut want = Vec::new();
+    for (issue, phases) in [(2, vec![2, 3]), (3, vec![3])] {
+        for lane in 0..128 {
+            want.push((
+                0,
+                issue,
+                bounded(AccessKind::Write, lane),
+                None,
+                phases.clone(),
+            ));
+        }
+    }
+    for lane in 0..128 {
+        want.push((0, 3, bounded(AccessKind::Read, lane), None, vec![3]));
+    }
+    assert_eq!(in_tmem, want);
 }
 
 /// Layouts weft does not model are unverifiable, never skipped.

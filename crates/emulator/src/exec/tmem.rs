@@ -1,0 +1,547 @@
+//! Tensor-memory accesses: what `tcgen05.ld`, `tcgen05.st`, `tcgen05.mma` and `tcgen05.cp`
+//! read and write in the CTA's tensor memory (128 lanes of 512 32-bit columns; PTX ISA:
+//! *Tensor Memory*, *Matrix fragments for tcgen05.ld/st*, *Data path layout organization*).
+//!
+//! Every access is an agent of its own ([`weft_program::Proxy::Tensor`]), one per lane it
+//! touches (a lane's columns are consecutive in [`weft_program::TMEM_BASE`]'s mapping), from
+//! its issue until what completes it:
+//!
+//! - `tcgen05.ld`/`tcgen05.st` are warp instructions; each lane reads (writes) the cells of
+//!   its registers, asynchronously until the thread's next `tcgen05.wait::ld` (`::st`);
+//! - `tcgen05.mma` writes its accumulator (and reads it, which a write covers), reads A when
+//!   A is in tensor memory and the scale factors of a block-scaled kind; `tcgen05.cp` writes
+//!   its destination. They end like their shared-memory reads, before the phases of the
+//!   `tcgen05.commit`s tracking them, and the pairs the tensor pipe orders
+//!   ([`weft_program::TensorPipe`]) are ordered without any wait.
+//!
+//! `tcgen05.alloc` places the CTA's allocations one after the other, each at the first
+//! column after the previous one that is a multiple of its size: only differences between
+//! tensor-memory addresses matter to these checks, and allocations never overlap.
+
+use super::Machine;
+use crate::ValueSource;
+use crate::ir::{Inst, MemBase, Opnd};
+use crate::unverifiable::{MatrixIssue, Value, Why};
+use weft_program::{
+    AccessKind, AsyncCopy, Command, InstId, Proxy, TMEM_COLUMNS, TMEM_LANES, TensorPipe, ThreadId,
+};
+
+/// The layout of a `tcgen05.ld`/`st` shape: which (row, column) of the shape's atom lane `l`'s
+/// register `r` holds, and how many registers one repetition (`.num`) gives a lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LdStShape {
+    /// `.32x32b`: 32 rows, one column per repetition; lane `l` holds row `l`.
+    W32x32,
+    /// `.16x64b`: 16 rows, 2 columns per repetition.
+    W16x64,
+    /// `.16x128b`: 16 rows, 4 columns per repetition.
+    W16x128,
+    /// `.16x256b`: 16 rows, 8 columns per repetition.
+    W16x256,
+}
+
+impl LdStShape {
+    fn of(m: &str) -> Option<Self> {
+        Some(match m {
+            "32x32b" => LdStShape::W32x32,
+            "16x64b" => LdStShape::W16x64,
+            "16x128b" => LdStShape::W16x128,
+            "16x256b" => LdStShape::W16x256,
+            _ => return None,
+        })
+    }
+
+    /// Registers per lane for one repetition.
+    fn regs(self) -> u32 {
+        match self {
+            LdStShape::W32x32 | LdStShape::W16x64 => 1,
+            LdStShape::W16x128 => 2,
+            LdStShape::W16x256 => 4,
+        }
+    }
+
+    /// The (row, column) of lane `l`'s register `r` (PTX ISA, *Matrix fragments for
+    /// tcgen05.ld and tcgen05.st*; repetitions continue along the columns).
+    fn cell(self, l: u32, r: u32) -> (u32, u32) {
+        match self {
+            LdStShape::W32x32 => (l, r),
+            LdStShape::W16x64 => (l / 4 + 8 * (l % 2), (l / 2) % 2 + 2 * r),
+            LdStShape::W16x128 => (l / 4 + 8 * (r % 2), l % 4 + 4 * (r / 2)),
+            LdStShape::W16x256 => (l / 4 + 8 * ((r / 2) % 2), r % 2 + 2 * (l % 4) + 8 * (r / 4)),
+        }
+    }
+}
+
+/// The repetition count of a `.xN` modifier.
+fn repetitions(m: &str) -> Option<u32> {
+    let n: u32 = m.strip_prefix('x')?.parse().ok()?;
+    (n.is_power_of_two() && n <= 128).then_some(n)
+}
+
+/// The lanes (first, count) a `tcgen05.cp` shape writes relative to its address's lane, and
+/// the columns: `128x256b` and `128x128b` write 128 consecutive lanes, `4x256b` lanes 0,
+/// 32, 64 and 96, the multicast `64x128b.warpx2` and `32x128b.warpx4` forms every lane
+/// (their rows replicated over the warps' lane quarters).
+fn cp_destination(m: &str) -> Option<(&'static [(u32, u32)], u32)> {
+    const ALL: &[(u32, u32)] = &[(0, 128)];
+    const QUARTERS: &[(u32, u32)] = &[(0, 1), (32, 1), (64, 1), (96, 1)];
+    Some(match m {
+        "128x256b" => (ALL, 8),
+        "128x128b" | "64x128b" | "32x128b" => (ALL, 4),
+        "4x256b" => (QUARTERS, 8),
+        _ => return None,
+    })
+}
+
+/// A tensor-memory address operand's lane (bits 16–31) and column (bits 0–15).
+fn split(taddr: u32) -> (u32, u32) {
+    (taddr >> 16, taddr & 0xffff)
+}
+
+impl Machine<'_> {
+    /// The value of a tensor-memory address operand (`[taddr]`, `[taddr+imm]`, or a
+    /// register), or `None` after recording why it is unknown.
+    pub(super) fn tmem_operand(&mut self, t: usize, pc: u32, o: Opnd) -> Option<u32> {
+        let (v, u) = match o {
+            Opnd::Mem(MemBase::Reg(r), off) => {
+                let (v, u) = self.rd(t, Opnd::Reg(r), pc);
+                (v.wrapping_add(off as u64), u)
+            }
+            Opnd::Mem(MemBase::Abs, off) => (off as u64, 0),
+            Opnd::Reg(_) | Opnd::Imm(_) => self.rd(t, o, pc),
+            _ => (
+                0,
+                self.src.single(ValueSource::Other(
+                    "a tensor-memory operand that is not an address",
+                )),
+            ),
+        };
+        if u != 0 {
+            self.unverifiable(
+                t,
+                pc,
+                Why::Unknown(Value::TensorMemoryAddress),
+                Some(o),
+                u,
+                false,
+            );
+            return None;
+        }
+        Some(v as u32)
+    }
+
+    /// Records thread `t`'s access of `columns` columns from `column` in each lane of
+    /// `lanes` as agents (one per lane), tagged with `pipe`; their indices are appended to
+    /// `out`. A footprint outside the 128 lanes and 512 columns makes the kernel
+    /// unverifiable (`false`).
+    #[allow(clippy::too_many_arguments)]
+    fn tmem_agents(
+        &mut self,
+        t: usize,
+        pc: u32,
+        kind: AccessKind,
+        lanes: impl IntoIterator<Item = u32>,
+        (column, columns): (u32, u32),
+        approx: bool,
+        pipe: Option<TensorPipe>,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        let len = 4 * columns;
+        for lane in lanes {
+            let first = weft_program::tmem_address(lane, column);
+            let fits = column
+                .checked_add(columns)
+                .is_some_and(|end| end <= TMEM_COLUMNS);
+            let Some(addr) = first.filter(|_| fits && columns > 0) else {
+                self.unverifiable(
+                    t,
+                    pc,
+                    Why::MatrixOperand(MatrixIssue::TensorMemoryRange),
+                    None,
+                    0,
+                    false,
+                );
+                return false;
+            };
+            if !self.agent_fits(t, pc) {
+                return false;
+            }
+            let entries = weft_program::race_entry_bytes(addr, len);
+            if self.check_memory_for(t, pc, entries) {
+                return false;
+            }
+            let may = self.th[t].may > 0;
+            let issue = self.cmds[t].len() as u32;
+            let g = self.copies.len() as u32;
+            self.guard_copy(g);
+            let access = Command::access(kind, addr, len, may, InstId(pc)).with_approx(approx);
+            let mut copy = AsyncCopy::new(ThreadId(t as u32), issue, access, Proxy::Tensor);
+            copy.pipe = pipe;
+            self.copies.push(copy);
+            self.charge_agent(t, pc, entries);
+            out.push(g);
+        }
+        true
+    }
+
+    /// `tcgen05.ld` (`st: false`) or `tcgen05.st`: lane `t`'s cells of the warp's shape, in
+    /// flight until the thread's next `tcgen05.wait::ld` (`::st`). A load's registers become
+    /// unknown.
+    pub(super) fn tcgen_ld_st(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd], st: bool) {
+        if !st {
+            let u = self
+                .src
+                .single(ValueSource::Other("a tensor-memory load (tcgen05.ld)"));
+            self.clobber(t, inst, u);
+        }
+        let (shape, num, pack) = {
+            let opcode = self.opcode(pc);
+            (
+                opcode.split('.').find_map(LdStShape::of),
+                opcode.split('.').find_map(repetitions),
+                opcode
+                    .split('.')
+                    .any(|m| m == "pack::16b" || m == "unpack::16b"),
+            )
+        };
+        let (Some(shape), Some(num)) = (shape, num) else {
+            self.matrix_issue(t, pc, MatrixIssue::Shape);
+            return;
+        };
+        let o = ops.get(usize::from(!st)).copied().unwrap_or(Opnd::Sink);
+        let Some(taddr) = self.tmem_operand(t, pc, o) else {
+            return;
+        };
+        let (lane0, col0) = split(taddr);
+        let l = (t % weft_program::WARP_SIZE as usize) as u32;
+        // This lane's cells, as runs of consecutive columns per row.
+        let mut cells: Vec<(u32, u32)> = Vec::new();
+        for r in 0..shape.regs() * num {
+            let (row, col) = shape.cell(l, r);
+            if pack {
+                cells.push((row, 2 * col));
+                cells.push((row, 2 * col + 1));
+            } else {
+                cells.push((row, col));
+            }
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        let kind = if st {
+            AccessKind::Write
+        } else {
+            AccessKind::Read
+        };
+        // (lane, first column, columns) per run of consecutive columns.
+        let mut runs: Vec<(u32, u32, u32)> = Vec::new();
+        for (row, col) in cells {
+            let lane = lane0.saturating_add(row);
+            let column = col0.saturating_add(col);
+            match runs.last_mut() {
+                Some((l, c, n)) if *l == lane && c.saturating_add(*n) == column => *n += 1,
+                _ => runs.push((lane, column, 1)),
+            }
+        }
+        if !st {
+            let first = self.copies.len() as u32;
+            self.tm_last_ld.insert((t as u32, pc), first);
+        }
+        let mut agents = Vec::new();
+        for (lane, column, columns) in runs {
+            let run = (column, columns);
+            if !self.tmem_agents(t, pc, kind, [lane], run, false, None, &mut agents) {
+                return;
+            }
+        }
+        self.tm_pending[t][usize::from(st)].extend(agents);
+    }
+
+    /// `tcgen05.wait::ld` (`st: false`) or `tcgen05.wait::st`: the thread's prior loads
+    /// (stores) of tensor memory are complete.
+    ///
+    /// Under an input-dependent branch or guard only the agents issued there complete: the
+    /// others are still in flight in the executions that skip the wait. (The wait is no
+    /// synchronization that such a branch must not decide: it only ends agents.)
+    ///
+    /// `tcgen05.ld`/`st` are warp operations and the wait is `.sync.aligned` ("the executing
+    /// thread waits until all threads in the warp execute the same tcgen05.wait"): the k-th
+    /// wait of each lane of a warp is one wait of the warp operations before it, so a lane's
+    /// agents complete before the k-th wait of every lane (a completion set shared by the
+    /// warp, [`weft_program::AsyncCopy::joint`]). A wait under an input-dependent branch or
+    /// guard is the thread's own.
+    pub(super) fn tcgen_wait(&mut self, t: usize, st: bool) {
+        let at = self.cmds[t].len() as u32;
+        let seq = self.copies.len() as u32;
+        let floor = self.agent_floor(t);
+        let joint = if self.th[t].may > 0 {
+            None
+        } else {
+            let k = &mut self.tm_waits[t][usize::from(st)];
+            let key = ((t / weft_program::WARP_SIZE as usize) as u32, *k, st);
+            *k += 1;
+            let next = self.joint_done.len() as u32;
+            let j = *self.tm_joint.entry(key).or_insert(next);
+            if j == next {
+                self.joint_done.push(Vec::new());
+            }
+            if let Some(set) = self.joint_done.get_mut(j as usize) {
+                set.push((ThreadId(t as u32), at));
+                self.charged = self.charged.saturating_add(8);
+            }
+            Some(j)
+        };
+        let mut pending = std::mem::take(&mut self.tm_pending[t][usize::from(st)]);
+        if !st {
+            pending.append(&mut self.tm_used[t]);
+        }
+        let mut kept = Vec::new();
+        for g in pending {
+            if g < floor {
+                kept.push(g);
+            } else if let Some(c) = self.copies.get_mut(g as usize) {
+                c.complete_at(at, seq);
+                if c.joint.is_none() {
+                    c.joint = joint;
+                }
+            }
+        }
+        // (Loads already complete through their registers stay complete.)
+        kept.retain(|&g| {
+            self.copies
+                .get(g as usize)
+                .is_some_and(|c| c.done.is_none())
+        });
+        self.tm_pending[t][usize::from(st)] = kept;
+    }
+
+    /// Instruction `inst` at `pc` of thread `t` names a destination register of a
+    /// `tcgen05.ld` (`Ir::tmem_users`): the register scoreboard holds it until the data of
+    /// the thread's latest execution of that load arrived, so that load's reads are
+    /// complete before it. (The PTX ISA promises this ordering of the reads only through
+    /// `tcgen05.wait::ld`: the approximation is in the kernel's notes.)
+    pub(super) fn tmem_register_use(&mut self, t: usize, pc: u32, inst: &Inst) {
+        let mut used = Vec::new();
+        for &o in self.ir.operands(inst) {
+            crate::ir::registers(self.ir, o, &mut used);
+        }
+        let at = self.cmds[t].len() as u32;
+        let seq = self.copies.len() as u32;
+        let floor = self.agent_floor(t);
+        let pending = std::mem::take(&mut self.tm_pending[t][0]);
+        let mut kept = Vec::with_capacity(pending.len());
+        let mut ordered = false;
+        let mut loads: Vec<(u32, bool)> = Vec::new();
+        for g in pending {
+            let Some(load) = self.copies.get(g as usize).map(|c| c.access.inst().0) else {
+                continue;
+            };
+            let reads = match loads.iter().find(|(x, _)| *x == load) {
+                Some(&(_, r)) => r,
+                None => {
+                    let r = self.ir.insts.get(load as usize).is_some_and(|l| {
+                        let mut regs = Vec::new();
+                        if let Some(&d) = self.ir.operands(l).first() {
+                            crate::ir::registers(self.ir, d, &mut regs);
+                        }
+                        regs.iter().any(|r| used.contains(r))
+                    });
+                    loads.push((load, r));
+                    r
+                }
+            };
+            let latest = self
+                .tm_last_ld
+                .get(&(t as u32, load))
+                .is_some_and(|&first| g >= first);
+            match self.copies.get_mut(g as usize) {
+                Some(c) if reads && latest && g >= floor => {
+                    c.complete_at(at, seq);
+                    ordered = true;
+                    // A later wait of the warp still completes it for the other lanes.
+                    self.tm_used[t].push(g);
+                }
+                _ => kept.push(g),
+            }
+        }
+        self.tm_pending[t][0] = kept;
+        if ordered && !self.notes.iter().any(|n| n.starts_with("tcgen05.ld reads")) {
+            self.notes.push(format!(
+                "tcgen05.ld reads of tensor memory are complete once the thread uses a register the load wrote (first: `{}` at PTX line {}), as the register scoreboard makes it wait for the data; the PTX ISA promises this order for the reads only through tcgen05.wait::ld (\"a register dependency does not imply that a dependee instruction's memory accesses will be performed before a dependent instruction's memory accesses\"), so a kernel that releases tensor memory after using the loaded registers but without tcgen05.wait::ld is verified under this assumption",
+                self.opcode(pc),
+                self.line(pc)
+            ));
+        }
+    }
+
+    /// The first agent a wait of thread `t` may complete now: 0, or under an
+    /// input-dependent branch or guard the first one issued there.
+    fn agent_floor(&self, t: usize) -> u32 {
+        if self.th[t].may > 0 {
+            self.side_floor[t]
+        } else {
+            0
+        }
+    }
+
+    /// The tensor-memory accesses of a `tcgen05.mma` of shape `m`×`n` (`ops`: `[d], a, b,
+    /// idesc, ...`): the accumulator, A when it is in tensor memory (`a_columns` columns),
+    /// and the scale factors of a block-scaled kind (`[sfa], [sfb]` after the instruction
+    /// descriptor). Returns the agents, or `None` when the kernel became unverifiable.
+    pub(super) fn tcgen_mma_tmem(
+        &mut self,
+        t: usize,
+        pc: u32,
+        ops: &[Opnd],
+        (m, n): (u32, u32),
+        a_columns: u32,
+        (scaled, f16_accumulator): (bool, bool),
+    ) -> Option<Vec<u32>> {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let d = self.tmem_operand(t, pc, o(0))?;
+        let key = (d, m << 16 | n);
+        if let Some(previous) = self.tm_last_mma.insert(t as u32, key)
+            && previous != key
+            && !self
+                .notes
+                .iter()
+                .any(|n| n.starts_with("tcgen05.mma operations"))
+        {
+            self.notes.push(format!(
+                "tcgen05.mma operations of one thread are ordered in issue order although their accumulators or shapes differ (first: `{}` at PTX line {}): the PTX ISA pipelines only MMAs with the same accumulator and shape, but attention kernels rely on the tensor pipe's order when an MMA overwrites tensor memory that an earlier one reads",
+                self.opcode(pc),
+                self.line(pc)
+            ));
+        }
+        let pipe = Some(TensorPipe::Mma);
+        let (lane0, col0) = split(d);
+        // M = 128 takes the 128 lanes from the address's; a smaller M is bounded by every
+        // lane (its data path layout spreads the rows over the warps' lane quarters), and an
+        // f16 accumulator, which may pack two elements per column, by N columns.
+        let (lanes, bounded) = if m >= 128 {
+            (lane0..lane0.saturating_add(128), f16_accumulator)
+        } else {
+            (0..TMEM_LANES, true)
+        };
+        let mut agents = Vec::new();
+        let ok = self.tmem_agents(
+            t,
+            pc,
+            AccessKind::Write,
+            lanes.clone(),
+            (col0, n),
+            bounded,
+            pipe,
+            &mut agents,
+        );
+        if !ok {
+            return None;
+        }
+        if matches!(o(1), Opnd::Mem(..)) {
+            let a = self.tmem_operand(t, pc, o(1))?;
+            let (la, ca) = split(a);
+            let a_lanes = if m >= 128 {
+                la..la.saturating_add(128)
+            } else {
+                0..TMEM_LANES
+            };
+            let run = (ca, a_columns);
+            let ok = self.tmem_agents(
+                t,
+                pc,
+                AccessKind::Read,
+                a_lanes,
+                run,
+                bounded,
+                pipe,
+                &mut agents,
+            );
+            if !ok {
+                return None;
+            }
+        }
+        if scaled {
+            // The scale factors' layout is bounded: 4 columns of every lane per 128 rows.
+            let sf: Vec<Opnd> = ops
+                .iter()
+                .skip(4)
+                .copied()
+                .filter(|x| matches!(x, Opnd::Mem(..)))
+                .take(2)
+                .collect();
+            if sf.len() != 2 {
+                self.matrix_issue(t, pc, MatrixIssue::Shape);
+                return None;
+            }
+            for (x, rows) in sf.into_iter().zip([m, n]) {
+                let s = self.tmem_operand(t, pc, x)?;
+                let (ls, cs) = split(s);
+                let run = (cs, 4 * rows.div_ceil(128));
+                let all = (0..TMEM_LANES).map(|y| ls + y);
+                if !self.tmem_agents(t, pc, AccessKind::Read, all, run, true, pipe, &mut agents) {
+                    return None;
+                }
+            }
+        }
+        Some(agents)
+    }
+
+    /// The tensor-memory destination of `tcgen05.cp.SHAPE [taddr], s-desc`; returns its
+    /// agents, or `None` when the kernel became unverifiable.
+    pub(super) fn tcgen_cp_tmem(&mut self, t: usize, pc: u32, ops: &[Opnd]) -> Option<Vec<u32>> {
+        let dest = self.opcode(pc).split('.').find_map(cp_destination);
+        let Some((lanes, columns)) = dest else {
+            self.matrix_issue(t, pc, MatrixIssue::Shape);
+            return None;
+        };
+        let o = ops.first().copied().unwrap_or(Opnd::Sink);
+        let taddr = self.tmem_operand(t, pc, o)?;
+        let (lane0, col0) = split(taddr);
+        let all: Vec<u32> = lanes
+            .iter()
+            .flat_map(|&(first, count)| (first..first + count).map(move |x| lane0 + x))
+            .collect();
+        let mut agents = Vec::new();
+        let pipe = Some(TensorPipe::Copy);
+        let run = (col0, columns);
+        self.tmem_agents(t, pc, AccessKind::Write, all, run, false, pipe, &mut agents)
+            .then_some(agents)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ld_st_shapes_cover_their_atoms_once() {
+        for (shape, rows, cols) in [
+            (LdStShape::W32x32, 32, 1),
+            (LdStShape::W16x64, 16, 2),
+            (LdStShape::W16x128, 16, 4),
+            (LdStShape::W16x256, 16, 8),
+        ] {
+            let mut seen = std::collections::BTreeSet::new();
+            for l in 0..32 {
+                for r in 0..shape.regs() {
+                    assert!(seen.insert(shape.cell(l, r)), "{shape:?} lane {l} reg {r}");
+                }
+            }
+            let want: std::collections::BTreeSet<_> = (0..rows)
+                .flat_map(|row| (0..cols).map(move |c| (row, c)))
+                .collect();
+            assert_eq!(seen, want, "{shape:?}");
+        }
+    }
+
+    #[test]
+    fn modifiers_parse() {
+        assert_eq!(repetitions("x16"), Some(16));
+        assert_eq!(repetitions("x3"), None);
+        assert_eq!(repetitions("x256"), None);
+        assert_eq!(
+            cp_destination("4x256b").map(|(l, c)| (l.len(), c)),
+            Some((4, 8))
+        );
+        assert_eq!(split(0x0020_0010), (32, 16));
+    }
+}
