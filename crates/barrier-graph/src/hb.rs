@@ -662,6 +662,12 @@ impl HappensBefore {
         (g.done != NEVER).then_some((g.issuer, g.done_seq))
     }
 
+    /// Whether agent `t` is an operation of its issuer's tensor pipe: every later such agent
+    /// of the same issuer happens after it ([`weft_program::TensorPipe::orders`]).
+    pub fn pipe_agent(&self, t: ThreadId) -> bool {
+        self.agent(t).is_some_and(|g| g.pipe.is_some())
+    }
+
     /// Number of asynchronous-copy agents (numbered from [`Self::num_threads`] on).
     pub fn num_agents(&self) -> usize {
         self.agents.list.len()

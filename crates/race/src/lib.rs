@@ -313,6 +313,14 @@ pub trait HappensBeforeQuery: Sync {
         None
     }
 
+    /// Optionally, whether an agent is an operation of its issuer's tensor pipe
+    /// ([`weft_program::TensorPipe`]): every later such agent of the same issuer happens after
+    /// it, and the merges pass over those pairs without testing them (a GEMM's MMAs all
+    /// write one accumulator). `false`: test each.
+    fn pipe_agent(&self, _agent: ThreadId) -> bool {
+        false
+    }
+
     /// Optionally, a number per command of a CTA thread, non-decreasing in program order,
     /// that mostly grows along happens-before (`key`: the command's [`Self::chain_key`]):
     /// the order in which the race-free sweep of a chunk (`sweep` module) visits its
@@ -356,6 +364,11 @@ impl HappensBeforeQuery for barrier_graph::HappensBefore {
     #[inline]
     fn issuer_copies_after(&self, agent: ThreadId) -> Option<(ThreadId, u32)> {
         barrier_graph::HappensBefore::issuer_copies_after(self, agent)
+    }
+
+    #[inline]
+    fn pipe_agent(&self, agent: ThreadId) -> bool {
+        barrier_graph::HappensBefore::pipe_agent(self, agent)
     }
 
     /// The chain key itself: one more than the last dynamic barrier the thread blocked at,
@@ -626,6 +639,40 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
     report
 }
 
+/// An agent's place among its issuer's copies: copies of the issuer numbered `first` on
+/// happen after it ([`HappensBeforeQuery::issuer_copies_after`]; `u32::MAX`: none), and a
+/// tensor-pipe agent happens before every later one of its issuer
+/// ([`HappensBeforeQuery::pipe_agent`]).
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    issuer: ThreadId,
+    index: u32,
+    first: u32,
+    pipe: bool,
+}
+
+impl Chain {
+    /// Whether the relation orders the two agents (either way) through their issuer.
+    fn ordered(a: Option<Chain>, b: Option<Chain>) -> bool {
+        let (Some(a), Some(b)) = (a, b) else {
+            return false;
+        };
+        if a.issuer != b.issuer || a.index == b.index {
+            return false;
+        }
+        let (lo, hi) = if a.index < b.index { (a, b) } else { (b, a) };
+        hi.index >= lo.first || (lo.pipe && hi.pipe)
+    }
+}
+
+/// Per list of a chunk, the ends of its runs of copies ([`Context::copy_runs`]).
+struct CopyRuns {
+    /// The end of the run of consecutive lists that are copies of its issuer.
+    ends: Vec<u32>,
+    /// The end of the run of consecutive lists that are tensor-pipe agents of its issuer.
+    pipe_ends: Vec<u32>,
+}
+
 /// A thread's entries in one chunk.
 struct ThreadLists<'e> {
     thread: u32,
@@ -827,6 +874,23 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
     }
 
+    /// The chain facts of list id `thread` when it is an agent ([`Chain`]).
+    fn chain(&self, thread: u32) -> Option<Chain> {
+        let index = thread.checked_sub(u32::try_from(self.program.threads.len()).ok()?)?;
+        let issuer = self.copy_issuer(thread)?;
+        let agent = ThreadId(thread);
+        let first = match self.hb.issuer_copies_after(agent) {
+            Some((i, f)) if i == issuer => f,
+            _ => u32::MAX,
+        };
+        Some(Chain {
+            issuer,
+            index,
+            first,
+            pipe: self.hb.pipe_agent(agent),
+        })
+    }
+
     /// The issuer of the copy a list id beyond the CTA's threads names; `None` for a thread.
     fn copy_issuer(&self, thread: u32) -> Option<ThreadId> {
         let g = (thread as usize).checked_sub(self.program.threads.len())?;
@@ -834,45 +898,73 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
     }
 
     /// Per list of a chunk, the end of the run of consecutive lists that are copies of
-    /// its issuer (its own position for a thread); `None` when the chunk has no copy or
-    /// the tuning is off.
-    fn copy_runs(&self, lists: &[ThreadLists<'_>]) -> Option<Vec<u32>> {
+    /// its issuer (its own position for a thread), and the end of the run of consecutive
+    /// lists that are tensor-pipe agents of its issuer
+    /// ([`HappensBeforeQuery::pipe_agent`]; its own position for any other list); `None`
+    /// when the chunk has no copy or the tuning is off.
+    fn copy_runs(&self, lists: &[ThreadLists<'_>]) -> Option<CopyRuns> {
         let threads = self.program.threads.len();
         if !self.tuning.copy_chains || lists.iter().all(|l| (l.thread as usize) < threads) {
             return None;
         }
         let issuer = |x: usize| self.copy_issuer(lists[x].thread);
+        let pipe: Vec<bool> = lists
+            .iter()
+            .map(|l| (l.thread as usize) >= threads && self.hb.pipe_agent(ThreadId(l.thread)))
+            .collect();
         let mut ends = vec![0u32; lists.len()];
+        let mut pipe_ends = vec![0u32; lists.len()];
         for x in (0..lists.len()).rev() {
+            let next_same =
+                x + 1 < lists.len() && issuer(x).is_some() && issuer(x + 1) == issuer(x);
             ends[x] = match issuer(x) {
-                Some(i) if x + 1 < lists.len() && issuer(x + 1) == Some(i) => ends[x + 1],
+                Some(_) if next_same => ends[x + 1],
                 Some(_) => x as u32 + 1,
                 None => x as u32,
             };
+            pipe_ends[x] = if !pipe[x] {
+                x as u32
+            } else if next_same && pipe[x + 1] {
+                pipe_ends[x + 1]
+            } else {
+                x as u32 + 1
+            };
         }
-        Some(ends)
+        Some(CopyRuns { ends, pipe_ends })
     }
 
     /// The lists after `x` that are copies of `x`'s issuer which the relation orders after
     /// copy `x` ([`HappensBeforeQuery::issuer_copies_after`]), as far as they are
     /// consecutive: a range of positions, empty when none.
+    ///
+    /// A tensor-pipe agent's range starts right after it when the next lists are pipe
+    /// agents of its issuer, and then extends over the copies its completion orders where
+    /// the two ranges meet.
     fn ordered_copies(
         &self,
         lists: &[ThreadLists<'_>],
-        runs: &[u32],
+        runs: &CopyRuns,
         x: usize,
     ) -> std::ops::Range<usize> {
         let threads = self.program.threads.len() as u64;
+        let piped = (x + 1)..(runs.pipe_ends[x] as usize).max(x + 1);
         let Some((issuer, first)) = self.hb.issuer_copies_after(ThreadId(lists[x].thread)) else {
-            return 0..0;
+            return piped;
         };
         let from = threads + u64::from(first);
         let a = lists.partition_point(|l| u64::from(l.thread) < from);
         let same = lists.get(a).and_then(|l| self.copy_issuer(l.thread)) == Some(issuer);
-        if a > x && same {
-            a..runs[a] as usize
+        let done = if a > x && same {
+            a..runs.ends[a] as usize
         } else {
             0..0
+        };
+        if piped.is_empty() {
+            done
+        } else if !done.is_empty() && done.start <= piped.end {
+            piped.start..piped.end.max(done.end)
+        } else {
+            piped
         }
     }
 
@@ -991,10 +1083,19 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // The benign pairs found in this word that do not saturate (not in `found`): their
         // counts become lower bounds if the budget stops the word.
         let mut benign_here: FxHashSet<(InstId, InstId)> = FxHashSet::default();
+        // Per list, an agent's place in its issuer's chains: a pair of agents that the
+        // issuer's waits or tensor pipe order is passed over without a test, wherever the
+        // two lie in the chunk (`ordered_copies` passes over consecutive ones by range).
+        let chains: Option<Vec<Option<Chain>>> = runs
+            .as_ref()
+            .map(|_| lists.iter().map(|l| self.chain(l.thread)).collect());
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
             }
+            // Whether the row passed over a thread for its order (then it is no quiet row:
+            // a later row of its class may not be ordered with that thread).
+            let mut passed_by_order = false;
             let row_class = classes.as_ref().map(|c| c.of[x]);
             let skip = runs
                 .as_ref()
@@ -1035,6 +1136,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 };
                 let u = &lists[y];
                 if self.config.warp_sync && self.warp(t.thread) == self.warp(u.thread) {
+                    continue;
+                }
+                if let Some(c) = chains.as_ref()
+                    && Chain::ordered(c[x], c[y])
+                {
+                    passed_by_order = true;
                     continue;
                 }
                 // The races recorded count against the budget too, each as
@@ -1287,6 +1394,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 }
             }
             if !merged
+                && !passed_by_order
                 && let (Some(c), Some(classes)) = (row_class, classes.as_ref())
                 && c != NO_CLASS
             {

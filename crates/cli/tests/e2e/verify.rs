@@ -980,30 +980,28 @@ fn tcgen05_cp_and_block_scaled_mma_read_shared_memory() {
 
 /// Tensor memory (`tcgen05_tmem.ptx`): the accumulator a `tcgen05.mma` writes until the
 /// `tcgen05.commit` that tracks it, the cells `tcgen05.ld` reads until `tcgen05.wait::ld` (or
-/// the first use of its registers) and `tcgen05.st` writes until `tcgen05.wait::st`, and an
-/// MMA's A operand in tensor memory are race-checked. Before, tensor memory was not
+/// the first use of its registers) and `tcgen05.st` writes until `tcgen05.wait::st`, an MMA's
+/// A operand in tensor memory, and the columns `tcgen05.dealloc` frees are race-checked. Before, tensor memory was not
 /// modelled and every kernel here verified.
 #[test]
 fn tensor_memory_accesses_are_race_checked() {
-    let cases = [
-        ("acc_released_after_wait", 0, None),
-        ("acc_released_before_wait", 1, Some("race")),
-        ("acc_released_after_use", 0, None),
-        ("acc_read_before_commit", 1, Some("race")),
-        ("p_stored_then_mma", 0, None),
-        ("p_stored_unwaited", 1, Some("race")),
+    let cases: [(&str, i32, &[&str]); 7] = [
+        ("acc_released_after_wait", 0, &[]),
+        ("acc_released_before_wait", 1, &["race"]),
+        ("acc_released_after_use", 0, &[]),
+        ("acc_read_before_commit", 1, &["race"]),
+        ("acc_freed_while_loading", 1, &["race"]),
+        ("p_stored_then_mma", 0, &[]),
+        // The store races with the MMA that reads it, and with the deallocation.
+        ("p_stored_unwaited", 1, &["race", "race"]),
     ];
-    for (kernel, code, kind) in cases {
+    for (kernel, code, kinds) in cases {
         let run = weft(&["tcgen05_tmem.ptx", "--kernel", kernel, "--format", "json"]);
         let doc = run.json();
         check_schema(&doc);
         assert_eq!(run.code, code, "{kernel}: {run:?}");
         let k = &doc["kernels"][0];
-        assert_eq!(
-            violation_kinds(k),
-            kind.into_iter().collect::<Vec<_>>(),
-            "{kernel}: {run:?}"
-        );
+        assert_eq!(violation_kinds(k), kinds, "{kernel}: {run:?}");
         if let Some(v) = k["violations"].as_array().and_then(|v| v.first()) {
             assert!(
                 v["message"]

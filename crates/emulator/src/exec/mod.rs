@@ -271,9 +271,12 @@ struct Machine<'a> {
     /// Per thread, its `tcgen05.ld` agents completed by a use of their registers since its
     /// last `tcgen05.wait::ld` (which completes them for the warp's other lanes too).
     tm_used: Vec<Vec<u32>>,
-    /// Per thread, the accumulator address and shape (`M << 16 | N`) of its latest
-    /// `tcgen05.mma`.
-    tm_last_mma: FxHashMap<u32, (u32, u32)>,
+    /// Per thread, its latest tensor-pipe operation: a `tcgen05.mma`'s accumulator address
+    /// and shape (`M << 16 | N`), or `None` for a `tcgen05.cp`.
+    tm_last_pipe: FxHashMap<u32, Option<(u32, u32)>>,
+    /// Per thread, the accumulator (address, shape, bounded) its latest `tcgen05.mma` wrote
+    /// since its last `tcgen05.commit`, outside input-dependent branches.
+    tm_open_acc: Vec<Option<(u32, u32, bool)>>,
     tc_attached: FxHashMap<(u32, u32), usize>,
     /// Tensor-memory accounting (`tensor` module).
     tmem: tensor::TensorMemory,
@@ -573,7 +576,8 @@ fn run_once<'a>(
         tm_joint: FxHashMap::default(),
         tm_last_ld: FxHashMap::default(),
         tm_used: vec![Vec::new(); n],
-        tm_last_mma: FxHashMap::default(),
+        tm_last_pipe: FxHashMap::default(),
+        tm_open_acc: vec![None; n],
         tc_attached: FxHashMap::default(),
         tmem: tensor::TensorMemory::default(),
         tma_loads: Vec::new(),

@@ -723,6 +723,9 @@ impl Machine<'_> {
     }
 
     /// `tcgen05.dealloc taddr, ncols`.
+    ///
+    /// The warp's first lane also records the freeing as a write of the columns in every lane
+    /// at that point ([`Self::tmem_free`]): an access that may still run then races with it.
     pub(super) fn tcgen_dealloc(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
         if self.th[t].may > 0 {
             self.tmem.uncertain = true;
@@ -735,6 +738,8 @@ impl Machine<'_> {
         if self.first_of_warp(t, pc) {
             self.tmem.deallocated += n;
             self.tmem.first_dealloc.get_or_insert((t, pc));
+            let a = ops.first().copied().unwrap_or(Opnd::Sink);
+            self.tmem_free(t, pc, a, n as u32);
         }
     }
 
@@ -778,6 +783,7 @@ impl Machine<'_> {
     /// after it on each mbarrier (a later phase of the same mbarrier is observed after it in
     /// the pipelines weft knows; leaving it out only loses orderings).
     pub(super) fn tcgen_commit(&mut self, t: usize, mbar: u32, cmd: u32) {
+        self.tm_open_acc[t] = None;
         let from = self
             .tc_attached
             .insert((t as u32, mbar), self.tc_issued[t].len());

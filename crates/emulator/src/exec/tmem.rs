@@ -398,19 +398,10 @@ impl Machine<'_> {
     ) -> Option<Vec<u32>> {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         let d = self.tmem_operand(t, pc, o(0))?;
-        let key = (d, m << 16 | n);
-        if let Some(previous) = self.tm_last_mma.insert(t as u32, key)
-            && previous != key
-            && !self
-                .notes
-                .iter()
-                .any(|n| n.starts_with("tcgen05.mma operations"))
-        {
-            self.notes.push(format!(
-                "tcgen05.mma operations of one thread are ordered in issue order although their accumulators or shapes differ (first: `{}` at PTX line {}): the PTX ISA pipelines only MMAs with the same accumulator and shape, but attention kernels rely on the tensor pipe's order when an MMA overwrites tensor memory that an earlier one reads",
-                self.opcode(pc),
-                self.line(pc)
-            ));
+        let key = Some((d, m << 16 | n));
+        let previous = self.tm_last_pipe.insert(t as u32, key);
+        if previous.is_some_and(|p| p != key) {
+            self.pipe_order_note(pc);
         }
         let pipe = Some(TensorPipe::Mma);
         let (lane0, col0) = split(d);
@@ -423,18 +414,27 @@ impl Machine<'_> {
             (0..TMEM_LANES, true)
         };
         let mut agents = Vec::new();
-        let ok = self.tmem_agents(
-            t,
-            pc,
-            AccessKind::Write,
-            lanes.clone(),
-            (col0, n),
-            bounded,
-            pipe,
-            &mut agents,
-        );
-        if !ok {
-            return None;
+        // The accumulator's write is the one the thread's previous MMA already recorded when
+        // both write the same cells and no commit came between: that MMA's agents start
+        // earlier and end with the same commits, so they stand for both (a GEMM's MMAs of
+        // one k-block). Not under an input-dependent branch, whose agents may be dropped.
+        let open = (d, m << 16 | n, bounded);
+        let certain = self.th[t].may == 0;
+        if !(certain && self.tm_open_acc[t] == Some(open)) {
+            let ok = self.tmem_agents(
+                t,
+                pc,
+                AccessKind::Write,
+                lanes.clone(),
+                (col0, n),
+                bounded,
+                pipe,
+                &mut agents,
+            );
+            if !ok {
+                return None;
+            }
+            self.tm_open_acc[t] = certain.then_some(open);
         }
         if matches!(o(1), Opnd::Mem(..)) {
             let a = self.tmem_operand(t, pc, o(1))?;
@@ -485,6 +485,57 @@ impl Machine<'_> {
         Some(agents)
     }
 
+    /// `tcgen05.dealloc taddr, columns` by thread `t`: a write of the freed columns of every
+    /// lane, complete where it is issued. The PTX ISA leaves accesses to deallocated tensor
+    /// memory undefined; a load, store or MMA not ordered before the deallocation races
+    /// with it.
+    pub(super) fn tmem_free(&mut self, t: usize, pc: u32, o: Opnd, columns: u32) {
+        let Some(taddr) = self.tmem_operand(t, pc, o) else {
+            return;
+        };
+        let (lane0, col0) = split(taddr);
+        let mut agents = Vec::new();
+        let lanes = lane0..lane0.saturating_add(TMEM_LANES);
+        let run = (col0, columns);
+        if !self.tmem_agents(
+            t,
+            pc,
+            AccessKind::Write,
+            lanes,
+            run,
+            false,
+            None,
+            &mut agents,
+        ) {
+            return;
+        }
+        let at = self.cmds[t].len() as u32;
+        let seq = self.copies.len() as u32;
+        for g in agents {
+            if let Some(c) = self.copies.get_mut(g as usize) {
+                c.complete_at(at, seq);
+            }
+        }
+    }
+
+    /// The note for a thread whose tensor pipe runs a pair of operations the PTX ISA does
+    /// not pipeline ([`weft_program::TensorPipe`]): an MMA after an MMA of another
+    /// accumulator or shape, or a copy after an MMA or copy.
+    fn pipe_order_note(&mut self, pc: u32) {
+        if self
+            .notes
+            .iter()
+            .any(|n| n.starts_with("tcgen05.mma and tcgen05.cp"))
+        {
+            return;
+        }
+        self.notes.push(format!(
+            "tcgen05.mma and tcgen05.cp operations of one thread are ordered in issue order (first where it matters: `{}` at PTX line {}): the PTX ISA pipelines only an MMA after a copy or after an MMA with the same accumulator and shape, but CUTLASS's block-scaled GEMMs rewrite the scale factors an earlier MMA reads, and attention kernels overwrite with an MMA what an earlier MMA of another accumulator reads, relying on the tensor pipe's order",
+            self.opcode(pc),
+            self.line(pc)
+        ));
+    }
+
     /// The tensor-memory destination of `tcgen05.cp.SHAPE [taddr], s-desc`; returns its
     /// agents, or `None` when the kernel became unverifiable.
     pub(super) fn tcgen_cp_tmem(&mut self, t: usize, pc: u32, ops: &[Opnd]) -> Option<Vec<u32>> {
@@ -501,6 +552,9 @@ impl Machine<'_> {
             .flat_map(|&(first, count)| (first..first + count).map(move |x| lane0 + x))
             .collect();
         let mut agents = Vec::new();
+        if self.tm_last_pipe.insert(t as u32, None).is_some() {
+            self.pipe_order_note(pc);
+        }
         let pipe = Some(TensorPipe::Copy);
         let run = (col0, columns);
         self.tmem_agents(t, pc, AccessKind::Write, all, run, false, pipe, &mut agents)
