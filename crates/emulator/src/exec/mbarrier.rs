@@ -34,9 +34,22 @@ impl Machine<'_> {
     }
 
     pub(super) fn known_operand(&mut self, t: usize, pc: u32, o: Opnd, what: Value) -> Option<u64> {
+        self.known_value(t, pc, o, what, true)
+    }
+
+    /// Operand `o`'s value, or `None` after recording that `what` is unknown (`stop`: the
+    /// emulation stops there, as for synchronization; else it goes on without the value).
+    pub(super) fn known_value(
+        &mut self,
+        t: usize,
+        pc: u32,
+        o: Opnd,
+        what: Value,
+        stop: bool,
+    ) -> Option<u64> {
         let (v, u) = self.rd(t, o, pc);
         if u != 0 {
-            self.unverifiable(t, pc, Why::Unknown(what), Some(o), u, true);
+            self.unverifiable(t, pc, Why::Unknown(what), Some(o), u, stop);
             return None;
         }
         Some(v)

@@ -225,19 +225,7 @@ impl Machine<'_> {
 
     /// A descriptor operand's value, or `None` (recorded as unverifiable) when unknown.
     fn descriptor(&mut self, t: usize, pc: u32, o: Opnd) -> Option<u64> {
-        let (v, u) = self.rd(t, o, pc);
-        if u != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::Unknown(Value::MatrixDescriptor),
-                Some(o),
-                u,
-                false,
-            );
-            return None;
-        }
-        Some(v)
+        self.known_value(t, pc, o, Value::MatrixDescriptor, false)
     }
 
     /// An immediate operand (`wgmma`'s transpose flags).

@@ -102,31 +102,14 @@ impl Machine<'_> {
     /// The value of a tensor-memory address operand (`[taddr]`, `[taddr+imm]`, or a
     /// register), or `None` after recording why it is unknown.
     pub(super) fn tmem_operand(&mut self, t: usize, pc: u32, o: Opnd) -> Option<u32> {
-        let (v, u) = match o {
-            Opnd::Mem(MemBase::Reg(r), off) => {
-                let (v, u) = self.rd(t, Opnd::Reg(r), pc);
-                (v.wrapping_add(off as u64), u)
-            }
-            Opnd::Mem(MemBase::Abs, off) => (off as u64, 0),
-            Opnd::Reg(_) | Opnd::Imm(_) => self.rd(t, o, pc),
-            _ => (
-                0,
-                self.src.single(ValueSource::Other(
-                    "a tensor-memory operand that is not an address",
-                )),
-            ),
+        let what = Value::TensorMemoryAddress;
+        let v = match o {
+            Opnd::Mem(MemBase::Reg(r), off) => self
+                .known_value(t, pc, Opnd::Reg(r), what, false)?
+                .wrapping_add(off as u64),
+            Opnd::Mem(MemBase::Abs, off) => off as u64,
+            _ => self.known_value(t, pc, o, what, false)?,
         };
-        if u != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::Unknown(Value::TensorMemoryAddress),
-                Some(o),
-                u,
-                false,
-            );
-            return None;
-        }
         Some(v as u32)
     }
 
