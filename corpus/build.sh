@@ -302,6 +302,8 @@ compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-persistent blackwell-dens
 compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-persistent-dynamic blackwell-dense-gemm-persistent-dynamic blackwell/dense_gemm_persistent_dynamic.py
 # The Blackwell warp-specialized FMHA (16 warps: softmax, correction, MMA, load, epilogue).
 compile_cute_dsl_example cute-dsl-blackwell-fmha blackwell-fmha blackwell/fmha.py
+# The block-scaled (NVFP4) persistent GEMM: scale factors copied to tensor memory by tcgen05.cp.
+compile_cute_dsl_example cute-dsl-blackwell-dense-blockscaled-gemm-persistent blackwell-dense-blockscaled-gemm-persistent blackwell/dense_blockscaled_gemm_persistent.py
 
 # FlashAttention-4 (flash-attn-4, CuTe DSL) and its helper library quack-kernels: both wheels
 # require torch, which is not installed; corpus/src/fa4_kernels.py compiles FA4's forward
@@ -804,6 +806,18 @@ for line in sys.argv[2:]:
                "dim 64, 64x128 MMA tile, no mask, non-persistent; the key sequence length "
                "explored from 1 (the example rejects empty keys), query length 256, one head, "
                "batch 1 fixed through the TMA tensors' extents.")
+    elif name == "cute-dsl-blackwell-dense-blockscaled-gemm-persistent":
+        # Param 0: the MMA atom's runtime fields (negate A/B, as for the other GEMMs). Params
+        # 12-14: the persistent scheduler's problem shape in clusters (m, n, l tiles): 2 x 1 x
+        # 1 fixed (two tiles through one CTA); the K extent of A (3+4) bounds the k-tile loop:
+        # explored. With the tile counts free too it verifies as well, in 93 paths and 22 s.
+        args += BLACKWELL_MMA_FIELDS + ["--param", "12+0:u32=2", "--param", "13+0:u32=1",
+                                        "--param", "14+0:u32=1"]
+        why = ("CUTLASS CuTe DSL example blackwell/dense_blockscaled_gemm_persistent.py "
+               "(Sm100BlockScaledPersistentDenseGemmKernel) for sm_100a: NVFP4 A and B with "
+               "Float8E4M3FN scale factors per 16 elements, which the MMA warp copies into tensor "
+               "memory with tcgen05.cp before each tcgen05.mma.kind::mxf4nvf4.block_scale; fp16 "
+               "C, 128x128 MMA tile, persistent tile scheduler with two tiles; K explored.")
     elif name == "cute-dsl-blackwell-fmha":
         # Params 0 and 1: the Q*K^T and P*V tcgen05 MMA atoms' runtime fields (negate A/B at
         # bytes 1, 2: fixed to 0 as for the Blackwell GEMMs). Params 3, 5, 7, 9: the dynamic

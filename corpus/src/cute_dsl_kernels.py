@@ -17,6 +17,7 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
     python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-persistent OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py blackwell-fmha OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-persistent-dynamic OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-dense-blockscaled-gemm-persistent OUT.ptx EXAMPLES
 
 - elementwise-add: `naive_elementwise_add` from the CuTe DSL notebook
   examples/python/CuTeDSL/notebooks/elementwise_add.ipynb (shipped in the nvidia-cutlass
@@ -60,6 +61,12 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
   kernels declare theirs), since nvidia-cutlass-dsl 4.8.1 loads the answer with one
   128-bit copy and rejects the 4-byte-aligned buffer of this CUTLASS 4.5 example; the copy
   is written to `blackwell/weft_aligned/` of EXAMPLES.
+- blackwell-dense-blockscaled-gemm-persistent: `blackwell/dense_blockscaled_gemm_persistent.py`,
+  `Sm100BlockScaledPersistentDenseGemmKernel` through the example's `scaled_mm`: NVFP4 (4-bit
+  A and B, an 8-bit scale factor per 16 elements copied into tensor memory by `tcgen05.cp`,
+  `tcgen05.mma.kind::mxf4nvf4.block_scale`), fp16 C, 128x128 MMA tile, cluster 1x1,
+  persistent; the problem shape is a runtime parameter (torch served as an inert stand-in,
+  as for blackwell-fmha).
 - blackwell-fmha: `blackwell/fmha.py`, `BlackwellFusedMultiHeadAttentionForward`, compiled
   for sm_100a: 512 threads in 16 warps (softmax warpgroups 0-3 and 4-7, correction warps
   8-11, MMA warp 12, TMA load warp 13, TMA-store epilogue warp 14, warp 15 idle), fp16 in
@@ -271,6 +278,20 @@ def build_blackwell_example(which, examples):
         gemm = dense_gemm_persistent_dynamic.PersistentDenseGemmKernel(
             cutlass.Float32, False, (128, 128), (1, 1), True)
         cute.compile(gemm, a, b, c, 1, stream)  # max_active_clusters = 1
+    elif which == "blackwell-dense-blockscaled-gemm-persistent":
+        # The example imports torch at module level (its reference check only): served as
+        # an inert stand-in, as for blackwell-fmha below.
+        from fa4_kernels import _InertFinder
+        sys.meta_path.insert(0, _InertFinder())
+        import dense_blockscaled_gemm_persistent as bs
+
+        # NVFP4 as the example's driver builds it: Float4E2M1FN A and B, a Float8E4M3FN
+        # scale factor per 16 elements, fp16 C; 128x128 MMA tile, cluster 1x1; A and B
+        # K-major, C N-major; one active cluster. `scaled_mm` passes raw pointers and the
+        # problem shape (m, n, k, l) as Int32 runtime values: every size is a parameter.
+        gemm = bs.Sm100BlockScaledPersistentDenseGemmKernel(16, (128, 128), (1, 1))
+        bs.scaled_mm(gemm, cutlass.Float4E2M1FN, cutlass.Float16, cutlass.Float8E4M3FN,
+                     "k", "k", "n", 1, stream)
     elif which == "blackwell-fmha":
         # fmha.py imports torch at module level (its run() driver needs it; the kernel
         # class never calls it): served as an inert stand-in, as in corpus/src/fa4_kernels.py.

@@ -391,18 +391,21 @@ pub fn expr(e: &emulator::Expr) -> String {
         Expr::Op { op, args } => {
             let args: Vec<String> = args.iter().map(expr).collect();
             match (op.as_str(), args.as_slice()) {
+                // Unsigned division, remainder and shift are infix; their signed forms keep
+                // their names (`shr.s(x, 8)`), as comparisons and `min`/`max` do.
                 (
-                    "add" | "sub" | "mul" | "div" | "rem" | "shl" | "shr" | "and" | "or" | "xor",
+                    "add" | "sub" | "mul" | "div.u" | "rem.u" | "shl" | "shr.u" | "and" | "or"
+                    | "xor",
                     [a, b],
                 ) => {
                     let sym = match op.as_str() {
                         "add" => "+",
                         "sub" => "-",
                         "mul" => "*",
-                        "div" => "/",
-                        "rem" => "%",
+                        "div.u" => "/",
+                        "rem.u" => "%",
                         "shl" => "<<",
-                        "shr" => ">>",
+                        "shr.u" => ">>",
                         "and" => "&",
                         "or" => "|",
                         _ => "^",
@@ -475,10 +478,15 @@ mod expr_tests {
         };
         assert_eq!(expr(&minus), "(param 0 bytes 12..16 - 1)");
         let shr = Expr::Op {
-            op: "shr".into(),
-            args: vec![p, Expr::Const(6)],
+            op: "shr.u".into(),
+            args: vec![p.clone(), Expr::Const(6)],
         };
         assert_eq!(expr(&shr), "(param 0 bytes 12..16 >> 6)");
+        let sar = Expr::Op {
+            op: "shr.s".into(),
+            args: vec![p, Expr::Const(6)],
+        };
+        assert_eq!(expr(&sar), "shr.s(param 0 bytes 12..16, 6)");
         assert_eq!(
             ranges(&[[0, 4], [0x8000_0000, 0xffff_ffff]], 32),
             "0..=4, -2147483648..=-1 (signed)"

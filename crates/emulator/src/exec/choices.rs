@@ -1128,8 +1128,23 @@ impl Machine<'_> {
                 k,
                 bits,
             },
-            Node::Op { op, args, .. } => Expr::Op {
-                op: op.name().to_owned(),
+            Node::Op {
+                op, signed, args, ..
+            } => Expr::Op {
+                // The operations whose result depends on the operands' signedness say which
+                // (as comparisons do): `shr.s`, `min.u`, ...
+                op: match op {
+                    OpKind::Shr
+                    | OpKind::Div
+                    | OpKind::Rem
+                    | OpKind::Min
+                    | OpKind::Max
+                    | OpKind::MulHi
+                    | OpKind::MulWide => {
+                        format!("{}.{}", op.name(), if signed { "s" } else { "u" })
+                    }
+                    _ => op.name().to_owned(),
+                },
                 args: args.iter().flatten().map(|&a| self.expr(a)).collect(),
             },
             Node::Cmp {
