@@ -115,7 +115,7 @@ pub enum Kind {
     SharedOutOfBounds,
     /// A reachable `trap`.
     TrapReachable,
-    /// A violation of the tensor-memory allocation protocol.
+    /// A violation of the tensor-memory rules (allocation protocol, a warp's lanes).
     TensorMemory,
     /// Undefined use of cluster launch control: a request after an observed failure.
     ClusterLaunchControl,

@@ -58,7 +58,8 @@ fn rule_description(kind: Kind) -> &'static str {
         Kind::SharedOutOfBounds => "A shared-memory access outside the CTA's shared window.",
         Kind::TrapReachable => "A trap instruction is reachable.",
         Kind::TensorMemory => {
-            "A violation of the tensor-memory allocation protocol (tcgen05.alloc/dealloc)."
+            "A violation of the tensor-memory rules: the allocation protocol (tcgen05.alloc/dealloc), \
+             or a tcgen05.ld/st outside the lanes its warp may access."
         }
         Kind::ClusterLaunchControl => {
             "Undefined use of cluster launch control: a clusterlaunchcontrol.try_cancel after \

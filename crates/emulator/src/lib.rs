@@ -485,9 +485,9 @@ pub enum FindingKind {
     /// that did not all execute the same other `.aligned` instruction (`ldmatrix`,
     /// `tcgen05.ld`, ...): undefined in PTX.
     WarpgroupDivergence,
-    /// A violation of the tensor-memory allocation protocol: an invalid column count, an
-    /// allocation after `tcgen05.relinquish_alloc_permit`, or columns allocated and
-    /// deallocated in different numbers when the kernel exits.
+    /// A violation of the tensor-memory rules: an invalid column count, an allocation after
+    /// `tcgen05.relinquish_alloc_permit`, columns allocated and deallocated in different
+    /// numbers when the kernel exits, or a `tcgen05.ld`/`st` outside its warp's lanes.
     TensorMemory,
     /// A cluster launch control request after the thread observed a failed one, which the
     /// PTX ISA calls undefined.

@@ -985,7 +985,7 @@ fn tcgen05_cp_and_block_scaled_mma_read_shared_memory() {
 /// modelled and every kernel here verified.
 #[test]
 fn tensor_memory_accesses_are_race_checked() {
-    let cases: [(&str, i32, &[&str]); 7] = [
+    let cases: [(&str, i32, &[&str]); 8] = [
         ("acc_released_after_wait", 0, &[]),
         ("acc_released_before_wait", 1, &["race"]),
         ("acc_released_after_use", 0, &[]),
@@ -994,6 +994,11 @@ fn tensor_memory_accesses_are_race_checked() {
         ("p_stored_then_mma", 0, &[]),
         // The store races with the MMA that reads it, and with the deallocation.
         ("p_stored_unwaited", 1, &["race", "race"]),
+        (
+            "ld_outside_lane_quarter",
+            1,
+            &["tensor-memory", "tensor-memory"],
+        ),
     ];
     for (kernel, code, kinds) in cases {
         let run = weft(&["tcgen05_tmem.ptx", "--kernel", kernel, "--format", "json"]);
@@ -1006,7 +1011,8 @@ fn tensor_memory_accesses_are_race_checked() {
             assert!(
                 v["message"]
                     .as_str()
-                    .is_some_and(|m| m.contains("on tensor memory lane")),
+                    .is_some_and(|m| m.contains("on tensor memory lane")
+                        || m.contains("accesses tensor memory lane")),
                 "{kernel}: {v}"
             );
             let opcodes = violation_opcodes(v);

@@ -19,9 +19,9 @@
 //! tensor-memory addresses matter to these checks, and allocations never overlap.
 
 use super::Machine;
-use crate::ValueSource;
 use crate::ir::{Inst, MemBase, Opnd};
 use crate::unverifiable::{MatrixIssue, Value, Why};
+use crate::{FindingKind, ValueSource};
 use weft_program::{
     AccessKind, AsyncCopy, Command, InstId, Proxy, TMEM_COLUMNS, TMEM_LANES, TensorPipe, ThreadId,
 };
@@ -224,6 +224,25 @@ impl Machine<'_> {
                 Some((l, c, n)) if *l == lane && c.saturating_add(*n) == column => *n += 1,
                 _ => runs.push((lane, column, 1)),
             }
+        }
+        // "The warp's ID within its warpgroup decides which 32 lanes it may access" (PTX
+        // ISA, *Tensor Memory*, access restrictions): warp w the lanes 32·(w % 4) on.
+        let quarter = 32 * ((t / weft_program::WARP_SIZE as usize) % 4) as u32;
+        if let Some(&(lane, column, _)) = runs
+            .iter()
+            .find(|&&(lane, ..)| lane < TMEM_LANES && !(quarter..quarter + 32).contains(&lane))
+            && !self
+                .found
+                .contains(&(FindingKind::TensorMemory, pc, t as u32))
+        {
+            let msg = format!(
+                "thread {t}: `{}` at PTX line {} accesses tensor memory lane {lane} (column {column}), but a warp may access only the 32 lanes its place in its warpgroup selects: lanes {quarter}..={} for warp {}",
+                self.opcode(pc),
+                self.line(pc),
+                quarter + 31,
+                t / weft_program::WARP_SIZE as usize
+            );
+            self.finding(t, pc, FindingKind::TensorMemory, msg);
         }
         if !st {
             let first = self.copies.len() as u32;
