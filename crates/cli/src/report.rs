@@ -227,7 +227,7 @@ pub struct Stats {
     pub dynamic_barriers: u64,
     /// Distinct physical barriers used.
     pub physical_barriers: u64,
-    /// Distinct shared-memory byte addresses accessed.
+    /// Distinct 4-byte words of shared memory accessed, tensor-memory cells included.
     pub shared_addresses: u64,
     /// Race tests performed.
     pub race_tests: u64,

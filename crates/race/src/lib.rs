@@ -465,7 +465,8 @@ pub struct Race {
 /// What the check did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RaceStats {
-    /// Distinct 4-byte shared words accessed.
+    /// Distinct 4-byte shared words accessed (tensor-memory cells included: they are words
+    /// of the access address space above [`weft_program::TMEM_BASE`]).
     pub shared_addresses: u64,
     /// Shared-memory access commands.
     pub accesses: u64,
