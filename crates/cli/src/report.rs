@@ -377,7 +377,8 @@ pub struct InputCoverage {
 /// A variable of the exploration and the values the explored paths cover.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CoverageVariable {
-    /// The term, as text (`param 0 bytes 12..16`, `shr(param 5 + 63, 6)`, …).
+    /// The term, as text (`param 0 bytes 12..16`, `shr.s((param 5 + 63), 6)`, `(x >> 6)` for an
+    /// unsigned shift, …).
     pub term: String,
     /// Its width in bits.
     pub bits: u8,
