@@ -84,12 +84,19 @@
 //!   the thread). An unknown descriptor, a sparse or `cta_group::2` operation or a layout
 //!   outside the canonical ones makes the kernel unverifiable. `tcgen05.mma` with
 //!   `collector::a::use` is still recorded as reading A from shared memory (an
-//!   over-approximation). `tcgen05.alloc` writes (unknown) bytes to shared memory in every
-//!   lane of the warp.
-//! - Tensor memory: only the allocation protocol is checked (column counts, allocation after
+//!   over-approximation). `tcgen05.alloc` writes the address it placed to shared memory in
+//!   every lane of the warp.
+//! - Tensor memory: the allocation protocol is checked (column counts, allocation after
 //!   `relinquish_alloc_permit`, the balance of allocated and deallocated columns when every
-//!   thread exited; one count per warp instruction); under an input-dependent branch the
-//!   balance is not checked. Tensor-memory addresses and accesses are not modelled.
+//!   thread exited; one count per warp instruction; under an input-dependent branch the
+//!   balance is not checked). Allocations are placed at the lowest free columns, aligned to
+//!   their size, and never reuse freed ones. The accesses of `tcgen05.ld/st/mma/cp` and
+//!   `tcgen05.dealloc` are agents race-checked like asynchronous copies (`exec::tmem`): a
+//!   load completes at its warp's `tcgen05.wait::ld` or at the first use of its registers
+//!   (an approximation), a thread's MMAs and copies run in issue order (an approximation:
+//!   the ISA pipelines fewer pairs), `tcgen05.fence` is not required; each is noted on the
+//!   kernels it applies to. `tcgen05.shift`, `tcgen05.ld.red` and the `.16x32bx2` shape
+//!   make the kernel unverifiable.
 //! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address up
 //!   to the next shared address of another TMA load or store (TMA tiles at different
 //!   addresses are assumed not to overlap) or the end of the shared allocation (an agent
@@ -126,9 +133,8 @@
 //!   instructions are a [`FindingKind::WarpgroupDivergence`].
 //! - The other tensor-core instructions are skipped, destinations unknown: `mma.sync` and
 //!   `movmatrix` (registers only), `wmma` (a note: `wmma.load`/`store` shared accesses are
-//!   not recorded) and the tensor-memory instructions `tcgen05.ld/st/shift/dealloc/...`
-//!   (a note: tensor memory is not modelled). `tcgen05.cp` reads its shared source like a
-//!   `tcgen05.mma` operand; its tensor-memory destination is not modelled.
+//!   not recorded) and `tcgen05.fence`; `tcgen05.ld` results are unknown. `tcgen05.cp`
+//!   reads its shared source like a `tcgen05.mma` operand.
 //! - Warp collectives (`shfl.sync`, `vote`, …) under an input-dependent branch return
 //!   unknown values. `activemask` waits for no lane: it returns the lanes of the warp that
 //!   reach the same instruction before every other lane has exited or stopped elsewhere

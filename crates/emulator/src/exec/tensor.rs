@@ -573,7 +573,7 @@ impl Machine<'_> {
     /// `warpx2`/`warpx4` multicasts and the decompressing formats read the same 128-bit
     /// units) is read through the shared-memory descriptor in the K-major canonical layout,
     /// in the async proxy, until the thread's next `tcgen05.commit` (like `tcgen05.mma`'s
-    /// operands). The tensor-memory destination is not modelled.
+    /// operands); its tensor-memory destination is written ([`Self::tcgen_cp_tmem`]).
     pub(super) fn tcgen_cp(&mut self, t: usize, pc: u32, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         let (pair, shape) = {

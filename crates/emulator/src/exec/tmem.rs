@@ -1,18 +1,24 @@
-//! Tensor-memory accesses: what `tcgen05.ld`, `tcgen05.st`, `tcgen05.mma` and `tcgen05.cp`
-//! read and write in the CTA's tensor memory (128 lanes of 512 32-bit columns; PTX ISA:
-//! *Tensor Memory*, *Matrix fragments for tcgen05.ld/st*, *Data path layout organization*).
+//! Tensor-memory accesses: what `tcgen05.ld`, `tcgen05.st`, `tcgen05.mma`, `tcgen05.cp` and
+//! `tcgen05.dealloc` read and write in the CTA's tensor memory (128 lanes of 512 32-bit
+//! columns; PTX ISA: *Tensor Memory*, *Matrix fragments for tcgen05.ld/st*, *Data path layout
+//! organization*; docs/semantics.md §4.7).
 //!
-//! Every access is an agent of its own ([`weft_program::Proxy::Tensor`]), one per lane it
-//! touches (a lane's columns are consecutive in [`weft_program::TMEM_BASE`]'s mapping), from
-//! its issue until what completes it:
+//! Every access is an agent of its own ([`weft_program::Proxy::Tensor`]), one per lane and
+//! run of consecutive columns (a lane's columns are consecutive in
+//! [`weft_program::TMEM_BASE`]'s mapping), from its issue until what completes it:
 //!
 //! - `tcgen05.ld`/`tcgen05.st` are warp instructions; each lane reads (writes) the cells of
-//!   its registers, asynchronously until the thread's next `tcgen05.wait::ld` (`::st`);
+//!   its registers until its warp's k-th `tcgen05.wait::ld` (`::st`), a completion set the
+//!   lanes share; a load also completes at the thread's first instruction that names a
+//!   register it wrote ([`Machine::tmem_register_use`], an approximation the notes list). A
+//!   lane outside its warp's 32 lanes is a `tensor-memory` finding;
 //! - `tcgen05.mma` writes its accumulator (and reads it, which a write covers), reads A when
 //!   A is in tensor memory and the scale factors of a block-scaled kind; `tcgen05.cp` writes
 //!   its destination. They end like their shared-memory reads, before the phases of the
-//!   `tcgen05.commit`s tracking them, and the pairs the tensor pipe orders
-//!   ([`weft_program::TensorPipe`]) are ordered without any wait.
+//!   `tcgen05.commit`s tracking them, and one thread's are ordered in issue order
+//!   ([`weft_program::TensorPipe`]). An MMA writing the accumulator the thread's previous MMA
+//!   wrote with no commit between records no agents: those of the earlier one stand for it;
+//! - `tcgen05.dealloc` writes the freed columns of every lane, complete where it runs.
 //!
 //! `tcgen05.alloc` places the CTA's allocations one after the other, each at the first
 //! column after the previous one that is a multiple of its size: only differences between

@@ -382,8 +382,9 @@ pub(crate) enum Op {
     WgmmaCommit,
     /// `wgmma.wait_group N` (operand 0).
     WgmmaWait,
-    /// `tcgen05.mma`: reads its shared operands through descriptors, asynchronously until
-    /// the issuing thread's next `tcgen05.commit` arrives on its mbarrier.
+    /// `tcgen05.mma`: reads its shared operands through descriptors and writes its
+    /// accumulator in tensor memory (reading A and scale factors there too), asynchronously
+    /// until the issuing thread's next `tcgen05.commit` arrives on its mbarrier.
     TcgenMma,
     /// `tcgen05.cp [taddr], s-desc`: reads a matrix of shared memory through a descriptor
     /// into tensor memory, asynchronously until the issuing thread's next `tcgen05.commit`
@@ -417,10 +418,10 @@ pub(crate) enum Op {
     TcgenWait {
         st: bool,
     },
-    /// `tcgen05.alloc [dst], ncols`: writes the allocated tensor-memory address (unknown) to
+    /// `tcgen05.alloc [dst], ncols`: writes the tensor-memory address it places to
     /// shared memory at `dst`, and allocates `ncols` columns (the tensor-memory accounting).
     TcgenAlloc,
-    /// `tcgen05.dealloc taddr, ncols`: frees `ncols` columns.
+    /// `tcgen05.dealloc taddr, ncols`: frees `ncols` columns (a write of them, `exec::tmem`).
     TcgenDealloc,
     /// `tcgen05.relinquish_alloc_permit`: no later `tcgen05.alloc` of the CTA.
     TcgenRelinquish,
