@@ -225,9 +225,33 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         }
     };
     // The run starts, per chunk while the chunks stay below `limit` (past it the address
-    // range is sparse), else as a list.
+    // range is sparse), else as a list. Tensor memory lies far above shared memory
+    // (`weft_program::TMEM_BASE`): its chunks are indexed right after the shared ones
+    // (`dense_index`), so a Blackwell kernel's two regions stay one dense range.
     let commands: usize = all.iter().map(|(_, thread)| thread.len()).sum();
-    let limit = 2 * commands as u64 + (1 << 15);
+    let tmem_chunk = u64::from(weft_program::TMEM_BASE) / CHUNK;
+    let mut shared_end = 0u64;
+    let mut tmem = false;
+    accesses_of(&mut |addr, len, _| {
+        let (first, count) = span(addr, len);
+        if len > 0 && first < tmem_chunk {
+            shared_end = shared_end.max(first + count + 1);
+        }
+        tmem |= len > 0 && first >= tmem_chunk;
+    });
+    // Shared accesses end below tensor memory (the emulator keeps them there), so the map
+    // is monotone and a run never spans the two regions.
+    let shared_end = shared_end.min(tmem_chunk);
+    let dense_index = |c: u64| {
+        if c >= tmem_chunk {
+            shared_end + (c - tmem_chunk)
+        } else {
+            c
+        }
+    };
+    // (Tensor memory adds at most its 65,536 cells.)
+    let cells = u64::from(weft_program::TMEM_LANES * weft_program::TMEM_COLUMNS);
+    let limit = 2 * commands as u64 + (1 << 15) + if tmem { cells } else { 0 };
     let mut dense: Option<Vec<bool>> = Some(Vec::new());
     let (mut accesses, mut approx_accesses) = (0u64, 0u64);
     accesses_of(&mut |addr, len, approx| {
@@ -241,7 +265,7 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         };
         // One past the chunk after the access's last (a run start).
         let (first, count) = span(addr, len);
-        let past = first + count + 1;
+        let past = dense_index(first + count + 1);
         if past > limit {
             dense = None;
             return;
@@ -249,7 +273,7 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         if marks.len() < past as usize {
             marks.resize(past as usize, false);
         }
-        marked(addr, len, &mut |c| marks[c as usize] = true);
+        marked(addr, len, &mut |c| marks[dense_index(c) as usize] = true);
     });
     let collected = |entries, chunks, words| Collected {
         entries,
@@ -294,8 +318,9 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
     accesses_of(&mut |addr, len, _| {
         let (first, count) = span(addr, len);
         for c in first..first + count {
-            if marks[c as usize] {
-                starts[c as usize + 1] += 1;
+            let d = dense_index(c) as usize;
+            if marks[d] {
+                starts[d + 1] += 1;
             }
         }
     });
@@ -323,10 +348,10 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
     }
     drop(lengths);
     let mut entries = vec![Entry::new(0, 0, 0, false, 0, 0); total];
-    let keep = |c: u64| marks[c as usize];
+    let keep = |c: u64| marks[dense_index(c) as usize];
     for &(t, thread) in &all {
         for_each_entry(hb, t, thread, keep, |e| {
-            let slot = &mut starts[e.chunk as usize];
+            let slot = &mut starts[dense_index(u64::from(e.chunk)) as usize];
             entries[*slot] = e;
             *slot += 1;
         });

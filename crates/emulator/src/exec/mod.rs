@@ -456,13 +456,17 @@ fn run_once<'a>(
 ) -> Result<Machine<'a>, Error> {
     let n = shape.threads() as usize;
     let nregs = ir.reg_names.len();
+    // The shared window ends below tensor memory's addresses (`weft_program::TMEM_BASE`, 1
+    // GiB, far beyond any GPU's shared memory): an access past it is out of bounds.
     let smem_size = match (ir.extern_start, cfg.dynamic_shared) {
         (None, _) => Some(ir.shared_static),
         (Some(start), Some(d)) => Some(start.saturating_add(d)),
         (Some(_), None) => None,
-    };
-    let tracked =
-        smem_size.unwrap_or_else(|| ir.extern_start.unwrap_or(0).saturating_add(DYNAMIC_CAP));
+    }
+    .map(|s| s.min(weft_program::TMEM_BASE));
+    let tracked = smem_size
+        .unwrap_or_else(|| ir.extern_start.unwrap_or(0).saturating_add(DYNAMIC_CAP))
+        .min(weft_program::TMEM_BASE);
     let win = ir.windows;
     let (shared_base, local_base) = (win.shared, win.local);
     // What the run needs before its first instruction: refuse it here rather than abort.
