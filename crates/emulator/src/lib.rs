@@ -95,8 +95,8 @@
 //!   load completes at its warp's `tcgen05.wait::ld` or at the first use of its registers
 //!   (an approximation), a thread's MMAs and copies run in issue order (an approximation:
 //!   the ISA pipelines fewer pairs), `tcgen05.fence` is not required; each is noted on the
-//!   kernels it applies to. `tcgen05.shift`, `tcgen05.ld.red` and the `.16x32bx2` shape
-//!   make the kernel unverifiable.
+//!   kernels it applies to. `tcgen05.shift` and `tcgen05.ld.red` make the kernel
+//!   unverifiable.
 //! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address up
 //!   to the next shared address of another TMA load or store (TMA tiles at different
 //!   addresses are assumed not to overlap) or the end of the shared allocation (an agent

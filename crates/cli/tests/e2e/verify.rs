@@ -985,7 +985,7 @@ fn tcgen05_cp_and_block_scaled_mma_read_shared_memory() {
 /// modelled and every kernel here verified.
 #[test]
 fn tensor_memory_accesses_are_race_checked() {
-    let cases: [(&str, i32, &[&str]); 8] = [
+    let cases: [(&str, i32, &[&str]); 10] = [
         ("acc_released_after_wait", 0, &[]),
         ("acc_released_before_wait", 1, &["race"]),
         ("acc_released_after_use", 0, &[]),
@@ -999,6 +999,8 @@ fn tensor_memory_accesses_are_race_checked() {
             1,
             &["tensor-memory", "tensor-memory"],
         ),
+        ("m64_released_after_wait", 0, &[]),
+        ("m64_released_before_wait", 1, &["race"]),
     ];
     for (kernel, code, kinds) in cases {
         let run = weft(&["tcgen05_tmem.ptx", "--kernel", kernel, "--format", "json"]);

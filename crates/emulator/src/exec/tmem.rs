@@ -44,6 +44,9 @@ enum LdStShape {
     W16x128,
     /// `.16x256b`: 16 rows, 8 columns per repetition.
     W16x256,
+    /// `.16x32bx2`: two halves of 16 rows and one column per repetition, the second
+    /// `split` columns (the instruction's `immHalfSplitoff`) after the first.
+    W16x32x2 { split: u32 },
 }
 
 impl LdStShape {
@@ -53,6 +56,7 @@ impl LdStShape {
             "16x64b" => LdStShape::W16x64,
             "16x128b" => LdStShape::W16x128,
             "16x256b" => LdStShape::W16x256,
+            "16x32bx2" => LdStShape::W16x32x2 { split: 0 },
             _ => return None,
         })
     }
@@ -60,7 +64,7 @@ impl LdStShape {
     /// Registers per lane for one repetition.
     fn regs(self) -> u32 {
         match self {
-            LdStShape::W32x32 | LdStShape::W16x64 => 1,
+            LdStShape::W32x32 | LdStShape::W16x64 | LdStShape::W16x32x2 { .. } => 1,
             LdStShape::W16x128 => 2,
             LdStShape::W16x256 => 4,
         }
@@ -74,6 +78,9 @@ impl LdStShape {
             LdStShape::W16x64 => (l / 4 + 8 * (l % 2), (l / 2) % 2 + 2 * r),
             LdStShape::W16x128 => (l / 4 + 8 * (r % 2), l % 4 + 4 * (r / 2)),
             LdStShape::W16x256 => (l / 4 + 8 * ((r / 2) % 2), r % 2 + 2 * (l % 4) + 8 * (r / 4)),
+            // weft's reading: `.16x64b`'s rows and halves, its two adjacent columns moved
+            // `split` apart (the union of the warp's cells is the shape's either way).
+            LdStShape::W16x32x2 { split } => (l / 4 + 8 * (l % 2), r + split * ((l / 2) % 2)),
         }
     }
 }
@@ -193,10 +200,21 @@ impl Machine<'_> {
                     .any(|m| m == "pack::16b" || m == "unpack::16b"),
             )
         };
-        let (Some(shape), Some(num)) = (shape, num) else {
+        let (Some(mut shape), Some(num)) = (shape, num) else {
             self.matrix_issue(t, pc, MatrixIssue::Shape);
             return;
         };
+        // `.16x32bx2`'s half offset: an immediate after the address (`ld r, [a], imm`; `st
+        // [a], imm, r`).
+        if let LdStShape::W16x32x2 { split } = &mut shape {
+            match ops.get(if st { 1 } else { 2 }) {
+                Some(&Opnd::Imm(v)) if v < u64::from(TMEM_COLUMNS) => *split = v as u32,
+                _ => {
+                    self.matrix_issue(t, pc, MatrixIssue::Shape);
+                    return;
+                }
+            }
+        }
         let o = ops.get(usize::from(!st)).copied().unwrap_or(Opnd::Sink);
         let Some(taddr) = self.tmem_operand(t, pc, o) else {
             return;
@@ -413,14 +431,25 @@ impl Machine<'_> {
         }
         let pipe = Some(TensorPipe::Mma);
         let (lane0, col0) = split(d);
-        // M = 128 takes the 128 lanes from the address's; a smaller M is bounded by every
-        // lane (its data path layout spreads the rows over the warps' lane quarters), and an
-        // f16 accumulator, which may pack two elements per column, by N columns.
-        let (lanes, bounded) = if m >= 128 {
-            (lane0..lane0.saturating_add(128), f16_accumulator)
-        } else {
-            (0..TMEM_LANES, true)
+        // The data path layouts of one CTA (PTX ISA, *Data path layout organization*): M =
+        // 128 takes the 128 lanes from the address's, M = 64 the first 16 lanes of each warp's
+        // quarter from it (layout F). The `.ws` layouts and other M are bounded by every
+        // lane, and an f16 accumulator, which may pack two elements per column, by N columns.
+        let ws = self.opcode(pc).split('.').any(|x| x == "ws");
+        let rows = |base: u32| -> (Vec<u32>, bool) {
+            match m {
+                128 if !ws => ((base..base.saturating_add(128)).collect(), false),
+                64 if !ws => (
+                    (0..4)
+                        .flat_map(|q| (0..16).map(move |x| base.saturating_add(32 * q + x)))
+                        .collect(),
+                    false,
+                ),
+                _ => ((0..TMEM_LANES).collect(), true),
+            }
         };
+        let (lanes, wide) = rows(lane0);
+        let bounded = wide || f16_accumulator;
         let mut agents = Vec::new();
         // The accumulator's write is the one the thread's previous MMA already recorded when
         // both write the same cells and no commit came between: that MMA's agents start
@@ -433,7 +462,7 @@ impl Machine<'_> {
                 t,
                 pc,
                 AccessKind::Write,
-                lanes.clone(),
+                lanes,
                 (col0, n),
                 bounded,
                 pipe,
@@ -447,11 +476,7 @@ impl Machine<'_> {
         if matches!(o(1), Opnd::Mem(..)) {
             let a = self.tmem_operand(t, pc, o(1))?;
             let (la, ca) = split(a);
-            let a_lanes = if m >= 128 {
-                la..la.saturating_add(128)
-            } else {
-                0..TMEM_LANES
-            };
+            let (a_lanes, a_wide) = rows(la);
             let run = (ca, a_columns);
             let ok = self.tmem_agents(
                 t,
@@ -459,7 +484,7 @@ impl Machine<'_> {
                 AccessKind::Read,
                 a_lanes,
                 run,
-                bounded,
+                a_wide,
                 pipe,
                 &mut agents,
             );
@@ -581,6 +606,7 @@ mod tests {
             (LdStShape::W16x64, 16, 2),
             (LdStShape::W16x128, 16, 4),
             (LdStShape::W16x256, 16, 8),
+            (LdStShape::W16x32x2 { split: 1 }, 16, 2),
         ] {
             let mut seen = std::collections::BTreeSet::new();
             for l in 0..32 {
