@@ -699,10 +699,7 @@ fn value_terms_tell_commuted_results_from_different_ones() {
         ("redux_max_f32", true),
     ];
     for (kernel, benign) in cases {
-        let run = weft(&["value_terms.ptx", "--kernel", kernel, "--format", "json"]);
-        let doc = run.json();
-        check_schema(&doc);
-        let k = &doc["kernels"][0];
+        let k = &kernel_report("value_terms.ptx", kernel, if benign { 0 } else { 1 });
         let kinds: Vec<(&str, bool)> = k["violations"]
             .as_array()
             .expect("violations")
@@ -710,20 +707,15 @@ fn value_terms_tell_commuted_results_from_different_ones() {
             .map(|v| (v["kind"].as_str().expect("kind"), v["benign"] == true))
             .collect();
         if benign {
-            assert_eq!(run.code, 0, "{kernel}: {run:?}");
             assert_eq!(kinds, [("benign-race", true)], "{kernel}");
         } else {
-            assert_eq!(run.code, 1, "{kernel}: {run:?}");
             assert_eq!(kinds, [("race", false)], "{kernel}");
         }
         let compared = k["notes"].as_array().expect("notes").iter().any(|n| {
             n.as_str()
                 .is_some_and(|n| n.contains("compared symbolically"))
         });
-        assert!(
-            compared,
-            "{kernel}: the second run's note is missing: {run:?}"
-        );
+        assert!(compared, "{kernel}: the second run's note is missing: {k}");
     }
 }
 
@@ -958,15 +950,11 @@ fn tcgen05_cp_and_block_scaled_mma_read_shared_memory() {
         ("mma_mxf4_k96", 1, Some("race")),
     ];
     for (kernel, code, kind) in cases {
-        let run = weft(&["tcgen05_cp.ptx", "--kernel", kernel, "--format", "json"]);
-        let doc = run.json();
-        check_schema(&doc);
-        assert_eq!(run.code, code, "{kernel}: {run:?}");
-        let k = &doc["kernels"][0];
+        let k = &kernel_report("tcgen05_cp.ptx", kernel, code);
         assert_eq!(
             violation_kinds(k),
             kind.into_iter().collect::<Vec<_>>(),
-            "{kernel}: {run:?}"
+            "{kernel}: {k}"
         );
         if let Some(v) = k["violations"].as_array().and_then(|v| v.first()) {
             let opcodes = violation_opcodes(v);
@@ -1003,12 +991,8 @@ fn tensor_memory_accesses_are_race_checked() {
         ("m64_released_before_wait", 1, &["race"]),
     ];
     for (kernel, code, kinds) in cases {
-        let run = weft(&["tcgen05_tmem.ptx", "--kernel", kernel, "--format", "json"]);
-        let doc = run.json();
-        check_schema(&doc);
-        assert_eq!(run.code, code, "{kernel}: {run:?}");
-        let k = &doc["kernels"][0];
-        assert_eq!(violation_kinds(k), kinds, "{kernel}: {run:?}");
+        let k = &kernel_report("tcgen05_tmem.ptx", kernel, code);
+        assert_eq!(violation_kinds(k), kinds, "{kernel}: {k}");
         if let Some(v) = k["violations"].as_array().and_then(|v| v.first()) {
             assert!(
                 v["message"]
@@ -1115,6 +1099,16 @@ fn cluster_launch_control_answers_are_explored() {
             "{kernel}: {run:?}"
         );
     }
+}
+
+/// Runs `weft FILE --kernel KERNEL --format json` on a fixture, checks the document's schema
+/// and the exit code `code`, and returns the kernel's report.
+fn kernel_report(file: &str, kernel: &str, code: i32) -> serde_json::Value {
+    let run = weft(&[file, "--kernel", kernel, "--format", "json"]);
+    let doc = run.json();
+    check_schema(&doc);
+    assert_eq!(run.code, code, "{kernel}: {run:?}");
+    doc["kernels"][0].clone()
 }
 
 /// The kinds of a JSON kernel report's violations, in order.

@@ -20,17 +20,10 @@ impl Machine<'_> {
     /// memory.
     pub(super) fn cp_async(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
-        let (size, us) = self.rd(t, o(2), pc);
-        if us != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::Unknown(Value::CpAsyncSize),
-                Some(o(2)),
-                us,
-                false,
-            );
-        } else if let Some(a) = self.shared_addr(t, pc, inst, o(0)) {
+        let Some(size) = self.known_value(t, pc, o(2), Value::CpAsyncSize, false) else {
+            return;
+        };
+        if let Some(a) = self.shared_addr(t, pc, inst, o(0)) {
             let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
             let copy =
                 self.async_access(t, pc, AccessKind::Write, a, size as u32, u, Proxy::Generic);
@@ -137,18 +130,9 @@ impl Machine<'_> {
         if mbar && self.under_branch(t, pc, SyncOp::AsyncCopyToMbarrier) {
             return;
         }
-        let (size, us) = self.rd(t, o(2), pc);
-        if us != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::Unknown(Value::BulkCopySize),
-                Some(o(2)),
-                us,
-                mbar,
-            );
+        let Some(size) = self.known_value(t, pc, o(2), Value::BulkCopySize, mbar) else {
             return;
-        }
+        };
         let (shared_op, kind) = if to_shared {
             (o(0), AccessKind::Write)
         } else {

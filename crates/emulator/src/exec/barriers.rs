@@ -3,7 +3,7 @@
 use super::alu::mask;
 use super::{Machine, State};
 use crate::ir::{Inst, Op, Opnd, RedKind};
-use crate::unverifiable::{SyncOp, Value, Why};
+use crate::unverifiable::{SyncOp, Value};
 use weft_program::{
     BarrierCount, BarrierOp, Command, Completion, Event, InstId, Participant, ThreadId,
 };
@@ -33,32 +33,14 @@ impl Machine<'_> {
             (0, ops.len())
         };
         let id_op = o(first);
-        let (id, uid) = self.rd(t, id_op, pc);
-        if uid != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::Unknown(Value::BarrierId),
-                Some(id_op),
-                uid,
-                true,
-            );
+        let Some(id) = self.known_operand(t, pc, id_op, Value::BarrierId) else {
             return;
-        }
+        };
         let count = if n_args >= 2 {
             let c_op = o(first + 1);
-            let (c, uc) = self.rd(t, c_op, pc);
-            if uc != 0 {
-                self.unverifiable(
-                    t,
-                    pc,
-                    Why::Unknown(Value::BarrierCount),
-                    Some(c_op),
-                    uc,
-                    true,
-                );
+            let Some(c) = self.known_operand(t, pc, c_op, Value::BarrierCount) else {
                 return;
-            }
+            };
             BarrierCount::Threads(mask(c, 32) as u32)
         } else {
             BarrierCount::All
@@ -272,11 +254,9 @@ impl Machine<'_> {
         if self.under_branch(t, pc, SyncOp::WarpSync) {
             return;
         }
-        let (mv, mu) = self.rd(t, m, pc);
-        if mu != 0 {
-            self.unverifiable(t, pc, Why::Unknown(Value::WarpSyncMask), Some(m), mu, true);
+        let Some(mv) = self.known_operand(t, pc, m, Value::WarpSyncMask) else {
             return;
-        }
+        };
         let command = self.push(t, Command::warp_sync(mv as u32, InstId(pc)));
         let participant = Participant {
             thread: ThreadId(t as u32),

@@ -4,7 +4,7 @@
 use super::alu::mask;
 use super::{Machine, State};
 use crate::ir::{Inst, Op, Opnd, ReduxOp, ShflMode, VoteMode};
-use crate::unverifiable::{Value, Why};
+use crate::unverifiable::Value;
 use crate::{FindingKind, ValueSource};
 use weft_program::{Command, ExecOp, InstId, WARP_SIZE};
 
@@ -60,19 +60,8 @@ impl Machine<'_> {
         let Some(m) = self.member_mask_operand(inst) else {
             return u32::MAX;
         };
-        let (v, u) = self.rd(t, m, pc);
-        if u != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::Unknown(Value::CollectiveMask),
-                Some(m),
-                u,
-                false,
-            );
-            return u32::MAX;
-        }
-        v as u32
+        self.known_value(t, pc, m, Value::CollectiveMask, false)
+            .map_or(u32::MAX, |v| v as u32)
     }
 
     /// Lane `t`'s member mask of the collective `inst` at `pc` when it is known, without

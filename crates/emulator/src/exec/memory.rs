@@ -901,18 +901,9 @@ impl Machine<'_> {
         let (at, len) = if kind.writes() {
             (o(0), 128)
         } else {
-            let (size, us) = self.rd(t, o(2), pc);
-            if us != 0 {
-                self.unverifiable(
-                    t,
-                    pc,
-                    Why::Unknown(Value::BulkCopySize),
-                    Some(o(2)),
-                    us,
-                    false,
-                );
+            let Some(size) = self.known_value(t, pc, o(2), Value::BulkCopySize, false) else {
                 return;
-            }
+            };
             (o(1), u32::try_from(size).unwrap_or(u32::MAX))
         };
         if !self

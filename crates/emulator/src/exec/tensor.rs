@@ -501,18 +501,9 @@ impl Machine<'_> {
             return;
         };
         // [d-tmem], a-desc | [a-tmem], b-desc, idesc, ...
-        let (idesc, iu) = self.rd(t, o(3), pc);
-        if iu != 0 {
-            self.unverifiable(
-                t,
-                pc,
-                Why::Unknown(Value::InstructionDescriptor),
-                Some(o(3)),
-                iu,
-                false,
-            );
+        let Some(idesc) = self.known_value(t, pc, o(3), Value::InstructionDescriptor, false) else {
             return;
-        }
+        };
         if idesc & (1 << 2) != 0 {
             self.matrix_issue(t, pc, MatrixIssue::Sparse);
             return;
