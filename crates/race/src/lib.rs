@@ -666,14 +666,6 @@ impl Chain {
     }
 }
 
-/// Per list of a chunk, the ends of its runs of copies ([`Context::copy_runs`]).
-struct CopyRuns {
-    /// The end of the run of consecutive lists that are copies of its issuer.
-    ends: Vec<u32>,
-    /// The end of the run of consecutive lists that are tensor-pipe agents of its issuer.
-    pipe_ends: Vec<u32>,
-}
-
 /// A thread's entries in one chunk.
 struct ThreadLists<'e> {
     thread: u32,
@@ -899,73 +891,45 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
     }
 
     /// Per list of a chunk, the end of the run of consecutive lists that are copies of
-    /// its issuer (its own position for a thread), and the end of the run of consecutive
-    /// lists that are tensor-pipe agents of its issuer
-    /// ([`HappensBeforeQuery::pipe_agent`]; its own position for any other list); `None`
-    /// when the chunk has no copy or the tuning is off.
-    fn copy_runs(&self, lists: &[ThreadLists<'_>]) -> Option<CopyRuns> {
+    /// its issuer (its own position for a thread); `None` when the chunk has no copy or
+    /// the tuning is off.
+    fn copy_runs(&self, lists: &[ThreadLists<'_>]) -> Option<Vec<u32>> {
         let threads = self.program.threads.len();
         if !self.tuning.copy_chains || lists.iter().all(|l| (l.thread as usize) < threads) {
             return None;
         }
         let issuer = |x: usize| self.copy_issuer(lists[x].thread);
-        let pipe: Vec<bool> = lists
-            .iter()
-            .map(|l| (l.thread as usize) >= threads && self.hb.pipe_agent(ThreadId(l.thread)))
-            .collect();
         let mut ends = vec![0u32; lists.len()];
-        let mut pipe_ends = vec![0u32; lists.len()];
         for x in (0..lists.len()).rev() {
-            let next_same =
-                x + 1 < lists.len() && issuer(x).is_some() && issuer(x + 1) == issuer(x);
             ends[x] = match issuer(x) {
-                Some(_) if next_same => ends[x + 1],
+                Some(i) if x + 1 < lists.len() && issuer(x + 1) == Some(i) => ends[x + 1],
                 Some(_) => x as u32 + 1,
                 None => x as u32,
             };
-            pipe_ends[x] = if !pipe[x] {
-                x as u32
-            } else if next_same && pipe[x + 1] {
-                pipe_ends[x + 1]
-            } else {
-                x as u32 + 1
-            };
         }
-        Some(CopyRuns { ends, pipe_ends })
+        Some(ends)
     }
 
     /// The lists after `x` that are copies of `x`'s issuer which the relation orders after
     /// copy `x` ([`HappensBeforeQuery::issuer_copies_after`]), as far as they are
     /// consecutive: a range of positions, empty when none.
-    ///
-    /// A tensor-pipe agent's range starts right after it when the next lists are pipe
-    /// agents of its issuer, and then extends over the copies its completion orders where
-    /// the two ranges meet.
     fn ordered_copies(
         &self,
         lists: &[ThreadLists<'_>],
-        runs: &CopyRuns,
+        runs: &[u32],
         x: usize,
     ) -> std::ops::Range<usize> {
         let threads = self.program.threads.len() as u64;
-        let piped = (x + 1)..(runs.pipe_ends[x] as usize).max(x + 1);
         let Some((issuer, first)) = self.hb.issuer_copies_after(ThreadId(lists[x].thread)) else {
-            return piped;
+            return 0..0;
         };
         let from = threads + u64::from(first);
         let a = lists.partition_point(|l| u64::from(l.thread) < from);
         let same = lists.get(a).and_then(|l| self.copy_issuer(l.thread)) == Some(issuer);
-        let done = if a > x && same {
-            a..runs.ends[a] as usize
+        if a > x && same {
+            a..runs[a] as usize
         } else {
             0..0
-        };
-        if piped.is_empty() {
-            done
-        } else if !done.is_empty() && done.start <= piped.end {
-            piped.start..piped.end.max(done.end)
-        } else {
-            piped
         }
     }
 
