@@ -101,9 +101,9 @@ struct Agent {
     rows: Vec<u32>,
     /// Index into [`Agents::joint`]: positions of other threads the copy completes before.
     joint: Option<u32>,
-    /// The `tcgen05` operation of a tensor-pipe access: later operations of the issuer it
-    /// orders before ([`weft_program::TensorPipe::orders`]).
-    pipe: Option<weft_program::TensorPipe>,
+    /// An access of the issuer's tensor pipe, ordered before its later ones
+    /// ([`weft_program::AsyncCopy::tensor_pipe`]).
+    tensor_pipe: bool,
 }
 
 /// The agents' part of the relation: `O(copies + phases × threads)`.
@@ -442,7 +442,7 @@ impl HappensBefore {
                 joint: copy
                     .joint
                     .filter(|&j| (j as usize) < program.asyncs.joint_done.len()),
-                pipe: copy.pipe,
+                tensor_pipe: copy.tensor_pipe,
             };
             for &c in &copy.phases {
                 let Some(node) = phase_of(copy.issuer, c) else {
@@ -612,12 +612,8 @@ impl HappensBefore {
 
     /// Whether the copy `g` completes before the copy `h` starts.
     fn agent_before_agent(&self, g: &Agent, h: &Agent) -> bool {
-        // Two operations of one thread's tensor pipe that the PTX ISA executes in order.
-        if g.issuer == h.issuer
-            && g.index < h.index
-            && let (Some(a), Some(b)) = (g.pipe, h.pipe)
-            && a.orders(b)
-        {
+        // Two operations of one thread's tensor pipe, which runs them in issue order.
+        if g.issuer == h.issuer && g.index < h.index && g.tensor_pipe && h.tensor_pipe {
             return true;
         }
         if g.done != NEVER {
@@ -663,9 +659,9 @@ impl HappensBefore {
     }
 
     /// Whether agent `t` is an operation of its issuer's tensor pipe: every later such agent
-    /// of the same issuer happens after it ([`weft_program::TensorPipe::orders`]).
+    /// of the same issuer happens after it ([`weft_program::AsyncCopy::tensor_pipe`]).
     pub fn pipe_agent(&self, t: ThreadId) -> bool {
-        self.agent(t).is_some_and(|g| g.pipe.is_some())
+        self.agent(t).is_some_and(|g| g.tensor_pipe)
     }
 
     /// Number of asynchronous-copy agents (numbered from [`Self::num_threads`] on).

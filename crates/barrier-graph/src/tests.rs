@@ -1112,23 +1112,24 @@ fn async_copy_ends_at_its_issuers_wait() {
 /// are not.
 #[test]
 fn the_tensor_pipe_orders_one_threads_mmas() {
-    use weft_program::{AccessKind, AsyncCopy, Proxy, TensorPipe};
+    use weft_program::{AccessKind, AsyncCopy, Proxy};
     let p0 = thread(&[C::SAll(0), C::R(0)], 0);
     let p1 = thread(&[C::SAll(0), C::R(0)], 1000);
     let mut p = program(1, vec![p0, p1]);
     let w = |k| Command::access(AccessKind::Write, 0, 4, false, InstId(k));
     let agent = |issuer, pipe| {
         let mut c = AsyncCopy::new(ThreadId(issuer), 1, w(500), Proxy::Tensor);
-        c.pipe = pipe;
+        c.tensor_pipe = pipe;
         c
     };
+    // A copy, two MMAs, a copy, another issuer's MMA, and a load (outside the pipe).
     p.asyncs.copies.extend([
-        agent(0, Some(TensorPipe::Copy)),
-        agent(0, Some(TensorPipe::Mma)),
-        agent(0, Some(TensorPipe::Mma)),
-        agent(0, Some(TensorPipe::Copy)),
-        agent(1, Some(TensorPipe::Mma)),
-        agent(0, None),
+        agent(0, true),
+        agent(0, true),
+        agent(0, true),
+        agent(0, true),
+        agent(1, true),
+        agent(0, false),
     ]);
     let a = analyze(&p);
     assert_clean(&a);

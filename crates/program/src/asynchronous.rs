@@ -49,32 +49,6 @@ pub enum Proxy {
     Tensor,
 }
 
-/// The `tcgen05` operation a tensor-memory agent belongs to. The PTX ISA (*tcgen05 Memory
-/// Consistency Model*, *Pipelined tcgen05 Instructions*) orders some pairs of asynchronous
-/// `tcgen05` operations issued by one thread in issue order without any wait: `tcgen05.mma`
-/// after `tcgen05.mma` with the same accumulator and shape, and `tcgen05.mma` after
-/// `tcgen05.cp`. weft orders all of one thread's MMAs and copies in issue order: CUTLASS's
-/// block-scaled GEMMs copy the next k-block's scale factors over the ones an earlier MMA
-/// reads, and attention kernels (Flash Attention 4, the CuTe DSL's FMHA) let an MMA
-/// overwrite what an earlier MMA of another accumulator reads, relying on the tensor
-/// pipe's order (an approximation `docs/semantics.md` lists).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TensorPipe {
-    /// A `tcgen05.mma`.
-    Mma,
-    /// A `tcgen05.cp`.
-    Copy,
-}
-
-impl TensorPipe {
-    /// Whether an operation `self` that a thread issued before `later` executes before it:
-    /// always (see the type's documentation).
-    pub fn orders(self, later: TensorPipe) -> bool {
-        let _ = (self, later);
-        true
-    }
-}
-
 /// One asynchronous copy: an agent with one shared-memory access.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsyncCopy {
@@ -103,9 +77,16 @@ pub struct AsyncCopy {
     /// Indices of mbarrier commands of the issuer: the copy completes before the phase in
     /// which each of them is counted completes.
     pub phases: Vec<u32>,
-    /// For an access of a `tcgen05` operation in the tensor pipe (`tcgen05.mma`,
-    /// `tcgen05.cp`): which one, for the pairs the pipe orders ([`TensorPipe::orders`]).
-    pub pipe: Option<TensorPipe>,
+    /// An access of a `tcgen05.mma` or `tcgen05.cp`: an operation of its issuer's tensor
+    /// pipe, which runs them in issue order. The PTX ISA (*tcgen05 Memory Consistency Model*,
+    /// *Pipelined tcgen05 Instructions*) promises that order only for `tcgen05.mma` after
+    /// `tcgen05.mma` with the same accumulator and shape, and `tcgen05.mma` after
+    /// `tcgen05.cp`; weft orders every pair: CUTLASS's block-scaled GEMMs copy the next
+    /// k-block's scale factors over the ones an earlier MMA reads, and attention kernels
+    /// (Flash Attention 4, the CuTe DSL's FMHA) let an MMA overwrite what an earlier MMA of
+    /// another accumulator reads, relying on the pipe's order (an approximation
+    /// `docs/semantics.md` lists).
+    pub tensor_pipe: bool,
 }
 
 impl AsyncCopy {
@@ -120,7 +101,7 @@ impl AsyncCopy {
             done: None,
             done_seq: u32::MAX,
             phases: Vec::new(),
-            pipe: None,
+            tensor_pipe: false,
         }
     }
 

@@ -27,7 +27,7 @@ mod command;
 mod mbarrier;
 mod source;
 
-pub use asynchronous::{AsyncCopy, AsyncOps, ExclusiveSides, Proxy, TensorPipe};
+pub use asynchronous::{AsyncCopy, AsyncOps, ExclusiveSides, Proxy};
 pub use barrier::snapshot::{BarrierSnapshot, RelativeParticipant};
 pub use barrier::{
     BarrierConfig, BarrierFile, BarrierKey, Completion, Event, GatherKey, NUM_NAMED_BARRIERS,

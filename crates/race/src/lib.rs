@@ -314,7 +314,7 @@ pub trait HappensBeforeQuery: Sync {
     }
 
     /// Optionally, whether an agent is an operation of its issuer's tensor pipe
-    /// ([`weft_program::TensorPipe`]): every later such agent of the same issuer happens after
+    /// ([`weft_program::AsyncCopy::tensor_pipe`]): every later such agent of the same issuer happens after
     /// it, and the merges pass over those pairs without testing them (a GEMM's MMAs all
     /// write one accumulator). `false`: test each.
     fn pipe_agent(&self, _agent: ThreadId) -> bool {

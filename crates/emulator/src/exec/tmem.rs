@@ -16,7 +16,7 @@
 //!   A is in tensor memory and the scale factors of a block-scaled kind; `tcgen05.cp` writes
 //!   its destination. They end like their shared-memory reads, before the phases of the
 //!   `tcgen05.commit`s tracking them, and one thread's are ordered in issue order
-//!   ([`weft_program::TensorPipe`]). An MMA writing the accumulator the thread's previous MMA
+//!   ([`weft_program::AsyncCopy::tensor_pipe`]). An MMA writing the accumulator the thread's previous MMA
 //!   wrote with no commit between records no agents: those of the earlier one stand for it;
 //! - `tcgen05.dealloc` writes the freed columns of every lane, complete where it runs.
 //!
@@ -29,7 +29,7 @@ use crate::ir::{Inst, MemBase, Opnd};
 use crate::unverifiable::{MatrixIssue, Value, Why};
 use crate::{FindingKind, ValueSource};
 use weft_program::{
-    AccessKind, AsyncCopy, Command, InstId, Proxy, TMEM_COLUMNS, TMEM_LANES, TensorPipe, ThreadId,
+    AccessKind, AsyncCopy, Command, InstId, Proxy, TMEM_COLUMNS, TMEM_LANES, ThreadId,
 };
 
 /// The layout of a `tcgen05.ld`/`st` shape: which (row, column) of the shape's atom lane `l`'s
@@ -127,7 +127,8 @@ impl Machine<'_> {
     }
 
     /// Records thread `t`'s access of `columns` columns from `column` in each lane of
-    /// `lanes` as agents (one per lane), tagged with `pipe`; their indices are appended to
+    /// `lanes` as agents (one per lane), `tensor_pipe` when a `tcgen05.mma` or `tcgen05.cp`
+    /// makes them; their indices are appended to
     /// `out`. A footprint outside the 128 lanes and 512 columns makes the kernel
     /// unverifiable (`false`).
     #[allow(clippy::too_many_arguments)]
@@ -139,7 +140,7 @@ impl Machine<'_> {
         lanes: impl IntoIterator<Item = u32>,
         (column, columns): (u32, u32),
         approx: bool,
-        pipe: Option<TensorPipe>,
+        tensor_pipe: bool,
         out: &mut Vec<u32>,
     ) -> bool {
         let len = 4 * columns;
@@ -172,7 +173,7 @@ impl Machine<'_> {
             self.guard_copy(g);
             let access = Command::access(kind, addr, len, may, InstId(pc)).with_approx(approx);
             let mut copy = AsyncCopy::new(ThreadId(t as u32), issue, access, Proxy::Tensor);
-            copy.pipe = pipe;
+            copy.tensor_pipe = tensor_pipe;
             self.copies.push(copy);
             self.charge_agent(t, pc, entries);
             out.push(g);
@@ -275,7 +276,7 @@ impl Machine<'_> {
         let mut agents = Vec::new();
         for (lane, column, columns) in runs {
             let run = (column, columns);
-            if !self.tmem_agents(t, pc, kind, [lane], run, false, None, &mut agents) {
+            if !self.tmem_agents(t, pc, kind, [lane], run, false, false, &mut agents) {
                 return;
             }
         }
@@ -429,7 +430,6 @@ impl Machine<'_> {
         if previous.is_some_and(|p| p != key) {
             self.pipe_order_note(pc);
         }
-        let pipe = Some(TensorPipe::Mma);
         let (lane0, col0) = split(d);
         // The data path layouts of one CTA (PTX ISA, *Data path layout organization*): M =
         // 128 takes the 128 lanes from the address's, M = 64 the first 16 lanes of each warp's
@@ -465,7 +465,7 @@ impl Machine<'_> {
                 lanes,
                 (col0, n),
                 bounded,
-                pipe,
+                true,
                 &mut agents,
             );
             if !ok {
@@ -485,7 +485,7 @@ impl Machine<'_> {
                 a_lanes,
                 run,
                 a_wide,
-                pipe,
+                true,
                 &mut agents,
             );
             if !ok {
@@ -510,7 +510,7 @@ impl Machine<'_> {
                 let (ls, cs) = split(s);
                 let run = (cs, 4 * rows.div_ceil(128));
                 let all = (0..TMEM_LANES).map(|y| ls + y);
-                if !self.tmem_agents(t, pc, AccessKind::Read, all, run, true, pipe, &mut agents) {
+                if !self.tmem_agents(t, pc, AccessKind::Read, all, run, true, true, &mut agents) {
                     return None;
                 }
             }
@@ -537,7 +537,7 @@ impl Machine<'_> {
             lanes,
             run,
             false,
-            None,
+            false,
             &mut agents,
         ) {
             return;
@@ -552,7 +552,7 @@ impl Machine<'_> {
     }
 
     /// The note for a thread whose tensor pipe runs a pair of operations the PTX ISA does
-    /// not pipeline ([`weft_program::TensorPipe`]): an MMA after an MMA of another
+    /// not pipeline ([`weft_program::AsyncCopy::tensor_pipe`]): an MMA after an MMA of another
     /// accumulator or shape, or a copy after an MMA or copy.
     fn pipe_order_note(&mut self, pc: u32) {
         if self
@@ -588,9 +588,8 @@ impl Machine<'_> {
         if self.tm_last_pipe.insert(t as u32, None).is_some() {
             self.pipe_order_note(pc);
         }
-        let pipe = Some(TensorPipe::Copy);
         let run = (col0, columns);
-        self.tmem_agents(t, pc, AccessKind::Write, all, run, false, pipe, &mut agents)
+        self.tmem_agents(t, pc, AccessKind::Write, all, run, false, true, &mut agents)
             .then_some(agents)
     }
 }
