@@ -254,29 +254,12 @@ struct Machine<'a> {
     /// Per thread, the agents of its `tcgen05.mma` operations, and per (thread, mbarrier)
     /// how many of them a `tcgen05.commit` on that mbarrier already tracks.
     tc_issued: Vec<Vec<u32>>,
-    /// Per thread, its `tcgen05.ld` and `tcgen05.st` agents not yet completed by a
-    /// `tcgen05.wait::ld` / `::st`.
-    tm_pending: Vec<[Vec<u32>; 2]>,
+    /// The threads' tensor-memory accesses in flight (`tmem` module).
+    tm: tmem::Accesses,
     /// Per thread, while it runs a side of a branch on an unknown value (or an instruction
     /// under an unknown guard): the first agent issued there. A `tcgen05.wait` there
     /// completes only agents from it on, the ones that exist in every execution running it.
     side_floor: Vec<u32>,
-    /// Per thread, how many `tcgen05.wait::ld` and `::st` it ran (outside input-dependent
-    /// branches).
-    tm_waits: Vec<[u32; 2]>,
-    /// Per (warp, k, st): the completion set of the k-th `tcgen05.wait` of its lanes.
-    tm_joint: FxHashMap<(u32, u32, bool), u32>,
-    /// Per (thread, `tcgen05.ld` instruction): the first agent of its latest execution.
-    tm_last_ld: FxHashMap<(u32, u32), u32>,
-    /// Per thread, its `tcgen05.ld` agents completed by a use of their registers since its
-    /// last `tcgen05.wait::ld` (which completes them for the warp's other lanes too).
-    tm_used: Vec<Vec<u32>>,
-    /// Per thread, its latest tensor-pipe operation: a `tcgen05.mma`'s accumulator address
-    /// and shape (`M << 16 | N`), or `None` for a `tcgen05.cp`.
-    tm_last_pipe: FxHashMap<u32, Option<(u32, u32)>>,
-    /// Per thread, the accumulator (address, shape, bounded) its latest `tcgen05.mma` wrote
-    /// since its last `tcgen05.commit`, outside input-dependent branches.
-    tm_open_acc: Vec<Option<(u32, u32, bool)>>,
     tc_attached: FxHashMap<(u32, u32), usize>,
     /// Tensor-memory accounting (`tensor` module).
     tmem: tensor::TensorMemory,
@@ -574,14 +557,8 @@ fn run_once<'a>(
         fork_guards: Vec::new(),
         copy_guards: Vec::new(),
         tc_issued: vec![Vec::new(); n],
-        tm_pending: vec![[Vec::new(), Vec::new()]; n],
+        tm: tmem::Accesses::new(n),
         side_floor: vec![0; n],
-        tm_waits: vec![[0, 0]; n],
-        tm_joint: FxHashMap::default(),
-        tm_last_ld: FxHashMap::default(),
-        tm_used: vec![Vec::new(); n],
-        tm_last_pipe: FxHashMap::default(),
-        tm_open_acc: vec![None; n],
         tc_attached: FxHashMap::default(),
         tmem: tensor::TensorMemory::default(),
         tma_loads: Vec::new(),
@@ -881,7 +858,7 @@ impl Machine<'_> {
         // Validated (`ir::valid`): `ops` has the operands each operation reads.
         let o = |k: usize| ops[k];
         self.th[t].pc = pc + 1;
-        if !self.tm_pending[t][0].is_empty()
+        if !self.tm.threads[t].pending[0].is_empty()
             && self
                 .ir
                 .tmem_users

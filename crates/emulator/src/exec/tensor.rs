@@ -762,7 +762,7 @@ impl Machine<'_> {
     /// after it on each mbarrier (a later phase of the same mbarrier is observed after it in
     /// the pipelines weft knows; leaving it out only loses orderings).
     pub(super) fn tcgen_commit(&mut self, t: usize, mbar: u32, cmd: u32) {
-        self.tm_open_acc[t] = None;
+        self.tm.threads[t].open_acc = None;
         let from = self
             .tc_attached
             .insert((t as u32, mbar), self.tc_issued[t].len());

@@ -28,6 +28,7 @@ use super::Machine;
 use crate::ir::{Inst, MemBase, Opnd};
 use crate::unverifiable::{MatrixIssue, Value, Why};
 use crate::{FindingKind, ValueSource};
+use rustc_hash::FxHashMap;
 use weft_program::{
     AccessKind, AsyncCopy, Command, InstId, Proxy, TMEM_COLUMNS, TMEM_LANES, ThreadId,
 };
@@ -109,6 +110,51 @@ fn cp_destination(m: &str) -> Option<(&'static [(u32, u32)], u32)> {
 /// A tensor-memory address operand's lane (bits 16–31) and column (bits 0–15).
 fn split(taddr: u32) -> (u32, u32) {
     (taddr >> 16, taddr & 0xffff)
+}
+
+/// The tensor-memory accesses in flight, per thread, and the warps' wait completion sets.
+#[derive(Debug, Default)]
+pub(super) struct Accesses {
+    pub(super) threads: Vec<Thread>,
+    /// Per (warp, k, st): the completion set of the k-th `tcgen05.wait` of its lanes.
+    joint: FxHashMap<(u32, u32, bool), u32>,
+}
+
+/// One thread's tensor-memory accesses in flight and what its next operations need.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Thread {
+    /// Its `tcgen05.ld` and `tcgen05.st` agents not yet completed by a `tcgen05.wait::ld` /
+    /// `::st`.
+    pub(super) pending: [Vec<u32>; 2],
+    /// Its `tcgen05.ld` agents completed by a use of their registers since its last
+    /// `tcgen05.wait::ld` (which completes them for the warp's other lanes too).
+    used: Vec<u32>,
+    /// How many `tcgen05.wait::ld` and `::st` it ran (outside input-dependent branches).
+    waits: [u32; 2],
+    /// Per `tcgen05.ld` instruction: the first agent of its latest execution.
+    last_ld: FxHashMap<u32, u32>,
+    /// Its latest tensor-pipe operation: a `tcgen05.mma`'s accumulator address and shape
+    /// (`M << 16 | N`), or `None` for a `tcgen05.cp`.
+    last_pipe: Option<Option<(u32, u32)>>,
+    /// The accumulator (address, shape, bounded) its latest `tcgen05.mma` wrote since its
+    /// last `tcgen05.commit`, outside input-dependent branches.
+    pub(super) open_acc: Option<(u32, u32, bool)>,
+}
+
+impl Accesses {
+    pub(super) fn new(threads: usize) -> Self {
+        Accesses {
+            threads: vec![Thread::default(); threads],
+            joint: FxHashMap::default(),
+        }
+    }
+
+    /// Whether some thread has a tensor-memory access its waits may still complete.
+    pub(super) fn in_flight(&self) -> bool {
+        self.threads
+            .iter()
+            .any(|th| th.pending.iter().any(|p| !p.is_empty()) || !th.used.is_empty())
+    }
 }
 
 impl Machine<'_> {
@@ -271,7 +317,7 @@ impl Machine<'_> {
         }
         if !st {
             let first = self.copies.len() as u32;
-            self.tm_last_ld.insert((t as u32, pc), first);
+            self.tm.threads[t].last_ld.insert(pc, first);
         }
         let mut agents = Vec::new();
         for (lane, column, columns) in runs {
@@ -280,7 +326,7 @@ impl Machine<'_> {
                 return;
             }
         }
-        self.tm_pending[t][usize::from(st)].extend(agents);
+        self.tm.threads[t].pending[usize::from(st)].extend(agents);
     }
 
     /// `tcgen05.wait::ld` (`st: false`) or `tcgen05.wait::st`: the thread's prior loads
@@ -303,11 +349,11 @@ impl Machine<'_> {
         let joint = if self.th[t].may > 0 {
             None
         } else {
-            let k = &mut self.tm_waits[t][usize::from(st)];
+            let k = &mut self.tm.threads[t].waits[usize::from(st)];
             let key = ((t / weft_program::WARP_SIZE as usize) as u32, *k, st);
             *k += 1;
             let next = self.joint_done.len() as u32;
-            let j = *self.tm_joint.entry(key).or_insert(next);
+            let j = *self.tm.joint.entry(key).or_insert(next);
             if j == next {
                 self.joint_done.push(Vec::new());
             }
@@ -317,28 +363,25 @@ impl Machine<'_> {
             }
             Some(j)
         };
-        let mut pending = std::mem::take(&mut self.tm_pending[t][usize::from(st)]);
-        if !st {
-            pending.append(&mut self.tm_used[t]);
-        }
-        let mut kept = Vec::new();
-        for g in pending {
-            if g < floor {
-                kept.push(g);
-            } else if let Some(c) = self.copies.get_mut(g as usize) {
+        let thread = &mut self.tm.threads[t];
+        let pending = std::mem::take(&mut thread.pending[usize::from(st)]);
+        // Loads already complete through their registers join the warp's completion set;
+        // those issued before an input-dependent branch the wait is under are let go.
+        let used = if st {
+            Vec::new()
+        } else {
+            std::mem::take(&mut thread.used)
+        };
+        let kept: Vec<u32> = pending.iter().copied().filter(|&g| g < floor).collect();
+        for g in pending.into_iter().chain(used).filter(|&g| g >= floor) {
+            if let Some(c) = self.copies.get_mut(g as usize) {
                 c.complete_at(at, seq);
                 if c.joint.is_none() {
                     c.joint = joint;
                 }
             }
         }
-        // (Loads already complete through their registers stay complete.)
-        kept.retain(|&g| {
-            self.copies
-                .get(g as usize)
-                .is_some_and(|c| c.done.is_none())
-        });
-        self.tm_pending[t][usize::from(st)] = kept;
+        self.tm.threads[t].pending[usize::from(st)] = kept;
     }
 
     /// Instruction `inst` at `pc` of thread `t` names a destination register of a
@@ -354,7 +397,7 @@ impl Machine<'_> {
         let at = self.cmds[t].len() as u32;
         let seq = self.copies.len() as u32;
         let floor = self.agent_floor(t);
-        let pending = std::mem::take(&mut self.tm_pending[t][0]);
+        let pending = std::mem::take(&mut self.tm.threads[t].pending[0]);
         let mut kept = Vec::with_capacity(pending.len());
         let mut ordered = false;
         let mut loads: Vec<(u32, bool)> = Vec::new();
@@ -376,21 +419,21 @@ impl Machine<'_> {
                     r
                 }
             };
-            let latest = self
-                .tm_last_ld
-                .get(&(t as u32, load))
+            let latest = self.tm.threads[t]
+                .last_ld
+                .get(&load)
                 .is_some_and(|&first| g >= first);
             match self.copies.get_mut(g as usize) {
                 Some(c) if reads && latest && g >= floor => {
                     c.complete_at(at, seq);
                     ordered = true;
                     // A later wait of the warp still completes it for the other lanes.
-                    self.tm_used[t].push(g);
+                    self.tm.threads[t].used.push(g);
                 }
                 _ => kept.push(g),
             }
         }
-        self.tm_pending[t][0] = kept;
+        self.tm.threads[t].pending[0] = kept;
         if ordered && !self.notes.iter().any(|n| n.starts_with("tcgen05.ld reads")) {
             self.notes.push(format!(
                 "tcgen05.ld reads of tensor memory are complete once the thread uses a register the load wrote (first: `{}` at PTX line {}), as the register scoreboard makes it wait for the data; the PTX ISA promises this order for the reads only through tcgen05.wait::ld (\"a register dependency does not imply that a dependee instruction's memory accesses will be performed before a dependent instruction's memory accesses\"), so a kernel that releases tensor memory after using the loaded registers but without tcgen05.wait::ld is verified under this assumption",
@@ -426,7 +469,7 @@ impl Machine<'_> {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         let d = self.tmem_operand(t, pc, o(0))?;
         let key = Some((d, m << 16 | n));
-        let previous = self.tm_last_pipe.insert(t as u32, key);
+        let previous = self.tm.threads[t].last_pipe.replace(key);
         if previous.is_some_and(|p| p != key) {
             self.pipe_order_note(pc);
         }
@@ -457,7 +500,7 @@ impl Machine<'_> {
         // one k-block). Not under an input-dependent branch, whose agents may be dropped.
         let open = (d, m << 16 | n, bounded);
         let certain = self.th[t].may == 0;
-        if !(certain && self.tm_open_acc[t] == Some(open)) {
+        if !(certain && self.tm.threads[t].open_acc == Some(open)) {
             let ok = self.tmem_agents(
                 t,
                 pc,
@@ -471,7 +514,7 @@ impl Machine<'_> {
             if !ok {
                 return None;
             }
-            self.tm_open_acc[t] = certain.then_some(open);
+            self.tm.threads[t].open_acc = certain.then_some(open);
         }
         if matches!(o(1), Opnd::Mem(..)) {
             let a = self.tmem_operand(t, pc, o(1))?;
@@ -585,7 +628,7 @@ impl Machine<'_> {
             .flat_map(|&(first, count)| (first..first + count).map(move |x| lane0 + x))
             .collect();
         let mut agents = Vec::new();
-        if self.tm_last_pipe.insert(t as u32, None).is_some() {
+        if self.tm.threads[t].last_pipe.replace(None).is_some() {
             self.pipe_order_note(pc);
         }
         let run = (col0, columns);

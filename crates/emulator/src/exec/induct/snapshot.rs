@@ -176,14 +176,8 @@ impl Machine<'_> {
             fork_guards: _,
             copy_guards,
             tc_issued,
-            tm_pending,
+            tm,
             side_floor: _,
-            tm_waits: _,
-            tm_joint: _,
-            tm_last_ld: _,
-            tm_used,
-            tm_last_pipe: _,
-            tm_open_acc: _,
             tc_attached: _,
             tmem: _,
             tma_loads,
@@ -258,8 +252,7 @@ impl Machine<'_> {
             || !exclusive.is_empty()
             || !copy_guards.is_empty()
             || tc_issued.iter().any(|p| !p.is_empty())
-            || tm_pending.iter().flatten().any(|p| !p.is_empty())
-            || tm_used.iter().any(|p| !p.is_empty())
+            || tm.in_flight()
             || !tma_loads.is_empty()
             || !tma_stores.is_empty()
             || divert.is_some()
