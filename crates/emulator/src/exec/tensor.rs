@@ -594,7 +594,7 @@ impl Machine<'_> {
         let Some(f) = self.operand_footprint(t, pc, descriptor::decode_tcgen05(d), source) else {
             return;
         };
-        let Some(tm) = self.tcgen_cp_tmem(t, pc, ops) else {
+        let Some(tm) = self.tcgen_cp_tmem(t, pc, ops, (rows, row_bytes)) else {
             return;
         };
         let agents = self.operand_agents(t, pc, &[f]);

@@ -92,19 +92,14 @@ fn repetitions(m: &str) -> Option<u32> {
     (n.is_power_of_two() && n <= 128).then_some(n)
 }
 
-/// The lanes (first, count) a `tcgen05.cp` shape writes relative to its address's lane, and
-/// the columns: `128x256b` and `128x128b` write 128 consecutive lanes, `4x256b` lanes 0,
-/// 32, 64 and 96, the multicast `64x128b.warpx2` and `32x128b.warpx4` forms every lane
-/// (their rows replicated over the warps' lane quarters).
-fn cp_destination(m: &str) -> Option<(&'static [(u32, u32)], u32)> {
-    const ALL: &[(u32, u32)] = &[(0, 128)];
-    const QUARTERS: &[(u32, u32)] = &[(0, 1), (32, 1), (64, 1), (96, 1)];
-    Some(match m {
-        "128x256b" => (ALL, 8),
-        "128x128b" | "64x128b" | "32x128b" => (ALL, 4),
-        "4x256b" => (QUARTERS, 8),
-        _ => return None,
-    })
+/// The lanes a `tcgen05.cp` of a source matrix of `rows` rows writes, relative to its
+/// address's lane: `4x256b` lanes 0, 32, 64 and 96; `128x256b` and `128x128b` 128
+/// consecutive lanes, and the multicast `64x128b.warpx2` and `32x128b.warpx4` forms every lane
+/// too (their rows replicated over the warps' lane quarters). Each writes a row's bytes
+/// into consecutive columns.
+fn cp_lanes(rows: u32) -> impl Iterator<Item = u32> {
+    let quarters = rows == 4;
+    (0..TMEM_LANES).filter(move |&l| !quarters || l % 32 == 0)
 }
 
 /// A tensor-memory address operand's lane (bits 16–31) and column (bits 0–15).
@@ -612,21 +607,21 @@ impl Machine<'_> {
         ));
     }
 
-    /// The tensor-memory destination of `tcgen05.cp.SHAPE [taddr], s-desc`; returns its
-    /// agents, or `None` when the kernel became unverifiable.
-    pub(super) fn tcgen_cp_tmem(&mut self, t: usize, pc: u32, ops: &[Opnd]) -> Option<Vec<u32>> {
-        let dest = self.opcode(pc).split('.').find_map(cp_destination);
-        let Some((lanes, columns)) = dest else {
-            self.matrix_issue(t, pc, MatrixIssue::Shape);
-            return None;
-        };
+    /// The tensor-memory destination of `tcgen05.cp.SHAPE [taddr], s-desc` copying a source
+    /// of `rows` rows of `row_bytes` bytes ([`cp_lanes`]); returns its agents, or `None` when
+    /// the kernel became unverifiable.
+    pub(super) fn tcgen_cp_tmem(
+        &mut self,
+        t: usize,
+        pc: u32,
+        ops: &[Opnd],
+        (rows, row_bytes): (u32, u32),
+    ) -> Option<Vec<u32>> {
         let o = ops.first().copied().unwrap_or(Opnd::Sink);
         let taddr = self.tmem_operand(t, pc, o)?;
         let (lane0, col0) = split(taddr);
-        let all: Vec<u32> = lanes
-            .iter()
-            .flat_map(|&(first, count)| (first..first + count).map(move |x| lane0 + x))
-            .collect();
+        let all = cp_lanes(rows).map(|x| lane0 + x);
+        let columns = row_bytes / 4;
         let mut agents = Vec::new();
         if self.tm.threads[t].last_pipe.replace(None).is_some() {
             self.pipe_order_note(pc);
@@ -668,10 +663,8 @@ mod tests {
         assert_eq!(repetitions("x16"), Some(16));
         assert_eq!(repetitions("x3"), None);
         assert_eq!(repetitions("x256"), None);
-        assert_eq!(
-            cp_destination("4x256b").map(|(l, c)| (l.len(), c)),
-            Some((4, 8))
-        );
+        assert_eq!(cp_lanes(4).collect::<Vec<_>>(), [0, 32, 64, 96]);
+        assert_eq!(cp_lanes(64).count(), 128);
         assert_eq!(split(0x0020_0010), (32, 16));
     }
 }
