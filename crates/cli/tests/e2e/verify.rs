@@ -758,21 +758,11 @@ fn a_tensor_map_in_shared_memory_is_written_whole_and_copied() {
         run.stdout.contains("note: tensor maps in shared memory"),
         "{run:?}"
     );
-    let run = weft(&[
-        "tensormap_shared.ptx",
-        "--kernel",
-        "devdesc_unsynced",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(run.code, 1, "{run:?}");
-    let doc = run.json();
-    let violations = doc["kernels"][0]["violations"]
-        .as_array()
-        .expect("violations");
-    assert!(!violations.is_empty(), "{run:?}");
+    let k = kernel_report("tensormap_shared.ptx", "devdesc_unsynced", 1);
+    let violations = k["violations"].as_array().expect("violations");
+    assert!(!violations.is_empty(), "{k}");
     for v in violations {
-        assert_eq!(v["kind"], "race", "{run:?}");
+        assert_eq!(v["kind"], "race", "{v}");
         let opcodes = violation_opcodes(v);
         assert!(
             opcodes.iter().any(|o| o.starts_with("tensormap.replace"))
@@ -1054,21 +1044,8 @@ fn cluster_launch_control_answers_are_explored() {
     assert!(!run.stdout.contains("coverage"), "{run:?}");
     // Undefined (PTX ISA): requesting again after reading an answer that may say "not
     // canceled". Reading the CTA id such an answer carries is not reported (an unknown).
-    let run = weft(&[
-        "cluster_launch_control.ptx",
-        "--kernel",
-        "clc_request_after_failure",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(run.code, 1, "{run:?}");
-    let doc = run.json();
-    check_schema(&doc);
-    assert_eq!(
-        violation_kinds(&doc["kernels"][0]),
-        ["cluster-launch-control"],
-        "{run:?}"
-    );
+    let k = kernel_report("cluster_launch_control.ptx", "clc_request_after_failure", 1);
+    assert_eq!(violation_kinds(&k), ["cluster-launch-control"], "{k}");
     let run = weft(&[
         "cluster_launch_control.ptx",
         "--kernel",
