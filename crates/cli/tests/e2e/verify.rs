@@ -841,6 +841,26 @@ fn halves_of_a_wide_parameter_load_are_its_fields() {
     );
 }
 
+/// Terms through `mov.b64 {lo, hi}` packs and `cvta.global` (`packed_terms.ptx`): a trip
+/// count packed beside another input's function and unpacked again is its own term, so
+/// its loop is explored like one over the parameter (it was "a branch on an unknown
+/// predicate", Triton's tutorial 03 matmul on sm_100a); a known half stays known through the
+/// pack; the converted pointer keeps its term, so every warp storing its halves to one word
+/// is a benign race (it was a race).
+#[test]
+fn packs_and_global_conversions_keep_their_terms() {
+    let k = kernel_report("packed_terms.ptx", "packed_trips", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+    let coverage = k["coverage"].to_string();
+    assert!(coverage.contains("packed_trips_param_2"), "{coverage}");
+    assert!(!coverage.contains("packed_trips_param_0"), "{coverage}");
+    let k = kernel_report("packed_terms.ptx", "packed_known", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+    assert_eq!(k["unverifiable"].as_array().map(Vec::len), Some(0), "{k}");
+    let k = kernel_report("packed_terms.ptx", "cvta_store", 0);
+    assert_eq!(violation_kinds(&k), ["benign-race", "benign-race"], "{k}");
+}
+
 /// A size computed from a parameter, stored to shared memory by one warp and loaded by all
 /// after a barrier (Triton's warp-specialized persistent matmul, quack's tile scheduler):
 /// the load reads the stored value's term, so the loop bounded by it is explored like one

@@ -775,7 +775,7 @@ impl Machine<'_> {
                         *p = (xv, xu);
                     }
                 }
-                if u != 0 && self.cfg.value_terms && len <= 3 {
+                if u != 0 && len <= 3 {
                     u = self.pack_unknown(&parts[..len as usize], w, u);
                 }
                 self.wr(t, d, if u == 0 { v } else { 0 }, u);
@@ -786,12 +786,8 @@ impl Machine<'_> {
                 // The parts are other values than the whole: each its own term.
                 let ir = self.ir;
                 for (i, &x) in ir.list(start, len).iter().enumerate() {
-                    let pu = if u == 0 {
-                        0
-                    } else {
-                        self.part_unknown(u, w, i)
-                    };
-                    self.wr(t, x, part(v, w, i), pu);
+                    let (pv, pu) = self.unpack_part((v, u), w, i);
+                    self.wr(t, x, pv, pu);
                 }
             }
             _ => {

@@ -9,7 +9,7 @@
 use weft_program::{AccessKind, Command, InstId};
 
 use super::Machine;
-use super::alu::{Alu, alu, compare, div_rem, mad, mask, mov_bits, part, sx};
+use super::alu::{Alu, alu, compare, div_rem, mad, mask, mov_bits, sx};
 use super::memory::Mem;
 use super::values::LANES;
 use crate::ir::{BoolOp, Cmp, Inst, Ir, Kind, MemBase, MulMode, Op, Opnd, RegId, Space};
@@ -523,7 +523,7 @@ impl Machine<'_> {
                         *p = (xv, xu);
                     }
                 }
-                if u != 0 && self.cfg.value_terms && len <= 3 {
+                if u != 0 && len <= 3 {
                     u = self.pack_unknown(&parts[..usize::from(len)], w, u);
                 }
                 self.put(base, d, if u == 0 { v } else { 0 }, u);
@@ -534,12 +534,8 @@ impl Machine<'_> {
                 let ir = self.ir;
                 for (i, x) in ir.list(start, u32::from(len)).iter().enumerate() {
                     if let Opnd::Reg(r) = *x {
-                        let pu = if u == 0 {
-                            0
-                        } else {
-                            self.part_unknown(u, w, i)
-                        };
-                        self.put(base, r, part(v, w, i), pu);
+                        let (pv, pu) = self.unpack_part((v, u), w, i);
+                        self.put(base, r, pv, pu);
                     }
                 }
             }

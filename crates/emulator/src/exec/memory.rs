@@ -41,7 +41,12 @@ impl Machine<'_> {
             Op::Cvta { to, space } => {
                 let (a, ua) = self.rd(t, o(1), pc);
                 let (v, u) = if ua != 0 {
-                    (0, self.src.plain(ua))
+                    // A global address is its generic address (the identity below), so an
+                    // unknown one keeps its term; the other windows' bases are not terms.
+                    match space {
+                        Space::Global if bits == 64 => (0, ua),
+                        _ => (0, self.src.plain(ua)),
+                    }
                 } else {
                     match (space, to) {
                         (Space::Shared, false) => (self.shared_base.wrapping_add(mask(a, 32)), 0),

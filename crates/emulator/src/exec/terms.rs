@@ -144,7 +144,7 @@ pub(crate) enum OpKind {
     /// terms ([`Node::Atom`]); never evaluated.
     Inst(u32),
     /// A register assembled from its operands, the first the low bits (`mov.b64 d, {lo,
-    /// hi}`, each part `bits / parts` wide): built only for value terms; never evaluated.
+    /// hi}`, each part `bits / parts` wide): a value term when a part is one.
     Pack,
 }
 
@@ -152,7 +152,7 @@ impl OpKind {
     /// Whether a node of this operation is a value term whatever its operands
     /// ([`Terms::has_atom`]): the operations only a run with value terms builds.
     fn data(self) -> bool {
-        matches!(self, OpKind::Inst(_) | OpKind::Pack)
+        matches!(self, OpKind::Inst(_))
     }
 
     /// Whether swapping the first two operands never changes the result.
@@ -959,7 +959,20 @@ impl Terms {
                         };
                         cvt(a?, dst, src, 0, false)
                     }
-                    OpKind::Other(_) | OpKind::Inst(_) | OpKind::Pack => None,
+                    OpKind::Pack => {
+                        let parts = args.iter().flatten().count() as u8;
+                        let w = bits.checked_div(parts)?;
+                        [a, b, c]
+                            .iter()
+                            .take(usize::from(parts))
+                            .enumerate()
+                            .try_fold(0u64, |acc, (i, x)| {
+                                let shift = u32::from(w).checked_mul(i as u32)?;
+                                Some(acc | mask((*x)?, w).checked_shl(shift)?)
+                            })
+                            .map(|v| mask(v, bits))
+                    }
+                    OpKind::Other(_) | OpKind::Inst(_) => None,
                 }
             }
         };

@@ -112,19 +112,26 @@ impl Machine<'_> {
         self.src.termed(u, term)
     }
 
-    /// With [`crate::Config::value_terms`]: `u` (the sources of a register assembled from
-    /// `parts`, each `w` bits wide, the first the low bits: `mov.b64 d, {lo, hi}`) with the
-    /// term [`OpKind::Pack`] of the parts' terms (a known part by its value), when there
-    /// are at most three parts and each has one.
+    /// `u` (the sources of a register assembled from `parts`, each `w` bits wide, the
+    /// first the low bits: `mov.b64 d, {lo, hi}`) with the term [`OpKind::Pack`] of the
+    /// parts' terms (a known part by its value), when there are at most three parts and
+    /// each has one. A pack of terms of the inputs is a term of the inputs: taken apart
+    /// again ([`Machine::unpack_part`]), each part is its own term (Triton packs a trip count
+    /// with a tile index into one `.b64` register and unpacks it before the loop). A pack
+    /// with a value term among its parts is built only with [`crate::Config::value_terms`].
     pub(super) fn pack_unknown(&mut self, parts: &[(u64, u32)], w: u8, u: u32) -> u32 {
-        if !self.cfg.value_terms || self.values_off || u == 0 || parts.len() > 3 || w == 0 {
+        if self.terms_off || u == 0 || parts.len() > 3 || w == 0 {
             return u;
         }
+        let values = self.cfg.value_terms && !self.values_off;
         let mut ts = [None; 3];
         for (slot, &(v, pu)) in ts.iter_mut().zip(parts) {
             let Some(term) = self.operand_term((super::alu::mask(v, w), pu)) else {
                 return u;
             };
+            if !values && self.src.terms.has_atom(term) {
+                return u;
+            }
             *slot = Some(term);
         }
         let bits = w.saturating_mul(parts.len() as u8);
@@ -379,6 +386,11 @@ impl Machine<'_> {
         let Some(t) = self.src.value_term(u) else {
             return plain;
         };
+        if let Some(p) = self.packed_part(t, w, i)
+            && !matches!(self.src.terms.node(p), Node::Const(_))
+        {
+            return self.src.termed(plain, Some(p));
+        }
         let shift = (i as u64).saturating_mul(u64::from(w));
         if let Node::Param { off, size, .. } = self.src.terms.node(t)
             && w % 8 == 0
@@ -395,6 +407,42 @@ impl Machine<'_> {
             self.unknown_result(OpKind::Shr, 64, false, &[(0, u), (shift, 0)])
         };
         self.unknown_result(OpKind::Cvt, w, false, &[(0, shifted), (64 << 1, 0)])
+    }
+
+    /// Part `i` (`w` bits) of the term `t` when `t` is an [`OpKind::Pack`] of `w`-bit parts
+    /// ([`Machine::pack_unknown`]): that part's own term.
+    fn packed_part(&self, t: TermId, w: u8, i: usize) -> Option<TermId> {
+        let Node::Op {
+            op: OpKind::Pack,
+            bits,
+            args,
+            ..
+        } = self.src.terms.node(t)
+        else {
+            return None;
+        };
+        let parts = args.iter().flatten().count();
+        if parts == 0 || usize::from(bits) != usize::from(w) * parts {
+            return None;
+        }
+        args.get(i).copied().flatten()
+    }
+
+    /// Part `i` (`w` bits) of the register `(v, u)`, as `mov.b64 {lo, hi}, s` writes it: the
+    /// part's value, or its sources and term ([`Machine::part_unknown`]); a part of an
+    /// unknown register is known when the register was packed with that part known.
+    pub(super) fn unpack_part(&mut self, (v, u): (u64, u32), w: u8, i: usize) -> (u64, u32) {
+        if u == 0 {
+            return (super::alu::part(v, w, i), 0);
+        }
+        if !self.terms_off
+            && let Some(t) = self.src.value_term(u)
+            && let Some(p) = self.packed_part(t, w, i)
+            && let Node::Const(c) = self.src.terms.node(p)
+        {
+            return (super::alu::mask(c, w), 0);
+        }
+        (super::alu::part(v, w, i), self.part_unknown(u, w, i))
     }
 
     /// Whether an operand's term holds a `selp` that later choices may decide
