@@ -438,6 +438,13 @@ pub fn analyze(program: &Program) -> Analysis {
     // generation that every execution forms alike) is reported but keeps the relation.
     let well_synchronized = violations.is_empty();
     violations.extend(check::lost_signals(program, &replay.nodes, &violations));
+    if !replay.stuck {
+        violations.extend(mbarrier::check_invals(
+            program,
+            &replay.mbarriers,
+            &execution,
+        ));
+    }
     let violations = report::fold_repeats(violations);
     let mut physical: Vec<u32> = replay
         .nodes

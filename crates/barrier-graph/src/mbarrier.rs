@@ -60,7 +60,10 @@
 //! current or the previous phase. The `complete_tx` of an asynchronous copy is recorded in
 //! its issuing thread at the issue point: as an operation of its phase its predecessors are
 //! the issue's; the copy's shared access is an agent of its own that ends before the phase
-//! completes ([`crate::HappensBefore`] orders it through the waits that observed the phase). `mbarrier.inval` is not checked to follow every use of the object.
+//! completes ([`crate::HappensBefore`] orders it through the waits that observed the phase).
+//! 4. Every operation on the object (its `init`, arrivals, waits) happens before the
+//!    `mbarrier.inval` that ends it (else [`ViolationKind::MbarrierUninitialized`]: another
+//!    execution runs it on the invalidated object, which the ISA leaves undefined).
 
 use weft_program::{
     BarrierOp, InitSite, InstId, MbarrierError, MbarrierOp, Participant, PhaseStep, Program,
@@ -127,6 +130,7 @@ pub(crate) fn step(
                     joined: Vec::new(),
                     early: Vec::new(),
                     phases: vec![Phase::default()],
+                    inval: None,
                 });
                 count(out, program, cmd, op, addr);
             }
@@ -138,7 +142,11 @@ pub(crate) fn step(
         MbarrierOp::CompleteTx => m.file.complete_tx(addr, value),
         MbarrierOp::Inval => {
             let r = m.file.inval(addr);
-            m.live.remove(&addr);
+            if let Some(o) = m.live.remove(&addr)
+                && r.is_ok()
+            {
+                m.objects[o].inval = Some(cmd);
+            }
             r.map(|()| PhaseStep::Pending(0))
         }
         MbarrierOp::WaitParity => match m.file.is_ready(addr, value) {
@@ -456,6 +464,8 @@ struct Failure {
     phase: i64,
     what: &'static str,
     cmd: Cmd,
+    /// The `mbarrier.inval` a use is not ordered before (rule 4).
+    inval: Option<Cmd>,
 }
 
 /// The checks of the module doc, on a replay that did not get stuck.
@@ -491,6 +501,7 @@ pub(crate) fn check_phases(
                 phase,
                 what,
                 cmd,
+                inval: None,
             })
         };
         let first = obj.phases.first().filter(|p| p.node.is_some());
@@ -545,6 +556,62 @@ pub(crate) fn check_phases(
     report(program, failures)
 }
 
+/// Rule 4 of the module doc: every use of an object happens before the `mbarrier.inval`
+/// that ends it. A failure is reported but keeps the relation (the graph does not depend
+/// on when the inval runs), so the race stage still runs.
+pub(crate) fn check_invals(
+    program: &Program,
+    m: &MbarrierReplay,
+    hb: &HappensBefore,
+) -> Vec<SyncViolation> {
+    if m.errors {
+        return Vec::new();
+    }
+    let ordered = |a: Cmd, b: Cmd| -> bool { hb.ordered(a, b) || hb.ordered_through_warp(a, b) };
+    let mut failures = Vec::new();
+    for obj in &m.objects {
+        let Some(iv) = obj.inval else {
+            continue;
+        };
+        let mut fail = |phase, what, cmd| {
+            failures.push(Failure {
+                kind: ViolationKind::MbarrierUninitialized,
+                addr: obj.addr,
+                phase,
+                what,
+                cmd,
+                inval: Some(iv),
+            })
+        };
+        let uses = std::iter::once(obj.init)
+            .chain(obj.joined.iter().copied())
+            .chain(obj.early.iter().copied())
+            .chain(obj.phases.iter().flat_map(|p| {
+                let counted = p.counted.iter().map(|&(c, _, _)| c);
+                counted.chain(p.observers.iter().copied())
+            }));
+        let mut late: Vec<Cmd> = uses.filter(|&c| c != iv && !ordered(c, iv)).collect();
+        late.sort_unstable();
+        late.dedup();
+        for c in late {
+            fail(-1, "after inval", c);
+        }
+        // An asynchronous copy's bytes land before its phase completes, and only a wait
+        // that observed the phase orders that before the inval.
+        for (p, k) in obj.phases.iter().zip(0i64..) {
+            if p.observers.iter().any(|&o| ordered(o, iv)) {
+                continue;
+            }
+            for &(c, op, _) in &p.counted {
+                if op == MbarrierOp::CompleteTx {
+                    fail(k, "copy after inval", c);
+                }
+            }
+        }
+    }
+    report(program, failures)
+}
+
 #[cold]
 fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
     let ws = program.warp_size();
@@ -571,6 +638,21 @@ fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
         let message = match f0.what {
             "wait" => format!(
                 "mbarrier {a:#x}: the wait of {who} (instruction {at}) is not ordered after the mbarrier.init; in another execution it runs on an uninitialized object"
+            ),
+            "after inval" => {
+                let iv = f0.inval.map_or_else(String::new, |c| {
+                    format!(" (instruction #{})", inst(program, c).0)
+                });
+                format!(
+                    "mbarrier {a:#x}: {who} use it (instruction {at}) without being ordered before its mbarrier.inval{iv}; in another execution they run on the invalidated object"
+                )
+            }
+            "copy after inval" => format!(
+                "mbarrier {a:#x}: the asynchronous copies of {who} (instruction {at}) complete their bytes on it in phase {k}, which no wait ordered before its mbarrier.inval{} observed; in another execution they land on the invalidated object",
+                f0.inval.map_or_else(String::new, |c| format!(
+                    " (instruction #{})",
+                    inst(program, c).0
+                ))
             ),
             "operation" if k == 0 => format!(
                 "mbarrier {a:#x}: {who} operate on it (instruction {at}) without being ordered after the mbarrier.init; in another execution they run first"
@@ -604,6 +686,9 @@ fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
                 cmds.push(c);
             }
         }
+        if let Some(iv) = f0.inval {
+            cmds.push(cref(program, iv));
+        }
         v.commands = cmds;
         v.threads = ranges.into_iter().map(|(r, _)| r).collect();
         out.push(v);
@@ -633,6 +718,7 @@ mod tests {
         W(u32),
         /// A lane of the `.sync` warp collective (execution event) with this id.
         Exec(u32),
+        Inval,
     }
 
     /// Threads of warp size 1; every mbarrier command uses address `0x100 + 8 * bar`.
@@ -662,6 +748,7 @@ mod tests {
                             C::R(x) => Command::access(AccessKind::Read, x, 4, false, i),
                             C::W(x) => Command::access(AccessKind::Write, x, 4, false, i),
                             C::Exec(e) => Command::exec(weft_program::ExecOp::Sync, e, i),
+                            C::Inval => mb(MbarrierOp::Inval, 0),
                         }
                     })
                     .collect();
@@ -705,6 +792,42 @@ mod tests {
         let skip: &[(u32, C)] = &[(0, C::Sync), (0, C::R(0))];
         let p = program(&[producer, skip]);
         assert!(!write_before_read(&p, 2, 1));
+    }
+
+    /// Rule 4: thread 0 invalidates the mbarrier once its own wait returns; thread 1's
+    /// wait on the same phase is not ordered before that without the named barrier
+    /// between them (Triton's epilogue has one).
+    #[test]
+    fn every_use_happens_before_the_inval() {
+        let t0: &[(u32, C)] = &[
+            (0, C::Init(1)),
+            (0, C::Sync),
+            (0, C::Arrive),
+            (0, C::Wait(0)),
+            (0, C::Sync),
+            (0, C::Inval),
+        ];
+        let t1: &[(u32, C)] = &[(0, C::Sync), (0, C::Wait(0)), (0, C::Sync)];
+        assert_eq!(kinds(&program(&[t0, t1])), Vec::<&str>::new());
+        let early = &t0[..4].iter().chain(&t0[5..]).copied().collect::<Vec<_>>();
+        let late = &t1[..2];
+        let a = analyze(&program(&[early, late]));
+        let v: Vec<_> = a
+            .violations
+            .iter()
+            .map(|v| (v.kind.as_str(), &v.message))
+            .collect();
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].0, "mbarrier-uninitialized");
+        assert!(
+            v[0].1
+                .contains("without being ordered before its mbarrier.inval"),
+            "{v:?}"
+        );
+        assert_eq!(a.violations[0].threads.len(), 1);
+        // The inval is among the commands the finding names (for its source line).
+        let named = &a.violations[0].commands;
+        assert_eq!(named.len(), 2, "{named:?}");
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub(crate) struct Object {
     pub(crate) early: Vec<Cmd>,
     /// `phases[k]`; the last one is the current, open phase.
     pub(crate) phases: Vec<Phase>,
+    /// The `mbarrier.inval` that ended it, if one did.
+    pub(crate) inval: Option<Cmd>,
 }
 
 /// A thread blocked at a wait.
