@@ -225,6 +225,9 @@ compile_triton_tutorial triton-tma-persistent-sm90 tma-persistent-sm90
 compile_triton_tutorial triton-tma-persistent-sm100 tma-persistent-sm100
 compile_triton_tutorial triton-tma-persistent-ws-sm100 tma-persistent-ws-sm100
 compile_triton_tutorial triton-descriptor-persistent-ws-sm90 descriptor-persistent-ws-sm90
+compile_triton_tutorial triton-descriptor-persistent-ws-sm100 descriptor-persistent-ws-sm100
+compile_triton_tutorial triton-matmul-tutorial-sm100 matmul-sm100
+compile_triton_tutorial triton-matmul-tutorial-64x64-sm100 matmul-64x64-sm100
 compile_triton_tutorial triton-block-scaled-nvfp4-sm100 block-scaled-nvfp4-sm100
 compile_triton_tutorial triton-attn-bwd-preprocess-sm90 attn-bwd-preprocess-sm90
 compile_triton_tutorial triton-attn-bwd-sm90 attn-bwd-sm90
@@ -680,6 +683,27 @@ for line in sys.argv[2:]:
                "unchanged): tl.range(start_pid, num_tiles, NUM_SMS, flatten=True), fp16, "
                f"128x128x64, 3 stages, {arch}; M = N = 2048, K = 512 fixed (2 tiles for CTA "
                "0). TMA descriptors stay unknown.")
+    elif name == "triton-descriptor-persistent-ws-sm100":
+        # Params: a_ptr, b_ptr, c_ptr, M, N, K (3, 4, 5), the global scratch (6) and profile
+        # (7) pointers. Fixed like tutorial 09's other entries, but N = 2560: 320 tiles, so
+        # CTA 0 of the 148-CTA grid runs 3 and reuses one of its two tensor-memory
+        # accumulators and epilogue buffers.
+        args += ["--param", "3=2048", "--param", "4=2560", "--param", "5=512"]
+        why = ("Triton tutorial 09's matmul_kernel_descriptor_persistent (unchanged), "
+               "warp_specialize=True, FLATTEN=True, sm_100a, 256 threads: descriptors built on "
+               "the device (tensormap.replace in shared memory, tensormap.cp_fenceproxy to "
+               "global), tcgen05 MMA into a double-buffered tensor-memory accumulator, TMA "
+               "stores; M = 2048, N = 2560, K = 512 fixed (3 tiles for CTA 0).")
+    elif name.startswith("triton-matmul-tutorial"):
+        cfg = "64x64x64, 3 stages, 4 warps" if "64x64" in name else (
+            "128x256x64, 3 stages, 8 warps (the first of the tutorial's CUDA autotune "
+            "configurations)")
+        why = ("Triton tutorial 03's matmul_kernel (unchanged, activation \"\"), sm_100a, "
+               f"{cfg}: operands loaded to registers and stored to shared memory, "
+               "fence.proxy.async and bar.sync, one thread issues tcgen05.mma and "
+               "tcgen05.commit to an mbarrier every thread waits on before the next stores. "
+               "The k-tile count is packed with the tile index into one .b64 register; K "
+               "(param 5) explored.")
     elif name == "triton-descriptor-persistent-ws-sm90":
         why = ("Triton tutorial 09's matmul_kernel_descriptor_persistent (unchanged), "
                "warp_specialize=True, FLATTEN=False (the tutorial's choice on Hopper), sm_90a, "

@@ -5,6 +5,9 @@ configure them. The @triton.jit functions below are copied unchanged from the tu
 configuration, given here as the tutorial's launch would pick it); the Triton installed is
 3.9.0 (pip package triton).
 
+- Tutorial 03 (03-matrix-multiplication.py): `matmul_kernel` (activation ""), sm_100a, the
+  first of the tutorial's CUDA autotune configurations (128x256x64, 3 stages, 8 warps) and
+  a small one (64x64x64, 3 stages, 4 warps): tcgen05 MMA on operands `cp.async` stages.
 - Tutorial 09 (09-persistent-matmul.py): `matmul_kernel_tma_persistent` (host tensor
   descriptors, persistent tile loop `tl.range(start_pid, num_tiles, NUM_SMS, flatten=True,
   warp_specialize=WARP_SPECIALIZE)`) and `matmul_kernel_descriptor_persistent` (device-side
@@ -632,6 +635,78 @@ def _attn_bwd(Q, K, V, sm_scale,  #
 
 
 # ---------------------------------------------------------------------------------------
+# Tutorial 03, python/tutorials/03-matrix-multiplication.py (triton-lang/triton), unchanged.
+
+
+@triton.jit
+def matmul_kernel(
+        # Pointers to matrices
+        a_ptr, b_ptr, c_ptr,
+        # Matrix dimensions
+        M, N, K,
+        # The stride variables represent how much to increase the ptr by when moving by 1
+        # element in a particular dimension. E.g. `stride_am` is how much to increase `a_ptr`
+        # by to get the element one row down (A has M rows).
+        stride_am, stride_ak,  #
+        stride_bk, stride_bn,  #
+        stride_cm, stride_cn,
+        # Meta-parameters
+        BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,  #
+        GROUP_SIZE_M: tl.constexpr,  #
+        ACTIVATION: tl.constexpr  #
+):
+    """Kernel for computing the matmul C = A x B.
+    A has shape (M, K), B has shape (K, N) and C has shape (M, N)
+    """
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    tl.assume(stride_am > 0)
+    tl.assume(stride_ak > 0)
+    tl.assume(stride_bn > 0)
+    tl.assume(stride_bk > 0)
+    tl.assume(stride_cm > 0)
+    tl.assume(stride_cn > 0)
+
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    if ACTIVATION == "leaky_relu":
+        accumulator = leaky_relu(accumulator)
+    c = accumulator.to(tl.float16)
+
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+@triton.jit
+def leaky_relu(x):
+    return tl.where(x >= 0, x, 0.01 * x)
+
+
+# ---------------------------------------------------------------------------------------
 # Configurations: what the tutorials' launchers pass.
 
 
@@ -675,6 +750,23 @@ def compile_descriptor_persistent(capability, ws):
     )
     return triton.compile(src, target=GPUTarget("cuda", capability, 32),
                           options={"num_warps": 4, "num_stages": 3})
+
+
+def compile_matmul_tutorial(capability, bm, bn, bk, stages, warps):
+    # matmul(a, b) (activation ""): fp16, the autotune configuration given here (the
+    # tutorial's CUDA list starts with 128x256x64, GROUP_SIZE_M 8, 3 stages, 8 warps).
+    src = ASTSource(
+        fn=matmul_kernel,
+        signature={"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+                   "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32",
+                   "stride_cm": "i32", "stride_cn": "i32", "BLOCK_SIZE_M": "constexpr",
+                   "BLOCK_SIZE_N": "constexpr", "BLOCK_SIZE_K": "constexpr", "GROUP_SIZE_M": "constexpr",
+                   "ACTIVATION": "constexpr"},
+        constexprs={"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8,
+                    "ACTIVATION": ""},
+    )
+    return triton.compile(src, target=GPUTarget("cuda", capability, 32),
+                          options={"num_warps": warps, "num_stages": stages})
 
 
 def compile_block_scaled_nvfp4():
@@ -751,6 +843,8 @@ def compile_attn_fwd_causal(capability):
 
 
 KERNELS = {
+    "matmul-sm100": lambda: compile_matmul_tutorial(100, 128, 256, 64, 3, 8),
+    "matmul-64x64-sm100": lambda: compile_matmul_tutorial(100, 64, 64, 64, 3, 4),
     "tma-persistent-sm90": lambda: compile_tma_persistent(90, False),
     "tma-persistent-ws-sm90": lambda: compile_tma_persistent(90, True),
     "tma-persistent-sm100": lambda: compile_tma_persistent(100, False),
