@@ -70,6 +70,8 @@ use weft_program::{
     ThreadId,
 };
 
+use rustc_hash::FxHashMap;
+
 use crate::hb::HappensBefore;
 use crate::report::{
     CommandRef, SyncViolation, ThreadRange, ViolationKind, group_threads, inst_at, join,
@@ -136,7 +138,7 @@ pub(crate) fn step(
             }
             r.map(|_| PhaseStep::Pending(0))
         }
-        MbarrierOp::Arrive => m.file.arrive(addr, value, 0, false),
+        MbarrierOp::Arrive | MbarrierOp::AsyncArrive => m.file.arrive(addr, value, 0, false),
         MbarrierOp::ArriveExpectTx => m.file.arrive(addr, 1, value, false),
         MbarrierOp::ExpectTx => m.file.expect_tx(addr, value),
         MbarrierOp::CompleteTx => m.file.complete_tx(addr, value),
@@ -568,10 +570,38 @@ pub(crate) fn check_invals(
         return Vec::new();
     }
     let ordered = |a: Cmd, b: Cmd| -> bool { hb.ordered(a, b) || hb.ordered_through_warp(a, b) };
+    // Each thread's asynchronous arrivals in issue order, with the phase they count in.
+    let mut arrivals: FxHashMap<ThreadId, Vec<(u32, &Phase)>> = FxHashMap::default();
+    for obj in &m.objects {
+        for p in &obj.phases {
+            for &((t, i), op, _) in &p.counted {
+                if op == MbarrierOp::AsyncArrive {
+                    arrivals.entry(t).or_default().push((i, p));
+                }
+            }
+        }
+    }
+    for list in arrivals.values_mut() {
+        list.sort_unstable_by_key(|&(i, _)| i);
+    }
     let mut failures = Vec::new();
     for obj in &m.objects {
         let Some(iv) = obj.inval else {
             continue;
+        };
+        // Whether the asynchronous arrival `(t, i)` lands before `iv` through a later one of
+        // its thread whose phase a wait ordered before `iv` observed: one thread's
+        // `tcgen05` operations, commits included, complete in issue order (§7).
+        let mut last_observed: FxHashMap<ThreadId, Option<u32>> = FxHashMap::default();
+        let mut later_observed = |(t, i): Cmd| -> bool {
+            let last = *last_observed.entry(t).or_insert_with(|| {
+                let list = arrivals.get(&t)?;
+                list.iter()
+                    .rev()
+                    .find(|(_, p)| p.observers.iter().any(|&o| ordered(o, iv)))
+                    .map(|&(j, _)| j)
+            });
+            last.is_some_and(|j| j > i)
         };
         let mut fail = |phase, what, cmd| {
             failures.push(Failure {
@@ -596,15 +626,20 @@ pub(crate) fn check_invals(
         for c in late {
             fail(-1, "after inval", c);
         }
-        // An asynchronous copy's bytes land before its phase completes, and only a wait
-        // that observed the phase orders that before the inval.
+        // An asynchronous copy's bytes and an asynchronous arrival land before their phase
+        // completes, and only a wait that observed the phase orders that before the inval.
         for (p, k) in obj.phases.iter().zip(0i64..) {
             if p.observers.iter().any(|&o| ordered(o, iv)) {
                 continue;
             }
             for &(c, op, _) in &p.counted {
-                if op == MbarrierOp::CompleteTx {
-                    fail(k, "copy after inval", c);
+                let late = match op {
+                    MbarrierOp::CompleteTx => true,
+                    MbarrierOp::AsyncArrive => !later_observed(c),
+                    _ => false,
+                };
+                if late {
+                    fail(k, "async after inval", c);
                 }
             }
         }
@@ -647,8 +682,8 @@ fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
                     "mbarrier {a:#x}: {who} use it (instruction {at}) without being ordered before its mbarrier.inval{iv}; in another execution they run on the invalidated object"
                 )
             }
-            "copy after inval" => format!(
-                "mbarrier {a:#x}: the asynchronous copies of {who} (instruction {at}) complete their bytes on it in phase {k}, which no wait ordered before its mbarrier.inval{} observed; in another execution they land on the invalidated object",
+            "async after inval" => format!(
+                "mbarrier {a:#x}: the asynchronous operations of {who} (instruction {at}: a copy's complete_tx or a tcgen05.commit's or cp.async's arrival) reach it in phase {k}, which no wait ordered before its mbarrier.inval{} observed; in another execution they land on the invalidated object",
                 f0.inval.map_or_else(String::new, |c| format!(
                     " (instruction #{})",
                     inst(program, c).0

@@ -98,8 +98,9 @@
 //!   kernels it applies to. `tcgen05.shift` and `tcgen05.ld.red` make the kernel
 //!   unverifiable.
 //! - `cp[.reduce].async.bulk.tensor` stores read shared memory from their source address up
-//!   to the next shared address of another TMA load or store (TMA tiles at different
-//!   addresses are assumed not to overlap) or the end of the shared allocation (an agent
+//!   to the next shared address of another TMA load or store, tensor map or mbarrier object
+//!   (TMA tiles at different addresses are assumed not to overlap each other or those) or
+//!   the end of the shared allocation (an agent
 //!   completed by the bulk group's wait), an upper bound.
 //! - Kernel parameters form one read-only window (`mov` of a parameter symbol gives its
 //!   `.param` address, `cvta.param` a generic one); bytes `--param` did not fix are unknown

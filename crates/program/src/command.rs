@@ -128,6 +128,11 @@ pub enum MbarrierOp {
     WaitParity,
     /// `mbarrier.inval [addr]`.
     Inval,
+    /// An arrival (value = count) that happens asynchronously, after its issue: when the
+    /// thread's prior `tcgen05` operations complete (`tcgen05.commit`), or its prior
+    /// `cp.async` copies (`cp.async.mbarrier.arrive.noinc`). In the phase it is counted in
+    /// like [`MbarrierOp::Arrive`].
+    AsyncArrive,
 }
 
 /// How a command takes part in an execution event ([`CommandView::Exec`]).
@@ -447,7 +452,7 @@ impl Command {
 }
 
 fn mbarrier_op_from_u8(raw: u8) -> MbarrierOp {
-    const OPS: [MbarrierOp; 7] = [
+    const OPS: [MbarrierOp; 8] = [
         MbarrierOp::Init,
         MbarrierOp::Arrive,
         MbarrierOp::ArriveExpectTx,
@@ -455,6 +460,7 @@ fn mbarrier_op_from_u8(raw: u8) -> MbarrierOp {
         MbarrierOp::CompleteTx,
         MbarrierOp::WaitParity,
         MbarrierOp::Inval,
+        MbarrierOp::AsyncArrive,
     ];
     // `small` is only ever written from `op as u8` in `Command::mbarrier`.
     OPS[usize::from(raw) % OPS.len()]
@@ -514,6 +520,7 @@ impl fmt::Display for Command {
                     MbarrierOp::CompleteTx => "complete_tx",
                     MbarrierOp::WaitParity => "wait_parity",
                     MbarrierOp::Inval => "inval",
+                    MbarrierOp::AsyncArrive => "async_arrive",
                 };
                 write!(f, "mbarrier.{o} {addr:#x} {value}")
             }

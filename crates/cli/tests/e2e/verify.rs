@@ -841,6 +841,34 @@ fn halves_of_a_wide_parameter_load_are_its_fields() {
     );
 }
 
+/// mbarrier objects' lifetimes (`mbarrier_lifetime.ptx`): an `mbarrier.init` writes the
+/// object's bytes, so one placed on an operand a `tcgen05.mma` still reads races with the
+/// MMA; an asynchronous arrival (`tcgen05.commit`) whose phase no wait observes before the
+/// object's `mbarrier.inval` may land on the invalidated object, unless a later commit of
+/// the same thread was observed (one thread's commits arrive in issue order).
+#[test]
+fn mbarrier_bytes_and_async_arrivals_respect_the_objects_lifetime() {
+    let k = kernel_report("mbarrier_lifetime.ptx", "init_over_operand", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    let opcodes = violation_opcodes(&k["violations"][0]);
+    assert!(
+        opcodes.iter().any(|o| o.starts_with("mbarrier.init")),
+        "{opcodes:?}"
+    );
+    assert!(
+        opcodes.iter().any(|o| o.starts_with("tcgen05.mma")),
+        "{opcodes:?}"
+    );
+    let k = kernel_report("mbarrier_lifetime.ptx", "init_after_wait", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+    let k = kernel_report("mbarrier_lifetime.ptx", "inval_pending_commit", 1);
+    assert_eq!(violation_kinds(&k), ["mbarrier-uninitialized"], "{k}");
+    let message = k["violations"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("reach it in phase 0"), "{message}");
+    let k = kernel_report("mbarrier_lifetime.ptx", "inval_after_later_commit", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+}
+
 /// Terms through `mov.b64 {lo, hi}` packs and `cvta.global` (`packed_terms.ptx`): a trip
 /// count packed beside another input's function and unpacked again is its own term, so
 /// its loop is explored like one over the parameter (it was "a branch on an unknown
@@ -926,8 +954,8 @@ fn an_unwaited_tma_load_before_an_inval_is_a_race() {
     assert_eq!(run.code, 1, "{run:?}");
     assert!(
         run.stdout.contains(
-            "error[mbarrier-uninitialized]: mbarrier 0x4000: the asynchronous copies of warp 0 \
-             lane 0"
+            "error[mbarrier-uninitialized]: mbarrier 0x4000: the asynchronous operations of \
+             warp 0 lane 0"
         ),
         "{run:?}"
     );

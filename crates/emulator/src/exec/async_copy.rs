@@ -203,7 +203,7 @@ impl Machine<'_> {
         }
         if !self.notes.iter().any(|n| n.starts_with("TMA loads")) {
             self.notes.push(format!(
-                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, copies of one tensor map (tile mode, not multicast) an equal share of them (one box each), other copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, assuming TMA loads into different destinations never overlap; every copy of one such map bounded by the smallest bound of the map's copies, or given the exact extent one of them has; the first 16 bytes of a bounded extent, not multicast, written for sure: every box's inner dimension is a multiple of 16 bytes)",
+                "TMA loads (`cp.async.bulk.tensor`, first at PTX line {}) take their byte count from the tensor map, which weft cannot read: it assumes the copies issued towards an mbarrier phase (by any thread, before or after the expect_tx that announces their bytes) together transfer exactly the transaction bytes that phase expects, and lets the phase complete only when no thread can run; a copy alone in its phase writes exactly those bytes from its destination, copies of one tensor map (tile mode, not multicast) an equal share of them (one box each), other copies each an upper bound (the bytes less 16 per other copy, clipped at the next destination of any TMA load, tensor map or mbarrier object, assuming TMA loads into different destinations never overlap each other or those; every copy of one such map bounded by the smallest bound of the map's copies, or given the exact extent one of them has; the first 16 bytes of a bounded extent, not multicast, written for sure: every box's inner dimension is a multiple of 16 bytes)",
                 self.line(pc)
             ));
         }
@@ -501,6 +501,7 @@ impl Machine<'_> {
                 _ => None,
             })
             .chain(self.tensormaps.iter().copied())
+            .chain(self.mbar_objects.iter().copied())
             .collect();
         dests.sort_unstable();
         dests.dedup();
@@ -657,7 +658,7 @@ impl Machine<'_> {
         let src = ops.get(1).copied().unwrap_or(Opnd::Sink);
         if !self.notes.iter().any(|n| n.starts_with("TMA stores")) {
             self.notes.push(format!(
-                "TMA stores (`cp.async.bulk.tensor` from shared memory, first at PTX line {}) take their extent from the tensor map, which weft cannot read: each is recorded as reading from its source address up to the next shared address of another TMA load or store (assuming TMA tiles at different addresses never overlap) or the end of the shared allocation, from its issue until the cp.async.bulk.wait_group that completes it",
+                "TMA stores (`cp.async.bulk.tensor` from shared memory, first at PTX line {}) take their extent from the tensor map, which weft cannot read: each is recorded as reading from its source address up to the next shared address of another TMA load or store, tensor map or mbarrier object (assuming TMA tiles at different addresses never overlap, and never cover an mbarrier) or the end of the shared allocation, from its issue until the cp.async.bulk.wait_group that completes it",
                 self.line(pc)
             ));
         }

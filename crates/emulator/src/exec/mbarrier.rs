@@ -4,7 +4,7 @@ use super::{Addr, Machine, State};
 use crate::ValueSource;
 use crate::ir::{Inst, Op, Opnd, Space};
 use crate::unverifiable::{SyncOp, Value, Why};
-use weft_program::{Command, InitSite, InstId, MbarrierOp, PhaseStep, WARP_SIZE};
+use weft_program::{AccessKind, Command, InitSite, InstId, MbarrierOp, PhaseStep, WARP_SIZE};
 
 impl Machine<'_> {
     pub(super) fn mbar_addr(&mut self, t: usize, pc: u32, inst: &Inst, o: Opnd) -> Option<u32> {
@@ -90,7 +90,11 @@ impl Machine<'_> {
                 let Some(c) = self.known_operand(t, pc, o(1), Value::MbarrierInitCount) else {
                     return;
                 };
+                self.mbar_write(t, a, id);
                 self.push(t, Command::mbarrier(MbarrierOp::Init, a, c as u32, id));
+                if self.mbar_objects.last() != Some(&a) {
+                    self.mbar_objects.push(a);
+                }
                 // A protocol error is barrier-graph's to report (it replays this command).
                 let site = self.init_site(t, pc);
                 let _ = self.mbars.init_at(a, c as u32, Some(site));
@@ -165,6 +169,7 @@ impl Machine<'_> {
                 if self.tma_open.iter().any(|o| o.mbar == a) {
                     self.complete_tma_phases_of(Some(a));
                 }
+                self.mbar_write(t, a, id);
                 self.push(t, Command::mbarrier(MbarrierOp::Inval, a, 0, id));
                 // A protocol error is barrier-graph's to report (it replays this command).
                 let _ = self.mbars.inval(a);
@@ -183,7 +188,7 @@ impl Machine<'_> {
                 let Some(a) = self.mbar_addr(t, pc, inst, o(0)) else {
                     return;
                 };
-                let c = self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
+                let c = self.push(t, Command::mbarrier(MbarrierOp::AsyncArrive, a, 1, id));
                 self.tcgen_commit(t, a, c);
                 let r = self.mbars.arrive(a, 1, 0, false);
                 self.mbar_result(a, r);
@@ -193,7 +198,7 @@ impl Machine<'_> {
                     return;
                 };
                 let c = if noinc {
-                    let c = self.push(t, Command::mbarrier(MbarrierOp::Arrive, a, 1, id));
+                    let c = self.push(t, Command::mbarrier(MbarrierOp::AsyncArrive, a, 1, id));
                     let r = self.mbars.arrive(a, 1, 0, false);
                     self.mbar_result(a, r);
                     c
@@ -211,6 +216,15 @@ impl Machine<'_> {
             }
             _ => {}
         }
+    }
+
+    /// Records the write of an object's 8 bytes at `a` by thread `t`'s `mbarrier.init` or
+    /// `mbarrier.inval`, just before the operation's command: the race stage checks the
+    /// other accesses to those bytes against it (an `mbarrier.init` on memory a
+    /// `tcgen05.mma` in flight still reads). The object's other operations are not
+    /// accesses: the phase checks order them after the init and before the inval.
+    fn mbar_write(&mut self, t: usize, a: u32, id: InstId) {
+        self.push(t, Command::access(AccessKind::Write, a, 8, false, id));
     }
 
     /// The dynamic instruction of thread `t`'s `mbarrier.init` at `pc` just recorded: the

@@ -272,6 +272,9 @@ struct Machine<'a> {
     /// Shared addresses of tensor maps (`tensormap.replace`, `tensormap.cp_fenceproxy`):
     /// like TMA destinations, bounds of the TMA extents weft over-approximates.
     tensormaps: Vec<u32>,
+    /// Shared addresses of mbarrier objects (`mbarrier.init`): bounds of the TMA extents
+    /// too, since their 8 bytes are accesses of the race stage (`Machine::mbar_write`).
+    mbar_objects: Vec<u32>,
     bars: BarrierFile,
     mbars: MbarrierFile,
     /// The values of plain shared writes whose bytes were all known (`Program::values`), and
@@ -565,6 +568,7 @@ fn run_once<'a>(
         tma_load_maps: Vec::new(),
         tma_stores: Vec::new(),
         tensormaps: Vec::new(),
+        mbar_objects: Vec::new(),
         bars: BarrierFile::new(n as u32, WARP_SIZE),
         mbars: MbarrierFile::new(),
         init_occ: rustc_hash::FxHashMap::default(),

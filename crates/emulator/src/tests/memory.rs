@@ -174,19 +174,20 @@ fn tma_loads_complete_expected_bytes() {
         e.notes
     );
     let v = views(&e, 0);
-    let tail: Vec<_> = v.iter().skip(3).cloned().collect();
+    let tail: Vec<_> = v.iter().skip(4).cloned().collect();
     // Two copies of one tensor map towards one phase: one box each, 128 bytes, exact. Each
-    // copy has its own complete_tx (commands 3 and 4), ending before the phase it is
-    // counted in; the bytes are split 1 + 255 so that the phase completes exactly when both
-    // are counted.
+    // copy has its own complete_tx (commands 4 and 5, after the init's write of the
+    // object, the init and the arrive.expect_tx), ending before the phase it is counted in;
+    // the bytes are split 1 + 255 so that the phase completes exactly when both are
+    // counted.
     assert_eq!(
         copies(&e)
             .into_iter()
             .filter(|c| c.0 == 0)
             .collect::<Vec<_>>(),
         vec![
-            (0, 3, write(128, 128), None, vec![3]),
-            (0, 4, write(256, 128), None, vec![4]),
+            (0, 4, write(128, 128), None, vec![4]),
+            (0, 5, write(256, 128), None, vec![5]),
         ]
     );
     let tx = |v: &CommandView| match v {
@@ -402,20 +403,22 @@ fn cp_async_groups_complete_at_waits() {
     let e = run(body, ".param .u64 g", &Config::default());
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
     let v = views(&e, 0);
-    // init, read (after wait_group 1), arrive (noinc), read (after wait_all),
-    // expect_tx 0 (the increment of cp.async.mbarrier.arrive), arrive, exit.
-    assert_eq!(v[1], read(8, 4));
+    // the init's write of the object and the init, read (after wait_group 1), the
+    // asynchronous arrive (noinc), read (after wait_all), expect_tx 0 (the increment of
+    // cp.async.mbarrier.arrive), arrive, exit.
+    assert_eq!(v[0], write(0, 8));
+    assert_eq!(v[2], read(8, 4));
     assert_eq!(
-        v[2],
+        v[3],
         CommandView::Mbarrier {
-            op: MbarrierOp::Arrive,
+            op: MbarrierOp::AsyncArrive,
             addr: 0,
             value: 1
         }
     );
-    assert_eq!(v[3], read(24, 4));
+    assert_eq!(v[4], read(24, 4));
     assert_eq!(
-        v[4],
+        v[5],
         CommandView::Mbarrier {
             op: MbarrierOp::ExpectTx,
             addr: 0,
@@ -426,14 +429,14 @@ fn cp_async_groups_complete_at_waits() {
     assert_eq!(
         of_thread0,
         vec![
-            // Group 0: completed by wait_group 1 (position 1), tracked by the arrive (2).
-            (0, 1, write(8, 4), Some(1), vec![]),
-            // Group 1: still pending at wait_group 1; wait_all completes it (position 3).
-            (0, 1, write(12, 8), Some(3), vec![2]),
+            // Group 0: completed by wait_group 1 (position 2), tracked by the arrive (3).
+            (0, 2, write(8, 4), Some(2), vec![]),
+            // Group 1: still pending at wait_group 1; wait_all completes it (position 4).
+            (0, 2, write(12, 8), Some(4), vec![3]),
             // Uncommitted at wait_group 1; wait_all completes it.
-            (0, 1, write(24, 16), Some(3), vec![2]),
-            // Issued after wait_all: only the phase of the second arrive (command 4).
-            (0, 4, write(40, 4), None, vec![4]),
+            (0, 2, write(24, 16), Some(4), vec![3]),
+            // Issued after wait_all: only the phase of the second arrive (command 5).
+            (0, 5, write(40, 4), None, vec![5]),
         ]
     );
 }

@@ -589,8 +589,10 @@ fn mbarrier_pipeline_blocks_and_wakes() {
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
     assert!(e.findings.is_empty(), "{:?}", e.findings);
     let v0 = views(&e, 0);
+    // The init writes the object's 8 bytes (an access of the race stage) before it counts.
+    assert_eq!(v0[0], write(0, 8));
     assert_eq!(
-        v0[0],
+        v0[1],
         CommandView::Mbarrier {
             op: MbarrierOp::Init,
             addr: 0,
@@ -598,24 +600,24 @@ fn mbarrier_pipeline_blocks_and_wakes() {
         }
     );
     assert_eq!(
-        v0[1],
+        v0[2],
         CommandView::Mbarrier {
             op: MbarrierOp::ArriveExpectTx,
             addr: 0,
             value: 64
         }
     );
-    // The copy's write is an agent of its own, issued before its complete_tx (command 2),
+    // The copy's write is an agent of its own, issued before its complete_tx (command 3),
     // ending before the phase that command is counted in.
     assert_eq!(
-        v0[2],
+        v0[3],
         CommandView::Mbarrier {
             op: MbarrierOp::CompleteTx,
             addr: 0,
             value: 64
         }
     );
-    assert_eq!(copies(&e), vec![(0, 2, write(8, 64), None, vec![2])]);
+    assert_eq!(copies(&e), vec![(0, 3, write(8, 64), None, vec![3])]);
     assert_eq!(
         views(&e, 9),
         vec![

@@ -160,12 +160,13 @@ fn tcgen05_reads_end_at_the_commits_that_track_them() {
     assert!(e.unverifiable.is_empty(), "{:?}", e.unverifiable);
     let v = views(&e, 0);
     let arrive = |addr| CommandView::Mbarrier {
-        op: MbarrierOp::Arrive,
+        op: MbarrierOp::AsyncArrive,
         addr,
         value: 1,
     };
-    assert_eq!(v[2], arrive(2048 + 1024));
-    assert_eq!(v[3], arrive(2048 + 1024 + 8));
+    // After each init's write of its object and the init.
+    assert_eq!(v[4], arrive(2048 + 1024));
+    assert_eq!(v[5], arrive(2048 + 1024 + 8));
     let tmem = |c: &CopyView| match c.2 {
         CommandView::Access { addr, .. } => weft_program::tmem_cell(addr).is_some(),
         _ => false,
@@ -175,10 +176,10 @@ fn tcgen05_reads_end_at_the_commits_that_track_them() {
         shared,
         vec![
             // The first mma (A and B): the first commit on each mbarrier after it.
-            (0, 2, read(0, 2048), None, vec![2, 3]),
-            (0, 2, read(2048, 256), None, vec![2, 3]),
+            (0, 4, read(0, 2048), None, vec![4, 5]),
+            (0, 4, read(2048, 256), None, vec![4, 5]),
             // The second reads A from tensor memory: B only, the second commit.
-            (0, 3, read(2048, 256), None, vec![3]),
+            (0, 5, read(2048, 256), None, vec![5]),
         ]
     );
     // Tensor memory (M = 64, data path layout F: the first 16 lanes of each warp's quarter):
@@ -197,7 +198,7 @@ fn tcgen05_reads_end_at_the_commits_that_track_them() {
         .flat_map(|q| (0..16).map(move |x| 32 * q + x))
         .collect();
     let mut want = Vec::new();
-    for (issue, phases) in [(2, vec![2, 3]), (3, vec![3])] {
+    for (issue, phases) in [(4, vec![4, 5]), (5, vec![5])] {
         for &lane in &lanes {
             want.push((
                 0,
@@ -209,7 +210,7 @@ fn tcgen05_reads_end_at_the_commits_that_track_them() {
         }
     }
     for &lane in &lanes {
-        want.push((0, 3, cell(AccessKind::Read, lane), None, vec![3]));
+        want.push((0, 5, cell(AccessKind::Read, lane), None, vec![5]));
     }
     assert_eq!(in_tmem, want);
 }

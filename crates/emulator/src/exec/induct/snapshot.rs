@@ -184,6 +184,7 @@ impl Machine<'_> {
             tma_load_maps: _,
             tma_stores,
             tensormaps: _,
+            mbar_objects: _,
             bars,
             mbars,
             values: _,
