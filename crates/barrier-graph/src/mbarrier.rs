@@ -470,6 +470,14 @@ struct Failure {
     inval: Option<Cmd>,
 }
 
+/// The order the mbarrier checks test: happens-before, or under `--warp-sync` lock-step
+/// followed by happens-before ([`HappensBefore::ordered_through_warp`]: CUTLASS example 77's
+/// load warp, where only the warp's reconvergence orders lanes' waits before the consumers'
+/// release).
+fn ordering(hb: &HappensBefore) -> impl Fn(Cmd, Cmd) -> bool + '_ {
+    |a, b| hb.ordered(a, b) || hb.ordered_through_warp(a, b)
+}
+
 /// The checks of the module doc, on a replay that did not get stuck.
 pub(crate) fn check_phases(
     program: &Program,
@@ -480,10 +488,7 @@ pub(crate) fn check_phases(
         return Vec::new();
     }
     let mut failures = Vec::new();
-    // Happens-before, or under `--warp-sync` lock-step followed by happens-before
-    // ([`HappensBefore::ordered_through_warp`]: CUTLASS example 77's load warp, where only the
-    // warp's reconvergence orders lanes' waits before the consumers' release).
-    let ordered = |a: Cmd, b: Cmd| -> bool { hb.ordered(a, b) || hb.ordered_through_warp(a, b) };
+    let ordered = ordering(hb);
     for obj in &m.objects {
         // Whether `c` happens after the initialization (any lane of its instruction).
         let initialized =
@@ -569,7 +574,7 @@ pub(crate) fn check_invals(
     if m.errors {
         return Vec::new();
     }
-    let ordered = |a: Cmd, b: Cmd| -> bool { hb.ordered(a, b) || hb.ordered_through_warp(a, b) };
+    let ordered = ordering(hb);
     // Each thread's asynchronous arrivals in issue order, with the phase they count in.
     let mut arrivals: FxHashMap<ThreadId, Vec<(u32, &Phase)>> = FxHashMap::default();
     for obj in &m.objects {
