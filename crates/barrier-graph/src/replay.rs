@@ -837,8 +837,10 @@ impl Replayer<'_> {
             self.blocked_only_in_the_emulation();
         }
         // The emulator stopped at a barrier error this schedule did not hit: its schedule
-        // and this one disagree, so generations depend on the interleaving.
-        if !self.out.stuck {
+        // and this one disagree, so generations depend on the interleaving. (An mbarrier
+        // protocol error this replay reported is the finding: the emulator stops at a
+        // wait on an invalid object, wherever this schedule met the error.)
+        if !self.out.stuck && !self.out.mbarriers.errors {
             if let Some(t) =
                 (0..n).find(|&t| self.program.threads[t].end == ThreadEnd::BarrierError)
             {

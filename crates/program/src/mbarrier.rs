@@ -81,7 +81,9 @@ pub struct MbarrierSnapshot {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum MbarrierError {
     /// An operation other than `init` on an address that holds no initialized mbarrier.
-    #[error("mbarrier at shared address {addr:#x} is used before mbarrier.init")]
+    #[error(
+        "mbarrier at shared address {addr:#x} is used while not initialized (before its mbarrier.init or after its mbarrier.inval)"
+    )]
     Uninitialized {
         /// Shared address of the object.
         addr: u32,

@@ -867,6 +867,13 @@ fn mbarrier_bytes_and_async_arrivals_respect_the_objects_lifetime() {
     assert!(message.contains("reach it in phase 0"), "{message}");
     let k = kernel_report("mbarrier_lifetime.ptx", "inval_after_later_commit", 0);
     assert_eq!(k["verdict"], "verified", "{k}");
+    let k = kernel_report("mbarrier_lifetime.ptx", "inval_while_polled", 1);
+    let kinds = violation_kinds(&k);
+    assert!(!kinds.is_empty(), "{k}");
+    assert!(
+        kinds.iter().all(|&kind| kind == "mbarrier-uninitialized"),
+        "{k}"
+    );
 }
 
 /// Terms through `mov.b64 {lo, hi}` packs and `cvta.global` (`packed_terms.ptx`): a trip

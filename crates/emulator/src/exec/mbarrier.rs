@@ -292,13 +292,11 @@ impl Machine<'_> {
                     _ => None,
                 };
             }
-            // A protocol error is barrier-graph's to report (it replays this command).
-            Err(_) => {
-                let u = self.src.single(ValueSource::Other(
-                    "an mbarrier wait after a protocol error",
-                ));
-                self.wr(t, o(0), 0, u);
-            }
+            // A protocol error (a wait on an uninitialized or invalidated object) is
+            // barrier-graph's to report: it replays this command. The wait's answer is
+            // undefined, and a branch on it would only make the kernel unverifiable: the
+            // emulation stops here, like at a named barrier's error.
+            Err(_) => self.barrier_error(t),
         }
     }
 
