@@ -36,7 +36,10 @@
 //! 1. Every operation counted in phase `k + 1` happens after phase `k` completes: after some
 //!    wait that observed `k`, or after every operation `k` counted (the completion is the
 //!    last of them). Otherwise another execution runs it before the completion, and it
-//!    joins phase `k` (an arrival that completes `k` early, with other waits released).
+//!    joins phase `k` (an arrival that completes `k` early, with other waits released). A
+//!    copy's `complete_tx` and an asynchronous arrival are recorded at their issue but land
+//!    later: nothing follows the former but a wait, and the latter only a later
+//!    asynchronous arrival of its thread (one thread's commits arrive in issue order).
 //!    Operations of phase 0 must happen after the `init` (else
 //!    [`ViolationKind::MbarrierUninitialized`]: another execution runs them first).
 //! 2. Every `expect_tx` counted in phase `k` happens before some arrival of phase `k`. The
@@ -493,13 +496,24 @@ pub(crate) fn check_phases(
         // Whether `c` happens after the initialization (any lane of its instruction).
         let initialized =
             |c: Cmd| -> bool { ordered(obj.init, c) || obj.joined.iter().any(|&j| ordered(j, c)) };
-        // Whether `c` happens after phase `k` completes (`k = -1`: after the init).
-        let after = |k: i64, c: Cmd| -> bool {
+        // Whether `c` (of operation `c_op`, `None` for a wait) happens after phase `k`
+        // completes (`k = -1`: after the init): after a wait that observed it, or after
+        // all its operations. An asynchronous one lands after its issue, so only a later
+        // asynchronous arrival of the same thread follows it (issue order, §7); a copy's
+        // complete_tx, nothing.
+        let after = |k: i64, c: Cmd, c_op: Option<MbarrierOp>| -> bool {
             let Some(p) = usize::try_from(k).ok().and_then(|k| obj.phases.get(k)) else {
                 return initialized(c);
             };
+            let done_before = |a: Cmd, op: MbarrierOp| match op {
+                MbarrierOp::CompleteTx => false,
+                MbarrierOp::AsyncArrive => {
+                    c_op == Some(MbarrierOp::AsyncArrive) && a.0 == c.0 && a.1 < c.1
+                }
+                _ => ordered(a, c),
+            };
             p.observers.iter().any(|&o| o != c && ordered(o, c))
-                || (p.node.is_some() && p.counted.iter().all(|&(a, _, _)| ordered(a, c)))
+                || (p.node.is_some() && p.counted.iter().all(|&(a, op, _)| done_before(a, op)))
         };
         let mut fail = |kind, phase: i64, what, cmd| {
             failures.push(Failure {
@@ -528,7 +542,7 @@ pub(crate) fn check_phases(
                 if c == obj.init {
                     continue;
                 }
-                if !after(k - 1, c) {
+                if !after(k - 1, c, Some(op)) {
                     let kind = if k == 0 {
                         ViolationKind::MbarrierUninitialized
                     } else {
@@ -550,7 +564,7 @@ pub(crate) fn check_phases(
                 }
             }
             for &w in &phase.observers {
-                if !after(k - 1, w) {
+                if !after(k - 1, w, None) {
                     fail(ViolationKind::MbarrierPhaseRace, k, "early wait", w);
                 } else if let Some(n) = next {
                     if !n.counted.iter().any(|&(a, _, _)| ordered(w, a)) {
@@ -759,6 +773,7 @@ mod tests {
         /// A lane of the `.sync` warp collective (execution event) with this id.
         Exec(u32),
         Inval,
+        AsyncArrive,
     }
 
     /// Threads of warp size 1; every mbarrier command uses address `0x100 + 8 * bar`.
@@ -789,6 +804,7 @@ mod tests {
                             C::W(x) => Command::access(AccessKind::Write, x, 4, false, i),
                             C::Exec(e) => Command::exec(weft_program::ExecOp::Sync, e, i),
                             C::Inval => mb(MbarrierOp::Inval, 0),
+                            C::AsyncArrive => mb(MbarrierOp::AsyncArrive, 1),
                         }
                     })
                     .collect();
@@ -868,6 +884,30 @@ mod tests {
         // The inval is among the commands the finding names (for its source line).
         let named = &a.violations[0].commands;
         assert_eq!(named.len(), 2, "{named:?}");
+    }
+
+    /// An asynchronous arrival lands after its issue: a later arrival of its thread is
+    /// ordered after it only when that one is asynchronous too (one thread's commits
+    /// arrive in issue order); a plain arrival may overtake it and count in its phase.
+    #[test]
+    fn an_asynchronous_arrival_is_done_only_before_later_ones() {
+        // Count 1: each arrival completes a phase; the second counts in phase 1.
+        let commits: &[(u32, C)] = &[(0, C::Init(1)), (0, C::AsyncArrive), (0, C::AsyncArrive)];
+        assert_eq!(kinds(&program(&[commits])), Vec::<&str>::new());
+        let overtaken: &[(u32, C)] = &[(0, C::Init(1)), (0, C::AsyncArrive), (0, C::Arrive)];
+        assert_eq!(kinds(&program(&[overtaken])), ["mbarrier-phase-race"]);
+        // The same with a synchronous first arrival is ordered by program order.
+        let plain: &[(u32, C)] = &[(0, C::Init(1)), (0, C::Arrive), (0, C::Arrive)];
+        assert_eq!(kinds(&program(&[plain])), Vec::<&str>::new());
+        // A wait for phase 1 right after both commits may run before either lands (a
+        // parity-1 wait returns at once in phase 0): an early wait.
+        let early: &[(u32, C)] = &[
+            (0, C::Init(1)),
+            (0, C::AsyncArrive),
+            (0, C::AsyncArrive),
+            (0, C::Wait(1)),
+        ];
+        assert_eq!(kinds(&program(&[early])), ["mbarrier-phase-race"]);
     }
 
     #[test]

@@ -841,11 +841,24 @@ fn halves_of_a_wide_parameter_load_are_its_fields() {
     );
 }
 
+/// A phase armed again before the copy that completes its bytes is known to have landed
+/// (`expect_tx_before_copy_lands.ptx`): the copy's complete_tx lands after its issue, so
+/// the second arrive.expect_tx may count in the first phase (FlashAttention-4 with its
+/// producer's tail waits deleted verified).
+#[test]
+fn a_phase_armed_before_its_copy_lands_is_a_phase_race() {
+    let k = kernel_report("expect_tx_before_copy_lands.ptx", "rearm_early", 1);
+    assert_eq!(violation_kinds(&k), ["mbarrier-phase-race"], "{k}");
+    let k = kernel_report("expect_tx_before_copy_lands.ptx", "rearm_after_wait", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+}
+
 /// mbarrier objects' lifetimes (`mbarrier_lifetime.ptx`): an `mbarrier.init` writes the
 /// object's bytes, so one placed on an operand a `tcgen05.mma` still reads races with the
 /// MMA; an asynchronous arrival (`tcgen05.commit`) whose phase no wait observes before the
 /// object's `mbarrier.inval` may land on the invalidated object, unless a later commit of
-/// the same thread was observed (one thread's commits arrive in issue order).
+/// the same thread was observed (one thread's commits arrive in issue order); an inval
+/// while other threads may still poll the object is a use after the inval.
 #[test]
 fn mbarrier_bytes_and_async_arrivals_respect_the_objects_lifetime() {
     let k = kernel_report("mbarrier_lifetime.ptx", "init_over_operand", 1);
