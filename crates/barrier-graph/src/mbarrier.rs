@@ -492,27 +492,40 @@ pub(crate) fn check_phases(
     }
     let mut failures = Vec::new();
     let ordered = ordering(hb);
+    // Whether `x` happens before `c` starts (`c_op`: its operation, `None` for a wait). A
+    // wait polls from the point before it in its thread on: what orders its return (the
+    // phase it observed) does not order its first poll, which may find the object
+    // uninitialized or an earlier phase.
+    let before = |x: Cmd, c: Cmd, c_op: Option<MbarrierOp>| -> bool {
+        match c_op {
+            Some(_) => ordered(x, c),
+            None => c.1.checked_sub(1).is_some_and(|i| {
+                let prev = (c.0, i);
+                x == prev || ordered(x, prev)
+            }),
+        }
+    };
     for obj in &m.objects {
-        // Whether `c` happens after the initialization (any lane of its instruction).
-        let initialized =
-            |c: Cmd| -> bool { ordered(obj.init, c) || obj.joined.iter().any(|&j| ordered(j, c)) };
-        // Whether `c` (of operation `c_op`, `None` for a wait) happens after phase `k`
-        // completes (`k = -1`: after the init): after a wait that observed it, or after
-        // all its operations. An asynchronous one lands after its issue, so only a later
-        // asynchronous arrival of the same thread follows it (issue order, §7); a copy's
-        // complete_tx, nothing.
+        // Whether `c` starts after the initialization (any lane of its instruction).
+        let initialized = |c: Cmd, c_op: Option<MbarrierOp>| -> bool {
+            before(obj.init, c, c_op) || obj.joined.iter().any(|&j| before(j, c, c_op))
+        };
+        // Whether `c` starts after phase `k` completes (`k = -1`: after the init): after
+        // a wait that observed it, or after all its operations. An asynchronous one lands
+        // after its issue, so only a later asynchronous arrival of the same thread follows
+        // it (issue order, §7); a copy's complete_tx, nothing.
         let after = |k: i64, c: Cmd, c_op: Option<MbarrierOp>| -> bool {
             let Some(p) = usize::try_from(k).ok().and_then(|k| obj.phases.get(k)) else {
-                return initialized(c);
+                return initialized(c, c_op);
             };
             let done_before = |a: Cmd, op: MbarrierOp| match op {
                 MbarrierOp::CompleteTx => false,
                 MbarrierOp::AsyncArrive => {
                     c_op == Some(MbarrierOp::AsyncArrive) && a.0 == c.0 && a.1 < c.1
                 }
-                _ => ordered(a, c),
+                _ => before(a, c, c_op),
             };
-            p.observers.iter().any(|&o| o != c && ordered(o, c))
+            p.observers.iter().any(|&o| o != c && before(o, c, c_op))
                 || (p.node.is_some() && p.counted.iter().all(|&(a, op, _)| done_before(a, op)))
         };
         let mut fail = |kind, phase: i64, what, cmd| {
@@ -527,7 +540,7 @@ pub(crate) fn check_phases(
         };
         let first = obj.phases.first().filter(|p| p.node.is_some());
         for &w in &obj.early {
-            if !initialized(w) {
+            if !initialized(w, None) {
                 fail(ViolationKind::MbarrierUninitialized, -1, "wait", w);
             } else if let Some(p) = first {
                 if !p.counted.iter().any(|&(a, _, _)| ordered(w, a)) {
@@ -564,7 +577,9 @@ pub(crate) fn check_phases(
                 }
             }
             for &w in &phase.observers {
-                if !after(k - 1, w, None) {
+                if k == 0 && !after(-1, w, None) {
+                    fail(ViolationKind::MbarrierUninitialized, -1, "wait", w);
+                } else if !after(k - 1, w, None) {
                     fail(ViolationKind::MbarrierPhaseRace, k, "early wait", w);
                 } else if let Some(n) = next {
                     if !n.counted.iter().any(|&(a, _, _)| ordered(w, a)) {
