@@ -841,6 +841,23 @@ fn halves_of_a_wide_parameter_load_are_its_fields() {
     );
 }
 
+/// Polls of an mbarrier (`mbarrier_polls.ptx`): a wait's polling starts where the thread
+/// reaches it, so a wait not ordered after the init there may poll an uninitialized
+/// object; and after a peek answered "not ready" (its phase incomplete), a second peek for
+/// the other parity returns at once (the phase before is complete), so the thread runs on
+/// unsynchronized: reported (as the wait the replay cannot satisfy).
+#[test]
+fn polls_start_where_the_thread_reaches_them() {
+    let k = kernel_report("mbarrier_polls.ptx", "poll_before_init", 1);
+    assert_eq!(violation_kinds(&k), ["mbarrier-uninitialized"], "{k}");
+    let k = kernel_report("mbarrier_polls.ptx", "poll_after_init", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+    let k = kernel_report("mbarrier_polls.ptx", "peek_wrong_parity", 1);
+    assert!(!violation_kinds(&k).is_empty(), "{k}");
+    let k = kernel_report("mbarrier_polls.ptx", "peek_right_parity", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+}
+
 /// A phase armed again before the copy that completes its bytes is known to have landed
 /// (`expect_tx_before_copy_lands.ptx`): the copy's complete_tx lands after its issue, so
 /// the second arrive.expect_tx may count in the first phase (FlashAttention-4 with its

@@ -264,15 +264,48 @@ impl Machine<'_> {
         let p = p as u32;
         if self.is_peek(pc) {
             self.peeks += 1;
-            // "Not ready", at once, the first time this thread peeks at this mbarrier's
-            // current phase here (a wait that observed nothing orders nothing: no command);
-            // a poll that comes back to the same phase waits (else a polling loop would never
-            // see its phase).
-            let phase = self.mbars.state(a).map_or(0, |m| m.phase);
-            if self.cfg.peeks_fail && self.peeks_failed.insert((t as u32, pc, a, phase)) {
-                self.wr(t, o(0), 0, 0);
-                return;
+            if self.cfg.peeks_fail {
+                let phase = self.mbars.state(a).map_or(0, |m| m.phase);
+                let key = (t as u32, a);
+                let first = !self.peeks_failed.contains(&(t as u32, pc, a, phase));
+                // After a "not ready" that stood for the previous phase not being complete
+                // yet, the thread's later peeks at the object see it so too: a peek for the
+                // other parity then asks for the phase before, complete, and returns at once
+                // (hardware does: a second peek with the wrong parity lets the thread run on
+                // before its phase; weft answered it "not ready" too and missed the race).
+                // A poll that comes back to itself waits for real (below).
+                if parity
+                    && first
+                    && let Some(&believed) = self.peek_lag.get(&key)
+                {
+                    if believed & 1 == p & 1 {
+                        self.peeks_failed.insert((t as u32, pc, a, phase));
+                        self.wr(t, o(0), 0, 0);
+                    } else {
+                        self.push(t, Command::mbarrier(MbarrierOp::WaitParity, a, p & 1, id));
+                        self.wr(t, o(0), 1, 0);
+                    }
+                    return;
+                }
+                self.peek_lag.remove(&key);
+                // "Not ready", at once, the first time this thread peeks at this mbarrier's
+                // current phase here (a wait that observed nothing orders nothing: no
+                // command); a poll that comes back to the same phase waits (else a polling
+                // loop would never see its phase). Not for a parity wait that would observe
+                // the phase before the first (complete at the init in every execution).
+                let at_init = parity && phase == 0 && p & 1 == 1;
+                if !at_init && self.peeks_failed.insert((t as u32, pc, a, phase)) {
+                    // A parity peek that was ready observes the previous phase: "not ready"
+                    // means that phase is still the current one.
+                    if parity && phase & 1 != p & 1 {
+                        self.peek_lag.insert(key, phase.wrapping_sub(1));
+                    }
+                    self.wr(t, o(0), 0, 0);
+                    return;
+                }
             }
+        } else {
+            self.peek_lag.remove(&(t as u32, a));
         }
         self.push(t, Command::mbarrier(MbarrierOp::WaitParity, a, p & 1, id));
         let ready = if parity {

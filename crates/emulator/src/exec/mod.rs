@@ -251,6 +251,10 @@ struct Machine<'a> {
     /// With [`crate::Config::peeks_fail`]: the (thread, peek, mbarrier, phase) that answered
     /// "not ready".
     peeks_failed: rustc_hash::FxHashSet<(u32, u32, u32, u32)>,
+    /// With [`crate::Config::peeks_fail`]: per (thread, mbarrier) the phase the thread's
+    /// peeks take as current after a "not ready" that stood for it being incomplete, until
+    /// the thread's next blocking wait on the object.
+    peek_lag: rustc_hash::FxHashMap<(u32, u32), u32>,
     /// Per thread, the agents of its `tcgen05.mma` operations, and per (thread, mbarrier)
     /// how many of them a `tcgen05.commit` on that mbarrier already tracks.
     tc_issued: Vec<Vec<u32>>,
@@ -554,6 +558,7 @@ fn run_once<'a>(
         peek_at: FxHashMap::default(),
         peeks: 0,
         peeks_failed: Default::default(),
+        peek_lag: Default::default(),
         cluster_read: false,
         clc_requests: 0,
         clc_observed: vec![None; n],

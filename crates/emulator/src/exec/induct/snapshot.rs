@@ -170,6 +170,7 @@ impl Machine<'_> {
             peek_at: _,
             peeks: _,
             peeks_failed: _,
+            peek_lag: _,
             cluster_read: _,
             clc_requests: _,
             clc_observed: _,
