@@ -841,6 +841,26 @@ fn halves_of_a_wide_parameter_load_are_its_fields() {
     );
 }
 
+/// An asynchronous operation nothing completes may outlive the CTA
+/// (`store_pending_at_exit.ptx`): weft checks races within the CTA's lifetime, so the kernel
+/// verifies, and a note names the operation.
+#[test]
+fn an_operation_pending_at_exit_is_noted() {
+    let pending = |k: &serde_json::Value| {
+        k["notes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n.as_str())
+            .any(|n| n.contains("completed by no wait of their thread"))
+    };
+    let k = kernel_report("store_pending_at_exit.ptx", "exit_pending", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+    assert!(pending(&k), "{k}");
+    let k = kernel_report("store_pending_at_exit.ptx", "exit_waited", 0);
+    assert!(!pending(&k), "{k}");
+}
+
 /// Polls of an mbarrier (`mbarrier_polls.ptx`): a wait's polling starts where the thread
 /// reaches it, so a wait not ordered after the init there may poll an uninitialized
 /// object; and after a peek answered "not ready" (its phase incomplete), a second peek for

@@ -650,6 +650,33 @@ impl Machine<'_> {
         }
     }
 
+    /// A note on the asynchronous operations nothing completes: no wait of their thread
+    /// (`cp.async.bulk.wait_group[.read]`, `cp.async.wait_*`, `wgmma.wait_group`, ...) and
+    /// no mbarrier phase. Their shared-memory accesses may still run when the CTA exits:
+    /// weft checks races within the CTA's lifetime, not that lifetime (CUTLASS's epilogues
+    /// wait for their TMA stores before exiting, `store_tail`; the CuTe DSL's Hopper FMHA
+    /// example does not).
+    pub(super) fn unfinished_at_exit(&mut self) {
+        if self.stop || self.trapped {
+            return;
+        }
+        let mut open = self
+            .copies
+            .iter()
+            .filter(|c| c.done.is_none() && c.joint.is_none() && c.phases.is_empty())
+            // (A copy on a side the path's choices rule out is no access.)
+            .filter(|c| matches!(c.access.view(), CommandView::Access { len, .. } if len > 0));
+        let Some(first) = open.next() else {
+            return;
+        };
+        let pc = first.access.inst().0;
+        let (opcode, line) = (self.opcode(pc).to_string(), self.line(pc));
+        let n = 1 + open.count();
+        self.notes.push(format!(
+            "{n} asynchronous operation(s) (first: `{opcode}` at PTX line {line}) are completed by no wait of their thread and no mbarrier phase: their shared-memory accesses may still run when the CTA exits, and weft does not check the CTA's lifetime (races within it only)"
+        ));
+    }
+
     /// A TMA store or reduction (`cp[.reduce].async.bulk.tensor` shared → global): a read of
     /// shared memory whose extent lives in the tensor map. Recorded as a read from the source
     /// to the end of the shared allocation (an over-approximation, in a kernel note).

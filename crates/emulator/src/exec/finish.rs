@@ -57,6 +57,7 @@ impl Machine<'_> {
             .collect();
         let commands = threads.iter().map(|t| t.commands.len() as u64).sum();
         self.drop_infeasible_copies();
+        self.unfinished_at_exit();
         let path_values = self.path_values();
         let witness = self.witness_exprs();
         // The induction's runs (the long path) need no input scan: their values are not
