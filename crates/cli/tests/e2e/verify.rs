@@ -854,8 +854,7 @@ fn an_operation_pending_at_exit_is_noted() {
             .filter_map(|n| n.as_str())
             .any(|n| n.contains("completed by no wait of their thread"))
     };
-    let k = kernel_report("store_pending_at_exit.ptx", "exit_pending", 0);
-    assert_eq!(k["verdict"], "verified", "{k}");
+    let k = assert_verified("store_pending_at_exit.ptx", "exit_pending");
     assert!(pending(&k), "{k}");
     let k = kernel_report("store_pending_at_exit.ptx", "exit_waited", 0);
     assert!(!pending(&k), "{k}");
@@ -870,12 +869,10 @@ fn an_operation_pending_at_exit_is_noted() {
 fn polls_start_where_the_thread_reaches_them() {
     let k = kernel_report("mbarrier_polls.ptx", "poll_before_init", 1);
     assert_eq!(violation_kinds(&k), ["mbarrier-uninitialized"], "{k}");
-    let k = kernel_report("mbarrier_polls.ptx", "poll_after_init", 0);
-    assert_eq!(k["verdict"], "verified", "{k}");
+    assert_verified("mbarrier_polls.ptx", "poll_after_init");
     let k = kernel_report("mbarrier_polls.ptx", "peek_wrong_parity", 1);
     assert!(!violation_kinds(&k).is_empty(), "{k}");
-    let k = kernel_report("mbarrier_polls.ptx", "peek_right_parity", 0);
-    assert_eq!(k["verdict"], "verified", "{k}");
+    assert_verified("mbarrier_polls.ptx", "peek_right_parity");
 }
 
 /// A phase armed again before the copy that completes its bytes is known to have landed
@@ -886,8 +883,7 @@ fn polls_start_where_the_thread_reaches_them() {
 fn a_phase_armed_before_its_copy_lands_is_a_phase_race() {
     let k = kernel_report("expect_tx_before_copy_lands.ptx", "rearm_early", 1);
     assert_eq!(violation_kinds(&k), ["mbarrier-phase-race"], "{k}");
-    let k = kernel_report("expect_tx_before_copy_lands.ptx", "rearm_after_wait", 0);
-    assert_eq!(k["verdict"], "verified", "{k}");
+    assert_verified("expect_tx_before_copy_lands.ptx", "rearm_after_wait");
 }
 
 /// mbarrier objects' lifetimes (`mbarrier_lifetime.ptx`): an `mbarrier.init` writes the
@@ -909,14 +905,12 @@ fn mbarrier_bytes_and_async_arrivals_respect_the_objects_lifetime() {
         opcodes.iter().any(|o| o.starts_with("tcgen05.mma")),
         "{opcodes:?}"
     );
-    let k = kernel_report("mbarrier_lifetime.ptx", "init_after_wait", 0);
-    assert_eq!(k["verdict"], "verified", "{k}");
+    assert_verified("mbarrier_lifetime.ptx", "init_after_wait");
     let k = kernel_report("mbarrier_lifetime.ptx", "inval_pending_commit", 1);
     assert_eq!(violation_kinds(&k), ["mbarrier-uninitialized"], "{k}");
     let message = k["violations"][0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("reach it in phase 0"), "{message}");
-    let k = kernel_report("mbarrier_lifetime.ptx", "inval_after_later_commit", 0);
-    assert_eq!(k["verdict"], "verified", "{k}");
+    assert_verified("mbarrier_lifetime.ptx", "inval_after_later_commit");
     let k = kernel_report("mbarrier_lifetime.ptx", "inval_while_polled", 1);
     let kinds = violation_kinds(&k);
     assert!(!kinds.is_empty(), "{k}");
@@ -934,13 +928,11 @@ fn mbarrier_bytes_and_async_arrivals_respect_the_objects_lifetime() {
 /// is a benign race (it was a race).
 #[test]
 fn packs_and_global_conversions_keep_their_terms() {
-    let k = kernel_report("packed_terms.ptx", "packed_trips", 0);
-    assert_eq!(k["verdict"], "verified", "{k}");
+    let k = assert_verified("packed_terms.ptx", "packed_trips");
     let coverage = k["coverage"].to_string();
     assert!(coverage.contains("packed_trips_param_2"), "{coverage}");
     assert!(!coverage.contains("packed_trips_param_0"), "{coverage}");
-    let k = kernel_report("packed_terms.ptx", "packed_known", 0);
-    assert_eq!(k["verdict"], "verified", "{k}");
+    let k = assert_verified("packed_terms.ptx", "packed_known");
     assert_eq!(k["unverifiable"].as_array().map(Vec::len), Some(0), "{k}");
     let k = kernel_report("packed_terms.ptx", "cvta_store", 0);
     assert_eq!(violation_kinds(&k), ["benign-race", "benign-race"], "{k}");
@@ -1200,6 +1192,13 @@ fn kernel_report(file: &str, kernel: &str, code: i32) -> serde_json::Value {
     check_schema(&doc);
     assert_eq!(run.code, code, "{kernel}: {run:?}");
     doc["kernels"][0].clone()
+}
+
+/// Asserts that `kernel` of `file` verifies (exit 0, verdict `verified`); its report.
+fn assert_verified(file: &str, kernel: &str) -> serde_json::Value {
+    let k = kernel_report(file, kernel, 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+    k
 }
 
 /// The kinds of a JSON kernel report's violations, in order.
