@@ -758,13 +758,17 @@ for line in sys.argv[2:]:
     elif name.startswith("triton-attn-bwd-sm"):
         # Params: Q, K, V, sm_scale, DO, DQ, DK, DV, M, D, stride_z, stride_h, stride_tok,
         # stride_d, H, N_CTX (param 15): N_CTX bounds the dK/dV loop over query blocks
-        # (num_steps = (N_CTX - start_m) // BLOCK_M1): explored.
+        # (num_steps = (N_CTX - start_m) // BLOCK_M1): explored. CTA 1: CTA 0 runs no trip of
+        # the unmasked dQ loop (its key blocks start at the diagonal), so its waits went
+        # unchecked (six skipped waits of the sm100 kernel verified at CTA 0, races at 1).
+        args += ["--cta", "1,0,0"]
         mma = ("sm_90a: wgmma" if name.endswith("sm90") else
                "sm_100a: tcgen05.mma into tensor memory, tcgen05.commit/mbarrier waits")
         why = ("Triton tutorial 06's _attn_bwd (unchanged) as _attention.backward launches it: "
                "fp16, HEAD_DIM 64, BLOCK_M1/N1/M2/N2 = 32/128/128/32, BLK_SLICE_FACTOR 2, "
                "num_warps 4, num_stages 5: K/V/Q/dO tiles by cp.async "
-               f"(commit_group/wait_group pipeline), {mma}; N_CTX explored.")
+               f"(commit_group/wait_group pipeline), {mma}; N_CTX explored; CTA 1, whose "
+               "unmasked dQ loop runs.")
     elif name.startswith("triton-attn-fwd-causal-sm"):
         # The causal forward's off-band loop runs start_m * BLOCK_M / BLOCK_N trips: CTA 0
         # has none, so the manifest emulates CTA 3 (6 off-band trips, 2 on-band). N_CTX
