@@ -652,10 +652,10 @@ impl Machine<'_> {
 
     /// A note on the asynchronous operations nothing completes: no wait of their thread
     /// (`cp.async.bulk.wait_group[.read]`, `cp.async.wait_*`, `wgmma.wait_group`, ...) and
-    /// no mbarrier phase. Their shared-memory accesses may still run when the CTA exits:
-    /// weft checks races within the CTA's lifetime, not that lifetime (CUTLASS's epilogues
-    /// wait for their TMA stores before exiting, `store_tail`; the CuTe DSL's Hopper FMHA
-    /// example does not).
+    /// no mbarrier phase. Their shared- or tensor-memory accesses may still run when the
+    /// CTA exits: weft checks races within the CTA's lifetime, not that lifetime (CUTLASS's
+    /// epilogues wait for their TMA stores before exiting, `store_tail`; the CuTe DSL's
+    /// Hopper FMHA example does not).
     pub(super) fn unfinished_at_exit(&mut self) {
         if self.stop || self.trapped {
             return;
@@ -673,7 +673,7 @@ impl Machine<'_> {
         let (opcode, line) = (self.opcode(pc).to_string(), self.line(pc));
         let n = 1 + open.count();
         self.notes.push(format!(
-            "{n} asynchronous operation(s) (first: `{opcode}` at PTX line {line}) are completed by no wait of their thread and no mbarrier phase: their shared-memory accesses may still run when the CTA exits, and weft does not check the CTA's lifetime (races within it only)"
+            "{n} asynchronous operation(s) (first: `{opcode}` at PTX line {line}) are completed by no wait of their thread and no mbarrier phase: their accesses of shared or tensor memory may still run when the CTA exits, and weft does not check the CTA's lifetime (races within it only)"
         ));
     }
 
