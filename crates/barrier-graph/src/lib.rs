@@ -427,24 +427,18 @@ pub fn analyze(program: &Program) -> Analysis {
         ));
     }
     violations.extend(check::check_recycling(program, &replay, &execution));
-    if !replay.stuck {
-        violations.extend(mbarrier::check_phases(
-            program,
-            &replay.mbarriers,
-            &execution,
-        ));
-    }
+    let (phases, invals) = if replay.stuck {
+        Default::default()
+    } else {
+        mbarrier::check(program, &replay.mbarriers, &execution)
+    };
+    violations.extend(phases);
     // Everything above decides well-synchronization; a lost signal (an arrive-only
-    // generation that every execution forms alike) is reported but keeps the relation.
+    // generation that every execution forms alike) and a use after an mbarrier's inval are
+    // reported but keep the relation.
     let well_synchronized = violations.is_empty();
     violations.extend(check::lost_signals(program, &replay.nodes, &violations));
-    if !replay.stuck {
-        violations.extend(mbarrier::check_invals(
-            program,
-            &replay.mbarriers,
-            &execution,
-        ));
-    }
+    violations.extend(invals);
     let violations = report::fold_repeats(violations);
     let mut physical: Vec<u32> = replay
         .nodes

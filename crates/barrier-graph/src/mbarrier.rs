@@ -473,25 +473,31 @@ struct Failure {
     inval: Option<Cmd>,
 }
 
-/// The order the mbarrier checks test: happens-before, or under `--warp-sync` lock-step
-/// followed by happens-before ([`HappensBefore::ordered_through_warp`]: CUTLASS example 77's
-/// load warp, where only the warp's reconvergence orders lanes' waits before the consumers'
-/// release).
-fn ordering(hb: &HappensBefore) -> impl Fn(Cmd, Cmd) -> bool + '_ {
-    |a, b| hb.ordered(a, b) || hb.ordered_through_warp(a, b)
-}
-
-/// The checks of the module doc, on a replay that did not get stuck.
-pub(crate) fn check_phases(
+/// The checks of the module doc, on a replay that did not get stuck (none after a protocol
+/// error): the phase checks (rules 1-3), which decide well-synchronization, and rule 4's
+/// ([`invals`]), which keep the relation. Both test happens-before, or under `--warp-sync`
+/// lock-step followed by happens-before ([`HappensBefore::ordered_through_warp`]: CUTLASS
+/// example 77's load warp, where only the warp's reconvergence orders lanes' waits before
+/// the consumers' release).
+pub(crate) fn check(
     program: &Program,
     m: &MbarrierReplay,
     hb: &HappensBefore,
-) -> Vec<SyncViolation> {
+) -> (Vec<SyncViolation>, Vec<SyncViolation>) {
     if m.errors {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
+    let ordered = |a: Cmd, b: Cmd| hb.ordered(a, b) || hb.ordered_through_warp(a, b);
+    (phases(program, m, &ordered), invals(program, m, &ordered))
+}
+
+/// Rules 1-3 of the module doc.
+fn phases(
+    program: &Program,
+    m: &MbarrierReplay,
+    ordered: &dyn Fn(Cmd, Cmd) -> bool,
+) -> Vec<SyncViolation> {
     let mut failures = Vec::new();
-    let ordered = ordering(hb);
     // Whether `x` happens before `c` starts (`c_op`: its operation, `None` for a wait). A
     // wait polls from the point before it in its thread on: what orders its return (the
     // phase it observed) does not order its first poll, which may find the object
@@ -595,15 +601,11 @@ pub(crate) fn check_phases(
 /// Rule 4 of the module doc: every use of an object happens before the `mbarrier.inval`
 /// that ends it. A failure is reported but keeps the relation (the graph does not depend
 /// on when the inval runs), so the race stage still runs.
-pub(crate) fn check_invals(
+fn invals(
     program: &Program,
     m: &MbarrierReplay,
-    hb: &HappensBefore,
+    ordered: &dyn Fn(Cmd, Cmd) -> bool,
 ) -> Vec<SyncViolation> {
-    if m.errors {
-        return Vec::new();
-    }
-    let ordered = ordering(hb);
     // Each thread's asynchronous arrivals in issue order, with the phase they count in.
     let mut arrivals: FxHashMap<ThreadId, Vec<(u32, &Phase)>> = FxHashMap::default();
     for obj in &m.objects {
