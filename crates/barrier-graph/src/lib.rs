@@ -48,7 +48,8 @@
 //! precise static happens-before relation, which the race stage uses. So
 //! [`Analysis::happens_before`] is `Some` exactly when the program is well-synchronized:
 //! when there is no violation other than lost signals (`no-waiter` generations that every
-//! execution forms alike).
+//! execution forms alike), uses of an mbarrier not ordered before its `mbarrier.inval`, and
+//! accesses of a live mbarrier object's bytes ([`ViolationKind::MbarrierReused`]).
 //!
 //! Extensions beyond the paper's core language follow PTX: per-warp arrival (a registered
 //! warp's exited lanes count), barriers for all threads released by exits, `bar.red`,
@@ -344,6 +345,10 @@ pub struct Analysis {
     pub graph: BarrierGraph,
     /// `Some` iff there is no violation, so races can be checked.
     pub happens_before: Option<HappensBefore>,
+    /// Findings that cannot be decided: an access with an over-approximated extent that may
+    /// reach a live mbarrier object's bytes ([`ViolationKind::MbarrierReused`]). Not
+    /// violations; the kernel is not verified.
+    pub undecided: Vec<SyncViolation>,
     /// Sizes and time.
     pub stats: GraphStats,
 }
@@ -439,6 +444,17 @@ pub fn analyze(program: &Program) -> Analysis {
     let well_synchronized = violations.is_empty();
     violations.extend(check::lost_signals(program, &replay.nodes, &violations));
     violations.extend(invals);
+    // The object's memory, under the memory relation (with the copies as agents).
+    let reused = if well_synchronized {
+        mbarrier::reused(
+            program,
+            &replay.mbarriers,
+            memory.as_ref().unwrap_or(&execution),
+        )
+    } else {
+        mbarrier::Reused::default()
+    };
+    violations.extend(reused.definite);
     let violations = report::fold_repeats(violations);
     let mut physical: Vec<u32> = replay
         .nodes
@@ -480,6 +496,7 @@ pub fn analyze(program: &Program) -> Analysis {
     Analysis {
         happens_before: well_synchronized.then(|| memory.unwrap_or(execution)),
         violations,
+        undecided: reused.possible,
         graph,
         stats,
     }

@@ -67,10 +67,19 @@
 //! 4. Every operation on the object (its `init`, arrivals, waits) happens before the
 //!    `mbarrier.inval` that ends it (else [`ViolationKind::MbarrierUninitialized`]: another
 //!    execution runs it on the invalidated object, which the ISA leaves undefined).
+//!
+//! # The object's memory ([`reused`])
+//!
+//! The PTX ISA (*mbarrier.inval*) requires an object to be invalidated before its memory is
+//! used for any other purpose. `init` and `inval` are writes of the object's 8 bytes in the
+//! race check, so an access to them not ordered with either is a race. What that leaves is an
+//! access ordered after the `init` and not after an `inval` of the object: a load, store or
+//! asynchronous copy of a live object's bytes ([`ViolationKind::MbarrierReused`]). It keeps
+//! the relation, like rule 4.
 
 use weft_program::{
-    BarrierOp, InitSite, InstId, MbarrierError, MbarrierOp, Participant, PhaseStep, Program,
-    ThreadId,
+    BarrierOp, CommandView, InitSite, InstId, MbarrierError, MbarrierOp, Participant, PhaseStep,
+    Program, ThreadId,
 };
 
 use rustc_hash::FxHashMap;
@@ -683,6 +692,151 @@ fn invals(
     report(program, failures)
 }
 
+/// What [`reused`] found: accesses of live objects' bytes, and those whose extent is only an
+/// upper bound (the access may stop short of the object).
+#[derive(Debug, Default)]
+pub(crate) struct Reused {
+    pub(crate) definite: Vec<SyncViolation>,
+    pub(crate) possible: Vec<SyncViolation>,
+}
+
+/// The accesses (of the CTA's threads and of asynchronous copies) to a live object's bytes
+/// (module doc, *The object's memory*). `hb` is the memory relation, with the copies as
+/// agents; under `--warp-sync` lock-step orders lanes of a warp as in [`check`]. An access
+/// not ordered with the object's `init` or `inval` is the race stage's (those are writes of
+/// the bytes).
+pub(crate) fn reused(program: &Program, m: &MbarrierReplay, hb: &HappensBefore) -> Reused {
+    if m.errors || m.objects.is_empty() {
+        return Reused::default();
+    }
+    let ordered = |a: Cmd, b: Cmd| hb.ordered(a, b) || hb.ordered_through_warp(a, b);
+    let mut by_addr: Vec<(u32, usize)> = m
+        .objects
+        .iter()
+        .enumerate()
+        .map(|(k, o)| (o.addr, k))
+        .collect();
+    by_addr.sort_unstable();
+    let n = program.threads.len();
+    // Whether command `i + 1` of thread `t` is an init or inval of the object at `a`: the
+    // access at `i` is then that operation's own write.
+    let own = |t: usize, i: usize, a: u32| {
+        program.threads[t].commands.get(i + 1).is_some_and(|c| {
+            matches!(
+                c.view(),
+                CommandView::Mbarrier {
+                    op: MbarrierOp::Init | MbarrierOp::Inval,
+                    addr,
+                    ..
+                } if addr == a
+            )
+        })
+    };
+    let mut found: Vec<(usize, Cmd, InstId, bool)> = Vec::new();
+    for t in 0..n + program.asyncs.copies.len() {
+        let commands: &[weft_program::Command] = match program.threads.get(t) {
+            Some(p) => &p.commands,
+            None => std::slice::from_ref(&program.asyncs.copies[t - n].access),
+        };
+        for (i, c) in commands.iter().enumerate() {
+            let CommandView::Access {
+                addr, len, approx, ..
+            } = c.view()
+            else {
+                continue;
+            };
+            let end = u64::from(addr) + u64::from(len);
+            let from = by_addr.partition_point(|&(a, _)| u64::from(a) + 8 <= u64::from(addr));
+            for &(a, k) in by_addr[from..]
+                .iter()
+                .take_while(|&&(a, _)| u64::from(a) < end)
+            {
+                if t < n && own(t, i, a) {
+                    continue;
+                }
+                let obj = &m.objects[k];
+                let x = (ThreadId(t as u32), i as u32);
+                let live = (ordered(obj.init, x) || obj.joined.iter().any(|&j| ordered(j, x)))
+                    && obj.inval.is_none_or(|v| !ordered(v, x) && ordered(x, v));
+                if live {
+                    found.push((k, x, c.inst(), approx));
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        return Reused::default();
+    }
+    report_reused(program, m, found)
+}
+
+#[cold]
+fn report_reused(
+    program: &Program,
+    m: &MbarrierReplay,
+    mut found: Vec<(usize, Cmd, InstId, bool)>,
+) -> Reused {
+    let ws = program.warp_size();
+    found.sort_unstable_by_key(|&(k, x, _, approx)| (approx, k, x));
+    let mut out = Reused::default();
+    for group in found.chunk_by(|a, b| (a.0, a.3) == (b.0, b.3)) {
+        let (k, _, _, approx) = group[0];
+        let obj = &m.objects[k];
+        // An asynchronous copy is named by its issuing thread.
+        let issuer = |t: ThreadId| program.agent(t).map_or(t, |c| c.issuer);
+        let mut threads: Vec<ThreadId> = group.iter().map(|&(_, x, _, _)| issuer(x.0)).collect();
+        threads.sort_unstable();
+        threads.dedup();
+        let ranges = group_threads(threads.into_iter().map(|t| (t, ())), ws);
+        let who = join(ranges.iter().map(|(r, _)| r));
+        let mut insts: Vec<InstId> = group.iter().map(|&(_, _, i, _)| i).collect();
+        insts.sort_unstable();
+        insts.dedup();
+        let at = join(insts.iter().map(|i| format!("#{}", i.0)));
+        let a = obj.addr;
+        let init = inst(program, obj.init).0;
+        let until = match obj.inval {
+            Some(v) => format!(
+                "and before its mbarrier.inval (instruction #{})",
+                inst(program, v).0
+            ),
+            None => "with no mbarrier.inval before them".to_owned(),
+        };
+        let extent = if approx {
+            " (with an over-approximated extent: the access may stop short of the object)"
+        } else {
+            ""
+        };
+        let message = format!(
+            "mbarrier {a:#x}: {who} access its 8 bytes (instruction {at}){extent} after its \
+             mbarrier.init (instruction #{init}) {until}; the PTX ISA requires mbarrier.inval \
+             before an mbarrier object's memory is used for any other purpose"
+        );
+        let mut v = SyncViolation::new(ViolationKind::MbarrierReused, message);
+        v.mbarrier = Some(a);
+        let mut cmds: Vec<CommandRef> = Vec::new();
+        for &(_, x, i, _) in group {
+            if !cmds.iter().any(|c| c.inst == i) {
+                cmds.push(CommandRef {
+                    thread: x.0,
+                    index: x.1,
+                    inst: i,
+                });
+            }
+        }
+        cmds.push(cref(program, obj.init));
+        cmds.extend(obj.inval.map(|c| cref(program, c)));
+        v.commands = cmds;
+        v.threads = ranges.into_iter().map(|(r, _)| r).collect();
+        if approx {
+            out.possible.push(v);
+        } else {
+            out.definite.push(v);
+        }
+    }
+    out
+}
+
 #[cold]
 fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
     let ws = program.warp_size();
@@ -1205,5 +1359,51 @@ mod tests {
             "{:?}",
             kinds(&p)
         );
+    }
+
+    /// The object's memory: an access of a live object's bytes (ordered after its init, not
+    /// after an inval) is `mbarrier-reused`, and keeps the relation; after the inval, past
+    /// the object's 8 bytes, or unordered with the init (the race stage's), it is not.
+    #[test]
+    fn a_live_objects_bytes_are_not_accessed() {
+        let live: &[(u32, C)] = &[(0, C::Init(1)), (0, C::Arrive), (0, C::Wait(0))];
+        let with =
+            |extra: &[(u32, C)]| -> Vec<(u32, C)> { live.iter().chain(extra).copied().collect() };
+        let a = analyze(&program(&[&with(&[(0, C::W(0x104))])]));
+        assert_eq!(
+            a.violations
+                .iter()
+                .map(|v| v.kind.as_str())
+                .collect::<Vec<_>>(),
+            ["mbarrier-reused"]
+        );
+        assert!(a.happens_before.is_some());
+        assert_eq!(a.violations[0].mbarrier, Some(0x100));
+        assert!(kinds(&program(&[&with(&[(0, C::Inval), (0, C::W(0x100))])])).is_empty());
+        assert!(kinds(&program(&[&with(&[(0, C::W(0x108))])])).is_empty());
+        // Another thread's read, ordered after the init by a barrier, before the inval.
+        let t0 = with(&[(0, C::Sync), (0, C::Sync), (0, C::Inval)]);
+        let t1: &[(u32, C)] = &[(0, C::Sync), (0, C::R(0x100)), (0, C::Sync)];
+        let a = analyze(&program(&[&t0, t1]));
+        assert_eq!(a.violations.len(), 1, "{:?}", a.violations);
+        assert!(
+            a.violations[0]
+                .message
+                .contains("and before its mbarrier.inval"),
+            "{}",
+            a.violations[0].message
+        );
+        assert_eq!(a.violations[0].threads[0].first, ThreadId(1));
+        // Not ordered after the init: a race with the init's write, not this check's.
+        let t1: &[(u32, C)] = &[(0, C::W(0x100))];
+        assert!(kinds(&program(&[live, t1])).is_empty());
+        // An over-approximated extent that reaches the object: undecided, not a violation.
+        let mut p = program(&[&with(&[(0, C::R(0xf0))])]);
+        let c = &mut p.threads[0].commands[3];
+        *c = Command::approx_access(AccessKind::Read, 0xf0, 32, false, c.inst());
+        let a = analyze(&p);
+        assert!(a.violations.is_empty(), "{:?}", a.violations);
+        assert_eq!(a.undecided.len(), 1);
+        assert!(a.undecided[0].message.contains("over-approximated extent"));
     }
 }

@@ -42,6 +42,9 @@ pub enum ViolationKind {
     /// An mbarrier operation whose phase, or a wait whose observed phase, depends on the
     /// interleaving (the mbarrier analogue of unsafe recycling).
     MbarrierPhaseRace,
+    /// A load, store or copy of a live mbarrier object's bytes: ordered after its
+    /// `mbarrier.init` and not after an `mbarrier.inval` of it.
+    MbarrierReused,
 }
 
 impl ViolationKind {
@@ -61,6 +64,7 @@ impl ViolationKind {
             ViolationKind::MbarrierOverflow => "mbarrier-overflow",
             ViolationKind::MbarrierReinit => "mbarrier-reinit",
             ViolationKind::MbarrierPhaseRace => "mbarrier-phase-race",
+            ViolationKind::MbarrierReused => "mbarrier-reused",
         }
     }
 }

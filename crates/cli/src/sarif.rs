@@ -45,6 +45,10 @@ fn rule_description(kind: Kind) -> &'static str {
             | V::MbarrierReinit
             | V::MbarrierPhaseRace,
         ) => "An mbarrier protocol error.",
+        Kind::Sync(V::MbarrierReused) => {
+            "A load, store or copy of a live mbarrier object's memory (after its mbarrier.init, \
+             before its mbarrier.inval)."
+        }
         Kind::Sync(V::Deadlock) => "Some execution blocks forever on a barrier.",
         Kind::BenignRace => {
             "Two unordered plain writes store the same known value to the same bytes (a \

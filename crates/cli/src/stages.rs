@@ -672,6 +672,19 @@ fn check(
     for v in &analysis.violations {
         report.violations.push(sync_violation(file, emulation, v));
     }
+    // An over-approximated extent that may reach a live mbarrier: not a violation, and the
+    // kernel is not verified.
+    for v in &analysis.undecided {
+        let v = sync_violation(file, emulation, v);
+        report.unverifiable.push(Unverifiable {
+            reason: format!("possible {}: {}", v.kind.as_str(), v.message),
+            location: v.locations.first().cloned(),
+            related: v.locations.iter().skip(1).cloned().collect(),
+            register: None,
+            inputs: Vec::new(),
+            hint: None,
+        });
+    }
     if options.dot {
         report.dot = Some(dot_graph(&analysis));
     }

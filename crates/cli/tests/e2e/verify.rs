@@ -920,6 +920,44 @@ fn mbarrier_bytes_and_async_arrivals_respect_the_objects_lifetime() {
     );
 }
 
+/// The memory of a live mbarrier object (`mbarrier_reused.ptx`): a store, a load or a
+/// `cp.async` of its bytes ordered after its `mbarrier.init` and not after an
+/// `mbarrier.inval` is `mbarrier-reused` (each verified before: the object's bytes were
+/// accessed only by its init and inval); the same stores after the inval, and data in the
+/// memory before the init, verify.
+#[test]
+fn a_live_mbarriers_memory_is_not_reused() {
+    for (kernel, inval, opcode) in [
+        ("store_no_inval", false, "st.shared.b32"),
+        ("load_before_inval", true, "ld.shared.b32"),
+        ("copy_into_live", false, "cp.async.ca.shared.global"),
+    ] {
+        let k = kernel_report("mbarrier_reused.ptx", kernel, 1);
+        assert_eq!(violation_kinds(&k), ["mbarrier-reused"], "{k}");
+        let v = &k["violations"][0];
+        let message = v["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("mbarrier 0x0: "), "{message}");
+        assert_eq!(
+            message.contains("and before its mbarrier.inval"),
+            inval,
+            "{message}"
+        );
+        assert_eq!(
+            message.contains("with no mbarrier.inval before them"),
+            !inval,
+            "{message}"
+        );
+        let opcodes = violation_opcodes(v);
+        assert!(opcodes.contains(&opcode), "{opcodes:?}");
+        assert!(
+            opcodes.iter().any(|o| o.starts_with("mbarrier.init")),
+            "{opcodes:?}"
+        );
+    }
+    assert_verified("mbarrier_reused.ptx", "store_after_inval");
+    assert_verified("mbarrier_reused.ptx", "data_before_init");
+}
+
 /// Terms through `mov.b64 {lo, hi}` packs and `cvta.global` (`packed_terms.ptx`): a trip
 /// count packed beside another input's function and unpacked again is its own term, so
 /// its loop is explored like one over the parameter (it was "a branch on an unknown
