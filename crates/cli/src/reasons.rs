@@ -132,6 +132,12 @@ pub fn why(why: &Why, sources: &SourceTable, opcode: Option<&str>) -> String {
                 "the emulator has no semantics for this instruction; its results are unknown".into()
             }
         },
+        Why::RelaxedMbarrier => format!(
+            "`{}` has `.relaxed` semantics: it orders memory accesses only together with a \
+             fence.acquire or fence.release beside it, which weft does not model (taking it as \
+             an acquire or release could hide a race)",
+            opcode.unwrap_or("mbarrier")
+        ),
         Why::UnsupportedControl => match opcode {
             Some(op) => format!(
                 "the emulator cannot model `{op}`, which may decide control flow or \

@@ -111,6 +111,9 @@ pub enum Why {
     /// An instruction the emulator cannot model that may decide control flow or
     /// synchronization.
     UnsupportedControl,
+    /// An mbarrier arrival or wait with `.relaxed` semantics (PTX ISA 8.6): it orders
+    /// memory only together with a `fence` beside it, which weft does not model.
+    RelaxedMbarrier,
 }
 
 impl Why {

@@ -958,6 +958,33 @@ fn a_live_mbarriers_memory_is_not_reused() {
     assert_verified("mbarrier_reused.ptx", "data_before_init");
 }
 
+/// `.relaxed` mbarrier arrivals and waits (`mbarrier_relaxed.ptx`) order memory only with a
+/// fence beside them, which weft does not model: such a kernel is unverifiable, naming the
+/// instruction (both verified before: every wait was taken as an acquire, every arrival as
+/// a release); the explicit `.acquire`/`.release` forms verify.
+#[test]
+fn relaxed_mbarrier_operations_are_not_taken_as_acquire_or_release() {
+    for (kernel, opcode) in [
+        (
+            "relaxed_wait",
+            "mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64",
+        ),
+        (
+            "relaxed_arrive",
+            "mbarrier.arrive.relaxed.cta.shared::cta.b64",
+        ),
+    ] {
+        let k = kernel_report("mbarrier_relaxed.ptx", kernel, 3);
+        assert_eq!(k["verdict"], "unverifiable", "{k}");
+        let reason = k["unverifiable"][0]["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with(&format!("`{opcode}` has `.relaxed` semantics")),
+            "{reason}"
+        );
+    }
+    assert_verified("mbarrier_relaxed.ptx", "acquire_release");
+}
+
 /// Terms through `mov.b64 {lo, hi}` packs and `cvta.global` (`packed_terms.ptx`): a trip
 /// count packed beside another input's function and unpacked again is its own term, so
 /// its loop is explored like one over the parameter (it was "a branch on an unknown

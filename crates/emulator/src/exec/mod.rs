@@ -981,6 +981,7 @@ impl Machine<'_> {
             Op::UnsupportedControl => {
                 self.unverifiable(t, pc, Why::UnsupportedControl, None, 0, true);
             }
+            Op::MbarRelaxed => self.unverifiable(t, pc, Why::RelaxedMbarrier, None, 0, true),
         }
     }
 

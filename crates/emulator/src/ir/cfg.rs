@@ -31,7 +31,8 @@ impl Ir {
             | Op::Exit
             | Op::Trap
             | Op::CallExtern(Extern::AssertFail)
-            | Op::UnsupportedControl => vec![None],
+            | Op::UnsupportedControl
+            | Op::MbarRelaxed => vec![None],
             _ => return vec![next],
         };
         if inst.guard.is_some() {

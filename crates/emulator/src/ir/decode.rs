@@ -581,6 +581,11 @@ fn sync(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
             _ => Op::Unsupported,
         },
         "mbarrier" => match m.first_mod {
+            // `.relaxed` (PTX ISA 8.6) gives the arrival no release and the wait no acquire
+            // semantics; taking them as the defaults would order what hardware does not.
+            "arrive" | "arrive_drop" | "test_wait" | "try_wait" if m.h("relaxed") => {
+                Op::MbarRelaxed
+            }
             "init" => Op::MbarInit,
             "arrive" => Op::MbarArrive {
                 expect_tx: m.h("expect_tx"),

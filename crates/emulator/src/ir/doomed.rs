@@ -65,6 +65,7 @@ fn passes(ir: &Ir, pc: Pc) -> bool {
                 | Op::Call
                 | Op::CallExtern(Extern::Unknown)
                 | Op::UnsupportedControl
+                | Op::MbarRelaxed
         )
 }
 

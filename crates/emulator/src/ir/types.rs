@@ -435,6 +435,10 @@ pub(crate) enum Op {
     /// An instruction with no semantics that decides control or synchronization: the
     /// emulation stops as unverifiable.
     UnsupportedControl,
+    /// An `mbarrier.arrive`/`test_wait`/`try_wait` with `.relaxed` semantics: it orders no
+    /// memory accesses by itself (a fence beside it may), which weft does not model; the
+    /// emulation stops as unverifiable.
+    MbarRelaxed,
 }
 
 impl Op {
@@ -524,6 +528,7 @@ impl Op {
                 | Op::BulkCommit
                 | Op::BulkWait
                 | Op::UnsupportedControl
+                | Op::MbarRelaxed
                 // What a function without a body does is unknown: it may synchronize.
                 | Op::CallExtern(Extern::Unknown)
         )
