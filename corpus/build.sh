@@ -109,6 +109,13 @@ compile_cutlass cutlass-sm90-tma-warpspecialized-cooperative 3 -DNDEBUG
 compile_cutlass cutlass-sm90-tma-warpspecialized-asserts 1
 compile_cutlass cutlass-sm90-tma-warpspecialized-pingpong-asserts 2
 compile_cutlass cutlass-sm90-tma-warpspecialized-cooperative-asserts 3
+# The same three with a source C (beta = 1): the epilogue's TMA loads of C and their
+# mbarrier pipeline run too (the same PTX, other Params; the manifest sets them).
+for v in "" -pingpong -cooperative; do
+    if [ -f "$out/cutlass-sm90-tma-warpspecialized$v-asserts.ptx" ]; then
+        built+=("cutlass-sm90-tma-warpspecialized$v-beta1|$out/cutlass-sm90-tma-warpspecialized$v-asserts.ptx|corpus/src/cutlass_sm90_gemm.cu")
+    fi
+done
 
 # CUTLASS 3.x Blackwell GEMM (sm_100a, tcgen05 MMA into tensor memory, CLC tile scheduler),
 # instantiated by corpus/src/cutlass_sm100_gemm.cu after example 70 with a 1-SM tile and
@@ -117,6 +124,10 @@ if [ -n "$cutlass_inc" ]; then
     compile cutlass-sm100-tma-warpspecialized corpus/src/cutlass_sm100_gemm.cu \
         "$nvcc" -ptx -lineinfo -arch=sm_100a --std=c++17 -I"$cutlass_inc" -DNDEBUG \
         --expt-relaxed-constexpr corpus/src/cutlass_sm100_gemm.cu -o "$out/cutlass-sm100-tma-warpspecialized.ptx"
+    if [ -f "$out/cutlass-sm100-tma-warpspecialized.ptx" ]; then
+        # With a source C (beta = 1) and K = 1024 (the same PTX, other Params).
+        built+=("cutlass-sm100-tma-warpspecialized-beta1|$out/cutlass-sm100-tma-warpspecialized.ptx|corpus/src/cutlass_sm100_gemm.cu")
+    fi
 else
     echo "corpus: FAILED cutlass-sm100-tma-warpspecialized (no CUTLASS headers)" >&2
     failed+=("cutlass-sm100-tma-warpspecialized")
@@ -564,6 +575,40 @@ for line in sys.argv[2:]:
                   if two else
                   "the 1-SM kernel (128x256 MMA tile). The problem sizes live in global memory: "
                   "weft must say so."))
+    elif name == "cutlass-sm100-tma-warpspecialized-beta1":
+        # The GEMM above with beta = 1 (f32 @1280; the pointers stay null: the epilogue load
+        # warp then TMA-loads C, subtile by subtile, through its own mbarrier ring, and joins
+        # the epilogue barriers), K = 1024 (16 k-tiles: the 4-stage ring wraps four times)
+        # and three tiles (two cluster launch control requests answered "canceled"), so the
+        # accumulator stages and the C and D buffers are reused across tiles.
+        args += ["--param", "0+4:u32=128", "--param", "0+8:u32=128", "--param", "0+12:u32=1024",
+                 "--param", "0+16:u32=1", "--param", "0+1280:f32=1", "--param", "0+1288:u64=0",
+                 "--param", "0+1296:u64=0", "--param", "clusterlaunchcontrol.canceled=2"]
+        why = ("CUTLASS 3.x Blackwell GEMM (the cutlass-sm100-tma-warpspecialized PTX) with a "
+               "source C: beta = 1, so the epilogue load warp TMA-loads C tiles through an "
+               "mbarrier ring of its own; M=N=128, K=1024 (16 k-tiles), three tiles for CTA 0 "
+               "(clusterlaunchcontrol.canceled = 2).")
+    elif name.endswith("-beta1"):
+        # The Hopper GEMMs with beta = 1 (f32 @768; beta_ptr and beta_ptr_array @776, @784
+        # null): the epilogue's producer TMA-loads C. Its transaction bytes per stage (u32
+        # @1408, which weft asks for when free) are one 64x32 fp16 box, two for the
+        # cooperative GEMM's 128-row epilogue tile (each phase of its C ring counts two
+        # copies, 4096 bytes apart). The plain GEMM explores every size (its assert keeps K
+        # >= 1); the pingpong and cooperative ones fix K = 1024 (16 k-tiles through the
+        # stage ring: the pingpong's math-order barrier needs 4) and explore M, N, L and
+        # the persistent scheduler's tile count with --max-trips 2.
+        tx = "8192" if "-cooperative" in name else "4096"
+        args += ["--param", "0+640:u32=32768", "--param", "0+768:f32=1",
+                 "--param", "0+776:u64=0", "--param", "0+784:u64=0",
+                 "--param", f"0+1408:u32={tx}"]
+        sizes = "problem sizes explored (K >= 1 by CUTLASS's assert)"
+        if "-pingpong" in name or "-cooperative" in name:
+            args += ["--param", "0+12:s32=1024", "--max-trips", "2"]
+            sizes = ("K = 1024 (16 k-tiles), M, N, L and the persistent tile scheduler's tile "
+                     "count explored (--max-trips 2)")
+        why = ("CUTLASS Hopper warp-specialized GEMM as shipped (asserts), with a source C: "
+               f"beta = 1, so the epilogue TMA-loads C through its own mbarrier ring ({tx} "
+               f"bytes per stage); {sizes}.")
     elif name == "cutlass-sm100-tma-warpspecialized":
         # Params: problem shape M, N, K, L (u32 @4..16, as in the sm90 GEMMs); the epilogue's
         # beta (f32 @1280) and source pointers (@1288, @1296) decide whether the epilogue
