@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap;
 use weft_program::{CommandView, Program, ThreadId};
 
 use crate::reasons;
-use crate::report::{Coverage, InductionRecord, KernelReport};
+use crate::report::{Coverage, InductionRecord, KernelReport, Kind};
 
 /// The most values of the variable the base may need (each a concrete run).
 const MAX_BASE: u64 = 512;
@@ -327,9 +327,12 @@ pub(crate) fn lift(
             reasons::expr(&variable.expr)
         ));
     };
-    // One concrete run with the variable fixed: its programs when verified.
+    // One concrete run with the variable fixed: its programs when verified; `None` when
+    // every violation is a reached trap. Such a trap, met on no explored path (else the
+    // exploration had failed), is an assertion that this value of the variable fails:
+    // the verdict assumes assertions hold (docs/semantics.md §6.2), so no launch has it.
     let term = reasons::expr(&variable.expr);
-    let mut run = |x: u64| -> Result<Emulation, Lifted> {
+    let mut run = |x: u64| -> Result<Option<Emulation>, Lifted> {
         let failed = |e: String| not(format!("the concrete run with {term} = {x} failed: {e}"));
         let Some(cfg) = pinned(config, variable, x) else {
             return Err(failed("the field cannot be fixed".to_owned()));
@@ -346,7 +349,12 @@ pub(crate) fn lift(
                 left.instructions = left.instructions.saturating_sub(e.stats.instructions);
                 let r = check(&e);
                 if verified(&r) {
-                    Ok(e)
+                    Ok(Some(e))
+                } else if !r.violations.is_empty()
+                    && r.unverifiable.is_empty()
+                    && r.violations.iter().all(|v| v.kind == Kind::TrapReachable)
+                {
+                    Ok(None)
                 } else if r.violations.is_empty() {
                     Err(failed("it is not verified".to_owned()))
                 } else {
@@ -368,7 +376,12 @@ pub(crate) fn lift(
         let mut enough = true;
         for &x in &values {
             let e = match run(x) {
-                Ok(e) => e,
+                Ok(Some(e)) => e,
+                Ok(None) => {
+                    return not(format!(
+                        "the run with {term} = {x}, one of the window's, fails an assertion"
+                    ));
+                }
                 Err(l) => return l,
             };
             if let Err((t, i)) = ind.matches(x, &e.program) {
@@ -405,13 +418,24 @@ pub(crate) fn lift(
             reasons::expr(&variable.expr)
         ));
     }
+    let mut excluded: Vec<(u64, u64)> = Vec::new();
     for x in (0..=top).filter(|&x| ind.in_class(x)) {
         let in_family = x >= ind.family.0 && x <= ind.family.1;
         if is_explored(x) && !in_family {
             continue;
         }
         let e = match run(x) {
-            Ok(e) => e,
+            Ok(Some(e)) => e,
+            Ok(None) if !in_family => {
+                excluded = emulator::union(&excluded, &[(x, x)]);
+                continue;
+            }
+            Ok(None) => {
+                return not(format!(
+                    "the run with {term} = {x}, a value of the induction's family, fails an \
+                     assertion"
+                ));
+            }
             Err(l) => return l,
         };
         if in_family && let Err((t, i)) = ind.matches(x, &e.program) {
@@ -422,13 +446,24 @@ pub(crate) fn lift(
             ));
         }
     }
+    let except = if excluded.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " except {} (a run with such a value fails an assertion the verdict assumes holds)",
+            reasons::ranges(
+                &excluded.iter().map(|&(a, b)| [a, b]).collect::<Vec<_>>(),
+                variable.bits
+            )
+        )
+    };
     let record = InductionRecord {
         concluded: true,
         reason: format!(
             "the emulator's state repeats every {} trips of the loop (its exit branch at PTX \
              line {exit_line}), and commands {w} or more periods apart are ordered: verified \
-             for every value of {term} from 0 to {} (up to {top} by runs with the value fixed; \
-             larger values by induction, assuming no value on the way wraps around)",
+             for every value of {term} from 0 to {}{except} (up to {top} by runs with the value \
+             fixed; larger values by induction, assuming no value on the way wraps around)",
             ind.period, ind.family.1
         ),
         period: Some(ind.period),
@@ -439,7 +474,7 @@ pub(crate) fn lift(
     };
     Lifted::Covered {
         record,
-        values: vec![(0, top), ind.family],
+        values: emulator::difference(&emulator::union(&[(0, top)], &[ind.family]), &excluded),
     }
 }
 

@@ -135,6 +135,15 @@ pub fn explore(
     // The programs of verified paths that one value of the field follows (for the
     // periodicity evidence of the coverage).
     let mut programs = Programs::default();
+    // Assertions that paths' inputs fail (`Emulation::failed_assertions`): a path that
+    // reaches only such traps is held back, unchecked, like an abandoned one. Once another
+    // path avoids them they are assumptions (docs/semantics.md §6.2: the assertion met
+    // after a choice made what it tests known); if none does, the first held path is
+    // checked as the exploration's failing one.
+    let mut assumed: Vec<crate::Assumption> = Vec::new();
+    let mut held: Option<(Emulation, u32)> = None;
+    let mut clean = false;
+    let mut recheck: Option<(Emulation, u32)> = None;
     loop {
         let mut cfg = config.clone();
         cfg.choices = Some(ChoicePlan {
@@ -148,7 +157,14 @@ pub fn explore(
         // budget before, and the last one nearly doubled the total: 10 s of CPU).
         let left = budget.saturating_sub(instructions);
         cfg.cta_limit = Some(left);
-        let emulation = crate::emulate(module, kernel, &cfg)?;
+        let checking_held = recheck.is_some();
+        let mut emulation = match recheck.take() {
+            Some((e, p)) => {
+                paths = p - 1;
+                e
+            }
+            None => crate::emulate(module, kernel, &cfg)?,
+        };
         paths += 1;
         instructions = instructions.saturating_add(emulation.stats.instructions);
         longest = longest.max(emulation.stats.instructions);
@@ -178,9 +194,18 @@ pub fn explore(
         for (v, s) in &emulation.not_explored {
             add(&mut coverage.not_explored, v, s);
         }
+        for a in &assumed {
+            if !emulation.assumptions.iter().any(|b| b.inst == a.inst) {
+                emulation.assumptions.push(a.clone());
+            }
+        }
+        let mut fails_assertions =
+            !checking_held && !emulation.abandoned && fails_only_assertions(&emulation);
         // An abandoned path has no verdict of its own (its inputs are not explored, or it
         // has none).
-        let ok = emulation.abandoned || check(&emulation);
+        let ok = emulation.abandoned || fails_assertions || check(&emulation);
+        let mut unconfirmed = false;
+        let mut rechecked = false;
         if !ok {
             // Confirm on a concrete launch: the witness fixes every field the choices read.
             // Without choices the path is the kernel's only one: nothing to confirm.
@@ -188,9 +213,7 @@ pub fn explore(
             // the same budget, at the same cost again.
             let budget_stop = emulation.findings.is_empty()
                 && emulation.unverifiable.iter().any(|u| u.why.is_budget());
-            let mut unconfirmed = !emulation.choices.is_empty() && !budget_stop;
-            let mut rechecked = false;
-            let mut emulation = emulation;
+            unconfirmed = !emulation.choices.is_empty() && !budget_stop;
             if !emulation.witness.is_empty() && !budget_stop {
                 let mut pinned = config.clone();
                 // The witness fixes the fields the choices read, ranged ones included (it
@@ -227,14 +250,26 @@ pub fn explore(
                 if let Ok(concrete) = &concrete {
                     instructions = instructions.saturating_add(concrete.stats.instructions);
                 }
-                if let Ok(concrete) = concrete
-                    && concrete.choices.is_empty()
-                    && !concrete.abandoned
-                    && {
-                        rechecked = true;
-                        !check(&concrete)
+                match concrete {
+                    // The witness fails an assertion (the path stopped before it, at what it
+                    // could not decide): the path is held like one that reached it.
+                    Ok(concrete)
+                        if !checking_held
+                            && !concrete.abandoned
+                            && fails_only_assertions(&concrete) =>
+                    {
+                        for a in &concrete.failed_assertions {
+                            if !assumed.iter().any(|b| b.inst == a.inst) {
+                                assumed.push(a.clone());
+                            }
+                        }
+                        fails_assertions = true;
                     }
-                {
+                    Ok(concrete)
+                        if concrete.choices.is_empty() && !concrete.abandoned && {
+                            rechecked = true;
+                            !check(&concrete)
+                        } =>
                     {
                         unconfirmed = false;
                         rechecked = false;
@@ -244,8 +279,11 @@ pub fn explore(
                         emulation.path_values = symbolic.path_values;
                         emulation.choices = symbolic.choices;
                     }
+                    _ => {}
                 }
             }
+        }
+        if !ok && !fails_assertions {
             return Ok(Exploration {
                 emulation,
                 paths,
@@ -260,7 +298,18 @@ pub fn explore(
                 coverage,
             });
         }
-        if !emulation.abandoned {
+        if fails_assertions {
+            for a in &emulation.failed_assertions {
+                if !assumed.iter().any(|b| b.inst == a.inst) {
+                    assumed.push(a.clone());
+                }
+            }
+            if held.is_none() {
+                held = Some((emulation.clone(), paths));
+            }
+        }
+        if !emulation.abandoned && !fails_assertions {
+            clean = true;
             if !emulation.choices.is_empty() {
                 programs.keep(&emulation.path_values, &emulation.program);
             }
@@ -293,6 +342,20 @@ pub fn explore(
                 break;
             }
             stack.pop();
+        }
+        if stack.is_empty() || paths >= DEFAULT_MAX_PATHS || instructions >= budget || exhausted {
+            if !clean && let Some(h) = held.take() {
+                // No path avoids the assertions: the first held path is the failing one.
+                recheck = Some(h);
+                continue;
+            }
+            if !assumed.is_empty() {
+                for a in &assumed {
+                    if !emulation.assumptions.iter().any(|b| b.inst == a.inst) {
+                        emulation.assumptions.push(a.clone());
+                    }
+                }
+            }
         }
         let Some(last) = stack.last_mut() else {
             coverage.periodicity = programs.periodicity();
@@ -328,4 +391,15 @@ pub fn explore(
             });
         }
     }
+}
+
+/// Whether every trap `emulation` reached is an assertion its inputs fail
+/// ([`Emulation::failed_assertions`]), and it reached one.
+fn fails_only_assertions(emulation: &Emulation) -> bool {
+    !emulation.failed_assertions.is_empty()
+        && emulation
+            .findings
+            .iter()
+            .filter(|f| f.kind == crate::FindingKind::TrapReachable)
+            .all(|f| emulation.failed_assertions.iter().any(|a| a.inst == f.inst))
 }

@@ -571,6 +571,12 @@ pub struct Emulation {
     /// Traps the verdict assumes are not reached (assertions assumed to hold), in the order
     /// first met.
     pub assumptions: Vec<Assumption>,
+    /// In a run of an exploration: the traps it reached through the failing side of an
+    /// assertion (a conditional branch into code that only traps), whose predicate the
+    /// run's inputs decided (a path's choices, or the witness fixed). The exploration
+    /// takes them as assumptions when another path avoids them ([`explore::explore`]);
+    /// each is also a [`FindingKind::TrapReachable`].
+    pub failed_assertions: Vec<Assumption>,
     /// Approximations that applied to this kernel (full sentences), e.g. skipped tensor-core
     /// instructions or unchecked accesses into a dynamic shared array of unknown size.
     pub notes: Vec<String>,

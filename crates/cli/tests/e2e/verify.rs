@@ -985,6 +985,29 @@ fn relaxed_mbarrier_operations_are_not_taken_as_acquire_or_release() {
     assert_verified("mbarrier_relaxed.ptx", "acquire_release");
 }
 
+/// An input-dependent assertion met after a loop over the same input
+/// (`assert_after_choice.ptx`): the path that chose 0 trips meets it with a known predicate;
+/// it was "an assertion fails whatever the input" (and the induction's run with the value
+/// fixed said the same), and is now an assumption, as when the assertion comes first,
+/// because other paths avoid it. An assertion no input passes stays trap-reachable.
+#[test]
+fn an_assertion_met_after_a_choice_is_still_an_assumption() {
+    for kernel in ["loop_then_assert", "assert_then_loop"] {
+        let k = assert_verified("assert_after_choice.ptx", kernel);
+        let assumptions = k["assumptions"].as_array().map_or(0, Vec::len);
+        assert_eq!(assumptions, 1, "{k}");
+        let induction = k["coverage"]["induction"]["reason"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            induction.contains("except 0 (a run with such a value fails an assertion"),
+            "{induction}"
+        );
+    }
+    let k = kernel_report("assert_after_choice.ptx", "loop_then_failing_assert", 1);
+    assert_eq!(violation_kinds(&k), ["trap-reachable"], "{k}");
+}
+
 /// Terms through `mov.b64 {lo, hi}` packs and `cvta.global` (`packed_terms.ptx`): a trip
 /// count packed beside another input's function and unpacked again is its own term, so
 /// its loop is explored like one over the parameter (it was "a branch on an unknown

@@ -5,7 +5,7 @@ use crate::unverifiable::Why;
 use weft_program::InstId;
 
 use super::{Machine, State};
-use crate::ir::{Extern, MemBase, Opnd, Space, traps_from};
+use crate::ir::{Extern, MemBase, Opnd, Space, assertion_branch, traps_from};
 use crate::{Assumption, FindingKind, ValueSource};
 
 impl Machine<'_> {
@@ -29,6 +29,20 @@ impl Machine<'_> {
         }
         self.th[t].state = State::Trapped(pc);
         self.trapped = true;
+        // In a run of the exploration (a path, or a path's run with its witness fixed), an
+        // assertion on inputs the choices decided (a loop's trip count chosen 0) arrives
+        // here with a known predicate: the exploration tells it from a trap that every
+        // input reaches by whether another path avoids it.
+        if self.cfg.choices.is_some()
+            && let Some(branch) = assertion_branch(self.ir, pc)
+            && !self.failed_assertions.iter().any(|a| a.inst.0 == pc)
+        {
+            self.failed_assertions.push(Assumption {
+                inst: InstId(pc),
+                branch: InstId(branch),
+                assertion: self.ir.asserts.get(&pc).cloned(),
+            });
+        }
         let message = match self.ir.asserts.get(&pc) {
             Some(a) => {
                 let what = a

@@ -99,6 +99,30 @@ impl Machine<'_> {
 
     /// Executes `inst`, whose guard register `guard` is unknown with sources `gu`.
     pub(super) fn unknown_guard(&mut self, t: usize, pc: u32, inst: &Inst, guard: Opnd, gu: u32) {
+        // A way into doomed code (it only traps) is an assertion the verdict assumes holds,
+        // also where the choices so far decide the predicate: a path whose inputs fail it
+        // (a loop's trip count chosen 0, then `assert(n >= 1)`) has no execution the
+        // verdict covers, and `assume` abandons it. Without this, such a path reached the
+        // trap as if no input could avoid it ("fails whatever the input").
+        match inst.op {
+            Op::Bra => {
+                // Validated: a `bra`'s first operand is a label.
+                if let Some(&Opnd::Label(target)) = self.ir.operands(inst).first()
+                    && self.assume_not_doomed(t, pc, target.0, pc + 1)
+                {
+                    // The assumed side's predicate value constrains the choices.
+                    let taken = self.th[t].pc == target.0;
+                    self.assume(gu, taken != inst.guard_neg);
+                    return;
+                }
+            }
+            op if op.traps() => {
+                self.assume_not_taken(t, pc, pc);
+                self.assume(gu, inst.guard_neg);
+                return;
+            }
+            _ => {}
+        }
         // The choices so far decide the predicate: the guard is as good as known.
         if let Some(pred) = self.forced(gu) {
             if pred != inst.guard_neg {
@@ -114,17 +138,7 @@ impl Machine<'_> {
                 let Some(&Opnd::Label(target)) = self.ir.operands(inst).first() else {
                     return;
                 };
-                if self.assume_not_doomed(t, pc, target.0, pc + 1) {
-                    // The assumed side's predicate value constrains the choices.
-                    let taken = self.th[t].pc == target.0;
-                    self.assume(gu, taken != inst.guard_neg);
-                } else {
-                    self.fork(t, pc, PathStart::At(target.0), pc + 1, gu, guard);
-                }
-            }
-            op if op.traps() => {
-                self.assume_not_taken(t, pc, pc);
-                self.assume(gu, inst.guard_neg);
+                self.fork(t, pc, PathStart::At(target.0), pc + 1, gu, guard);
             }
             Op::CallExtern(crate::ir::Extern::Unknown) => {
                 self.call_extern_unknown(t, pc, Some(guard), gu)

@@ -95,6 +95,7 @@ impl Machine<'_> {
             unverifiable: self.unverifiable,
             findings: self.findings,
             assumptions: self.assumptions,
+            failed_assertions: self.failed_assertions,
             notes: self.notes,
             stats: Stats {
                 instructions: self.instructions,

@@ -333,6 +333,8 @@ struct Machine<'a> {
     assumptions: Vec<Assumption>,
     /// The branches (and guarded traps) whose traps are in `assumptions` already.
     assumed_from: rustc_hash::FxHashSet<u32>,
+    /// Assertions the path's inputs fail ([`crate::Emulation::failed_assertions`]).
+    failed_assertions: Vec<Assumption>,
     /// Per initialized module variable ([`crate::ir::DataLayout`]): whether loads return its
     /// initializer in this run, whether one did, and whether the kernel wrote it.
     data_trusted: Vec<bool>,
@@ -602,6 +604,7 @@ fn run_once<'a>(
         trapped: false,
         assumptions: Vec::new(),
         assumed_from: Default::default(),
+        failed_assertions: Vec::new(),
         data_read: vec![false; data_trusted.len()],
         data_written: vec![false; data_trusted.len()],
         data_trusted,

@@ -69,6 +69,34 @@ fn passes(ir: &Ir, pc: Pc) -> bool {
         )
 }
 
+/// The conditional branch into the doomed code that ends at the trap `trap` (an assertion's
+/// test), if it has one: the guarded `bra` just before the run of doomed instructions that
+/// holds `trap` (falling through into it) or one that jumps to its first instruction.
+/// `None` for a trap that code which synchronizes or exits leads to.
+pub(crate) fn assertion_branch(ir: &Ir, trap: u32) -> Option<u32> {
+    let doomed = |pc: u32| ir.doomed.get(pc as usize).copied().unwrap_or(false);
+    if !doomed(trap) {
+        return None;
+    }
+    let mut start = trap;
+    while start > 0 && doomed(start - 1) {
+        start -= 1;
+    }
+    let guarded_bra = |pc: u32| {
+        ir.insts
+            .get(pc as usize)
+            .is_some_and(|i| i.op == Op::Bra && i.guard.is_some())
+    };
+    let target = |pc: u32| match ir.insts.get(pc as usize).map(|i| ir.operands(i)) {
+        Some([Opnd::Label(l), ..]) => Some(l.0),
+        _ => None,
+    };
+    if start > 0 && guarded_bra(start - 1) && target(start - 1) != Some(start) {
+        return Some(start - 1);
+    }
+    (0..ir.insts.len() as u32).find(|&pc| guarded_bra(pc) && target(pc) == Some(start))
+}
+
 /// The traps (`trap`, `__assertfail`) that the doomed code starting at `pc` can reach.
 pub(crate) fn traps_from(ir: &Ir, pc: u32) -> Vec<u32> {
     let mut seen = rustc_hash::FxHashSet::default();

@@ -19,7 +19,7 @@ mod types;
 mod valid;
 
 pub(crate) use data::DataLayout;
-pub(crate) use doomed::traps_from;
+pub(crate) use doomed::{assertion_branch, traps_from};
 pub(crate) use live::{Liveness, liveness, registers};
 pub(crate) use lower::lower;
 pub(crate) use types::*;

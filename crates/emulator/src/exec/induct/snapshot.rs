@@ -215,6 +215,7 @@ impl Machine<'_> {
             trapped,
             assumptions,
             assumed_from: _,
+            failed_assertions: _,
             data_trusted: _,
             data_read: _,
             data_written,
