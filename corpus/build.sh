@@ -318,6 +318,14 @@ compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-persistent-dynamic blackw
 compile_cute_dsl_example cute-dsl-blackwell-fmha blackwell-fmha blackwell/fmha.py
 # The block-scaled (NVFP4) persistent GEMM: scale factors copied to tensor memory by tcgen05.cp.
 compile_cute_dsl_example cute-dsl-blackwell-dense-blockscaled-gemm-persistent blackwell-dense-blockscaled-gemm-persistent blackwell/dense_blockscaled_gemm_persistent.py
+# D = alpha AB + beta C with an epilogue-load warp for C; the software-pipelined GEMM (one warp
+# loads and multiplies); the FMHA backward; the grouped GEMM (sizes in device memory); the
+# Mamba2 SSD (16 warps, 12 mbarrier pipelines).
+compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-alpha-beta-persistent blackwell-dense-gemm-alpha-beta-persistent blackwell/dense_gemm_alpha_beta_persistent.py
+compile_cute_dsl_example cute-dsl-blackwell-dense-gemm-software-pipeline blackwell-dense-gemm-software-pipeline blackwell/dense_gemm_software_pipeline.py
+compile_cute_dsl_example cute-dsl-blackwell-fmha-bwd blackwell-fmha-bwd blackwell/fmha_bwd.py
+compile_cute_dsl_example cute-dsl-blackwell-grouped-gemm blackwell-grouped-gemm blackwell/grouped_gemm.py
+compile_cute_dsl_example cute-dsl-blackwell-mamba2-ssd blackwell-mamba2-ssd blackwell/mamba2_ssd/mamba2_ssd.py
 
 # FlashAttention-4 (flash-attn-4, CuTe DSL) and its helper library quack-kernels: both wheels
 # require torch, which is not installed; corpus/src/fa4_kernels.py compiles FA4's forward
@@ -891,6 +899,50 @@ for line in sys.argv[2:]:
                "Float8E4M3FN scale factors per 16 elements, which the MMA warp copies into tensor "
                "memory with tcgen05.cp before each tcgen05.mma.kind::mxf4nvf4.block_scale; fp16 "
                "C, 128x128 MMA tile, persistent tile scheduler with two tiles; K explored.")
+    elif name == "cute-dsl-blackwell-dense-gemm-alpha-beta-persistent":
+        args += BLACKWELL_MMA_FIELDS
+        why = ("CUTLASS CuTe DSL example blackwell/dense_gemm_alpha_beta_persistent.py "
+               "(SM100PersistentDenseGemmAlphaBetaKernel, D = alpha AB + beta C) for sm_100a: "
+               "224 threads, a TMA warp, an MMA warp, four epilogue warps and an epilogue-load "
+               "warp that TMA-loads C through a 2-stage PipelineTmaAsync whose release the "
+               "DSL signals from lane 0 of each epilogue warp only; fp16, 128x128 MMA tile, "
+               "static M=N=128, K=256, L=1.")
+    elif name == "cute-dsl-blackwell-dense-gemm-software-pipeline":
+        args += BLACKWELL_MMA_FIELDS
+        why = ("CUTLASS CuTe DSL example blackwell/dense_gemm_software_pipeline.py "
+               "(DenseGemmKernel) for sm_100a: warp 0 loads and multiplies in one loop the DSL "
+               "software-pipelines (prefetch_stages), all four warps run the TMA-store "
+               "epilogue; fp16, 128x128 MMA tile, static M=N=128, K=1024 (16 k-tiles through "
+               "the 6-stage ring).")
+    elif name == "cute-dsl-blackwell-fmha-bwd":
+        # The module compiles three kernels (sum_OdO, bwd, convert): the warp-specialized
+        # backward is the one named kernel_cutlass_bwd_... (512 threads). Params 0-4: its
+        # five tcgen05 MMA atoms' runtime fields (negate A/B at bytes 1, 2: fixed to 0).
+        # Every size is explored (the driver passes them as Int32 values).
+        kernel = next(k for k in re.findall(r"\.entry\s+([\w$]+)\s*\(", text)
+                      if k.startswith("kernel_cutlass_bwd_"))
+        at = text.index(".entry " + kernel)
+        m = re.search(r"\.reqntid\s+(\d+)", text[at:at + 100000])
+        args = ["--threads", m.group(1)]
+        for p in range(5):
+            args += ["--param", f"{p}+1:u8=0", "--param", f"{p}+2:u8=0"]
+        why = ("CUTLASS CuTe DSL example blackwell/fmha_bwd.py "
+               "(BlackwellFusedMultiHeadAttentionBackward), its warp-specialized backward "
+               "kernel for sm_100a: reduce warps 0-3, compute warps 4-11, an MMA warp issuing "
+               "tcgen05.mma for S, dP, dV, dK and dQ into tensor memory, a load warp (TMA and "
+               "cp.async); fp16, head dim 128, 128x128 tiles; sizes explored.")
+    elif name == "cute-dsl-blackwell-grouped-gemm":
+        args += BLACKWELL_MMA_FIELDS
+        why = ("CUTLASS CuTe DSL example blackwell/grouped_gemm.py (GroupedGemmKernel) for "
+               "sm_100a: two groups whose sizes, strides and pointers are device tensors; the "
+               "persistent group scheduler reads each group's M and N from global memory to "
+               "find its tiles, so weft must say the tile count is unknown.")
+    elif name == "cute-dsl-blackwell-mamba2-ssd":
+        why = ("CUTLASS CuTe DSL example blackwell/mamba2_ssd (SSDKernel) for sm_100a: 16 "
+               "warps (intra- and inter-chunk MMA warps, two TMA warps, pre-inter, pre-intra "
+               "and epilogue warpgroups) and 12 mbarrier pipelines, tcgen05 MMAs into tensor "
+               "memory; bf16, fp32 accumulators, static G = B = H = 1, C = 4 chunks, D = 64, "
+               "L = N = 128.")
     elif name == "cute-dsl-blackwell-fmha":
         # Params 0 and 1: the Q*K^T and P*V tcgen05 MMA atoms' runtime fields (negate A/B at
         # bytes 1, 2: fixed to 0 as for the Blackwell GEMMs). Params 3, 5, 7, 9: the dynamic

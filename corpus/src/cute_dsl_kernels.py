@@ -18,6 +18,11 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
     python corpus/src/cute_dsl_kernels.py blackwell-fmha OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-persistent-dynamic OUT.ptx EXAMPLES
     python corpus/src/cute_dsl_kernels.py blackwell-dense-blockscaled-gemm-persistent OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-alpha-beta-persistent OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-dense-gemm-software-pipeline OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-fmha-bwd OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-grouped-gemm OUT.ptx EXAMPLES
+    python corpus/src/cute_dsl_kernels.py blackwell-mamba2-ssd OUT.ptx EXAMPLES
 
 - elementwise-add: `naive_elementwise_add` from the CuTe DSL notebook
   examples/python/CuTeDSL/notebooks/elementwise_add.ipynb (shipped in the nvidia-cutlass
@@ -76,6 +81,29 @@ the dump. CUTE_DSL_LINEINFO=1 keeps source locations (.file/.loc) in the PTX.
   imports torch at module level (for its `run()` driver only): it is served as an inert
   stand-in, as in corpus/src/fa4_kernels.py. The driver passes raw pointers and the problem
   size as `Int32` runtime values, so every extent is a kernel parameter.
+- blackwell-dense-gemm-alpha-beta-persistent: `blackwell/dense_gemm_alpha_beta_persistent.py`,
+  `SM100PersistentDenseGemmAlphaBetaKernel` (D = alpha * A B + beta * C): 224 threads, four
+  epilogue warps, an MMA warp, a TMA warp and an epilogue-load warp that brings C in by TMA
+  through a 2-stage `PipelineTmaAsync`; fp16, fp32 accumulator and epilogue, 128x128 MMA
+  tile, cluster 1x1, M=N=128, K=256, L=1 static.
+- blackwell-dense-gemm-software-pipeline: `blackwell/dense_gemm_software_pipeline.py`,
+  `DenseGemmKernel`: warp 0 loads and multiplies in one `cutlass.range(...,
+  prefetch_stages=...)` loop (the DSL pipelines it), all four warps run the TMA-store
+  epilogue; fp16, 128x128 MMA tile, M=N=128, K=1024 (16 k-tiles through the 6-stage ring).
+- blackwell-fmha-bwd: `blackwell/fmha_bwd.py`, `BlackwellFusedMultiHeadAttentionBackward`
+  (three kernels in one module: sum_OdO, bwd, convert; bwd is the warp-specialized one: 512
+  threads, reduce warps 0-3, compute warps 4-11, MMA warp 12, load warp 13); fp16, fp32
+  accumulators, head dim 128, 128x128 tile, no varlen, WINDOW_MASK_BWD without a window
+  (the driver's choice for s_q a multiple of 128). Shapes dynamic as in the driver (head
+  dim static); the problem shape is `Int32` runtime values. Imports torch at module level:
+  inert stand-in.
+- blackwell-grouped-gemm: `blackwell/grouped_gemm.py`, `GroupedGemmKernel`: two groups,
+  per-group sizes, strides and pointers in device tensors (as in the driver), tensor maps
+  rewritten in shared memory; 128x128 MMA tile, cluster 1x1.
+- blackwell-mamba2-ssd: `blackwell/mamba2_ssd/mamba2_ssd.py`, `SSDKernel`: 512 threads in
+  16 warps (inter and intra MMA warps, two TMA warps, pre-inter, pre-intra and epilogue
+  warpgroups, 12 mbarrier pipelines); bf16 I/O, fp32 cumsum and accumulators, D fused as a
+  vector; G = B = E = H = 1, C = 4 chunks, D = 64, L = N = 128, static.
 """
 import glob
 import os
@@ -292,6 +320,116 @@ def build_blackwell_example(which, examples):
         gemm = bs.Sm100BlockScaledPersistentDenseGemmKernel(16, (128, 128), (1, 1))
         bs.scaled_mm(gemm, cutlass.Float4E2M1FN, cutlass.Float16, cutlass.Float8E4M3FN,
                      "k", "k", "n", 1, stream)
+    elif which == "blackwell-dense-gemm-alpha-beta-persistent":
+        import dense_gemm_alpha_beta_persistent as ab
+        m, n, k, l = 128, 128, 256, 1
+        # A, B K-major; C (read by the epilogue-load warp) and D N-major, all fp16.
+        a, b, c = gemm_tensors(m, n, k, l)
+        _, _, d = gemm_tensors(m, n, k, l)
+        # acc fp32, epilogue fp32, no 2-CTA instructions, 128x128 MMA tile, cluster 1x1.
+        gemm = ab.SM100PersistentDenseGemmAlphaBetaKernel(
+            cutlass.Float32, cutlass.Float32, False, (128, 128), (1, 1))
+        # alpha, beta runtime Float32; max_active_clusters = 1.
+        cute.compile(gemm, a, b, c, d, cutlass.Float32(1.0), cutlass.Float32(0.5), 1, stream)
+    elif which == "blackwell-dense-gemm-software-pipeline":
+        import dense_gemm_software_pipeline as sp
+        # K = 1024: 16 k-tiles through the 6-stage ring (at K = 256 no stage is refilled).
+        m, n, k, l = 128, 128, 1024, 1
+        a, b, c = gemm_tensors(m, n, k, l)
+        # acc fp32, no 2-CTA instructions, 128x128 MMA tile, cluster 1x1, TMA store.
+        gemm = sp.DenseGemmKernel(cutlass.Float32, False, (128, 128), (1, 1), True)
+        cute.compile(gemm, a, b, c, stream)
+    elif which == "blackwell-fmha-bwd":
+        # fmha_bwd.py imports torch at module level (its driver): inert stand-in.
+        from fa4_kernels import _InertFinder
+        sys.meta_path.insert(0, _InertFinder())
+        import fmha_bwd
+        from helpers import fmha_helpers
+        from cutlass.cute.runtime import make_fake_tensor
+
+        d = 128
+
+        def qkvo(dtype, head_dim):
+            # The driver's (b, s, h_k, h_r, d) permuted to (s, d, h_r, h_k, b),
+            # mark_layout_dynamic(leading_dim=1) and mark_compact_shape_dynamic(mode=1,
+            # divisibility=64): dynamic except the head dim (static here) and its unit
+            # stride; the compact strides are multiples of d, so divisible by 64.
+            shape = (cute.sym_int32(), head_dim, cute.sym_int32(), cute.sym_int32(),
+                     cute.sym_int32())
+            stride = (cute.sym_int64(64), 1, cute.sym_int64(64), cute.sym_int64(64),
+                      cute.sym_int64(64))
+            return make_fake_tensor(dtype, shape, stride, assumed_align=16)
+
+        q, k, v, o, dq, dk, dv, do = (qkvo(cutlass.Float16, d) for _ in range(8))
+        # LSE (s_q, h_r, h_k, b) fp32, leading dim 0.
+        lse = make_fake_tensor(cutlass.Float32, tuple(cute.sym_int32() for _ in range(4)),
+                               (1, cute.sym_int64(), cute.sym_int64(), cute.sym_int64()),
+                               assumed_align=16)
+        workspace = make_fake_tensor(cutlass.Uint8, (cute.sym_int32(),), (1,),
+                                     assumed_align=16)
+        I = cutlass.Int32
+        # (s_q_max, s_k_max, d, ((h_r, h_k), b)) as Int32 runtime values.
+        problem_shape = (I(1024), I(1024), I(d), ((I(1), I(1)), I(1)))
+        # The driver's defaults: fp16, fp32 acc, 128x128 tile, no varlen, no causal, no
+        # window, s_q a multiple of 128: WINDOW_MASK_BWD with no window.
+        attn = fmha_bwd.BlackwellFusedMultiHeadAttentionBackward(
+            cutlass.Float16, cutlass.Float32, (128, 128, d), False,
+            fmha_helpers.MaskEnum.WINDOW_MASK_BWD)
+        cute.compile(attn, problem_shape, q, k, v, o, dq, dk, dv, do, lse, None, None,
+                     cutlass.Float32(0.08838835), None, None, workspace, stream)
+    elif which == "blackwell-grouped-gemm":
+        # grouped_gemm.py imports torch at module level (its driver): inert stand-in.
+        from fa4_kernels import _InertFinder
+        sys.meta_path.insert(0, _InertFinder())
+        import grouped_gemm as gg
+
+        # Two groups of M=N=128, K=256, L=1, fp16, A/B K-major, C N-major; acc fp32, no
+        # 2-CTA instructions, 128x128 MMA tile, cluster 1x1, tensor maps updated in shared
+        # memory (the driver's default). As in the driver, the "initial" A/B/C tensors carry
+        # only dtype and majorness (8x8x1 here); the per-group sizes, strides and pointers
+        # are device tensors the kernel reads at run time.
+        groups = 2
+        init_a, init_b, init_c = gemm_tensors(8, 8, 8, 1)
+        sizes = make_fake_compact_tensor(cutlass.Int32, (groups, 4), assumed_align=16)
+        strides = make_fake_compact_tensor(cutlass.Int32, (groups, 3, 2), assumed_align=16)
+        ptrs = make_fake_compact_tensor(cutlass.Int64, (groups, 3), assumed_align=16)
+        tensormaps = make_fake_compact_tensor(
+            cutlass.Int64, (1, gg.GroupedGemmKernel.num_tensormaps,
+                            gg.GroupedGemmKernel.bytes_per_tensormap // 8),
+            assumed_align=16)
+        gemm = gg.GroupedGemmKernel(cutlass.Float32, False, (128, 128), (1, 1))
+        # group_count 2, total_num_clusters 2 (one 128x128 tile per group),
+        # max_active_clusters 1.
+        cute.compile(gemm, init_a, init_b, init_c, groups, sizes, strides, ptrs, 2,
+                     tensormaps, 1, stream)
+    elif which == "blackwell-mamba2-ssd":
+        # mamba2_ssd.py imports its torch reference at module level: inert stand-in.
+        from fa4_kernels import _InertFinder
+        sys.meta_path.insert(0, _InertFinder())
+        sys.path.insert(0, os.path.join(examples, "blackwell", "mamba2_ssd"))
+        import mamba2_ssd
+
+        # The driver's layouts (its create_and_permute_tensor), static here: G = B = E = H
+        # = 1, C = 4 chunks (each 2-stage ring is refilled), D = 64, L = N = 128; bf16
+        # I/O, fp32 cumsum and accumulators, D fused as a vector (the driver's defaults).
+        G, B, EH, C, D, L, N = 1, 1, 1, 4, 64, 128, 128
+        bf16 = cutlass.BFloat16
+
+        def t(dtype, shape, order):
+            return make_fake_compact_tensor(dtype, shape, stride_order=order,
+                                            assumed_align=16)
+
+        x = t(bf16, (D, L, C, EH, B), (2, 0, 1, 3, 4))
+        cumsum_delta = t(cutlass.Float32, (L, C, EH, B), (0, 1, 2, 3))
+        delta = t(bf16, (L, C, EH, B), (0, 1, 2, 3))
+        b = t(bf16, (L, N, C, G, B), (0, 2, 1, 3, 4))
+        c = t(bf16, (L, N, C, G, B), (0, 2, 1, 3, 4))
+        y = t(bf16, (L, D, C, EH, B), (0, 2, 1, 3, 4))
+        fstate = t(bf16, (D, N, EH, B), (1, 0, 2, 3))
+        d = t(bf16, (D, EH), (0, 1))
+        ssd = mamba2_ssd.SSDKernel(bf16, cutlass.Float32, cutlass.Float32, L, D, N, True,
+                                   True)
+        cute.compile(ssd, x, cumsum_delta, delta, b, c, y, fstate, d, 1, stream)
     elif which == "blackwell-fmha":
         # fmha.py imports torch at module level (its run() driver needs it; the kernel
         # class never calls it): served as an inert stand-in, as in corpus/src/fa4_kernels.py.
