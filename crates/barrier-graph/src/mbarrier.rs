@@ -733,12 +733,8 @@ pub(crate) fn reused(program: &Program, m: &MbarrierReplay, hb: &HappensBefore) 
         })
     };
     let mut found: Vec<(usize, Cmd, InstId, bool)> = Vec::new();
-    for t in 0..n + program.asyncs.copies.len() {
-        let commands: &[weft_program::Command] = match program.threads.get(t) {
-            Some(p) => &p.commands,
-            None => std::slice::from_ref(&program.asyncs.copies[t - n].access),
-        };
-        for (i, c) in commands.iter().enumerate() {
+    for t in 0..program.num_actors() {
+        for (i, c) in program.actor_commands(t).iter().enumerate() {
             let CommandView::Access {
                 addr, len, approx, ..
             } = c.view()

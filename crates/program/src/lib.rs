@@ -257,6 +257,24 @@ impl Program {
             .and_then(|g| self.asyncs.copies.get(g))
     }
 
+    /// The commands of thread or agent `t`: a thread's program, or an asynchronous copy's
+    /// one access (agent `threads.len() + g` is copy `g`); empty past the last agent.
+    pub fn actor_commands(&self, t: usize) -> &[Command] {
+        match self.threads.get(t) {
+            Some(thread) => &thread.commands,
+            None => self
+                .asyncs
+                .copies
+                .get(t - self.threads.len())
+                .map_or(&[], |c| std::slice::from_ref(&c.access)),
+        }
+    }
+
+    /// The CTA's threads and its asynchronous copies' agents ([`Self::actor_commands`]).
+    pub fn num_actors(&self) -> usize {
+        self.threads.len() + self.asyncs.copies.len()
+    }
+
     /// Total number of commands over all threads.
     pub fn num_commands(&self) -> usize {
         self.threads.iter().map(|t| t.commands.len()).sum()

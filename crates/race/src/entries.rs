@@ -60,23 +60,10 @@ impl Entry {
     }
 }
 
-/// The commands of thread or agent `t` (an asynchronous copy, numbered after the CTA's
-/// threads, is one access).
-pub(crate) fn commands_of(program: &Program, t: usize) -> &[Command] {
-    match program.threads.get(t) {
-        Some(thread) => &thread.commands,
-        None => program
-            .asyncs
-            .copies
-            .get(t - program.threads.len())
-            .map_or(&[], |c| std::slice::from_ref(&c.access)),
-    }
-}
-
 /// The threads and agents of the race check: the CTA's threads, then one agent per
 /// asynchronous copy.
 fn actors(program: &Program) -> impl Iterator<Item = (usize, &[Command])> + '_ {
-    (0..program.threads.len() + program.asyncs.copies.len()).map(|t| (t, commands_of(program, t)))
+    (0..program.num_actors()).map(|t| (t, program.actor_commands(t)))
 }
 
 /// The chunks an access of `len` bytes at `addr` touches: the first and how many (the

@@ -251,7 +251,7 @@ const MAX_UNIVERSE_SITES: usize = 512;
 pub(crate) const CHUNK: u64 = 4;
 
 mod entries;
-use entries::{Collected, Entry, OCC_NONE, collect_entries, commands_of};
+use entries::{Collected, Entry, OCC_NONE, collect_entries};
 
 mod sweep;
 
@@ -845,7 +845,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
     }
 
     fn key(&self, thread: u32, entry: &Entry) -> Option<SiteKey> {
-        let command = commands_of(self.program, thread as usize).get(entry.index as usize)?;
+        let command = self
+            .program
+            .actor_commands(thread as usize)
+            .get(entry.index as usize)?;
         match command.view() {
             CommandView::Access {
                 kind,
@@ -1475,7 +1478,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
     fn sites(&self, list: &ThreadLists<'_>, sites: &mut Vec<(InstId, AccessKind)>) -> bool {
         // A thread's commands, or an agent's one access (agents saturate like threads: a
         // loop of racing copies made every pair of its agents a merge).
-        let commands = commands_of(self.program, list.thread as usize);
+        let commands = self.program.actor_commands(list.thread as usize);
         sites.clear();
         // Up to MAX_SKIP_SITES sites a linear search is cheapest; beyond, the sites are
         // collected as they come and deduplicated by sorting (O(accesses log accesses)).
@@ -1611,7 +1614,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             return false;
         }
         let addr = |t: u32, e: &Entry| {
-            let command = commands_of(self.program, t as usize).get(e.index as usize)?;
+            let command = self
+                .program
+                .actor_commands(t as usize)
+                .get(e.index as usize)?;
             match command.view() {
                 CommandView::Access { addr, .. } => Some(addr),
                 _ => None,
@@ -2368,7 +2374,8 @@ fn naive_pairs(program: &Program, lists: &[ThreadLists<'_>]) -> u64 {
             .iter()
             .filter(|e| {
                 e.occ() == OCC_NONE
-                    && commands_of(program, list.thread as usize)
+                    && program
+                        .actor_commands(list.thread as usize)
                         .get(e.index as usize)
                         .is_some_and(|c| {
                             matches!(

@@ -24,7 +24,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use weft_program::{AccessKind, CommandView, InstId, Program, Proxy, ThreadId};
 
-use crate::{AccessSite, HappensBeforeQuery, commands_of};
+use crate::{AccessSite, HappensBeforeQuery};
 
 /// A generic-proxy write read by an async-proxy copy with no `fence.proxy.async` between
 /// them. One per pair of static instructions, with the representative of the lowest threads.
@@ -41,7 +41,7 @@ pub struct MissingProxyFence {
 }
 
 fn site(program: &Program, t: usize, index: u32) -> Option<AccessSite> {
-    let c = commands_of(program, t).get(index as usize)?;
+    let c = program.actor_commands(t).get(index as usize)?;
     match c.view() {
         CommandView::Access {
             kind,
@@ -118,7 +118,7 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
         }
         let fences = program.asyncs.fences(ThreadId(t as u32));
         let mut next_fence = 0usize;
-        for (i, c) in commands_of(program, t).iter().enumerate() {
+        for (i, c) in program.actor_commands(t).iter().enumerate() {
             if let CommandView::Access {
                 kind, addr, len, ..
             } = c.view()

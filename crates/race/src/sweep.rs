@@ -33,7 +33,7 @@
 
 use weft_program::{CommandView, ThreadId};
 
-use crate::{Context, HappensBeforeQuery, ThreadLists, commands_of};
+use crate::{Context, HappensBeforeQuery, ThreadLists};
 
 /// Threads of a chunk below which the merges are as cheap as the sweep.
 const MIN_THREADS: usize = 3;
@@ -65,7 +65,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // on a tie, as the tuple order puts them): the entries of the visiting order.
         let visit = |f: &mut dyn FnMut((u32, u32, u32, bool, u32))| -> Option<()> {
             for (x, list) in lists.iter().enumerate() {
-                let commands = commands_of(self.program, list.thread as usize);
+                let commands = self.program.actor_commands(list.thread as usize);
                 let (mut r, mut w) = (list.reads.iter().peekable(), list.writes.iter().peekable());
                 loop {
                     let e = match (r.peek(), w.peek()) {
