@@ -69,7 +69,10 @@
 //! Under [`Config::warp_sync`] the lanes of a warp run in lock-step, so two accesses of lanes
 //! of one warp never race: different warp steps are ordered by the lock-step, and the same
 //! step is one dynamic instruction, whose lanes' accesses are all plain writes, all reads, or
-//! all atomics, none of which races by the rule above.
+//! all atomics, none of which races by the rule above. Across warps, a command runs before
+//! what a command of its warp at a later step happens before (and after what happens before
+//! one at an earlier step): the merges move L(b) and E(b) by that too, where a pair could
+//! race (`Context::lockstep_bound`).
 //!
 //! # Algorithm
 //!
@@ -1660,6 +1663,67 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         })
     }
 
+    /// Under `warp_sync`: how many of thread `ta`'s commands run at a warp step before the
+    /// latest step of a command of its warp that happens before `b` (of `thread_b`, another
+    /// warp or an agent), and so happen before `b` (lock-step, then happens-before; the
+    /// mbarrier phase checks compose the two the same way, docs/semantics.md §4.6). The
+    /// step is kept per `b`'s chain key, which alone decides the bounds of a CTA thread's
+    /// command ([`Accumulator::lockstep_steps`]).
+    fn lockstep_bound(&self, ta: u32, thread_b: ThreadId, b: &Entry, acc: &mut Accumulator) -> u32 {
+        let threads = &self.program.threads;
+        let ws = self.program.warp_size();
+        let agent = thread_b.index() >= threads.len();
+        let key = (ta / ws, thread_b.0, b.key);
+        let step = match acc.lockstep_steps.get(&key) {
+            Some(&step) if !agent => step,
+            _ => {
+                let first = ta / ws * ws;
+                let last = (first + ws).min(threads.len() as u32);
+                let mut step = 0u32;
+                for l in first..last {
+                    let Some(n) = self
+                        .hb
+                        .before_bound_at((thread_b, b.index), b.key, ThreadId(l))
+                    else {
+                        continue;
+                    };
+                    if let Some(&s) = n
+                        .checked_sub(1)
+                        .and_then(|i| threads[l as usize].steps.get(i as usize))
+                    {
+                        step = step.max(s);
+                    }
+                }
+                if !agent {
+                    acc.lockstep_steps.insert(key, step);
+                }
+                step
+            }
+        };
+        threads[ta as usize].steps.partition_point(|&s| s < step) as u32
+    }
+
+    /// [`Self::lockstep_bound`] of `tb`'s commands before `x` (of `thread_a`), kept for
+    /// `x`'s chain key in `last` while `thread_a` is a thread of the CTA.
+    fn lockstep_rev(
+        &self,
+        tb: u32,
+        thread_a: ThreadId,
+        x: &Entry,
+        a_agent: bool,
+        acc: &mut Accumulator,
+        last: &mut Option<(u32, u32)>,
+    ) -> u32 {
+        match *last {
+            Some((key, m)) if key == x.key && !a_agent => m,
+            _ => {
+                let m = self.lockstep_bound(tb, thread_a, x, acc);
+                *last = Some((x.key, m));
+                m
+            }
+        }
+    }
+
     /// Tests every access of `bs` (thread `tb`) against the accesses of `as_` (thread `ta`,
     /// `ta < tb`), keeping the window of `as_` concurrent with the current `b`.
     fn merge(
@@ -1684,6 +1748,44 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // Lanes of one warp: plain writes of one dynamic instruction do not race (under
         // `warp_sync` such pairs never get here).
         let same_warp = !use_bound;
+        // Under `warp_sync` a command runs before every command of its warp at a later
+        // step, and so before what those happen before: L(b) counts `ta`'s commands before
+        // the latest step of its warp that happens before `b` too (`lockstep_bound`).
+        let lockstep = self.config.warp_sync
+            && use_bound
+            && self
+                .program
+                .threads
+                .get(ta as usize)
+                .is_some_and(|t| !t.steps.is_empty());
+        // The last (chain key, bound) of `lockstep_bound` in this merge: `b`s run in program
+        // order, so the key changes only at `tb`'s blocking points.
+        let mut last_lockstep: Option<(u32, u32)> = None;
+        let b_agent = tb as usize >= self.program.threads.len();
+        // The other way round: `b` runs before every command of its warp at a later step,
+        // and so before what those happen before (`tb`'s count for an entry of `ta`, by the
+        // entry's chain key).
+        let lockstep_rev = self.config.warp_sync
+            && use_bound
+            && self
+                .program
+                .threads
+                .get(tb as usize)
+                .is_some_and(|t| !t.steps.is_empty());
+        let mut last_rev: Option<(u32, u32)> = None;
+        let a_agent = ta as usize >= self.program.threads.len();
+        // Writes among `as_[..i]`, to tell a window of reads only at once.
+        let writes_before: Vec<u32> = if lockstep {
+            std::iter::once(0)
+                .chain(as_.iter().scan(0u32, |n, a| {
+                    *n += u32::from(a.writes());
+                    Some(*n)
+                }))
+                .collect()
+        } else {
+            Vec::new()
+        };
+
         // The sites of `b`s already tested against the window as it is now (`version`
         // counts its changes): another `b` of one of those sites would record the same
         // instruction pairs, with a larger index, which changes nothing (a racy word whose
@@ -1726,8 +1828,49 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 !self
                     .hb
                     .ordered_at((thread_b, b.index), (thread_a, as_[e].index), as_[e].key)
+                    && !(lockstep_rev
+                        && (b.writes() != 0 || as_[e].writes() != 0)
+                        && b.index
+                            < self.lockstep_rev(tb, thread_a, &as_[e], a_agent, acc, &mut last_rev))
             } {
                 e += 1;
+            }
+            // Only where the window could race: lock-step moves L(b) on.
+            if lockstep && e > l && (b.writes() != 0 || writes_before[e] > writes_before[l]) {
+                let m = match last_lockstep {
+                    Some((key, m)) if key == b.key && !b_agent => m,
+                    _ => {
+                        let m = self.lockstep_bound(ta, thread_b, b, acc);
+                        last_lockstep = Some((b.key, m));
+                        m
+                    }
+                };
+                while l < as_.len() && as_[l].index < m {
+                    l += 1;
+                }
+                if e < l {
+                    e = l;
+                    while e < as_.len() && {
+                        tests += 1;
+                        !self.hb.ordered_at(
+                            (thread_b, b.index),
+                            (thread_a, as_[e].index),
+                            as_[e].key,
+                        ) && !(lockstep_rev
+                            && (b.writes() != 0 || as_[e].writes() != 0)
+                            && b.index
+                                < self.lockstep_rev(
+                                    tb,
+                                    thread_a,
+                                    &as_[e],
+                                    a_agent,
+                                    acc,
+                                    &mut last_rev,
+                                ))
+                    } {
+                        e += 1;
+                    }
+                }
             }
             // Slide the window to [l, e).
             while lo < l.min(hi) {
@@ -2457,6 +2600,10 @@ struct Accumulator {
     /// ordered after its 100 racing stores never saturates as a whole, so every thread
     /// pair was merged, each recording 10⁴ races into 5,050 sets (cubic in the stores).
     saturated: FxHashSet<(InstId, InstId)>,
+    /// Under `warp_sync`, per (warp, thread of the CTA, chain key): the latest warp step of
+    /// the warp that happens before that thread's commands of that key
+    /// ([`Context::lockstep_bound`]; every lane of the warp asks the same).
+    lockstep_steps: FxHashMap<(u32, u32, u32), u32>,
 }
 
 impl Group {

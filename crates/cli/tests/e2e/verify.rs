@@ -985,6 +985,41 @@ fn relaxed_mbarrier_operations_are_not_taken_as_acquire_or_release() {
     assert_verified("mbarrier_relaxed.ptx", "acquire_release");
 }
 
+/// One lane releasing what its whole warp read (`lockstep_release.ptx`): under
+/// `--warp-sync` every lane's load runs before lane 0's arrival, so before the producer's
+/// refill (it was a race: lock-step was not combined with barrier paths in the race check);
+/// with the arrival before the loads the refill still races with them; without
+/// `--warp-sync` nothing orders the other lanes before the arrival.
+#[test]
+fn lock_step_orders_a_warps_accesses_before_one_lanes_release() {
+    let run = weft(&[
+        "lockstep_release.ptx",
+        "--kernel",
+        "read_then_release",
+        "--warp-sync",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["kernels"][0]["verdict"], "verified", "{run:?}");
+    let run = weft(&[
+        "lockstep_release.ptx",
+        "--kernel",
+        "release_then_read",
+        "--warp-sync",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        violation_kinds(&run.json()["kernels"][0]),
+        ["race"],
+        "{run:?}"
+    );
+    let k = kernel_report("lockstep_release.ptx", "read_then_release", 1);
+    assert_eq!(violation_kinds(&k), ["mbarrier-phase-race"], "{k}");
+}
+
 /// An input-dependent assertion met after a loop over the same input
 /// (`assert_after_choice.ptx`): the path that chose 0 trips meets it with a known predicate;
 /// it was "an assertion fails whatever the input" (and the induction's run with the value
