@@ -166,9 +166,11 @@ pub fn explore(
             None => crate::emulate(module, kernel, &cfg)?,
         };
         paths += 1;
-        instructions = instructions.saturating_add(emulation.stats.instructions);
-        longest = longest.max(emulation.stats.instructions);
-        search = search.saturating_add(emulation.search_work);
+        if !checking_held {
+            instructions = instructions.saturating_add(emulation.stats.instructions);
+            longest = longest.max(emulation.stats.instructions);
+            search = search.saturating_add(emulation.search_work);
+        }
         let cut_short = left < budget
             && emulation
                 .unverifiable
@@ -194,11 +196,7 @@ pub fn explore(
         for (v, s) in &emulation.not_explored {
             add(&mut coverage.not_explored, v, s);
         }
-        for a in &assumed {
-            if !emulation.assumptions.iter().any(|b| b.inst == a.inst) {
-                emulation.assumptions.push(a.clone());
-            }
-        }
+        add_assumptions(&mut emulation.assumptions, &assumed);
         let mut fails_assertions =
             !checking_held && !emulation.abandoned && fails_only_assertions(&emulation);
         // An abandoned path has no verdict of its own (its inputs are not explored, or it
@@ -258,11 +256,7 @@ pub fn explore(
                             && !concrete.abandoned
                             && fails_only_assertions(&concrete) =>
                     {
-                        for a in &concrete.failed_assertions {
-                            if !assumed.iter().any(|b| b.inst == a.inst) {
-                                assumed.push(a.clone());
-                            }
-                        }
+                        add_assumptions(&mut assumed, &concrete.failed_assertions);
                         fails_assertions = true;
                     }
                     Ok(concrete)
@@ -299,11 +293,7 @@ pub fn explore(
             });
         }
         if fails_assertions {
-            for a in &emulation.failed_assertions {
-                if !assumed.iter().any(|b| b.inst == a.inst) {
-                    assumed.push(a.clone());
-                }
-            }
+            add_assumptions(&mut assumed, &emulation.failed_assertions);
             if held.is_none() {
                 held = Some((emulation.clone(), paths));
             }
@@ -349,13 +339,7 @@ pub fn explore(
                 recheck = Some(h);
                 continue;
             }
-            if !assumed.is_empty() {
-                for a in &assumed {
-                    if !emulation.assumptions.iter().any(|b| b.inst == a.inst) {
-                        emulation.assumptions.push(a.clone());
-                    }
-                }
-            }
+            add_assumptions(&mut emulation.assumptions, &assumed);
         }
         let Some(last) = stack.last_mut() else {
             coverage.periodicity = programs.periodicity();
@@ -402,4 +386,13 @@ fn fails_only_assertions(emulation: &Emulation) -> bool {
             .iter()
             .filter(|f| f.kind == crate::FindingKind::TrapReachable)
             .all(|f| emulation.failed_assertions.iter().any(|a| a.inst == f.inst))
+}
+
+/// Adds to `to` each of `from` whose trap it does not list yet.
+fn add_assumptions(to: &mut Vec<crate::Assumption>, from: &[crate::Assumption]) {
+    for a in from {
+        if !to.iter().any(|b| b.inst == a.inst) {
+            to.push(a.clone());
+        }
+    }
 }

@@ -1703,25 +1703,35 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         threads[ta as usize].steps.partition_point(|&s| s < step) as u32
     }
 
-    /// [`Self::lockstep_bound`] of `tb`'s commands before `x` (of `thread_a`), kept for
-    /// `x`'s chain key in `last` while `thread_a` is a thread of the CTA.
-    fn lockstep_rev(
+    /// [`Self::lockstep_bound`] of `counted`'s commands before `x` (of `other`), kept for
+    /// `x`'s chain key in `last` while `other` is a thread of the CTA: one merge asks it
+    /// for the commands of one thread in program order, whose key changes only at its
+    /// blocking points.
+    fn lockstep_cached(
         &self,
-        tb: u32,
-        thread_a: ThreadId,
+        counted: u32,
+        other: ThreadId,
         x: &Entry,
-        a_agent: bool,
         acc: &mut Accumulator,
         last: &mut Option<(u32, u32)>,
     ) -> u32 {
+        let agent = other.index() >= self.program.threads.len();
         match *last {
-            Some((key, m)) if key == x.key && !a_agent => m,
+            Some((key, m)) if key == x.key && !agent => m,
             _ => {
-                let m = self.lockstep_bound(tb, thread_a, x, acc);
+                let m = self.lockstep_bound(counted, other, x, acc);
                 *last = Some((x.key, m));
                 m
             }
         }
+    }
+
+    /// Whether `t` is a thread of the CTA with warp steps (`--warp-sync`).
+    fn has_steps(&self, t: u32) -> bool {
+        self.program
+            .threads
+            .get(t as usize)
+            .is_some_and(|t| !t.steps.is_empty())
     }
 
     /// Tests every access of `bs` (thread `tb`) against the accesses of `as_` (thread `ta`,
@@ -1751,29 +1761,12 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // Under `warp_sync` a command runs before every command of its warp at a later
         // step, and so before what those happen before: L(b) counts `ta`'s commands before
         // the latest step of its warp that happens before `b` too (`lockstep_bound`).
-        let lockstep = self.config.warp_sync
-            && use_bound
-            && self
-                .program
-                .threads
-                .get(ta as usize)
-                .is_some_and(|t| !t.steps.is_empty());
-        // The last (chain key, bound) of `lockstep_bound` in this merge: `b`s run in program
-        // order, so the key changes only at `tb`'s blocking points.
+        let lockstep = self.config.warp_sync && use_bound && self.has_steps(ta);
         let mut last_lockstep: Option<(u32, u32)> = None;
-        let b_agent = tb as usize >= self.program.threads.len();
         // The other way round: `b` runs before every command of its warp at a later step,
-        // and so before what those happen before (`tb`'s count for an entry of `ta`, by the
-        // entry's chain key).
-        let lockstep_rev = self.config.warp_sync
-            && use_bound
-            && self
-                .program
-                .threads
-                .get(tb as usize)
-                .is_some_and(|t| !t.steps.is_empty());
+        // and so before what those happen before (`tb`'s count for an entry of `ta`).
+        let lockstep_rev = self.config.warp_sync && use_bound && self.has_steps(tb);
         let mut last_rev: Option<(u32, u32)> = None;
-        let a_agent = ta as usize >= self.program.threads.len();
         // Writes among `as_[..i]`, to tell a window of reads only at once.
         let writes_before: Vec<u32> = if lockstep {
             std::iter::once(0)
@@ -1823,28 +1816,23 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             if e < l {
                 e = l;
             }
+            // Whether `x` of `ta` happens after `b`, lock-step included where they could race.
+            let after = |x: &Entry, acc: &mut Accumulator, last_rev: &mut Option<(u32, u32)>| {
+                self.hb
+                    .ordered_at((thread_b, b.index), (thread_a, x.index), x.key)
+                    || (lockstep_rev
+                        && (b.writes() != 0 || x.writes() != 0)
+                        && b.index < self.lockstep_cached(tb, thread_a, x, acc, last_rev))
+            };
             while e < as_.len() && {
                 tests += 1;
-                !self
-                    .hb
-                    .ordered_at((thread_b, b.index), (thread_a, as_[e].index), as_[e].key)
-                    && !(lockstep_rev
-                        && (b.writes() != 0 || as_[e].writes() != 0)
-                        && b.index
-                            < self.lockstep_rev(tb, thread_a, &as_[e], a_agent, acc, &mut last_rev))
+                !after(&as_[e], acc, &mut last_rev)
             } {
                 e += 1;
             }
             // Only where the window could race: lock-step moves L(b) on.
             if lockstep && e > l && (b.writes() != 0 || writes_before[e] > writes_before[l]) {
-                let m = match last_lockstep {
-                    Some((key, m)) if key == b.key && !b_agent => m,
-                    _ => {
-                        let m = self.lockstep_bound(ta, thread_b, b, acc);
-                        last_lockstep = Some((b.key, m));
-                        m
-                    }
-                };
+                let m = self.lockstep_cached(ta, thread_b, b, acc, &mut last_lockstep);
                 while l < as_.len() && as_[l].index < m {
                     l += 1;
                 }
@@ -1852,21 +1840,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     e = l;
                     while e < as_.len() && {
                         tests += 1;
-                        !self.hb.ordered_at(
-                            (thread_b, b.index),
-                            (thread_a, as_[e].index),
-                            as_[e].key,
-                        ) && !(lockstep_rev
-                            && (b.writes() != 0 || as_[e].writes() != 0)
-                            && b.index
-                                < self.lockstep_rev(
-                                    tb,
-                                    thread_a,
-                                    &as_[e],
-                                    a_agent,
-                                    acc,
-                                    &mut last_rev,
-                                ))
+                        !after(&as_[e], acc, &mut last_rev)
                     } {
                         e += 1;
                     }
