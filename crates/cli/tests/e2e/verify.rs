@@ -992,30 +992,31 @@ fn relaxed_mbarrier_operations_are_not_taken_as_acquire_or_release() {
 /// `--warp-sync` nothing orders the other lanes before the arrival.
 #[test]
 fn lock_step_orders_a_warps_accesses_before_one_lanes_release() {
-    let run = weft(&[
-        "lockstep_release.ptx",
-        "--kernel",
-        "read_then_release",
-        "--warp-sync",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(run.json()["kernels"][0]["verdict"], "verified", "{run:?}");
-    let run = weft(&[
-        "lockstep_release.ptx",
-        "--kernel",
-        "release_then_read",
-        "--warp-sync",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(run.code, 1, "{run:?}");
-    assert_eq!(
-        violation_kinds(&run.json()["kernels"][0]),
-        ["race"],
-        "{run:?}"
-    );
+    // Both ways round: the producer in the higher warp, and in the lower one.
+    for (kernel, verified) in [
+        ("read_then_release", true),
+        ("consumer_first", true),
+        ("release_then_read", false),
+        ("consumer_first_release_then_read", false),
+    ] {
+        let run = weft(&[
+            "lockstep_release.ptx",
+            "--kernel",
+            kernel,
+            "--warp-sync",
+            "--format",
+            "json",
+        ]);
+        let doc = run.json();
+        let k = &doc["kernels"][0];
+        if verified {
+            assert_eq!(run.code, 0, "{kernel}: {run:?}");
+            assert_eq!(k["verdict"], "verified", "{kernel}: {run:?}");
+        } else {
+            assert_eq!(run.code, 1, "{kernel}: {run:?}");
+            assert_eq!(violation_kinds(k), ["race"], "{kernel}: {run:?}");
+        }
+    }
     let k = kernel_report("lockstep_release.ptx", "read_then_release", 1);
     assert_eq!(violation_kinds(&k), ["mbarrier-phase-race"], "{k}");
 }
