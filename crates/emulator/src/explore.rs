@@ -196,7 +196,11 @@ pub fn explore(
         for (v, s) in &emulation.not_explored {
             add(&mut coverage.not_explored, v, s);
         }
-        add_assumptions(&mut emulation.assumptions, &assumed);
+        // A held path checked because no path avoided its assertions: they are not
+        // assumptions but its failure.
+        if !checking_held {
+            add_assumptions(&mut emulation.assumptions, &assumed);
+        }
         let mut fails_assertions =
             !checking_held && !emulation.abandoned && fails_only_assertions(&emulation);
         // An abandoned path has no verdict of its own (its inputs are not explored, or it
