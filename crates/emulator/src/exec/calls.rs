@@ -34,8 +34,8 @@ impl Machine<'_> {
         // here with a known predicate: the exploration tells it from a trap that every
         // input reaches by whether another path avoids it.
         if self.cfg.choices.is_some()
-            && let Some(branch) = assertion_branch(self.ir, pc)
             && !self.failed_assertions.iter().any(|a| a.inst.0 == pc)
+            && let Some(branch) = assertion_branch(self.ir, pc)
         {
             self.failed_assertions.push(Assumption {
                 inst: InstId(pc),
