@@ -328,9 +328,10 @@ pub(crate) fn lift(
         ));
     };
     // One concrete run with the variable fixed: its programs when verified; `None` when
-    // every violation is a reached trap. Such a trap, met on no explored path (else the
-    // exploration had failed), is an assertion that this value of the variable fails:
-    // the verdict assumes assertions hold (docs/semantics.md §6.2), so no launch has it.
+    // every violation is a trap reached through the failing side of an assertion. Such a
+    // trap, met on no explored path (else the exploration had failed), is an assertion that
+    // this value of the variable fails: the verdict assumes assertions hold
+    // (docs/semantics.md §6.2), so no launch has it.
     let term = reasons::expr(&variable.expr);
     let mut run = |x: u64| -> Result<Option<Emulation>, Lifted> {
         let failed = |e: String| not(format!("the concrete run with {term} = {x} failed: {e}"));
@@ -350,9 +351,9 @@ pub(crate) fn lift(
                 let r = check(&e);
                 if verified(&r) {
                     Ok(Some(e))
-                } else if !r.violations.is_empty()
-                    && r.unverifiable.is_empty()
+                } else if r.unverifiable.is_empty()
                     && r.violations.iter().all(|v| v.kind == Kind::TrapReachable)
+                    && e.fails_only_assertions()
                 {
                     Ok(None)
                 } else if r.violations.is_empty() {

@@ -202,7 +202,7 @@ pub fn explore(
             add_assumptions(&mut emulation.assumptions, &assumed);
         }
         let mut fails_assertions =
-            !checking_held && !emulation.abandoned && fails_only_assertions(&emulation);
+            !checking_held && !emulation.abandoned && emulation.fails_only_assertions();
         // An abandoned path has no verdict of its own (its inputs are not explored, or it
         // has none).
         let ok = emulation.abandoned || fails_assertions || check(&emulation);
@@ -258,7 +258,7 @@ pub fn explore(
                     Ok(concrete)
                         if !checking_held
                             && !concrete.abandoned
-                            && fails_only_assertions(&concrete) =>
+                            && concrete.fails_only_assertions() =>
                     {
                         add_assumptions(&mut assumed, &concrete.failed_assertions);
                         fails_assertions = true;
@@ -379,17 +379,6 @@ pub fn explore(
             });
         }
     }
-}
-
-/// Whether every trap `emulation` reached is an assertion its inputs fail
-/// ([`Emulation::failed_assertions`]), and it reached one.
-fn fails_only_assertions(emulation: &Emulation) -> bool {
-    !emulation.failed_assertions.is_empty()
-        && emulation
-            .findings
-            .iter()
-            .filter(|f| f.kind == crate::FindingKind::TrapReachable)
-            .all(|f| emulation.failed_assertions.iter().any(|a| a.inst == f.inst))
 }
 
 /// Adds to `to` each of `from` whose trap it does not list yet.

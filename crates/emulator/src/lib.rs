@@ -571,11 +571,11 @@ pub struct Emulation {
     /// Traps the verdict assumes are not reached (assertions assumed to hold), in the order
     /// first met.
     pub assumptions: Vec<Assumption>,
-    /// In a run of an exploration: the traps it reached through the failing side of an
-    /// assertion (a conditional branch into code that only traps), whose predicate the
-    /// run's inputs decided (a path's choices, or the witness fixed). The exploration
-    /// takes them as assumptions when another path avoids them ([`explore::explore`]);
-    /// each is also a [`FindingKind::TrapReachable`].
+    /// The traps the run reached through the failing side of an assertion (a conditional
+    /// branch into code that only traps), with a predicate its inputs decided (a path's
+    /// choices, or values fixed). The exploration takes them as assumptions when another
+    /// path avoids them ([`explore::explore`]), the induction's base leaves out a value
+    /// whose run reaches only such traps; each is also a [`FindingKind::TrapReachable`].
     pub failed_assertions: Vec<Assumption>,
     /// Approximations that applied to this kernel (full sentences), e.g. skipped tensor-core
     /// instructions or unchecked accesses into a dynamic shared array of unknown size.
@@ -608,6 +608,19 @@ pub struct Emulation {
     /// Peeks executed ([`Config::peeks_fail`]): `mbarrier.try_wait`/`test_wait`s whose
     /// "not ready" answer does not lead back to them.
     pub peeks: u64,
+}
+
+impl Emulation {
+    /// Whether every trap the run reached is an assertion its inputs fail
+    /// ([`Emulation::failed_assertions`]), and it reached one.
+    pub fn fails_only_assertions(&self) -> bool {
+        !self.failed_assertions.is_empty()
+            && self
+                .findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::TrapReachable)
+                .all(|f| self.failed_assertions.iter().any(|a| a.inst == f.inst))
+    }
 }
 
 /// Errors that prevent emulation altogether.

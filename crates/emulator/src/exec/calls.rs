@@ -29,12 +29,11 @@ impl Machine<'_> {
         }
         self.th[t].state = State::Trapped(pc);
         self.trapped = true;
-        // In a run of the exploration (a path, or a path's run with its witness fixed), an
-        // assertion on inputs the choices decided (a loop's trip count chosen 0) arrives
-        // here with a known predicate: the exploration tells it from a trap that every
-        // input reaches by whether another path avoids it.
-        if self.cfg.choices.is_some()
-            && !self.failed_assertions.iter().any(|a| a.inst.0 == pc)
+        // An assertion on inputs the exploration decided (a loop's trip count chosen 0, or a
+        // value fixed for a path's witness or the induction's base) arrives here with a
+        // known predicate: the exploration tells it from a trap that every input reaches by
+        // whether another path avoids it.
+        if !self.failed_assertions.iter().any(|a| a.inst.0 == pc)
             && let Some(branch) = assertion_branch(self.ir, pc)
         {
             self.failed_assertions.push(Assumption {
