@@ -766,6 +766,12 @@ impl HappensBefore {
         self.steps.get(t.index())?.get(i as usize).copied()
     }
 
+    /// [`Self::ordered`], or (under `--warp-sync`) [`Self::ordered_through_warp`]: how the
+    /// mbarrier checks order two commands.
+    pub(crate) fn ordered_in_lockstep(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
+        self.ordered(a, b) || self.ordered_through_warp(a, b)
+    }
+
     /// Under `--warp-sync`: whether `a` runs before a command of its warp at a later warp
     /// step that is [`Self::ordered`] before `b` (lock-step, then happens-before; the
     /// relation itself combines the two only for a direct pair). Per lane the first command

@@ -496,7 +496,7 @@ pub(crate) fn check(
     if m.errors {
         return (Vec::new(), Vec::new());
     }
-    let ordered = |a: Cmd, b: Cmd| hb.ordered(a, b) || hb.ordered_through_warp(a, b);
+    let ordered = |a: Cmd, b: Cmd| hb.ordered_in_lockstep(a, b);
     (phases(program, m, &ordered), invals(program, m, &ordered))
 }
 
@@ -522,9 +522,8 @@ fn phases(
     };
     for obj in &m.objects {
         // Whether `c` starts after the initialization (any lane of its instruction).
-        let initialized = |c: Cmd, c_op: Option<MbarrierOp>| -> bool {
-            before(obj.init, c, c_op) || obj.joined.iter().any(|&j| before(j, c, c_op))
-        };
+        let initialized =
+            |c: Cmd, c_op: Option<MbarrierOp>| -> bool { obj.inits().any(|j| before(j, c, c_op)) };
         // Whether `c` starts after phase `k` completes (`k = -1`: after the init): after
         // a wait that observed it, or after all its operations. An asynchronous one lands
         // after its issue, so only a later asynchronous arrival of the same thread follows
@@ -658,8 +657,8 @@ fn invals(
                 inval: Some(iv),
             })
         };
-        let uses = std::iter::once(obj.init)
-            .chain(obj.joined.iter().copied())
+        let uses = obj
+            .inits()
             .chain(obj.early.iter().copied())
             .chain(obj.phases.iter().flat_map(|p| {
                 let counted = p.counted.iter().map(|&(c, _, _)| c);
@@ -709,7 +708,7 @@ pub(crate) fn reused(program: &Program, m: &MbarrierReplay, hb: &HappensBefore) 
     if m.errors || m.objects.is_empty() {
         return Reused::default();
     }
-    let ordered = |a: Cmd, b: Cmd| hb.ordered(a, b) || hb.ordered_through_warp(a, b);
+    let ordered = |a: Cmd, b: Cmd| hb.ordered_in_lockstep(a, b);
     let mut by_addr: Vec<(u32, usize)> = m
         .objects
         .iter()
@@ -752,7 +751,7 @@ pub(crate) fn reused(program: &Program, m: &MbarrierReplay, hb: &HappensBefore) 
                 }
                 let obj = &m.objects[k];
                 let x = (ThreadId(t as u32), i as u32);
-                let live = (ordered(obj.init, x) || obj.joined.iter().any(|&j| ordered(j, x)))
+                let live = obj.inits().any(|j| ordered(j, x))
                     && obj.inval.is_none_or(|v| !ordered(v, x) && ordered(x, v));
                 if live {
                     found.push((k, x, c.inst(), approx));
@@ -780,15 +779,11 @@ fn report_reused(
         let obj = &m.objects[k];
         // An asynchronous copy is named by its issuing thread.
         let issuer = |t: ThreadId| program.agent(t).map_or(t, |c| c.issuer);
-        let mut threads: Vec<ThreadId> = group.iter().map(|&(_, x, _, _)| issuer(x.0)).collect();
-        threads.sort_unstable();
-        threads.dedup();
-        let ranges = group_threads(threads.into_iter().map(|t| (t, ())), ws);
-        let who = join(ranges.iter().map(|(r, _)| r));
-        let mut insts: Vec<InstId> = group.iter().map(|&(_, _, i, _)| i).collect();
-        insts.sort_unstable();
-        insts.dedup();
-        let at = join(insts.iter().map(|i| format!("#{}", i.0)));
+        let (ranges, who, at) = name_group(
+            ws,
+            group.iter().map(|&(_, x, _, _)| issuer(x.0)),
+            group.iter().map(|&(_, _, i, _)| i),
+        );
         let a = obj.addr;
         let init = inst(program, obj.init).0;
         let until = match obj.inval {
@@ -810,16 +805,11 @@ fn report_reused(
         );
         let mut v = SyncViolation::new(ViolationKind::MbarrierReused, message);
         v.mbarrier = Some(a);
-        let mut cmds: Vec<CommandRef> = Vec::new();
-        for &(_, x, i, _) in group {
-            if !cmds.iter().any(|c| c.inst == i) {
-                cmds.push(CommandRef {
-                    thread: x.0,
-                    index: x.1,
-                    inst: i,
-                });
-            }
-        }
+        let mut cmds = one_per_instruction(group.iter().map(|&(_, x, i, _)| CommandRef {
+            thread: x.0,
+            index: x.1,
+            inst: i,
+        }));
         cmds.push(cref(program, obj.init));
         cmds.extend(obj.inval.map(|c| cref(program, c)));
         v.commands = cmds;
@@ -847,33 +837,25 @@ fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
             .count();
         let group = &failures[start..start + len];
         start += len;
-        let mut threads: Vec<ThreadId> = group.iter().map(|f| f.cmd.0).collect();
-        threads.dedup();
-        let ranges = group_threads(threads.into_iter().map(|t| (t, ())), ws);
-        let who = join(ranges.iter().map(|(r, _)| r));
-        let mut insts: Vec<InstId> = group.iter().map(|f| inst(program, f.cmd)).collect();
-        insts.sort_unstable();
-        insts.dedup();
-        let at = join(insts.iter().map(|i| format!("#{}", i.0)));
+        let (ranges, who, at) = name_group(
+            ws,
+            group.iter().map(|f| f.cmd.0),
+            group.iter().map(|f| inst(program, f.cmd)),
+        );
         let (a, k) = (f0.addr, f0.phase);
+        // The inval a use is not ordered before, for the message.
+        let iv = f0.inval.map_or_else(String::new, |c| {
+            format!(" (instruction #{})", inst(program, c).0)
+        });
         let message = match f0.what {
             "wait" => format!(
                 "mbarrier {a:#x}: the wait of {who} (instruction {at}) is not ordered after the mbarrier.init; in another execution it runs on an uninitialized object"
             ),
-            "after inval" => {
-                let iv = f0.inval.map_or_else(String::new, |c| {
-                    format!(" (instruction #{})", inst(program, c).0)
-                });
-                format!(
-                    "mbarrier {a:#x}: {who} use it (instruction {at}) without being ordered before its mbarrier.inval{iv}; in another execution they run on the invalidated object"
-                )
-            }
+            "after inval" => format!(
+                "mbarrier {a:#x}: {who} use it (instruction {at}) without being ordered before its mbarrier.inval{iv}; in another execution they run on the invalidated object"
+            ),
             "async after inval" => format!(
-                "mbarrier {a:#x}: the asynchronous operations of {who} (instruction {at}: a copy's complete_tx or a tcgen05.commit's or cp.async's arrival) reach it in phase {k}, which no wait ordered before its mbarrier.inval{} observed; in another execution they land on the invalidated object",
-                f0.inval.map_or_else(String::new, |c| format!(
-                    " (instruction #{})",
-                    inst(program, c).0
-                ))
+                "mbarrier {a:#x}: the asynchronous operations of {who} (instruction {at}: a copy's complete_tx or a tcgen05.commit's or cp.async's arrival) reach it in phase {k}, which no wait ordered before its mbarrier.inval{iv} observed; in another execution they land on the invalidated object"
             ),
             "operation" if k == 0 => format!(
                 "mbarrier {a:#x}: {who} operate on it (instruction {at}) without being ordered after the mbarrier.init; in another execution they run first"
@@ -900,19 +882,41 @@ fn report(program: &Program, mut failures: Vec<Failure>) -> Vec<SyncViolation> {
         let mut v = SyncViolation::new(f0.kind, message);
         v.mbarrier = Some(a);
         v.generations = u32::try_from(k).ok().into_iter().collect();
-        let mut cmds: Vec<CommandRef> = Vec::new();
-        for f in group {
-            let c = cref(program, f.cmd);
-            if !cmds.iter().any(|x| x.inst == c.inst) {
-                cmds.push(c);
-            }
-        }
-        if let Some(iv) = f0.inval {
-            cmds.push(cref(program, iv));
-        }
+        let mut cmds = one_per_instruction(group.iter().map(|f| cref(program, f.cmd)));
+        cmds.extend(f0.inval.map(|c| cref(program, c)));
         v.commands = cmds;
         v.threads = ranges.into_iter().map(|(r, _)| r).collect();
         out.push(v);
+    }
+    out
+}
+
+/// The threads and instructions of a group of findings, named for its message: the threads
+/// as ranges, those ranges as text (`who`), and the distinct instructions (`at`, `#12, #15`).
+fn name_group(
+    warp_size: u32,
+    threads: impl Iterator<Item = ThreadId>,
+    insts: impl Iterator<Item = InstId>,
+) -> (Vec<(ThreadRange, ())>, String, String) {
+    let mut threads: Vec<ThreadId> = threads.collect();
+    threads.sort_unstable();
+    threads.dedup();
+    let ranges = group_threads(threads.into_iter().map(|t| (t, ())), warp_size);
+    let who = join(ranges.iter().map(|(r, _)| r));
+    let mut insts: Vec<InstId> = insts.collect();
+    insts.sort_unstable();
+    insts.dedup();
+    let at = join(insts.iter().map(|i| format!("#{}", i.0)));
+    (ranges, who, at)
+}
+
+/// `commands` with the first of each instruction only, in order.
+fn one_per_instruction(commands: impl Iterator<Item = CommandRef>) -> Vec<CommandRef> {
+    let mut out: Vec<CommandRef> = Vec::new();
+    for c in commands {
+        if !out.iter().any(|x| x.inst == c.inst) {
+            out.push(c);
+        }
     }
     out
 }

@@ -63,6 +63,14 @@ pub(crate) struct Object {
     pub(crate) inval: Option<Cmd>,
 }
 
+impl Object {
+    /// The `init` and the other lanes of its dynamic instruction: an operation ordered
+    /// after any of them is ordered after the initialization.
+    pub(crate) fn inits(&self) -> impl Iterator<Item = Cmd> + '_ {
+        std::iter::once(self.init).chain(self.joined.iter().copied())
+    }
+}
+
 /// A thread blocked at a wait.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Waiter {
