@@ -368,6 +368,12 @@ compile_quack quack-gemm-sm90-dynamic gemm-sm90-dynamic gemm_sm90.py
 # not installed): corpus/src/liger_kernels.py imports Liger's own @triton.jit functions with
 # a stand-in torch module and compiles them for Liger's launch settings (see its docstring).
 fetch_sources liger "liger_kernel/" liger-kernel==0.8.5
+# Liger's ops/utils.py imports `packaging` (a dependency of liger-kernel itself, which is
+# downloaded, not installed): without it every Liger kernel fails to build in a fresh venv.
+if ! $py -c 'import packaging.version' >/dev/null 2>&1; then
+    echo "corpus: installing packaging (for Liger-Kernel)" >&2
+    $py -m pip install -q packaging >&2 || echo "corpus: packaging install FAILED" >&2
+fi
 compile_liger() { # name which kernel-file
     compile "$1" "$out/liger/liger_kernel/ops/$3" \
         $py corpus/src/liger_kernels.py "$2" "$out/$1.ptx" "$out/liger"

@@ -113,6 +113,9 @@ pub enum Kind {
     MissingProxyFence,
     /// A shared-memory access outside the CTA's shared window.
     SharedOutOfBounds,
+    /// A shared address not aligned as the PTX ISA requires (an access's size, an mbarrier
+    /// object's 8 bytes, a bulk copy's 16).
+    MisalignedAddress,
     /// A reachable `trap`.
     TrapReachable,
     /// A violation of the tensor-memory rules (allocation protocol, a warp's lanes).
@@ -131,6 +134,7 @@ impl Kind {
             Kind::BenignRace => "benign-race",
             Kind::MissingProxyFence => "missing-proxy-fence",
             Kind::SharedOutOfBounds => "shared-out-of-bounds",
+            Kind::MisalignedAddress => "misaligned-address",
             Kind::TrapReachable => "trap-reachable",
             Kind::TensorMemory => "tensor-memory",
             Kind::ClusterLaunchControl => "cluster-launch-control",

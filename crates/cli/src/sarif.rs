@@ -60,6 +60,10 @@ fn rule_description(kind: Kind) -> &'static str {
              operand read (async proxy) without fence.proxy.async between them."
         }
         Kind::SharedOutOfBounds => "A shared-memory access outside the CTA's shared window.",
+        Kind::MisalignedAddress => {
+            "A shared-memory address not aligned as the PTX ISA requires: an access to a \
+             multiple of its size, an mbarrier object to 8 bytes, a bulk copy's operand to 16."
+        }
         Kind::TrapReachable => "A trap instruction is reachable.",
         Kind::TensorMemory => {
             "A violation of the tensor-memory rules: the allocation protocol (tcgen05.alloc/dealloc), \

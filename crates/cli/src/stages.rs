@@ -886,6 +886,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
     for f in &emulation.findings {
         let kind = match f.kind {
             FindingKind::SharedOutOfBounds => Kind::SharedOutOfBounds,
+            FindingKind::MisalignedAddress => Kind::MisalignedAddress,
             FindingKind::TrapReachable => Kind::TrapReachable,
             FindingKind::TensorMemory => Kind::TensorMemory,
             FindingKind::ClusterLaunchControl => Kind::ClusterLaunchControl,

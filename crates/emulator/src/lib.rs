@@ -142,6 +142,11 @@
 //!   (lanes run one at a time outside `--warp-sync`, so this is the largest such group).
 //! - In `--warp-sync` mode an input-dependent branch region runs for one lane at a time
 //!   inside one warp step: all its commands carry the same step.
+//! - Shared-address alignment ([`FindingKind::MisalignedAddress`]) is decided up to the
+//!   declared alignment of the variable an address lies in ([`SharedSymbol::align`]): the
+//!   real placement of a variable is only known to be a multiple of it. A TMA tile's shared
+//!   address is checked for 16 bytes (it needs 128); tensor maps, tensor-core operands and
+//!   addresses outside every variable are not checked.
 
 #![deny(missing_docs)]
 
@@ -386,6 +391,11 @@ pub struct SharedSymbol {
     pub offset: u32,
     /// Size in bytes; `None` for an extern dynamic array of unknown size.
     pub size: Option<u32>,
+    /// The alignment its declaration guarantees, a power of two: its `.align`, else its
+    /// element size (for the extern arrays, which share one start, the largest of theirs).
+    /// Wherever the real layout puts it, its address is a multiple of this, so the address
+    /// of a byte inside it is known modulo this and no more (the misaligned-address check).
+    pub align: u32,
 }
 
 /// Where an unknown value came from.
@@ -481,6 +491,12 @@ impl fmt::Display for ValueSource {
 pub enum FindingKind {
     /// A shared-memory access outside the CTA's shared window.
     SharedOutOfBounds,
+    /// A shared-memory access, or an mbarrier or asynchronous-copy operand, whose address
+    /// is not a multiple of the alignment the PTX ISA requires (a plain access: its access
+    /// size; an mbarrier object: 8 bytes; a bulk copy: 16 bytes), decided by the alignment
+    /// the variable's declaration guarantees: undefined (it may fault or mask the low
+    /// address bits).
+    MisalignedAddress,
     /// A reachable `trap`/`brkpt`.
     TrapReachable,
     /// A `.sync` warp collective whose member mask names lanes that never execute it (nor,

@@ -16,6 +16,7 @@ pub const KINDS: &[&str] = &[
     "barrier-divergence",
     "race",
     "shared-out-of-bounds",
+    "misaligned-address",
     "trap-reachable",
     "missing-proxy-fence",
     "benign-race",

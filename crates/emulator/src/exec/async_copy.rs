@@ -15,6 +15,10 @@ use weft_program::{AccessKind, Command, CommandView, InstId, MbarrierOp, Proxy};
 /// The fewest bytes a TMA box spans: its inner dimension is a multiple of 16 bytes.
 const TMA_MIN_BOX: u32 = 16;
 
+/// The alignment of a bulk copy's shared operand: 16 bytes (`cp.async.bulk`; a TMA tile's
+/// shared address needs 128, of which weft checks these 16).
+pub(super) const BULK_ALIGN: u32 = 16;
+
 impl Machine<'_> {
     /// `cp.async` (non-bulk): a shared write of `size` bytes whose values come from global
     /// memory.
@@ -25,8 +29,16 @@ impl Machine<'_> {
         };
         if let Some(a) = self.shared_addr(t, pc, inst, o(0)) {
             let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
-            let copy =
-                self.async_access(t, pc, AccessKind::Write, a, size as u32, u, Proxy::Generic);
+            let copy = self.async_access(
+                t,
+                pc,
+                AccessKind::Write,
+                a,
+                size as u32,
+                u,
+                Proxy::Generic,
+                size as u32,
+            );
             if let Some(g) = copy {
                 self.cp_pending[t].push_back((g, UNCOMMITTED));
             }
@@ -34,7 +46,9 @@ impl Machine<'_> {
     }
 
     /// Records the shared access of an asynchronous copy issued by thread `t` as an agent of
-    /// its own and checks its bounds; returns the copy's index if it is in bounds.
+    /// its own and checks its bounds and its address's alignment to `align` bytes (what the
+    /// PTX ISA requires of the instruction's shared operand); returns the copy's index if it
+    /// is in bounds.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn async_access(
         &mut self,
@@ -45,10 +59,14 @@ impl Machine<'_> {
         len: u32,
         write_u: u32,
         proxy: Proxy,
+        align: u32,
     ) -> Option<u32> {
         self.divert = Some(proxy);
         let ok = self.shared_access(t, pc, kind, addr, len, write_u);
         self.divert = None;
+        if ok {
+            self.check_shared_alignment(t, pc, addr, align, "the copy's shared operand");
+        }
         ok.then(|| self.copies.len() as u32 - 1)
     }
 
@@ -144,7 +162,7 @@ impl Machine<'_> {
             Addr::Shared(a) => {
                 let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
                 let u = if to_shared { u } else { 0 };
-                copy = self.async_access(t, pc, kind, a, size as u32, u, Proxy::Async);
+                copy = self.async_access(t, pc, kind, a, size as u32, u, Proxy::Async, BULK_ALIGN);
                 // Without an mbarrier the copy completes through bulk groups.
                 if let (Some(g), false) = (copy, mbar) {
                     self.bulk_pending[t].push_back((g, UNCOMMITTED));
@@ -238,7 +256,16 @@ impl Machine<'_> {
         };
         // The extent is known when the phase completes; until then the first byte.
         let u = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
-        let agent = self.async_access(t, pc, AccessKind::Write, dest, 1, u, Proxy::Async);
+        let agent = self.async_access(
+            t,
+            pc,
+            AccessKind::Write,
+            dest,
+            1,
+            u,
+            Proxy::Async,
+            BULK_ALIGN,
+        );
         let cmd = self.push(
             t,
             Command::mbarrier(MbarrierOp::CompleteTx, a, 0, InstId(pc)),
@@ -697,7 +724,8 @@ impl Machine<'_> {
                     .min(self.smem.len() as u32);
                 let len = end.saturating_sub(s).max(1);
                 self.defer_entries = true;
-                let g = self.async_access(t, pc, AccessKind::Read, s, len, 0, Proxy::Async);
+                let g =
+                    self.async_access(t, pc, AccessKind::Read, s, len, 0, Proxy::Async, BULK_ALIGN);
                 self.defer_entries = false;
                 if let Some(g) = g {
                     // The extent is an upper bound of what the tensor map selects.

@@ -79,7 +79,16 @@ impl Machine<'_> {
         }
         let k = u64::from(self.clc_requests);
         self.clc_requests = self.clc_requests.saturating_add(1);
-        let agent = self.async_access(t, pc, AccessKind::Write, dest, 16, 0, Proxy::Async);
+        let agent = self.async_access(
+            t,
+            pc,
+            AccessKind::Write,
+            dest,
+            16,
+            0,
+            Proxy::Async,
+            super::async_copy::BULK_ALIGN,
+        );
         if agent.is_some() {
             self.write_bytes(Mem::Shared, dest as usize, 0, 8, MARK << 32 | k, 0);
             self.write_bytes(Mem::Shared, dest as usize, 8, 8, 0, 0);

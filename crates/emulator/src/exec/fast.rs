@@ -353,9 +353,9 @@ impl Machine<'_> {
         Some(taken)
     }
 
-    /// For a fast shared access: its address, when it is known and the access lies inside
-    /// the shared window (otherwise the general interpreter reports it). `Some(0)` for
-    /// other operations.
+    /// For a fast shared access: its address, when it is known, the access lies inside
+    /// the shared window and its address is not found misaligned (otherwise the general
+    /// interpreter reports it). `Some(0)` for other operations.
     #[inline(always)]
     fn shared_target(&self, base: usize, op: FastOp) -> Option<u32> {
         let (r, off, esize) = match op {
@@ -374,7 +374,7 @@ impl Machine<'_> {
             Some(size) => end <= u64::from(size),
             None => end <= self.smem.len() as u64,
         };
-        (ok && end <= self.smem.len() as u64).then_some(x)
+        (ok && end <= self.smem.len() as u64 && !self.misaligned(x, esize)).then_some(x)
     }
 
     /// One step of thread `t`: the fast path when the instruction has a fast form, its

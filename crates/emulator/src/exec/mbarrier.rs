@@ -14,7 +14,11 @@ impl Machine<'_> {
             Space::Shared
         };
         match self.addr(t, pc, space, o) {
-            Addr::Shared(a) => Some(a),
+            Addr::Shared(a) => {
+                // The PTX ISA: an mbarrier object is a `.b64` aligned to 8 bytes.
+                self.check_shared_alignment(t, pc, a, 8, "the mbarrier object");
+                Some(a)
+            }
             Addr::Unknown(u) => {
                 self.unverifiable(
                     t,

@@ -123,8 +123,10 @@ impl Machine<'_> {
             } else {
                 AccessKind::Write
             };
-            if let Some(a) = self.shared_addr(t, pc, inst, addr_op) {
-                self.shared_access(t, pc, kind, a, 16, 0);
+            if let Some(a) = self.shared_addr(t, pc, inst, addr_op)
+                && self.shared_access(t, pc, kind, a, 16, 0)
+            {
+                self.check_shared_alignment(t, pc, a, 16, "the matrix row");
             }
         }
         if read {
@@ -397,6 +399,77 @@ impl Machine<'_> {
             self.unverifiable(t, pc, why, None, 0, true);
         }
         used > self.cfg.max_memory
+    }
+
+    /// The shared variable holding byte `addr` and its guaranteed alignment, when one does.
+    fn shared_symbol_at(&self, addr: u32) -> Option<&crate::SharedSymbol> {
+        // Offsets are non-decreasing (statics in order, then the externs at one start).
+        let symbols = &self.ir.shared;
+        let after = symbols.partition_point(|s| s.offset <= addr);
+        symbols[..after].iter().rev().find(|s| match s.size {
+            Some(size) => u64::from(addr) < u64::from(s.offset) + u64::from(size),
+            None => true,
+        })
+    }
+
+    /// Whether an address inside a variable is misaligned for `need` (a power of two) in
+    /// every placement the variable's declaration allows: its offset in the variable is not
+    /// a multiple of `need` or of the variable's alignment, whichever is smaller. Past the
+    /// declared alignment nothing is decided (the real layout may place the variable
+    /// anywhere at a multiple of it); outside every variable neither.
+    pub(super) fn misaligned(&self, addr: u32, need: u32) -> bool {
+        // weft places every variable at a multiple of its alignment, so an address aligned
+        // here is aligned modulo both (the common case: no search).
+        if need <= 1 || !need.is_power_of_two() || addr % need == 0 {
+            return false;
+        }
+        self.shared_symbol_at(addr).is_some_and(|s| {
+            let decided = need.min(s.align.max(1));
+            (addr - s.offset) % decided != 0
+        })
+    }
+
+    /// Reports `misaligned-address` for `what` (the operand: "the access", "the mbarrier
+    /// object") at `addr`, which [`Self::misaligned`] found misaligned for `need`.
+    #[cold]
+    fn report_misaligned(&mut self, t: usize, pc: u32, addr: u32, need: u32, what: &str) {
+        if self
+            .found
+            .contains(&(FindingKind::MisalignedAddress, pc, t as u32))
+        {
+            return;
+        }
+        let place = match self.shared_symbol_at(addr) {
+            Some(s) => format!(
+                " ({} bytes into `{}`, declared alignment {})",
+                addr - s.offset,
+                s.name,
+                s.align
+            ),
+            None => String::new(),
+        };
+        let msg = format!(
+            "thread {t}: `{}` at PTX line {}: {what} at shared address {addr:#x}{place} is not aligned to {need} bytes, as the PTX ISA requires; a misaligned access is undefined (it may fault with \"misaligned address\" or silently mask the low address bits)",
+            self.opcode(pc),
+            self.line(pc)
+        );
+        self.finding(t, pc, FindingKind::MisalignedAddress, msg);
+    }
+
+    /// Checks that `addr`, the address of `what`, is aligned to `need` bytes (see
+    /// [`Self::misaligned`]); a misaligned one is reported and the operation goes on.
+    #[inline]
+    pub(super) fn check_shared_alignment(
+        &mut self,
+        t: usize,
+        pc: u32,
+        addr: u32,
+        need: u32,
+        what: &'static str,
+    ) {
+        if self.misaligned(addr, need) {
+            self.report_misaligned(t, pc, addr, need, what);
+        }
     }
 
     /// Records a shared access and checks its bounds; returns whether it is in bounds.
@@ -691,6 +764,7 @@ impl Machine<'_> {
                     self.clobber(t, inst, u);
                     return;
                 }
+                self.check_shared_alignment(t, pc, x, total, "the load");
                 (Mem::Shared, 0, x, self.smem.len())
             }
             Addr::Local(x) => (
@@ -964,6 +1038,7 @@ impl Machine<'_> {
                 if !self.shared_access(t, pc, AccessKind::Write, x, total, 0) {
                     return;
                 }
+                self.check_shared_alignment(t, pc, x, total, "the store");
                 (Mem::Shared, 0, x, self.smem.len())
             }
             Addr::Local(x) => (
@@ -1072,7 +1147,10 @@ impl Machine<'_> {
         let u = self.src.single(ValueSource::Atomic(InstId(pc)));
         match self.addr(t, pc, inst.space, a) {
             Addr::Shared(x) => {
-                self.shared_access(t, pc, AccessKind::Atomic, x, size, u);
+                let in_bounds = self.shared_access(t, pc, AccessKind::Atomic, x, size, u);
+                if in_bounds {
+                    self.check_shared_alignment(t, pc, x, size, "the atomic");
+                }
             }
             Addr::Unknown(uu) if inst.space == Space::Shared => {
                 self.unverifiable(

@@ -23,6 +23,11 @@ fn var_align(v: &VarDecl<'_>) -> u64 {
     u64::from(v.align.unwrap_or(0)).max(v.element_size().unwrap_or(1))
 }
 
+/// The power of two `var_align` guarantees (its largest power-of-two divisor), at most 2^31.
+fn guaranteed_align(a: u64) -> u32 {
+    1 << a.max(1).trailing_zeros().min(31)
+}
+
 impl<'m, 'a> Lowerer<'m, 'a> {
     /// Places module-scope and function-scope `.shared` variables of every reachable
     /// function, then the extern dynamic arrays after them.
@@ -70,6 +75,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                         name: v.name.to_string(),
                         offset: off,
                         size: u32::try_from(size).ok(),
+                        align: guaranteed_align(var_align(v)),
                     });
                     offset = offset.saturating_add(size);
                 }
@@ -81,13 +87,8 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         }
         self.ir.shared_static = offset as u32;
         if !externs.is_empty() {
-            let align = externs
-                .iter()
-                .map(|v| var_align(v))
-                .max()
-                .unwrap_or(16)
-                .max(16);
-            let start = align_up(offset, align) as u32;
+            let extern_align = externs.iter().map(|v| var_align(v)).max().unwrap_or(1);
+            let start = align_up(offset, extern_align.max(16)) as u32;
             self.ir.extern_start = Some(start);
             for v in externs {
                 self.shared_offsets
@@ -96,6 +97,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                     name: v.name.to_string(),
                     offset: start,
                     size: None,
+                    align: guaranteed_align(extern_align),
                 });
             }
         }
