@@ -831,26 +831,9 @@ fn shared_name(emulation: &Emulation, addr: u32) -> String {
                 .is_none_or(|size| u64::from(addr) < u64::from(s.offset) + u64::from(size))
     });
     match symbol {
-        Some(s) if addr == s.offset => format!("shared `{}`", local_name(&s.name)),
-        Some(s) => format!("shared `{}`+{}", local_name(&s.name), addr - s.offset),
+        Some(s) if addr == s.offset => format!("shared `{}`", s.source_name()),
+        Some(s) => format!("shared `{}`+{}", s.source_name(), addr - s.offset),
         None => format!("shared address {addr:#x}"),
-    }
-}
-
-/// The source name of a function-local static as nvcc mangles it
-/// (`_ZZ15missing_barrierPKfPfE1s` → `s`); other names unchanged.
-fn local_name(name: &str) -> &str {
-    if !name.starts_with("_ZZ") {
-        return name;
-    }
-    let Some(e) = name.rfind('E') else {
-        return name;
-    };
-    let rest = &name[e + 1..];
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    match rest[..digits].parse::<usize>() {
-        Ok(len) if digits.checked_add(len) == Some(rest.len()) && len > 0 => &rest[digits..],
-        _ => name,
     }
 }
 
@@ -1454,21 +1437,4 @@ fn dot_graph(analysis: &barrier_graph::Analysis) -> DotGraph {
         }
     }
     graph
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn local_statics_are_unmangled() {
-        assert_eq!(local_name("_ZZ15missing_barrierPKfPfE1s"), "s");
-        assert_eq!(local_name("_ZZ4skewPfE5tileA"), "tileA");
-        assert_eq!(local_name("buf"), "buf");
-        assert_eq!(
-            local_name("_ZZ1kE18446744073709551615x"),
-            "_ZZ1kE18446744073709551615x"
-        );
-        assert_eq!(local_name("_ZZ4fooE"), "_ZZ4fooE");
-    }
 }

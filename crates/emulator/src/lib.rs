@@ -398,6 +398,26 @@ pub struct SharedSymbol {
     pub align: u32,
 }
 
+impl SharedSymbol {
+    /// The variable's source name: a function-local static as nvcc mangles it
+    /// (`_ZZ15missing_barrierPKfPfE1s`) is `s`; other names are unchanged.
+    pub fn source_name(&self) -> &str {
+        let name = self.name.as_str();
+        if !name.starts_with("_ZZ") {
+            return name;
+        }
+        let Some(e) = name.rfind('E') else {
+            return name;
+        };
+        let rest = &name[e + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        match rest[..digits].parse::<usize>() {
+            Ok(len) if digits.checked_add(len) == Some(rest.len()) && len > 0 => &rest[digits..],
+            _ => name,
+        }
+    }
+}
+
 /// Where an unknown value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ValueSource {

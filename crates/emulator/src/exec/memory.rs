@@ -443,7 +443,7 @@ impl Machine<'_> {
             Some(s) => format!(
                 " ({} bytes into `{}`, declared alignment {})",
                 addr - s.offset,
-                s.name,
+                s.source_name(),
                 s.align
             ),
             None => String::new(),

@@ -718,3 +718,80 @@ fn values_wider_than_a_register_are_known_only_with_a_zero_upper_half() {
         );
     }
 }
+
+/// A function-local static's source name is its own, not nvcc's mangling; other names are
+/// unchanged, and a malformed mangling stays as it is.
+#[test]
+fn shared_symbols_name_their_source() {
+    let name = |n: &str| {
+        crate::SharedSymbol {
+            name: n.into(),
+            offset: 0,
+            size: None,
+            align: 1,
+        }
+        .source_name()
+        .to_owned()
+    };
+    assert_eq!(name("_ZZ15missing_barrierPKfPfE1s"), "s");
+    assert_eq!(name("_ZZ4skewPfE5tileA"), "tileA");
+    assert_eq!(name("buf"), "buf");
+    assert_eq!(
+        name("_ZZ1kE18446744073709551615x"),
+        "_ZZ1kE18446744073709551615x"
+    );
+    assert_eq!(name("_ZZ4fooE"), "_ZZ4fooE");
+}
+
+/// Alignment is decided up to the declared alignment of the variable an address lies in:
+/// an 8-byte store 4 bytes into a `.align 8` array is misaligned wherever the array sits; an
+/// 8-byte store 2 bytes into a `.align 2` array is aligned or not depending on where the
+/// compiler puts it (not reported), a 4-byte store 1 byte into it is misaligned anyway; a
+/// lane-varying address is reported for the lanes it is misaligned in only.
+#[test]
+fn misalignment_is_decided_by_the_declared_alignment() {
+    let body = r#"
+    .shared .align 8 .b8 a[64];
+    .shared .align 2 .b8 b[64];
+    .reg .pred %p1;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    mov.u64 %rd1, 7;
+    st.shared.u64 [a+4], %rd1;
+    st.shared.u64 [b+2], %rd1;
+    st.shared.u32 [b+1], %r1;
+    st.shared.u64 [a+8], %rd1;
+DONE:
+    bar.sync 0;
+    and.b32 %r2, %r1, 1;
+    shl.b32 %r3, %r2, 2;
+    mov.u32 %r4, a;
+    add.s32 %r5, %r4, %r3;
+    ld.shared.u64 %rd2, [%r5+32];
+    ret;
+    "#;
+    let e = run(body, "", &Config::default());
+    let misaligned: Vec<&crate::Finding> = e
+        .findings
+        .iter()
+        .filter(|f| f.kind == crate::FindingKind::MisalignedAddress)
+        .collect();
+    let messages: Vec<&str> = misaligned.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(misaligned.len(), 2 + 32, "{messages:#?}");
+    assert!(
+        messages[0].contains("4 bytes into `a`") && messages[0].contains("aligned to 8 bytes"),
+        "{messages:#?}"
+    );
+    assert!(
+        messages[1].contains("1 bytes into `b`") && messages[1].contains("aligned to 4 bytes"),
+        "{messages:#?}"
+    );
+    let load = misaligned[2].inst;
+    let mut threads: Vec<u32> = misaligned[2..].iter().map(|f| f.thread.0).collect();
+    threads.sort_unstable();
+    assert!(misaligned[2..].iter().all(|f| f.inst == load));
+    assert_eq!(threads, (0..32).map(|k| 2 * k + 1).collect::<Vec<u32>>());
+}
