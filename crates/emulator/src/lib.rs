@@ -105,7 +105,10 @@
 //! - Kernel parameters form one read-only window (`mov` of a parameter symbol gives its
 //!   `.param` address, `cvta.param` a generic one); bytes `--param` did not fix are unknown
 //!   and name the parameter and byte range.
-//! - A generic load/store whose address is unknown is assumed not to touch shared memory.
+//! - A generic load/store whose address is unknown is assumed not to touch shared memory,
+//!   unless the address is computed from a generic address into the shared window (its
+//!   sources then carry the mark "a generic pointer into shared memory", which makes it a
+//!   shared address: explored or unverifiable).
 //! - Initialized `.global`/`.const` module variables (`__device__` tables, assertion
 //!   strings) are placed at addresses of the emulator's choosing (the data window) and loads
 //!   from them return the initializer (unless [`Config::initializers`] is off); the verdict

@@ -1011,6 +1011,34 @@ fn misaligned_shared_addresses_are_reported() {
     assert_verified("misaligned.ptx", "beyond_declared");
 }
 
+/// Unknown generic addresses computed from a generic address into shared memory
+/// (`generic_shared_pointer.ptx`) are shared addresses, not global ones: a store through
+/// `cvta.shared(s) + 4 * idx` is explored over the parameter and races at idx = 0 (verified
+/// before: the unknown generic address was taken as global memory), a load through the
+/// `cvta` of an unknown shared address is unverifiable naming the mark, and the same
+/// arithmetic on a global pointer parameter stays global memory.
+#[test]
+fn unknown_generic_pointers_into_shared_memory_are_shared_accesses() {
+    let k = kernel_report("generic_shared_pointer.ptx", "unknown_offset_store", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 0, "{k}");
+    let k = kernel_report("generic_shared_pointer.ptx", "cvta_of_unknown", 3);
+    let reason = &k["unverifiable"][0];
+    assert!(
+        reason["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("shared-memory address")),
+        "{k}"
+    );
+    assert!(
+        reason["inputs"]
+            .to_string()
+            .contains("a generic pointer into shared memory"),
+        "{k}"
+    );
+    assert_verified("generic_shared_pointer.ptx", "global_unknown_offset");
+}
+
 /// `.relaxed` mbarrier arrivals and waits (`mbarrier_relaxed.ptx`) order memory only with a
 /// fence beside them, which weft does not model: such a kernel is unverifiable, naming the
 /// instruction (both verified before: every wait was taken as an acquire, every arrival as

@@ -45,6 +45,8 @@ impl Machine<'_> {
                     // unknown one keeps its term; the other windows' bases are not terms.
                     match space {
                         Space::Global if bits == 64 => (0, ua),
+                        // The generic address of an unknown shared address.
+                        Space::Shared if !to => (0, self.mark_shared_pointer(ua)),
                         _ => (0, self.src.plain(ua)),
                     }
                 } else {
@@ -817,7 +819,9 @@ impl Machine<'_> {
                 return;
             }
             Addr::Unknown(u) => {
-                if inst.space == Space::Shared {
+                if inst.space == Space::Shared
+                    || inst.space == Space::Generic && self.points_into_shared(u)
+                {
                     self.unverifiable(t, pc, Why::Unknown(Value::SharedAddress), Some(a), u, false);
                 } else if inst.space == Space::Local {
                     self.unverifiable(t, pc, Why::Unknown(Value::LocalAddress), Some(a), u, false);
@@ -1071,8 +1075,10 @@ impl Machine<'_> {
             }
             Addr::Global => return,
             Addr::Unknown(u) => {
+                let shared = inst.space == Space::Shared
+                    || inst.space == Space::Generic && self.points_into_shared(u);
                 match inst.space {
-                    Space::Shared => self.unverifiable(
+                    _ if shared => self.unverifiable(
                         t,
                         pc,
                         Why::Unknown(Value::SharedAddress),
@@ -1152,7 +1158,10 @@ impl Machine<'_> {
                     self.check_shared_alignment(t, pc, x, size, "the atomic");
                 }
             }
-            Addr::Unknown(uu) if inst.space == Space::Shared => {
+            Addr::Unknown(uu)
+                if inst.space == Space::Shared
+                    || inst.space == Space::Generic && self.points_into_shared(uu) =>
+            {
                 self.unverifiable(
                     t,
                     pc,

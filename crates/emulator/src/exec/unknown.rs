@@ -249,6 +249,18 @@ impl Machine<'_> {
         signed: bool,
         args: &[(u64, u32)],
     ) -> u32 {
+        // A generic address in the shared window with an unknown operand (an offset, a
+        // selection) may still point into shared memory: the result carries the mark, added
+        // first so that no truncation drops it and before a term is attached (a term keeps
+        // the sources it was first seen with).
+        let marker = if args
+            .iter()
+            .any(|&(v, x)| x == 0 && self.win.offset(v, self.shared_base).is_some())
+        {
+            self.src.single(super::values::SHARED_POINTER)
+        } else {
+            0
+        };
         if self.terms_off
             || args.iter().all(|&(_, x)| x & TERMED == 0)
             || self.values_off
@@ -261,12 +273,12 @@ impl Machine<'_> {
             // No term to build: the union of the sources (one or two operands unknown by
             // the same sources, the common case, is no lookup at all). (A value term that
             // reaches no shared store is not built either.)
-            return args.iter().fold(0, |u, &(_, x)| self.src.union(u, x));
+            return args.iter().fold(marker, |u, &(_, x)| self.src.union(u, x));
         }
         let key = super::values::ResultKey::new(op, 0, bits, signed, args)
             .filter(|_| !self.resolvable(args));
         self.cached_result(key, |m| {
-            let mut u = 0;
+            let mut u = marker;
             let mut termed = false;
             for &(_, x) in args {
                 termed |= x & TERMED != 0;
@@ -281,6 +293,19 @@ impl Machine<'_> {
             (r, r)
         })
         .0
+    }
+
+    /// The plain sources of `u` with [`super::values::SHARED_POINTER`] among them.
+    #[cold]
+    pub(super) fn mark_shared_pointer(&mut self, u: u32) -> u32 {
+        let marker = self.src.single(super::values::SHARED_POINTER);
+        self.src.union(marker, u)
+    }
+
+    /// Whether the unknown value `u` may be a generic address in the shared window (see
+    /// [`super::values::SHARED_POINTER`]).
+    pub(super) fn points_into_shared(&self, u: u32) -> bool {
+        self.src.get(u).contains(&super::values::SHARED_POINTER)
     }
 
     /// The result cached for `key` ([`super::values::Sources::results`]), else `compute`'s,

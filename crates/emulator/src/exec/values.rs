@@ -4,8 +4,16 @@
 use super::Machine;
 use super::terms::{TermId, Terms};
 
-/// Source sets larger than this are truncated (the report names the first few inputs).
+/// Source sets larger than this are truncated (the report names the first few inputs),
+/// [`SHARED_POINTER`] kept.
 const MAX_SOURCES: usize = 8;
+
+/// The source that marks an unknown value computed from a generic address in the shared
+/// window (a known one with an unknown offset added, or `cvta` of an unknown shared
+/// address): a generic access through it may touch shared memory, so its address must be
+/// known ([`Machine::points_into_shared`]).
+pub(super) const SHARED_POINTER: ValueSource =
+    ValueSource::Other("a generic pointer into shared memory");
 
 use crate::ValueSource;
 use crate::ir::{Inst, Opnd, RegId, Sreg};
@@ -270,7 +278,14 @@ impl Sources {
         let mut set = self.sets[a as usize].clone();
         for s in &self.sets[b as usize] {
             if set.len() >= MAX_SOURCES {
-                break;
+                // A full set still says that the value may point into shared memory.
+                if *s == SHARED_POINTER
+                    && !set.contains(s)
+                    && let Some(last) = set.last_mut()
+                {
+                    *last = SHARED_POINTER;
+                }
+                continue;
             }
             if !set.contains(s) {
                 set.push(s.clone());
