@@ -53,12 +53,13 @@ out=corpus/build
 mkdir -p "$out"
 per_compile_timeout="${WEFT_CORPUS_TIMEOUT:-600}"
 start=$(date +%s)
-
+# The packages the corpus is compiled with are pinned (here and in samples/setup-nvcc.sh), as
+# the downloaded wheels are: corpus/expected.json holds the verdicts of exactly these kernels.
 nvcc="$(bash samples/setup-nvcc.sh | tail -n1)" || { echo "corpus: nvcc setup failed" >&2; exit 1; }
 py=.venv/bin/python
 if ! $py -m pip show -q nvidia-cutlass >/dev/null 2>&1; then
     echo "corpus: installing nvidia-cutlass" >&2
-    $py -m pip install -q nvidia-cutlass >&2 || echo "corpus: nvidia-cutlass install FAILED" >&2
+    $py -m pip install -q nvidia-cutlass==4.2.0.0 >&2 || echo "corpus: nvidia-cutlass install FAILED" >&2
 fi
 cutlass_inc="$($py -c 'import cutlass_library, os; print(os.path.join(os.path.dirname(cutlass_library.__file__), "source", "include"))' 2>/dev/null)"
 cutlass_inc="${cutlass_inc#"$root"/}"
@@ -150,7 +151,7 @@ fi
 # cluster launch): its `main` includes curand, whose headers come from nvidia-curand.
 if ! $py -m pip show -q nvidia-curand >/dev/null 2>&1; then
     echo "corpus: installing nvidia-curand" >&2
-    $py -m pip install -q nvidia-curand >&2 || echo "corpus: nvidia-curand install FAILED" >&2
+    $py -m pip install -q nvidia-curand==10.4.5.25 >&2 || echo "corpus: nvidia-curand install FAILED" >&2
 fi
 if [ -n "$cutlass_inc" ]; then
     cutlass_src="${cutlass_inc%/include}"
@@ -209,7 +210,7 @@ fi
 # Triton: optional (large wheel); skipped with a note if it cannot be installed or fails.
 if ! $py -c 'import triton' >/dev/null 2>&1; then
     echo "corpus: installing triton" >&2
-    timeout "$per_compile_timeout" $py -m pip install -q triton >&2 || echo "corpus: triton install FAILED" >&2
+    timeout "$per_compile_timeout" $py -m pip install -q triton==3.9.0 >&2 || echo "corpus: triton install FAILED" >&2
 fi
 compile_triton() { # name which
     compile "$1" corpus/src/triton_kernels.py $py corpus/src/triton_kernels.py "$2" "$out/$1.ptx"
@@ -257,7 +258,7 @@ compile_triton_reduction triton-row-sum-i32-sm90 row-sum-i32-sm90
 # CuTe DSL: optional like Triton.
 if ! $py -m pip show -q nvidia-cutlass-dsl >/dev/null 2>&1; then
     echo "corpus: installing nvidia-cutlass-dsl" >&2
-    timeout "$per_compile_timeout" $py -m pip install -q nvidia-cutlass-dsl >&2 || echo "corpus: nvidia-cutlass-dsl install FAILED" >&2
+    timeout "$per_compile_timeout" $py -m pip install -q nvidia-cutlass-dsl==4.8.1 >&2 || echo "corpus: nvidia-cutlass-dsl install FAILED" >&2
 fi
 compile_cute_dsl() { # name which
     compile "$1" corpus/src/cute_dsl_kernels.py $py corpus/src/cute_dsl_kernels.py "$2" "$out/$1.ptx"

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Runs weft on every kernel of corpus/build/manifest.json and prints the README's table.
 
-    cargo build --release -p weft && python3 corpus/report.py [path/to/weft]
+    cargo build --release -p weft && python3 corpus/report.py [path/to/weft] [--write-expected]
 
 Each row: the kernel, weft's verdict (with the violation kinds or the first unverifiable
 reason), its size (commands, dynamic barriers) and the wall time of the whole run.
+
+With --write-expected it also rewrites corpus/expected.json, the verdict and violation kinds
+of every kernel that the corpus test (crates/cli/tests/corpus.rs) holds each run to: after a
+change of verdicts that corpus/README.md defends, not to make a failing test pass.
 """
 
 import json
@@ -23,8 +27,11 @@ def elide(text: str) -> str:
 
 
 def main() -> int:
-    weft = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target/release/weft")
+    args = [a for a in sys.argv[1:] if a != "--write-expected"]
+    write_expected = len(args) != len(sys.argv) - 1
+    weft = args[0] if args else str(ROOT / "target/release/weft")
     manifest = json.loads((ROOT / "corpus/build/manifest.json").read_text())
+    expected = {}
     print("| kernel | verdict | commands | dynamic barriers | time |")
     print("| --- | --- | --- | --- | --- |")
     for entry in manifest["samples"]:
@@ -41,6 +48,10 @@ def main() -> int:
                   f"{run.stderr.strip()[:200]} | | | |")
             continue
         for kernel in report["kernels"]:
+            expected[entry["name"]] = {
+                "verdict": kernel["verdict"],
+                "kinds": sorted({v["kind"] for v in kernel["violations"]}),
+            }
             verdict = kernel["verdict"]
             if verdict == "violation":
                 kinds = sorted({v["kind"] for v in kernel["violations"]})
@@ -64,6 +75,9 @@ def main() -> int:
             stats = kernel["stats"]
             print(f"| `{entry['name']}` | {verdict} | {stats['commands']:,} | "
                   f"{stats['dynamic_barriers']:,} | {seconds:.2f} s |")
+    if write_expected:
+        text = json.dumps({"kernels": expected}, indent=2, sort_keys=True) + "\n"
+        (ROOT / "corpus/expected.json").write_text(text)
     return 0
 
 

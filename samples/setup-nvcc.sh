@@ -16,10 +16,13 @@ if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "$venv"
 fi
 
-pkgs=(nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-runtime nvidia-cuda-cccl)
+# Pinned: the committed sample PTX and the corpus verdicts (corpus/expected.json) were made
+# with this compiler; a fresh venv (CI) gets the same one.
+pkgs=(nvidia-cuda-nvcc==13.5.37 nvidia-nvvm==13.5.37 nvidia-cuda-runtime==13.5.37
+      nvidia-cuda-cccl==13.3.5.0.6)
 missing=()
 for p in "${pkgs[@]}"; do
-    "$venv/bin/python" -m pip show -q "$p" >/dev/null 2>&1 || missing+=("$p")
+    "$venv/bin/python" -m pip show -q "${p%%==*}" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup-nvcc: installing ${missing[*]}" >&2

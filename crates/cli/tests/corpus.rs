@@ -1,12 +1,14 @@
 //! The real-world corpus: kernels nobody on this project wrote (CUTLASS, Triton), built at CI
 //! time by `corpus/build.sh` into the ignored `corpus/build/`.
 //!
-//! There is no expected verdict: the test asserts that weft parses every kernel and gives each
-//! one a verdict — verified, a violation with locations, or unverifiable with a reason that
-//! names an instruction. `.ci/run` builds the corpus and sets `WEFT_CORPUS=required`, so a
-//! missing corpus fails CI; on a developer machine without the corpus the test checks nothing
-//! and says so on the console (past the harness's output capture), as it says how many
-//! kernels it checked when it ran.
+//! The test asserts that weft parses every kernel and gives each one a verdict — verified, a
+//! violation with locations, or unverifiable with a reason that names an instruction — and
+//! that the verdict and violation kinds are those `corpus/expected.json` records (the ones
+//! `corpus/README.md` defends; `corpus/report.py --write-expected` rewrites it). `.ci/run`
+//! builds the corpus and sets `WEFT_CORPUS=required`, so a missing corpus, or a kernel of
+//! `corpus/expected.json` that did not build (a missing install step), fails CI; on a
+//! developer machine without the corpus the test checks nothing and says so on the console
+//! (past the harness's output capture), as it says how many kernels it checked when it ran.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,6 +17,44 @@ use serde_json::Value;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `corpus/expected.json`: `{"kernels": {NAME: {"verdict": ..., "kinds": [...]}}}`.
+fn expected_verdicts() -> Value {
+    let path = repo_root().join("corpus/expected.json");
+    let text = std::fs::read_to_string(&path).expect("corpus/expected.json is committed");
+    serde_json::from_str(&text).expect("corpus/expected.json is valid JSON")
+}
+
+/// The difference between `kernel`'s verdict and kinds and `expected`'s entry for `name`.
+fn mismatch(name: &str, kernel: &Value, expected: &Value) -> Option<String> {
+    let verdict = kernel["verdict"].as_str().unwrap_or_default();
+    let mut kinds: Vec<&str> = kernel["violations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["kind"].as_str())
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let Some(want) = expected["kernels"].get(name) else {
+        return Some(format!(
+            "{name}: {verdict} {kinds:?}, and corpus/expected.json has no entry for it (add \
+             one once corpus/README.md defends the verdict: corpus/report.py --write-expected)"
+        ));
+    };
+    let want_kinds: Vec<&str> = want["kinds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    (want["verdict"] != verdict || want_kinds != kinds).then(|| {
+        format!(
+            "{name}: {verdict} {kinds:?}, but corpus/expected.json says {} {want_kinds:?}",
+            want["verdict"]
+        )
+    })
 }
 
 fn corpus_manifest() -> Option<Value> {
@@ -44,6 +84,8 @@ fn every_corpus_kernel_gets_a_verdict() {
         .as_array()
         .expect("manifest has samples");
     assert!(!entries.is_empty(), "the corpus manifest lists no kernel");
+    let expected = expected_verdicts();
+    let mut mismatches = Vec::new();
     let mut checked = 0;
     for entry in entries {
         let name = entry["name"].as_str().expect("entry has a name");
@@ -114,10 +156,34 @@ fn every_corpus_kernel_gets_a_verdict() {
                 }
                 other => panic!("{name}: unexpected verdict {other:?}"),
             }
+            mismatches.extend(mismatch(name, kernel, &expected));
             checked += 1;
         }
     }
     assert!(checked > 0, "the corpus reports no kernel");
+    if required {
+        // Every kernel the expectations name was built: a kernel that failed to compile (a
+        // package the build did not install) is not silently left out.
+        let built: Vec<&str> = entries.iter().filter_map(|e| e["name"].as_str()).collect();
+        for name in expected["kernels"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(n, _)| n)
+        {
+            if !built.contains(&name.as_str()) {
+                mismatches.push(format!(
+                    "{name}: in corpus/expected.json but not built (see corpus/build/{name}.log)"
+                ));
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} corpus kernel(s) differ from corpus/expected.json:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
     loud(&format!(
         "corpus: {checked} kernels of {} entries got a verdict",
         entries.len()
