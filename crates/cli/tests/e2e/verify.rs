@@ -1013,15 +1013,18 @@ fn misaligned_shared_addresses_are_reported() {
 
 /// Unknown generic addresses computed from a generic address into shared memory
 /// (`generic_shared_pointer.ptx`) are shared addresses, not global ones: a store through
-/// `cvta.shared(s) + 4 * idx` is explored over the parameter and races at idx = 0 (verified
-/// before: the unknown generic address was taken as global memory), a load through the
+/// `cvta.shared(s) + 4 * idx` (an `add`, or one `mad.wide`) is explored over the parameter
+/// and races at idx = 0 (verified before: the unknown generic address was taken as global
+/// memory), a load through the
 /// `cvta` of an unknown shared address is unverifiable naming the mark, and the same
 /// arithmetic on a global pointer parameter stays global memory.
 #[test]
 fn unknown_generic_pointers_into_shared_memory_are_shared_accesses() {
-    let k = kernel_report("generic_shared_pointer.ptx", "unknown_offset_store", 1);
-    assert_eq!(violation_kinds(&k), ["race"], "{k}");
-    assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 0, "{k}");
+    for kernel in ["unknown_offset_store", "mad_offset_store"] {
+        let k = kernel_report("generic_shared_pointer.ptx", kernel, 1);
+        assert_eq!(violation_kinds(&k), ["race"], "{k}");
+        assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 0, "{k}");
+    }
     let k = kernel_report("generic_shared_pointer.ptx", "cvta_of_unknown", 3);
     let reason = &k["unverifiable"][0];
     assert!(

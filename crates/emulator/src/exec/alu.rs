@@ -647,7 +647,11 @@ impl Machine<'_> {
         b: (u64, u32),
         c: (u64, u32),
     ) -> u32 {
-        let u = self.src.union(a.1, b.1);
+        // A generic address into shared memory plus an unknown product stays marked
+        // (`mad.wide.u32 %rd, %r_index, 4, %rd_shared_base`), the mark first.
+        let marker = self.shared_pointer_mark(&[a, b, c]);
+        let u = self.src.union(marker, a.1);
+        let u = self.src.union(u, b.1);
         let u = self.src.union(u, c.1);
         if (a.1 | b.1 | c.1) & TERMED == 0 {
             return u;
@@ -692,7 +696,9 @@ impl Machine<'_> {
         let (v, u) = if uc == 0 {
             if neg { (b, ub) } else { (a, ua) }
         } else {
-            let u = self.src.union(ua, ub);
+            let marker = self.shared_pointer_mark(&[(a, ua), (b, ub)]);
+            let u = self.src.union(marker, ua);
+            let u = self.src.union(u, ub);
             (0, self.src.union(u, uc))
         };
         self.wr(t, o(0), v, u);

@@ -253,14 +253,7 @@ impl Machine<'_> {
         // selection) may still point into shared memory: the result carries the mark, added
         // first so that no truncation drops it and before a term is attached (a term keeps
         // the sources it was first seen with).
-        let marker = if args
-            .iter()
-            .any(|&(v, x)| x == 0 && self.win.offset(v, self.shared_base).is_some())
-        {
-            self.src.single(super::values::SHARED_POINTER)
-        } else {
-            0
-        };
+        let marker = self.shared_pointer_mark(args);
         if self.terms_off
             || args.iter().all(|&(_, x)| x & TERMED == 0)
             || self.values_off
@@ -293,6 +286,20 @@ impl Machine<'_> {
             (r, r)
         })
         .0
+    }
+
+    /// The id of [`super::values::SHARED_POINTER`] when a known operand of `args` is a
+    /// generic address in the shared window (the result of an operation on it and an
+    /// unknown operand may point into shared memory), else 0.
+    pub(super) fn shared_pointer_mark(&mut self, args: &[(u64, u32)]) -> u32 {
+        if args
+            .iter()
+            .any(|&(v, x)| x == 0 && self.win.offset(v, self.shared_base).is_some())
+        {
+            self.src.single(super::values::SHARED_POINTER)
+        } else {
+            0
+        }
     }
 
     /// The plain sources of `u` with [`super::values::SHARED_POINTER`] among them.
