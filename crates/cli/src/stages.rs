@@ -825,12 +825,7 @@ fn shared_name(emulation: &Emulation, addr: u32) -> String {
     if let Some((lane, column)) = weft_program::tmem_cell(addr) {
         return format!("tensor memory lane {lane}, column {column}");
     }
-    let symbol = emulation.shared.iter().find(|s| {
-        addr >= s.offset
-            && s.size
-                .is_none_or(|size| u64::from(addr) < u64::from(s.offset) + u64::from(size))
-    });
-    match symbol {
+    match emulator::shared_symbol_at(&emulation.shared, addr) {
         Some(s) if addr == s.offset => format!("shared `{}`", s.source_name()),
         Some(s) => format!("shared `{}`+{}", s.source_name(), addr - s.offset),
         None => format!("shared address {addr:#x}"),

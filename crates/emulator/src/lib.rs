@@ -401,7 +401,22 @@ pub struct SharedSymbol {
     pub align: u32,
 }
 
+/// The variable of `symbols` that holds byte `addr` of the shared window (the first declared
+/// when extern arrays share a start).
+pub fn shared_symbol_at(symbols: &[SharedSymbol], addr: u32) -> Option<&SharedSymbol> {
+    symbols.iter().find(|s| s.contains(addr))
+}
+
 impl SharedSymbol {
+    /// Whether byte `addr` of the shared window lies in the variable (in an extern array of
+    /// unknown size: any byte from its start).
+    pub fn contains(&self, addr: u32) -> bool {
+        addr >= self.offset
+            && self
+                .size
+                .is_none_or(|size| u64::from(addr) < u64::from(self.offset) + u64::from(size))
+    }
+
     /// The variable's source name: a function-local static as nvcc mangles it
     /// (`_ZZ15missing_barrierPKfPfE1s`) is `s`; other names are unchanged.
     pub fn source_name(&self) -> &str {

@@ -227,6 +227,13 @@ impl Machine<'_> {
         }
     }
 
+    /// Whether an unknown address `u` of a `space` access may be a shared one: a `.shared`
+    /// access, or a generic one computed from the shared window
+    /// ([`Machine::points_into_shared`]).
+    fn unknown_address_is_shared(&self, space: Space, u: u32) -> bool {
+        space == Space::Shared || space == Space::Generic && self.points_into_shared(u)
+    }
+
     /// The shared address of an operand, or `None` after recording why it is unknown.
     pub(super) fn shared_addr(&mut self, t: usize, pc: u32, inst: &Inst, o: Opnd) -> Option<u32> {
         let space = if inst.space == Space::Generic {
@@ -403,17 +410,6 @@ impl Machine<'_> {
         used > self.cfg.max_memory
     }
 
-    /// The shared variable holding byte `addr` and its guaranteed alignment, when one does.
-    fn shared_symbol_at(&self, addr: u32) -> Option<&crate::SharedSymbol> {
-        // Offsets are non-decreasing (statics in order, then the externs at one start).
-        let symbols = &self.ir.shared;
-        let after = symbols.partition_point(|s| s.offset <= addr);
-        symbols[..after].iter().rev().find(|s| match s.size {
-            Some(size) => u64::from(addr) < u64::from(s.offset) + u64::from(size),
-            None => true,
-        })
-    }
-
     /// Whether an address inside a variable is misaligned for `need` (a power of two) in
     /// every placement the variable's declaration allows: its offset in the variable is not
     /// a multiple of `need` or of the variable's alignment, whichever is smaller. Past the
@@ -425,7 +421,7 @@ impl Machine<'_> {
         if need <= 1 || !need.is_power_of_two() || addr % need == 0 {
             return false;
         }
-        self.shared_symbol_at(addr).is_some_and(|s| {
+        crate::shared_symbol_at(&self.ir.shared, addr).is_some_and(|s| {
             let decided = need.min(s.align.max(1));
             (addr - s.offset) % decided != 0
         })
@@ -441,7 +437,7 @@ impl Machine<'_> {
         {
             return;
         }
-        let place = match self.shared_symbol_at(addr) {
+        let place = match crate::shared_symbol_at(&self.ir.shared, addr) {
             Some(s) => format!(
                 " ({} bytes into `{}`, declared alignment {})",
                 addr - s.offset,
@@ -819,9 +815,7 @@ impl Machine<'_> {
                 return;
             }
             Addr::Unknown(u) => {
-                if inst.space == Space::Shared
-                    || inst.space == Space::Generic && self.points_into_shared(u)
-                {
+                if self.unknown_address_is_shared(inst.space, u) {
                     self.unverifiable(t, pc, Why::Unknown(Value::SharedAddress), Some(a), u, false);
                 } else if inst.space == Space::Local {
                     self.unverifiable(t, pc, Why::Unknown(Value::LocalAddress), Some(a), u, false);
@@ -1075,10 +1069,8 @@ impl Machine<'_> {
             }
             Addr::Global => return,
             Addr::Unknown(u) => {
-                let shared = inst.space == Space::Shared
-                    || inst.space == Space::Generic && self.points_into_shared(u);
                 match inst.space {
-                    _ if shared => self.unverifiable(
+                    _ if self.unknown_address_is_shared(inst.space, u) => self.unverifiable(
                         t,
                         pc,
                         Why::Unknown(Value::SharedAddress),
@@ -1158,10 +1150,7 @@ impl Machine<'_> {
                     self.check_shared_alignment(t, pc, x, size, "the atomic");
                 }
             }
-            Addr::Unknown(uu)
-                if inst.space == Space::Shared
-                    || inst.space == Space::Generic && self.points_into_shared(uu) =>
-            {
+            Addr::Unknown(uu) if self.unknown_address_is_shared(inst.space, uu) => {
                 self.unverifiable(
                     t,
                     pc,
