@@ -135,9 +135,12 @@
 //!   arrives at its execution event and each lane's retiring `wgmma.wait_group` waits for
 //!   it (`exec::warpgroup`); threads of a warpgroup that execute different `wgmma`
 //!   instructions are a [`FindingKind::WarpgroupDivergence`].
-//! - The other tensor-core instructions are skipped, destinations unknown: `mma.sync` and
-//!   `movmatrix` (registers only), `wmma` (a note: `wmma.load`/`store` shared accesses are
-//!   not recorded) and `tcgen05.fence`; `tcgen05.ld` results are unknown. `tcgen05.cp`
+//! - `wmma.load` and `wmma.store` access, from every lane of the warp, each row (or column)
+//!   of the whole matrix (the ISA does not say which lane holds which element; a note);
+//!   their fragments are unknown.
+//! - The other tensor-core instructions are skipped, destinations unknown: `mma.sync`,
+//!   `wmma.mma` and `movmatrix` (registers only) and `tcgen05.fence`; `tcgen05.ld` results
+//!   are unknown. `tcgen05.cp`
 //!   reads its shared source like a `tcgen05.mma` operand.
 //! - Warp collectives (`shfl.sync`, `vote`, …) under an input-dependent branch return
 //!   unknown values. `activemask` waits for no lane: it returns the lanes of the warp that

@@ -1011,6 +1011,53 @@ fn misaligned_shared_addresses_are_reported() {
     assert_verified("misaligned.ptx", "beyond_declared");
 }
 
+/// `wmma.load` and `wmma.store` are shared accesses of the whole matrix from every lane
+/// (`wmma_forms.ptx`; all of these verified before, when wmma was skipped): a `.col` load
+/// without a stride operand covers its 32 contiguous columns (a store into the last one
+/// races, one just past it does not), a padded row's padding is not read, a stride that puts
+/// a row off 16 bytes is misaligned, a lane's read of the warp's own store is a race without
+/// a `__syncwarp` (and not one under `--warp-sync`), another warp's read after `bar.sync` is
+/// not, and a `.global` load touches no shared memory.
+#[test]
+fn wmma_loads_and_stores_are_shared_accesses() {
+    let k = kernel_report("wmma_forms.ptx", "col_no_stride", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    assert_eq!(
+        violation_opcodes(&k["violations"][0]),
+        [
+            "wmma.load.b.sync.aligned.col.m8n32k16.shared.f16",
+            "st.shared.u32"
+        ],
+        "{k}"
+    );
+    let k = kernel_report("wmma_forms.ptx", "misaligned_stride", 1);
+    assert_eq!(violation_kinds(&k), ["misaligned-address"], "{k}");
+    let message = k["violations"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("at shared address 0x18"), "{message}");
+    assert!(message.contains("not aligned to 16 bytes"), "{message}");
+    let k = kernel_report("wmma_forms.ptx", "store_read_by_lane", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    let notes = k["notes"].to_string();
+    assert!(notes.contains("wmma.store"), "{notes}");
+    let run = weft(&[
+        "wmma_forms.ptx",
+        "--kernel",
+        "store_read_by_lane",
+        "--warp-sync",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    for kernel in [
+        "col_past_the_end",
+        "padded_rows",
+        "store_then_other_warp_reads",
+        "global_load",
+    ] {
+        assert_verified("wmma_forms.ptx", kernel);
+    }
+}
+
 /// Unknown generic addresses computed from a generic address into shared memory
 /// (`generic_shared_pointer.ptx`) are shared addresses, not global ones: a store through
 /// `cvta.shared(s) + 4 * idx` (an `add`, or one `mad.wide`) is explored over the parameter

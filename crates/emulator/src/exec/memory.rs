@@ -4,7 +4,7 @@
 use super::alu::{mask, sx};
 use super::paged::Unks;
 use super::{Addr, Machine};
-use crate::ir::{Inst, MemBase, Op, Opnd, Space};
+use crate::ir::{Inst, MemBase, Op, Opnd, Space, WmmaMem};
 use crate::unverifiable::{Value, Why};
 use crate::{FindingKind, ValueSource};
 use weft_program::{AccessKind, AsyncCopy, Command, CommandView, InstId, ThreadId, WARP_SIZE};
@@ -134,6 +134,116 @@ impl Machine<'_> {
         if read {
             let u = self.src.single(ValueSource::SharedUnknown(InstId(pc)));
             self.clobber(t, inst, u);
+        }
+    }
+
+    /// `wmma.load` and `wmma.store` ([`WmmaMem`]). The PTX ISA leaves unspecified which
+    /// lane holds which element of the matrix, so every lane is taken to access all of it:
+    /// one access per instance of the leading dimension (the padding between them is not
+    /// accessed). The lanes of one `wmma.store` then write the same bytes, which the race
+    /// check's rule for one instruction's writes by several lanes of a warp does not report
+    /// (in truth they write disjoint parts); a read by another lane of the warp is a race
+    /// unless something orders it after the store, as for any other lane's write. Each
+    /// instance's start must be aligned to the fragment's size in bytes (the ISA's *Address
+    /// Alignment*: its registers' bytes); weft checks up to 16 of them, what the CUDA C
+    /// Programming Guide's rules for `load_matrix_sync` (a 32-byte aligned pointer, a stride
+    /// that is a multiple of 16 bytes) also give, since the two texts differ beyond that.
+    pub(super) fn wmma(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd], w: WmmaMem) {
+        let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
+        let (addr_op, frag) = if w.store { (o(0), o(1)) } else { (o(1), o(0)) };
+        let frag_bytes = match frag {
+            Opnd::List(_, n) => n * if w.ebits == 64 { 8 } else { 4 },
+            _ => 4,
+        };
+        let u_result = self.src.single(ValueSource::SharedUnknown(InstId(pc)));
+        let addr = self.addr(t, pc, inst.space, addr_op);
+        let base = match addr {
+            Addr::Shared(a) => a,
+            Addr::Global => {
+                if !w.store {
+                    let g = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
+                    self.clobber(t, inst, g);
+                }
+                return;
+            }
+            Addr::Unknown(u) => {
+                if self.unknown_address_is_shared(inst.space, u) {
+                    self.unverifiable(
+                        t,
+                        pc,
+                        Why::Unknown(Value::SharedAddress),
+                        Some(addr_op),
+                        u,
+                        false,
+                    );
+                } else if inst.space == Space::Local {
+                    self.unverifiable(
+                        t,
+                        pc,
+                        Why::Unknown(Value::LocalAddress),
+                        Some(addr_op),
+                        u,
+                        false,
+                    );
+                }
+                if !w.store {
+                    let g = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
+                    let u = self.src.union(g, u);
+                    self.clobber(t, inst, u);
+                }
+                return;
+            }
+            // Local, parameter or initialized module memory, which the emulator tracks: a
+            // load's fragment is unknown; a store would change tracked bytes, which is not
+            // modelled.
+            Addr::Local(_) | Addr::Param(_) | Addr::KParam(_) | Addr::Data(_) => {
+                if w.store {
+                    self.unverifiable(t, pc, Why::Unsupported, None, 0, false);
+                } else {
+                    self.clobber(t, inst, u_result);
+                }
+                return;
+            }
+        };
+        let stride = match ops.get(2) {
+            Some(&s) => {
+                let (v, u) = self.rd(t, s, pc);
+                if u != 0 {
+                    self.unverifiable(t, pc, Why::Unknown(Value::SharedAddress), Some(s), u, false);
+                    if !w.store {
+                        self.clobber(t, inst, u_result);
+                    }
+                    return;
+                }
+                // The stride is a 32-bit operand.
+                v & u64::from(u32::MAX)
+            }
+            None => u64::from(w.len),
+        };
+        let bits = u64::from(w.ebits);
+        let row_bytes = (u64::from(w.len) * bits).div_ceil(8) as u32;
+        let step = stride * bits / 8;
+        let kind = if w.store {
+            AccessKind::Write
+        } else {
+            AccessKind::Read
+        };
+        let write_u = if w.store {
+            self.src
+                .single(ValueSource::Other("a matrix fragment stored by wmma.store"))
+        } else {
+            0
+        };
+        for i in 0..u64::from(w.instances) {
+            let a = u64::from(base) + i * step;
+            let a = u32::try_from(a).unwrap_or(u32::MAX);
+            if !self.shared_access(t, pc, kind, a, row_bytes, write_u) {
+                break;
+            }
+            self.check_shared_alignment(t, pc, a, frag_bytes.min(16), "the matrix row or column");
+        }
+        if !w.store {
+            self.clobber(t, inst, u_result);
         }
     }
 

@@ -919,6 +919,7 @@ impl Machine<'_> {
             Op::St => self.store(t, pc, inst, o(0), o(1)),
             Op::Atom(_) | Op::RedMem(_) => self.atomic(t, pc, inst, ops),
             Op::Ldmatrix(num) | Op::Stmatrix(num) => self.matrix(t, pc, inst, ops, num),
+            Op::Wmma(w) => self.wmma(t, pc, inst, ops, w),
             Op::Bra => {
                 if let Opnd::Label(target) = o(0) {
                     self.th[t].pc = target.0;

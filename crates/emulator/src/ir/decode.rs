@@ -2,6 +2,7 @@
 
 use crate::ir::{
     AtomOp, BoolOp, Cmp, Kind, MulMode, Op, RedKind, ReduxOp, ShflMode, Space, Sreg, Ty, VoteMode,
+    WmmaMem,
 };
 use ptx_parser::ast::{Instruction, Operand};
 use rustc_hash::FxHashSet;
@@ -275,6 +276,7 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "tcgen05" if m.h("alloc") => Op::TcgenAlloc,
         "tcgen05" if m.h("dealloc") => Op::TcgenDealloc,
         "tcgen05" if m.h("relinquish_alloc_permit") => Op::TcgenRelinquish,
+        "wmma" if m.h("load") || m.h("store") => wmma_mem(inst, m),
         "mma" | "wgmma" | "wmma" | "tcgen05" | "movmatrix" => Op::TensorCore,
         "fence"
             if m.h("proxy")
@@ -460,6 +462,66 @@ fn memory(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
             }
         }
         _ => Op::UnsupportedControl,
+    }
+}
+
+/// `wmma.load.{a,b,c}` and `wmma.store.d` (PTX ISA, *Matrix Storage for WMMA*): matrix `a`
+/// is M×K, `b` K×N, `c` and `d` M×N for the shape `.mMnNkK`; in `.row` layout the leading
+/// dimension is a row, in `.col` a column. A form weft does not know is unsupported (the
+/// kernel is unverifiable), never skipped.
+fn wmma_mem(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
+    let store = m.h("store");
+    let shape = inst.modifiers().find_map(|x| {
+        let rest = x.strip_prefix('m')?;
+        let (mm, rest) = rest.split_once('n')?;
+        let (nn, kk) = rest.split_once('k')?;
+        Some((
+            mm.parse::<u32>().ok()?,
+            nn.parse::<u32>().ok()?,
+            kk.parse::<u32>().ok()?,
+        ))
+    });
+    let ebits = inst.modifiers().find_map(|x| match x {
+        "f16" | "bf16" => Some(16),
+        "f32" | "s32" | "tf32" => Some(32),
+        "f64" => Some(64),
+        "s8" | "u8" => Some(8),
+        "s4" | "u4" => Some(4),
+        "b1" => Some(1),
+        _ => None,
+    });
+    let row = m.h("row");
+    let col = m.h("col");
+    let (Some((mm, nn, kk)), Some(ebits)) = (shape, ebits) else {
+        return Op::Unsupported;
+    };
+    let dims = if store {
+        m.h("d").then_some((mm, nn))
+    } else if m.h("a") {
+        Some((mm, kk))
+    } else if m.h("b") {
+        Some((kk, nn))
+    } else if m.h("c") {
+        Some((mm, nn))
+    } else {
+        None
+    };
+    let Some((rows, cols)) = dims else {
+        return Op::Unsupported;
+    };
+    let (instances, len) = match (row, col) {
+        (true, false) => (rows, cols),
+        (false, true) => (cols, rows),
+        _ => return Op::Unsupported,
+    };
+    match (u8::try_from(instances), u8::try_from(len)) {
+        (Ok(instances), Ok(len)) if instances > 0 && len > 0 => Op::Wmma(WmmaMem {
+            store,
+            instances,
+            len,
+            ebits,
+        }),
+        _ => Op::Unsupported,
     }
 }
 

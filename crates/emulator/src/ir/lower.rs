@@ -1,7 +1,9 @@
 //! Lowering one kernel and the functions it calls from the PTX AST into the IR.
 
 use crate::ir::decode::decode;
-use crate::ir::{DataLayout, Extern, Func, FuncId, Inst, Ir, Op, Opnd, Pc, Space, Ty, Windows};
+use crate::ir::{
+    DataLayout, Extern, Func, FuncId, Inst, Ir, Op, Opnd, Pc, Space, Ty, Windows, WmmaMem,
+};
 use crate::{Config, Error};
 use ptx_parser::ast::{
     Block, Function, Instruction, Module, Operand, StateSpace, Statement, VarDecl,
@@ -425,7 +427,12 @@ impl<'m, 'a> Lowerer<'m, 'a> {
         });
         if matches!(
             d.op,
-            Op::TensorCore | Op::TcgenLd | Op::TcgenSt | Op::TcgenMma | Op::TcgenCp
+            Op::TensorCore
+                | Op::TcgenLd
+                | Op::TcgenSt
+                | Op::TcgenMma
+                | Op::TcgenCp
+                | Op::Wmma(WmmaMem { store: true, .. })
         ) {
             self.tensor_core_note(inst, line);
         }
@@ -437,10 +444,13 @@ impl<'m, 'a> Lowerer<'m, 'a> {
     /// unknown results need no note.
     fn tensor_core_note(&mut self, inst: &Instruction<'_>, line: u32) {
         let (prefix, what) = match inst.opcode {
-            "wmma" => (
-                "wmma instructions",
-                "are skipped: their results are unknown and the shared-memory accesses of \
-                 wmma.load and wmma.store are not checked for races",
+            "wmma" if inst.has_modifier("store") => (
+                "wmma.store",
+                "is taken to write the whole matrix from every lane of the warp (the PTX ISA \
+                 does not say which lane holds which element): a read of it by another lane \
+                 of the warp needs something that orders it after the store (__syncwarp), \
+                 and the lanes' writes of one store are not a race with each other (the rule \
+                 for several lanes' writes of one instruction)",
             ),
             "tcgen05" => (
                 "tensor memory",

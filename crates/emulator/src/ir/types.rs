@@ -74,6 +74,22 @@ pub(crate) enum Space {
     Tex,
 }
 
+/// The memory a `wmma.load` or `wmma.store` accesses: `instances` rows (or, in column-major
+/// layout, columns: the leading dimension) of `len` elements of `ebits` bits each, the
+/// instances `stride` elements apart (the instruction's optional stride operand; `len` when
+/// it has none). The PTX ISA leaves unspecified which lane holds which element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WmmaMem {
+    /// `wmma.store` (else `wmma.load`).
+    pub store: bool,
+    /// Instances of the leading dimension.
+    pub instances: u8,
+    /// Elements per instance, the default stride.
+    pub len: u8,
+    /// Bits per element (1 for `.b1`, 4 for `.s4`/`.u4`).
+    pub ebits: u8,
+}
+
 /// Special registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sreg {
@@ -298,6 +314,8 @@ pub(crate) enum Op {
     RedMem(AtomOp),
     Ldmatrix(u8),
     Stmatrix(u8),
+    /// `wmma.load` and `wmma.store`: the warp's matrix in memory ([`WmmaMem`]).
+    Wmma(WmmaMem),
     Bra,
     /// `brx.idx{.uni} index, table;`: operands are the index and an [`Opnd::List`] of the
     /// table's [`Opnd::Label`]s.

@@ -368,3 +368,87 @@ fn tensor_memory_allocation_protocol() {
     let e = run_on("sm_100a", 32, &body(64, free, true));
     assert!(kinds(&e).iter().any(|m| m.contains("relinquish")));
 }
+
+/// The matrix extents `wmma.load`/`wmma.store` decode to (PTX ISA, *Matrix Storage for
+/// WMMA*): instances of the leading dimension, elements per instance and element bits; a
+/// form weft does not know (no layout, an unknown shape or type) is unsupported.
+#[test]
+fn wmma_forms_decode_to_their_matrix_extents() {
+    use crate::ir::{Op, WmmaMem};
+    let cases = [
+        (
+            "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r1, %r2}, [%r0], 16;",
+            Some((false, 16, 16, 16)),
+        ),
+        (
+            "wmma.load.a.sync.aligned.col.m32n8k16.f16 {%r1, %r2}, [%r0];",
+            Some((false, 16, 32, 16)),
+        ),
+        (
+            "wmma.load.b.sync.aligned.row.m8n32k16.shared.bf16 {%r1, %r2}, [%r0];",
+            Some((false, 16, 32, 16)),
+        ),
+        (
+            "wmma.load.b.sync.aligned.col.m8n32k16.shared.u8 {%r1, %r2}, [%r0];",
+            Some((false, 32, 16, 8)),
+        ),
+        (
+            "wmma.load.c.sync.aligned.col.m32n8k16.shared.f32 {%r1, %r2}, [%r0];",
+            Some((false, 8, 32, 32)),
+        ),
+        (
+            "wmma.load.a.sync.aligned.row.m16n16k8.shared.tf32 {%r1, %r2}, [%r0];",
+            Some((false, 16, 8, 32)),
+        ),
+        (
+            "wmma.load.a.sync.aligned.row.m8n8k4.shared.f64 {%r1}, [%r0];",
+            Some((false, 8, 4, 64)),
+        ),
+        (
+            "wmma.load.a.sync.aligned.row.m8n8k32.shared.s4 {%r1}, [%r0];",
+            Some((false, 8, 32, 4)),
+        ),
+        (
+            "wmma.load.b.sync.aligned.col.m8n8k128.shared.b1 {%r1}, [%r0];",
+            Some((false, 8, 128, 1)),
+        ),
+        (
+            "wmma.store.d.sync.aligned.row.m16n16k16.shared.f32 [%r0], {%r1, %r2}, 24;",
+            Some((true, 16, 16, 32)),
+        ),
+        (
+            "wmma.store.d.sync.aligned.col.m8n32k16.shared.f16 [%r0], {%r1, %r2};",
+            Some((true, 32, 8, 16)),
+        ),
+        (
+            "wmma.load.a.sync.aligned.m16n16k16.shared.f16 {%r1, %r2}, [%r0];",
+            None,
+        ),
+        (
+            "wmma.load.a.sync.aligned.row.m16n16k16.shared.e4m3 {%r1, %r2}, [%r0];",
+            None,
+        ),
+        (
+            "wmma.store.c.sync.aligned.row.m16n16k16.shared.f32 [%r0], {%r1, %r2};",
+            None,
+        ),
+    ];
+    for (inst, want) in cases {
+        let body = format!(".reg .b32 %r<4>;\n.reg .f64 %fd<2>;\n{inst}\nret;");
+        let ir = crate::tests::lower_kernel("", &body);
+        let op = ir.insts[0].op;
+        match want {
+            Some((store, instances, len, ebits)) => assert_eq!(
+                op,
+                Op::Wmma(WmmaMem {
+                    store,
+                    instances,
+                    len,
+                    ebits
+                }),
+                "{inst}"
+            ),
+            None => assert_eq!(op, Op::Unsupported, "{inst}"),
+        }
+    }
+}
