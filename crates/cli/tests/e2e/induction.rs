@@ -28,7 +28,9 @@ enum Bug {
 }
 
 /// A two-warp pipeline over `stages` shared-memory stages, `n` (param 1) trips: warp 0
-/// fills stage `i % S` and arrives on its full barrier (1 + s), warp 1 waits on it, reads,
+/// fills stage `i % S` from a global pointer it advances by a stride (param 2, unknown: a
+/// term that differs at every trip, which the induction must leave out of its comparison,
+/// `global_address_registers`) and arrives on its full barrier (1 + s), warp 1 waits on it, reads,
 /// and frees the stage (empty barrier 1 + S + s) while a later trip will refill it. With
 /// `mbar`, the full and empty barriers are mbarriers (32 arrivals per phase, waits on the
 /// phase parity `(i / S) & 1`).
@@ -45,7 +47,8 @@ fn pipeline(stages: u32, bug: Bug, mbar: bool) -> String {
 
 .visible .entry pipe(
     .param .u64 pipe_param_0,
-    .param .u32 pipe_param_1
+    .param .u32 pipe_param_1,
+    .param .u64 pipe_param_2
 )
 .maxntid 64, 1, 1
 {{
@@ -56,6 +59,7 @@ fn pipeline(stages: u32, bug: Bug, mbar: bool) -> String {
     .shared .align 4 .b8 buf[{bytes}];
     ld.param.u64 %rd1, [pipe_param_0];
     ld.param.u32 %r1, [pipe_param_1];
+    ld.param.u64 %rd2, [pipe_param_2];
     mov.u32 %r2, %tid.x;
     shr.u32 %r3, %r2, 5;
     and.b32 %r4, %r2, 31;
@@ -77,6 +81,7 @@ LOOP:
     bar.sync %r14, 64;
 FILL:
     ld.global.f32 %f1, [%rd1];
+    add.s64 %rd1, %rd1, %rd2;
     st.shared.f32 [%r13], %f1;
     add.u32 %r15, %r11, 1;
     bar.arrive %r15, 64;
@@ -135,7 +140,8 @@ fn mbarrier_pipeline(stages: u32, bug: Bug) -> String {
 
 .visible .entry pipe(
     .param .u64 pipe_param_0,
-    .param .u32 pipe_param_1
+    .param .u32 pipe_param_1,
+    .param .u64 pipe_param_2
 )
 .maxntid 64, 1, 1
 {{
@@ -147,6 +153,7 @@ fn mbarrier_pipeline(stages: u32, bug: Bug) -> String {
     .shared .align 4 .b8 buf[{bytes}];
     ld.param.u64 %rd1, [pipe_param_0];
     ld.param.u32 %r1, [pipe_param_1];
+    ld.param.u64 %rd2, [pipe_param_2];
     mov.u32 %r2, %tid.x;
     shr.u32 %r3, %r2, 5;
     and.b32 %r4, %r2, 31;
@@ -180,6 +187,7 @@ PWAIT:
     @!%p7 bra PWAIT;
 FILL:
     ld.global.f32 %f1, [%rd1];
+    add.s64 %rd1, %rd1, %rd2;
     st.shared.f32 [%r13], %f1;
     mbarrier.arrive.shared::cta.b64 _, [%r21];
     bra.uni NEXT;

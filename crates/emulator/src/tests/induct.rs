@@ -109,3 +109,61 @@ fn the_liveness_of_a_loop_counter_spans_the_loop() {
     assert!(live.live(exit, reg("%r12")));
     assert!(!live.live(exit, reg("%r28")));
 }
+
+/// Which registers the induction may leave out of its comparison: those whose every use is
+/// a `.global` address or arithmetic into such registers (a row pointer advanced by a
+/// stride). A register that also reaches a comparison, a generic or shared address, or a
+/// stored value counts; so does every register once the module has initialized data, which
+/// a `.global` address may read.
+#[test]
+fn global_address_registers_are_only_global_addresses() {
+    let body = "
+        .reg .pred %p<4>;
+        .reg .b32 %r<8>;
+        .reg .b64 %rd<16>;
+        ld.param.u64 %rd1, [p];
+        ld.param.u64 %rd2, [ld];
+        shl.b64 %rd3, %rd2, 2;
+        add.s64 %rd4, %rd1, %rd3;
+        ld.global.u32 %r1, [%rd4];
+        add.s64 %rd5, %rd1, 8;
+        ld.global.u32 %r2, [%rd5];
+        setp.eq.s64 %p1, %rd5, 0;
+        @%p1 bra $SKIP;
+        add.s64 %rd6, %rd1, 16;
+        ld.u32 %r3, [%rd6];
+        add.s64 %rd7, %rd1, 24;
+        st.global.u64 [%rd4], %rd7;
+    $SKIP:
+        ret;";
+    let params = ".param .u64 p, .param .u64 ld";
+    let ir = crate::tests::lower_kernel(params, body);
+    let kept = crate::ir::global_address_registers(&ir);
+    let is = |name: &str| {
+        let r = ir
+            .reg_names
+            .iter()
+            .position(|n| n == name)
+            .expect("register");
+        kept[r]
+    };
+    // %rd1..%rd4: the pointer, the stride and their sum, used only as `.global` addresses.
+    for r in ["%rd2", "%rd3", "%rd4"] {
+        assert!(is(r), "{r}");
+    }
+    // %rd1 also feeds %rd5 (compared), %rd6 (a generic address) and %rd7 (a stored value).
+    for r in ["%rd1", "%rd5", "%rd6", "%rd7", "%p1"] {
+        assert!(!is(r), "{r}");
+    }
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.global .align 4 .u32 table[2] = {{1, 2}};\n.visible .entry k({params})\n.maxntid 64, 1, 1\n{{\n{body}\n}}\n"
+    );
+    let module = ptx_parser::parse(&src).expect("parses");
+    let ir = crate::ir::lower(
+        &module,
+        module.function("k").expect("kernel"),
+        &crate::Config::default(),
+    )
+    .expect("lowers");
+    assert!(crate::ir::global_address_registers(&ir).iter().all(|&k| !k));
+}
