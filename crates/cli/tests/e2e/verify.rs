@@ -1015,7 +1015,8 @@ fn misaligned_shared_addresses_are_reported() {
 /// (`wmma_forms.ptx`; all of these verified before, when wmma was skipped): a `.col` load
 /// without a stride operand covers its 32 contiguous columns (a store into the last one
 /// races, one just past it does not), a padded row's padding is not read, a stride that puts
-/// a row off 16 bytes is misaligned, a lane's read of the warp's own store is a race without
+/// a row off 16 bytes is misaligned (and a sub-byte stride that starts a row inside a byte),
+/// a lane's read of the warp's own store is a race without
 /// a `__syncwarp` (and not one under `--warp-sync`), another warp's read after `bar.sync` is
 /// not, and a `.global` load touches no shared memory.
 #[test]
@@ -1035,6 +1036,10 @@ fn wmma_loads_and_stores_are_shared_accesses() {
     let message = k["violations"][0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("at shared address 0x18"), "{message}");
     assert!(message.contains("not aligned to 16 bytes"), "{message}");
+    let k = kernel_report("wmma_forms.ptx", "sub_byte_stride", 1);
+    assert_eq!(violation_kinds(&k), ["misaligned-address"], "{k}");
+    let message = k["violations"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("starts inside the byte"), "{message}");
     let k = kernel_report("wmma_forms.ptx", "store_read_by_lane", 1);
     assert_eq!(violation_kinds(&k), ["race"], "{k}");
     let notes = k["notes"].to_string();
@@ -1053,6 +1058,7 @@ fn wmma_loads_and_stores_are_shared_accesses() {
         "padded_rows",
         "store_then_other_warp_reads",
         "global_load",
+        "sub_byte_rows",
     ] {
         assert_verified("wmma_forms.ptx", kernel);
     }

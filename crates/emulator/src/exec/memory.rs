@@ -221,8 +221,11 @@ impl Machine<'_> {
             None => u64::from(w.len),
         };
         let bits = u64::from(w.ebits);
-        let row_bytes = (u64::from(w.len) * bits).div_ceil(8) as u32;
-        let step = stride * bits / 8;
+        let row_bits = u64::from(w.len) * bits;
+        // A sub-byte type's stride may not be a whole number of bytes: an instance then
+        // starts inside a byte, which no alignment allows, and covers the bytes its bits
+        // touch.
+        let step_bits = stride * bits;
         let kind = if w.store {
             AccessKind::Write
         } else {
@@ -235,12 +238,30 @@ impl Machine<'_> {
             0
         };
         for i in 0..u64::from(w.instances) {
-            let a = u64::from(base) + i * step;
-            let a = u32::try_from(a).unwrap_or(u32::MAX);
-            if !self.shared_access(t, pc, kind, a, row_bytes, write_u) {
+            let start = i * step_bits;
+            // Shared addresses are 32 bits wide and wrap around.
+            let a = base.wrapping_add((start / 8) as u32);
+            let len = ((start % 8 + row_bits).div_ceil(8)) as u32;
+            if !self.shared_access(t, pc, kind, a, len, write_u) {
                 break;
             }
-            self.check_shared_alignment(t, pc, a, frag_bytes.min(16), "the matrix row or column");
+            if start % 8 != 0 {
+                self.report_misaligned(
+                    t,
+                    pc,
+                    a,
+                    frag_bytes.min(16),
+                    "the matrix row or column, which starts inside the byte",
+                );
+            } else {
+                self.check_shared_alignment(
+                    t,
+                    pc,
+                    a,
+                    frag_bytes.min(16),
+                    "the matrix row or column",
+                );
+            }
         }
         if !w.store {
             self.clobber(t, inst, u_result);
