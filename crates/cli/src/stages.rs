@@ -235,7 +235,9 @@ fn verify_once(
     // later stages; the exploration stops at the first path that is not verified.
     let template = report.clone();
     let mut chosen: Option<KernelReport> = None;
-    let mut previous: Option<KernelReport> = None;
+    // The report of the last path `check` rejected: when the concrete re-runs of a failing
+    // path (its witness, then other inputs that follow it) all pass, the path's own report.
+    let mut failing: Option<KernelReport> = None;
     let mut benign: Vec<Violation> = Vec::new();
     // `benign`'s indices by the hash of (message, locations): a kernel of 500 stores of one
     // word has 125,000 benign pairs, each compared with every one kept (10¹⁰ comparisons).
@@ -268,7 +270,10 @@ fn verify_once(
                 }
             }
         }
-        previous = chosen.replace(r);
+        if !ok {
+            failing = Some(r.clone());
+        }
+        chosen = Some(r);
         ok
     });
     let exploration = match explored {
@@ -315,10 +320,11 @@ fn verify_once(
         }
     };
     if exploration.unconfirmed && exploration.rechecked {
-        // The concrete re-run (the last report) passed: keep the path's own report. (When
-        // it could not be checked, the last report is the path's own already: taking the
-        // one before lost the path's race, and a kernel read as verified.)
-        chosen = previous;
+        // The concrete re-runs (the last reports) passed: keep the path's own report, the
+        // last one rejected. (When none could be checked, the last report is the path's own
+        // already: taking the one before it lost the path's race, and a kernel read as
+        // verified.)
+        chosen = failing;
     }
     let Some(mut last) = chosen else {
         // Every path was abandoned: nothing was checked.

@@ -36,6 +36,10 @@ pub const DEFAULT_MAX_PATHS: u32 = 512;
 /// slowest searches measured).
 pub const DEFAULT_SEARCH_BUDGET: u64 = 40_000_000;
 
+/// Other inputs a failing path's replay looks for when its first witness does not
+/// reproduce what it found ([`Config::alternative_witnesses`]); each costs a concrete run.
+pub const MAX_ALTERNATIVE_WITNESSES: u32 = 3;
+
 /// Which inputs the explored paths cover.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Coverage {
@@ -216,14 +220,22 @@ pub fn explore(
             let budget_stop = emulation.findings.is_empty()
                 && emulation.unverifiable.iter().any(|u| u.why.is_budget());
             unconfirmed = !emulation.choices.is_empty() && !budget_stop;
-            if !emulation.witness.is_empty() && !budget_stop {
+            // The path's witness first; when its concrete run passes, other inputs that
+            // follow the path (`Config::alternative_witnesses`, from a replay of the path).
+            let mut witnesses = vec![emulation.witness.clone()];
+            let mut next = 0;
+            while let Some(witness) = witnesses.get(next).cloned() {
+                next += 1;
+                if witness.is_empty() || budget_stop || fails_assertions || !unconfirmed {
+                    break;
+                }
                 let mut pinned = config.clone();
                 // The witness fixes the fields the choices read, ranged ones included (it
                 // lies in their ranges): the ranges themselves would overlap the pins.
                 pinned
                     .params
                     .retain(|b| !matches!(b.value, ParamValue::Range { .. }));
-                for (e, v) in &emulation.witness {
+                for (e, v) in &witness {
                     if let Expr::Param {
                         index,
                         start,
@@ -271,13 +283,25 @@ pub fn explore(
                     {
                         unconfirmed = false;
                         rechecked = false;
-                        // The concrete run's findings, with the path's choices and witness.
+                        // The concrete run's findings, with the path's choices and the
+                        // witness that reproduced them.
                         let symbolic = std::mem::replace(&mut emulation, concrete);
-                        emulation.witness = symbolic.witness;
+                        emulation.witness = witness;
                         emulation.path_values = symbolic.path_values;
                         emulation.choices = symbolic.choices;
                     }
                     _ => {}
+                }
+                if next == 1 && unconfirmed && !fails_assertions && !checking_held {
+                    // Replay the path asking for other inputs that follow it.
+                    let mut replay = cfg.clone();
+                    replay.alternative_witnesses = MAX_ALTERNATIVE_WITNESSES;
+                    if let Ok(again) = crate::emulate(module, kernel, &replay) {
+                        instructions = instructions.saturating_add(again.stats.instructions);
+                        if again.choices == emulation.choices {
+                            witnesses.extend(again.alternative_witnesses);
+                        }
+                    }
                 }
             }
         }

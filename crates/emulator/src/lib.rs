@@ -265,6 +265,10 @@ pub struct Config {
     /// records the same programs as one without. The CLI runs a kernel with races a second
     /// time with them.
     pub value_terms: bool,
+    /// At the end of a run with choices, also search up to this many other inputs that
+    /// follow its choices ([`Emulation::alternative_witnesses`]): other values of its
+    /// variables, for a failing path whose first witness does not reproduce (`explore`).
+    pub alternative_witnesses: u32,
 }
 
 impl Config {
@@ -384,6 +388,7 @@ impl Default for Config {
             cta_limit: None,
             peeks_fail: false,
             value_terms: false,
+            alternative_witnesses: 0,
         }
     }
 }
@@ -659,6 +664,9 @@ pub struct Emulation {
     /// Values of the parameter fields the choices depend on under which a launch follows
     /// this run's choices (found by search and checked exactly); empty without choices.
     pub witness: Vec<(Expr, u64)>,
+    /// Other inputs that follow this run's choices ([`Config::alternative_witnesses`]),
+    /// each for another value of one of its variables; empty unless asked for.
+    pub alternative_witnesses: Vec<Vec<(Expr, u64)>>,
     /// When every choice of the run is on terms of one parameter field: that field and
     /// its values up to [`explore::SCAN_LIMIT`] that follow this run (inclusive intervals).
     pub path_inputs: Option<(Expr, Vec<(u64, u64)>)>,

@@ -1011,6 +1011,26 @@ fn misaligned_shared_addresses_are_reported() {
     assert_verified("misaligned.ptx", "beyond_declared");
 }
 
+/// A failing path whose first witness (the smallest values) does not reproduce what it
+/// found is re-run with other inputs that follow it (`alternative_witness.ptx`): the path
+/// "n <= 1" races only at n = 1, which confirms it (unverifiable before, from n = 0 alone);
+/// a path whose two racing stores need n = 0 and n = 1 at once reproduces with neither and
+/// stays unverifiable.
+#[test]
+fn a_failing_path_is_confirmed_with_its_other_inputs() {
+    let k = kernel_report("alternative_witness.ptx", "race_at_one", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 1, "{k}");
+    let k = kernel_report("alternative_witness.ptx", "never_both", 3);
+    assert_eq!(k["verdict"], "unverifiable", "{k}");
+    let reason = k["unverifiable"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("race that does not reproduce with its input values fixed"),
+        "{reason}"
+    );
+    assert!(violation_kinds(&k).is_empty(), "{k}");
+}
+
 /// `wmma.load` and `wmma.store` are shared accesses of the whole matrix from every lane
 /// (`wmma_forms.ptx`; all of these verified before, when wmma was skipped): a `.col` load
 /// without a stride operand covers its 32 contiguous columns (a store into the last one

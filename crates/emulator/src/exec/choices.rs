@@ -29,6 +29,10 @@ use weft_program::{Command, InstId, ThreadId};
 /// A variable: a base term read at a width.
 type VarKey = (TermId, u8);
 
+/// Term nodes each search for an alternative witness may evaluate
+/// ([`Machine::alternative_witness_exprs`]).
+const ALTERNATIVE_SEARCH: u64 = 2_000_000;
+
 /// Choices one branch may make on one path, on all its variables together, in units of
 /// [`crate::ChoicePlan::max_trips`] (a mutant of `param_loop.ptx` made 65,468 choices at one
 /// branch, each on a new variable, and its witness searches ran the search budget: 14 s).
@@ -1075,6 +1079,59 @@ impl Machine<'_> {
             .flatten()
             .map(|&(leaf, v)| (self.expr(leaf), v))
             .collect()
+    }
+
+    /// Up to `n` other inputs that follow the run's choices, each with one variable pinned to
+    /// another value its choices allow than the one the witness gives it: the other end of
+    /// each interval of its values and the start of the next, the variables of the latest
+    /// choices first. A failing path's first witness (the smallest values) may miss what
+    /// only its other values show: CUTLASS's pipelined GEMM without its mainloop
+    /// `__syncthreads()` races at one k-tile, on a path of "at most one k-tile" whose witness
+    /// is K = 0. Each search may evaluate at most [`ALTERNATIVE_SEARCH`] term nodes, not
+    /// charged to the exploration's search budget (only a failing path's replay asks).
+    pub(super) fn alternative_witness_exprs(&mut self, n: u32) -> Vec<Vec<(Expr, u64)>> {
+        let mut out = Vec::new();
+        if n == 0 {
+            return out;
+        }
+        let Some(witness) = self.choices.witness.clone() else {
+            return out;
+        };
+        let known: FxHashMap<TermId, u64> = witness.iter().copied().collect();
+        let keys: Vec<VarKey> = self.choices.order.iter().rev().copied().collect();
+        for key in keys {
+            let Some(set) = self.choices.store.get(&key).cloned() else {
+                continue;
+            };
+            let mut memo = FxHashMap::default();
+            let current = self
+                .src
+                .terms
+                .eval(key.0, &known, &mut memo)
+                .map(|v| v & top(key.1));
+            let mut candidates: Vec<u64> = Vec::new();
+            for &(lo, hi) in &set {
+                for v in [lo, hi] {
+                    if Some(v) != current && !candidates.contains(&v) {
+                        candidates.push(v);
+                    }
+                }
+            }
+            for v in candidates {
+                if out.len() as u32 >= n {
+                    return out;
+                }
+                let (found, _) = self.find_witness(key, &[(v, v)], ALTERNATIVE_SEARCH);
+                if let Some(w) = found {
+                    let exprs: Vec<(Expr, u64)> =
+                        w.iter().map(|&(leaf, x)| (self.expr(leaf), x)).collect();
+                    if !out.contains(&exprs) {
+                        out.push(exprs);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The values the run's choices allow, per variable in order of first choice.

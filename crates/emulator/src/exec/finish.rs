@@ -60,6 +60,11 @@ impl Machine<'_> {
         self.unfinished_at_exit();
         let path_values = self.path_values();
         let witness = self.witness_exprs();
+        let alternative_witnesses = if self.choices.abandoned {
+            Vec::new()
+        } else {
+            self.alternative_witness_exprs(self.cfg.alternative_witnesses)
+        };
         // The induction's runs (the long path) need no input scan: their values are not
         // coverage, and the scan would cost each run up to a whole search budget.
         let induction = self.cfg.choices.as_ref().is_some_and(|p| p.prefer_large);
@@ -106,6 +111,7 @@ impl Machine<'_> {
             path_values,
             abandoned: self.choices.abandoned,
             witness,
+            alternative_witnesses,
             path_inputs,
             not_explored: std::mem::take(&mut self.choices.not_explored),
             search_work: self.choices.search,
