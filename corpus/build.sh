@@ -33,7 +33,9 @@
 #   decode attention for sm_80 (cp.async pipeline), instantiated by
 #   corpus/src/flashinfer_decode_sm80.cu.
 # - The classic CUTLASS 2.x Ampere GEMM (cutlass::gemm::device::Gemm, Sm80, OpClassTensorOp,
-#   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu.
+#   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu, and its
+#   warp-matrix-function variant (OpClassWmmaTensorOp: wmma.load/store through shared
+#   memory), instantiated by corpus/src/cutlass_wmma_gemm.cu.
 # - CUTLASS's attention examples from nvidia-cutlass's source tree: example 88 (Hopper FMHA,
 #   compiled whole as shipped) and example 77 (Blackwell FMHA forward and backward and MLA
 #   forward, instantiated by corpus/src/cutlass_example77_*.cu with the example's types),
@@ -145,6 +147,19 @@ if [ -n "$cutlass_inc" ]; then
 else
     echo "corpus: FAILED cutlass-sm80-gemm-multistage (no CUTLASS headers)" >&2
     failed+=("cutlass-sm80-gemm-multistage")
+fi
+
+# CUTLASS 2.x's GEMM on the warp matrix functions (OpClassWmmaTensorOp, Sm70 tag, compiled
+# for sm_80: wmma.load / wmma.store through shared memory, 2-stage MmaPipelined mainloop),
+# instantiated by corpus/src/cutlass_wmma_gemm.cu with its unit tests' tile shapes, headers
+# as shipped (no -DNDEBUG).
+if [ -n "$cutlass_inc" ]; then
+    compile cutlass-wmma-gemm-sm80 corpus/src/cutlass_wmma_gemm.cu \
+        "$nvcc" -ptx -lineinfo -arch=sm_80 --std=c++17 -I"$cutlass_inc" \
+        --expt-relaxed-constexpr corpus/src/cutlass_wmma_gemm.cu -o "$out/cutlass-wmma-gemm-sm80.ptx"
+else
+    echo "corpus: FAILED cutlass-wmma-gemm-sm80 (no CUTLASS headers)" >&2
+    failed+=("cutlass-wmma-gemm-sm80")
 fi
 
 # A CUTLASS example exactly as the package ships it (host code, reference kernels, asserts,
@@ -654,6 +669,18 @@ for line in sys.argv[2:]:
                "fp16, fp32 accumulation, 128x256x64 tile, 8 warps, 3-stage MmaMultistage "
                "mainloop (cp.async.commit_group / wait_group + __syncthreads), shared-memory "
                "epilogue; compiled as shipped (no -DNDEBUG). Sizes explored; beta = 0.")
+    elif name == "cutlass-wmma-gemm-sm80":
+        # No .maxntid in the PTX: 4 warps (128x128 tile of 64x64 warp tiles). The same
+        # kernel::Gemm::Params layout as the Ampere GEMM above: beta = 0 with null beta
+        # pointers fixed (no source C), the grid of tiles, K and gemm_k_size explored.
+        args = ["--threads", "128",
+                "--param", "0+292:f32=0", "--param", "0+304:u64=0", "--param", "0+320:u64=0"]
+        why = ("CUTLASS 2.x GEMM on the warp matrix functions (cutlass::gemm::device::Gemm, "
+               "OpClassWmmaTensorOp, arch::Sm70, compiled for sm_80): fp16 row-major A x "
+               "column-major B -> fp32, 128x128x32 tile, 4 warps of 64x64x32, WMMA "
+               "16x16x16, 2-stage MmaPipelined mainloop (st.shared + __syncthreads, "
+               "wmma.load.a/b from shared memory), epilogue through shared memory with "
+               "wmma.store.d; compiled as shipped (no -DNDEBUG). Sizes explored; beta = 0.")
     elif name.startswith("cutlass"):
         # CUTLASS passes one by-value Params struct: mode (u32 @0), then the problem shape
         # (M, N, K, L as u32 @4, 8, 12, 16).  K bounds the mainloop's k-tile loop around

@@ -167,28 +167,8 @@ impl Machine<'_> {
                 return;
             }
             Addr::Unknown(u) => {
-                if self.unknown_address_is_shared(inst.space, u) {
-                    self.unverifiable(
-                        t,
-                        pc,
-                        Why::Unknown(Value::SharedAddress),
-                        Some(addr_op),
-                        u,
-                        false,
-                    );
-                } else if inst.space == Space::Local {
-                    self.unverifiable(
-                        t,
-                        pc,
-                        Why::Unknown(Value::LocalAddress),
-                        Some(addr_op),
-                        u,
-                        false,
-                    );
-                }
+                let u = self.read_unknown_address(t, pc, inst.space, addr_op, u);
                 if !w.store {
-                    let g = self.src.single(ValueSource::GlobalLoad(InstId(pc)));
-                    let u = self.src.union(g, u);
                     self.clobber(t, inst, u);
                 }
                 return;
@@ -363,6 +343,24 @@ impl Machine<'_> {
     /// ([`Machine::points_into_shared`]).
     fn unknown_address_is_shared(&self, space: Space, u: u32) -> bool {
         space == Space::Shared || space == Space::Generic && self.points_into_shared(u)
+    }
+
+    /// A read of `space` through the address operand `o`, unknown with sources `u`: the
+    /// kernel is unverifiable when the address may be a shared or a local one; the sources
+    /// of the value read (a global load, or a parameter read, and the address's).
+    fn read_unknown_address(&mut self, t: usize, pc: u32, space: Space, o: Opnd, u: u32) -> u32 {
+        if self.unknown_address_is_shared(space, u) {
+            self.unverifiable(t, pc, Why::Unknown(Value::SharedAddress), Some(o), u, false);
+        } else if space == Space::Local {
+            self.unverifiable(t, pc, Why::Unknown(Value::LocalAddress), Some(o), u, false);
+        }
+        let g = if space == Space::Param {
+            ValueSource::Other("a parameter read through an unknown address")
+        } else {
+            ValueSource::GlobalLoad(InstId(pc))
+        };
+        let g = self.src.single(g);
+        self.src.union(g, u)
     }
 
     /// The shared address of an operand, or `None` after recording why it is unknown.
@@ -946,18 +944,7 @@ impl Machine<'_> {
                 return;
             }
             Addr::Unknown(u) => {
-                if self.unknown_address_is_shared(inst.space, u) {
-                    self.unverifiable(t, pc, Why::Unknown(Value::SharedAddress), Some(a), u, false);
-                } else if inst.space == Space::Local {
-                    self.unverifiable(t, pc, Why::Unknown(Value::LocalAddress), Some(a), u, false);
-                }
-                let g = if inst.space == Space::Param {
-                    ValueSource::Other("a parameter read through an unknown address")
-                } else {
-                    ValueSource::GlobalLoad(InstId(pc))
-                };
-                let g = self.src.single(g);
-                let u = self.src.union(g, u);
+                let u = self.read_unknown_address(t, pc, inst.space, a, u);
                 self.clobber(t, inst, u);
                 return;
             }
