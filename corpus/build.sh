@@ -157,9 +157,13 @@ if [ -n "$cutlass_inc" ]; then
     compile cutlass-wmma-gemm-sm80 corpus/src/cutlass_wmma_gemm.cu \
         "$nvcc" -ptx -lineinfo -arch=sm_80 --std=c++17 -I"$cutlass_inc" \
         --expt-relaxed-constexpr corpus/src/cutlass_wmma_gemm.cu -o "$out/cutlass-wmma-gemm-sm80.ptx"
+    # Its binary variant (1-bit operands, XOR-popcount): sub-byte wmma.load (.b1).
+    compile cutlass-wmma-b1-gemm-sm80 corpus/src/cutlass_wmma_b1_gemm.cu \
+        "$nvcc" -ptx -lineinfo -arch=sm_80 --std=c++17 -I"$cutlass_inc" \
+        --expt-relaxed-constexpr corpus/src/cutlass_wmma_b1_gemm.cu -o "$out/cutlass-wmma-b1-gemm-sm80.ptx"
 else
     echo "corpus: FAILED cutlass-wmma-gemm-sm80 (no CUTLASS headers)" >&2
-    failed+=("cutlass-wmma-gemm-sm80")
+    failed+=("cutlass-wmma-gemm-sm80" "cutlass-wmma-b1-gemm-sm80")
 fi
 
 # A CUTLASS example exactly as the package ships it (host code, reference kernels, asserts,
@@ -681,6 +685,16 @@ for line in sys.argv[2:]:
                "16x16x16, 2-stage MmaPipelined mainloop (st.shared + __syncthreads, "
                "wmma.load.a/b from shared memory), epilogue through shared memory with "
                "wmma.store.d; compiled as shipped (no -DNDEBUG). Sizes explored; beta = 0.")
+    elif name == "cutlass-wmma-b1-gemm-sm80":
+        # 8 warps (128x256 tile of 64x64 warp tiles); the same Params layout and fixed fields.
+        args = ["--threads", "256",
+                "--param", "0+292:f32=0", "--param", "0+304:u64=0", "--param", "0+320:u64=0"]
+        why = ("CUTLASS 2.x binary GEMM on the warp matrix functions (OpClassWmmaTensorOp, "
+               "arch::Sm75, OpXorPopc, compiled for sm_80): 1-bit row-major A x column-major "
+               "B -> int32, 128x256x512 tile, 8 warps of 64x64x512, WMMA 8x8x128, 2-stage "
+               "MmaPipelined mainloop with sub-byte wmma.load.b1 from shared memory, epilogue "
+               "through shared memory with wmma.store.d.s32; compiled as shipped (no "
+               "-DNDEBUG). Sizes explored; beta = 0.")
     elif name.startswith("cutlass"):
         # CUTLASS passes one by-value Params struct: mode (u32 @0), then the problem shape
         # (M, N, K, L as u32 @4, 8, 12, 16).  K bounds the mainloop's k-tile loop around
