@@ -33,6 +33,9 @@ type VarKey = (TermId, u8);
 /// ([`Machine::alternative_witness_exprs`]).
 const ALTERNATIVE_SEARCH: u64 = 2_000_000;
 
+/// Searches for alternative witnesses per witness asked for, found or not.
+const ALTERNATIVE_SEARCHES_PER_WITNESS: u32 = 2;
+
 /// Choices one branch may make on one path, on all its variables together, in units of
 /// [`crate::ChoicePlan::max_trips`] (a mutant of `param_loop.ptx` made 65,468 choices at one
 /// branch, each on a new variable, and its witness searches ran the search budget: 14 s).
@@ -1087,8 +1090,9 @@ impl Machine<'_> {
     /// choices first. A failing path's first witness (the smallest values) may miss what
     /// only its other values show: CUTLASS's pipelined GEMM without its mainloop
     /// `__syncthreads()` races at one k-tile, on a path of "at most one k-tile" whose witness
-    /// is K = 0. Each search may evaluate at most [`ALTERNATIVE_SEARCH`] term nodes, not
-    /// charged to the exploration's search budget (only a failing path's replay asks).
+    /// is K = 0. At most [`ALTERNATIVE_SEARCHES_PER_WITNESS`] searches per witness asked
+    /// for, each of at most [`ALTERNATIVE_SEARCH`] term nodes, not charged to the
+    /// exploration's search budget (only a failing path's replay asks).
     pub(super) fn alternative_witness_exprs(&mut self, n: u32) -> Vec<Vec<(Expr, u64)>> {
         let mut out = Vec::new();
         if n == 0 {
@@ -1099,6 +1103,9 @@ impl Machine<'_> {
         };
         let known: FxHashMap<TermId, u64> = witness.iter().copied().collect();
         let keys: Vec<VarKey> = self.choices.order.iter().rev().copied().collect();
+        // Searches, found or not: a path of many variables and intervals must not run one
+        // search per interval end.
+        let mut searches = 0u32;
         for key in keys {
             let Some(set) = self.choices.store.get(&key).cloned() else {
                 continue;
@@ -1118,9 +1125,10 @@ impl Machine<'_> {
                 }
             }
             for v in candidates {
-                if out.len() as u32 >= n {
+                if out.len() as u32 >= n || searches >= ALTERNATIVE_SEARCHES_PER_WITNESS * n {
                     return out;
                 }
+                searches += 1;
                 let (found, _) = self.find_witness(key, &[(v, v)], ALTERNATIVE_SEARCH);
                 if let Some(w) = found {
                     let exprs: Vec<(Expr, u64)> =
