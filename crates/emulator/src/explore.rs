@@ -268,13 +268,19 @@ pub fn explore(
                     // The witness fails an assertion (the path stopped before it, at what it
                     // could not decide): the path is held like one that reached it.
                     Ok(concrete)
-                        if !checking_held
+                        if next == 1
+                            && !checking_held
                             && !concrete.abandoned
                             && concrete.fails_only_assertions() =>
                     {
                         add_assumptions(&mut assumed, &concrete.failed_assertions);
                         fails_assertions = true;
                     }
+                    // Another input of the path that fails an assertion confirms nothing and
+                    // holds nothing: what the path found stays unconfirmed unless another
+                    // input reproduces it.
+                    Ok(concrete)
+                        if next > 1 && !concrete.abandoned && concrete.fails_only_assertions() => {}
                     Ok(concrete)
                         if concrete.choices.is_empty() && !concrete.abandoned && {
                             rechecked = true;
