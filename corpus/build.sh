@@ -502,6 +502,11 @@ PENDING = {}
 # tcgen05.mma instruction descriptor, which weft must know whole to lay out the shared
 # operands; the examples never negate.
 BLACKWELL_MMA_FIELDS = ["--param", "0+1:u8=0", "--param", "0+2:u8=0"]
+# CUTLASS 2.x kernel::Gemm::Params (cutlass/gemm/kernel/gemm.h): the epilogue's
+# LinearCombination params are alpha @288, beta @292, alpha_ptr @296, beta_ptr @304,
+# alpha_ptr_array @312, beta_ptr_array @320. beta = 0 with null beta pointers: the epilogue
+# reads no source C (weft's unverifiable report names these fields when they are free).
+CUTLASS2_BETA0 = ["--param", "0+292:f32=0", "--param", "0+304:u64=0", "--param", "0+320:u64=0"]
 for line in sys.argv[2:]:
     if not line:
         continue
@@ -660,14 +665,10 @@ for line in sys.argv[2:]:
         # No .maxntid in the PTX: the kernel's 8 warps (128x256 tile of 64x64 warp tiles).
         # kernel::Gemm::Params (cutlass/gemm/kernel/gemm.h): problem_size M, N, K (i32 @0, 4,
         # 8), grid_tiled_shape (@12, 16, 20), swizzle_log_tile (@24), ..., the epilogue's
-        # LinearCombination params (alpha @288, beta @292, alpha_ptr @296, beta_ptr @304,
-        # alpha_ptr_array @312, beta_ptr_array @320), gemm_k_size (@336).
-        # Fixed: beta = 0 with null beta pointers (the epilogue reads no source C: weft's
-        # unverifiable report names these fields). Explored: the grid of tiles (an early exit
-        # for CTAs past it), K and gemm_k_size (CTA 0 reads min(K, gemm_k_size); the host
-        # sets gemm_k_size to K rounded up to 64 without split-K).
-        args = ["--threads", "256",
-                "--param", "0+292:f32=0", "--param", "0+304:u64=0", "--param", "0+320:u64=0"]
+        # params (CUTLASS2_BETA0, fixed), gemm_k_size (@336). Explored: the grid of tiles (an
+        # early exit for CTAs past it), K and gemm_k_size (CTA 0 reads min(K, gemm_k_size);
+        # the host sets gemm_k_size to K rounded up to 64 without split-K).
+        args = ["--threads", "256"] + CUTLASS2_BETA0
         why = ("CUTLASS 2.x Ampere GEMM (cutlass::gemm::device::Gemm, arch::Sm80, "
                "OpClassTensorOp, default configuration): fp16 row-major A x column-major B -> "
                "fp16, fp32 accumulation, 128x256x64 tile, 8 warps, 3-stage MmaMultistage "
@@ -677,8 +678,7 @@ for line in sys.argv[2:]:
         # No .maxntid in the PTX: 4 warps (128x128 tile of 64x64 warp tiles). The same
         # kernel::Gemm::Params layout as the Ampere GEMM above: beta = 0 with null beta
         # pointers fixed (no source C), the grid of tiles, K and gemm_k_size explored.
-        args = ["--threads", "128",
-                "--param", "0+292:f32=0", "--param", "0+304:u64=0", "--param", "0+320:u64=0"]
+        args = ["--threads", "128"] + CUTLASS2_BETA0
         why = ("CUTLASS 2.x GEMM on the warp matrix functions (cutlass::gemm::device::Gemm, "
                "OpClassWmmaTensorOp, arch::Sm70, compiled for sm_80): fp16 row-major A x "
                "column-major B -> fp32, 128x128x32 tile, 4 warps of 64x64x32, WMMA "
@@ -687,8 +687,7 @@ for line in sys.argv[2:]:
                "wmma.store.d; compiled as shipped (no -DNDEBUG). Sizes explored; beta = 0.")
     elif name == "cutlass-wmma-b1-gemm-sm80":
         # 8 warps (128x256 tile of 64x64 warp tiles); the same Params layout and fixed fields.
-        args = ["--threads", "256",
-                "--param", "0+292:f32=0", "--param", "0+304:u64=0", "--param", "0+320:u64=0"]
+        args = ["--threads", "256"] + CUTLASS2_BETA0
         why = ("CUTLASS 2.x binary GEMM on the warp matrix functions (OpClassWmmaTensorOp, "
                "arch::Sm75, OpXorPopc, compiled for sm_80): 1-bit row-major A x column-major "
                "B -> int32, 128x256x512 tile, 8 warps of 64x64x512, WMMA 8x8x128, 2-stage "

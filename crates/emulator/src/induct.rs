@@ -485,12 +485,14 @@ pub fn induct(
         }
         Ok(Some((emulation, induct)))
     };
+    // The live registers every run's snapshots compare, computed once.
+    let live = crate::ir::liveness(&ir);
     // 1. The probe: the exit branch is the one with the most choices on the variable.
     let unwatched = Induct::new(
         u32::MAX,
         usize::MAX,
         Task::Observe { limit: 0 },
-        crate::ir::liveness(&ir),
+        live.clone(),
     );
     let Some((probe, _)) = run(unwatched)? else {
         return Ok(Err(NotConcluded::Budget));
@@ -514,16 +516,9 @@ pub fn induct(
     let Some(&(exit, thread, _)) = counts.iter().max_by_key(|e| e.2) else {
         return Ok(Err(NotConcluded::NoExit));
     };
-    let live = crate::ir::liveness(&ir);
-    let new = |task| Induct::new(exit.0, thread.0 as usize, task, crate::ir::liveness(&ir));
+    let new = |task| Induct::new(exit.0, thread.0 as usize, task, live.clone());
     // 2. The observation.
-    let Some((observation, observed)) = run(Induct::new(
-        exit.0,
-        thread.0 as usize,
-        Task::Observe { limit: MAX_MOMENTS },
-        live,
-    ))?
-    else {
+    let Some((observation, observed)) = run(new(Task::Observe { limit: MAX_MOMENTS }))? else {
         return Ok(Err(NotConcluded::Budget));
     };
     if let Some(f) = observed.failure {

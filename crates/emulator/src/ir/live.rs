@@ -12,6 +12,7 @@
 use crate::ir::{Inst, Ir, MemBase, Op, Opnd, Pc, Space};
 
 /// The live-in registers of every instruction, as bitsets over the register files.
+#[derive(Clone)]
 pub(crate) struct Liveness {
     words: usize,
     bits: Vec<u64>,
@@ -50,7 +51,7 @@ pub(crate) fn registers(ir: &Ir, o: Opnd, out: &mut Vec<usize>) {
 
 /// Whether operand `k` of `inst` is the address of an explicit `.global` load, store or
 /// atomic (`ld`/`ldu`, `st`, `atom`, `red`) through a register.
-fn global_address_operand(inst: &Inst, k: usize, o: Opnd) -> bool {
+pub(crate) fn global_address_operand(inst: &Inst, k: usize, o: Opnd) -> bool {
     let address = match inst.op {
         Op::Ld | Op::Atom(_) => k == 1,
         Op::St | Op::RedMem(_) => k == 0,
@@ -61,7 +62,7 @@ fn global_address_operand(inst: &Inst, k: usize, o: Opnd) -> bool {
 
 /// Per register: whether the emulator's behaviour never depends on its value. Every use of
 /// such a register is the address of an explicit `.global` load, store or atomic, or an
-/// operand of an unguarded-or-guarded arithmetic instruction ([`Op::computes`]) whose
+/// operand of an arithmetic instruction ([`Op::computes`], guarded or not) whose
 /// destinations are all such registers (a global pointer and the offsets it advances by).
 /// A `.global` access records nothing and its result is unknown whatever its address,
 /// unless the address lies in the window of initialized module data the emulator reads

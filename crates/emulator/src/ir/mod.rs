@@ -22,7 +22,7 @@ pub(crate) use data::DataLayout;
 pub(crate) use doomed::{assertion_branch, traps_from};
 #[cfg(test)]
 pub(crate) use live::global_address_registers;
-pub(crate) use live::{Liveness, liveness, registers};
+pub(crate) use live::{Liveness, global_address_operand, liveness, registers};
 pub(crate) use lower::lower;
 pub(crate) use types::*;
 

@@ -17,7 +17,7 @@
 //! pure computation's operands and guard are observed when one of its destination
 //! registers is.
 
-use crate::ir::{Inst, Ir, MemBase, Op, Opnd, Space, registers};
+use crate::ir::{Inst, Ir, Op, Opnd, Space, global_address_operand, registers};
 
 /// Per instruction: whether it is a pure computation all of whose destination registers
 /// cannot be observed (`Ir::unobserved`).
@@ -176,14 +176,10 @@ pub(crate) fn value_observed_insts(ir: &Ir) -> Vec<bool> {
         .collect()
 }
 
-/// Whether operand `k` of `inst` is the address of a `.global` load or store.
+/// Whether operand `k` of `inst` is the address of a `.global` load or store
+/// ([`global_address_operand`], without the atomics).
 fn is_global_address(inst: &Inst, k: usize, o: Opnd) -> bool {
-    let address = match inst.op {
-        Op::Ld => k == 1,
-        Op::St => k == 0,
-        _ => false,
-    };
-    address && inst.space == Space::Global && matches!(o, Opnd::Mem(MemBase::Reg(_), _))
+    matches!(inst.op, Op::Ld | Op::St) && global_address_operand(inst, k, o)
 }
 
 /// Per instruction: whether it names a destination register of a `tcgen05.ld` (other than
