@@ -122,6 +122,8 @@ pub enum Kind {
     TensorMemory,
     /// Undefined use of cluster launch control: a request after an observed failure.
     ClusterLaunchControl,
+    /// A bulk copy whose byte count is not a multiple of 16.
+    BulkCopySize,
 }
 
 impl Kind {
@@ -138,6 +140,7 @@ impl Kind {
             Kind::TrapReachable => "trap-reachable",
             Kind::TensorMemory => "tensor-memory",
             Kind::ClusterLaunchControl => "cluster-launch-control",
+            Kind::BulkCopySize => "bulk-copy-size",
         }
     }
 }

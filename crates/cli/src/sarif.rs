@@ -73,6 +73,9 @@ fn rule_description(kind: Kind) -> &'static str {
             "Undefined use of cluster launch control: a clusterlaunchcontrol.try_cancel after \
              the thread observed a failed request."
         }
+        Kind::BulkCopySize => {
+            "A bulk copy (cp.async.bulk) whose byte count is not a multiple of 16."
+        }
     }
 }
 

@@ -874,6 +874,7 @@ fn findings(file: &PtxFile, emulation: &Emulation) -> Vec<Violation> {
             FindingKind::TrapReachable => Kind::TrapReachable,
             FindingKind::TensorMemory => Kind::TensorMemory,
             FindingKind::ClusterLaunchControl => Kind::ClusterLaunchControl,
+            FindingKind::BulkCopySize => Kind::BulkCopySize,
             FindingKind::CollectiveDeadlock => Kind::Deadlock,
             // An `.aligned` instruction some threads of its group skip, as for barriers.
             FindingKind::WarpgroupDivergence => {

@@ -561,6 +561,9 @@ pub enum FindingKind {
     /// A cluster launch control request after the thread observed a failed one, which the
     /// PTX ISA calls undefined.
     ClusterLaunchControl,
+    /// A bulk copy (`cp.async.bulk`, not a reduction) whose byte count is not a multiple of
+    /// 16, which the copy requires (NVIDIA's `cuda::ptx` notes on *cp.async.bulk*).
+    BulkCopySize,
 }
 
 /// A violation found while emulating.

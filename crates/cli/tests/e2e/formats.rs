@@ -22,6 +22,7 @@ pub const KINDS: &[&str] = &[
     "benign-race",
     "tensor-memory",
     "cluster-launch-control",
+    "bulk-copy-size",
 ];
 
 fn is_kind(kind: &str) -> bool {

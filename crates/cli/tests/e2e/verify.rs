@@ -1011,6 +1011,37 @@ fn misaligned_shared_addresses_are_reported() {
     assert_verified("misaligned.ptx", "beyond_declared");
 }
 
+/// A bulk copy's byte count must be a multiple of 16 (`misaligned.ptx`): a 40-byte bulk load
+/// and a 24-byte bulk store, each at an aligned shared address, are `bulk-copy-size` (both
+/// verified before); the 64-byte copy of `aligned` verifies.
+#[test]
+fn bulk_copy_sizes_not_a_multiple_of_16_are_reported() {
+    for (kernel, opcode, bytes) in [
+        (
+            "bulk_copy_size_40",
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+            40,
+        ),
+        (
+            "bulk_store_size_24",
+            "cp.async.bulk.global.shared::cta.bulk_group",
+            24,
+        ),
+    ] {
+        let k = kernel_report("misaligned.ptx", kernel, 1);
+        assert_eq!(violation_kinds(&k), ["bulk-copy-size"], "{k}");
+        let v = &k["violations"][0];
+        assert_eq!(violation_opcodes(v), [opcode], "{v}");
+        let message = v["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("copies {bytes} bytes")),
+            "{message}"
+        );
+        assert_eq!(v["threads"][0]["first"], 0, "{k}");
+        assert_eq!(v["threads"][0]["last"], 0, "{k}");
+    }
+}
+
 /// A failing path whose first witness (the smallest values) does not reproduce what it
 /// found is re-run with other inputs that follow it (`alternative_witness.ptx`): the path
 /// "n <= 1" races only at n = 1, which confirms it (unverifiable before, from n = 0 alone);

@@ -143,6 +143,7 @@ impl Machine<'_> {
         ops: &[Opnd],
         to_shared: bool,
         mbar: bool,
+        reduce: bool,
     ) {
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         if mbar && self.under_branch(t, pc, SyncOp::AsyncCopyToMbarrier) {
@@ -151,6 +152,9 @@ impl Machine<'_> {
         let Some(size) = self.known_value(t, pc, o(2), Value::BulkCopySize, mbar) else {
             return;
         };
+        if !reduce && size % u64::from(BULK_ALIGN) != 0 {
+            self.report_bulk_size(t, pc, size);
+        }
         let (shared_op, kind) = if to_shared {
             (o(0), AccessKind::Write)
         } else {
@@ -205,6 +209,18 @@ impl Machine<'_> {
             let r = self.mbars.complete_tx(a, size as u32);
             self.mbar_result(a, r);
         }
+    }
+
+    /// Reports `bulk-copy-size`: a bulk copy of `size` bytes, not a multiple of 16. The copy
+    /// is then emulated with that size.
+    #[cold]
+    fn report_bulk_size(&mut self, t: usize, pc: u32, size: u64) {
+        let msg = format!(
+            "thread {t}: `{}` at PTX line {} copies {size} bytes, not a multiple of {BULK_ALIGN}: a bulk copy's size must be a multiple of {BULK_ALIGN} bytes (as its shared operand must be aligned to {BULK_ALIGN})",
+            self.opcode(pc),
+            self.line(pc)
+        );
+        self.finding(t, pc, FindingKind::BulkCopySize, msg);
     }
 
     /// A TMA load (`cp.async.bulk.tensor` global → shared, `mbarrier::complete_tx`). Its

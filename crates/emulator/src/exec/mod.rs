@@ -976,9 +976,11 @@ impl Machine<'_> {
             Op::TcgenRelinquish => self.tcgen_relinquish(t),
             Op::TmaLoad => self.tma_load(t, pc, inst, ops),
             Op::TmaStore => self.tma_store(t, pc, inst, ops),
-            Op::CpAsyncBulk { to_shared, mbar } => {
-                self.bulk_copy(t, pc, inst, ops, to_shared, mbar)
-            }
+            Op::CpAsyncBulk {
+                to_shared,
+                mbar,
+                reduce,
+            } => self.bulk_copy(t, pc, inst, ops, to_shared, mbar, reduce),
             Op::Float { .. } | Op::Texture | Op::TensorCore | Op::Skip | Op::Unsupported => {
                 self.exec_opaque(t, pc, inst, ops)
             }

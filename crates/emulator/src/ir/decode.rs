@@ -718,6 +718,7 @@ fn cp(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
                         Some(Space::Global) if !mbar => Op::CpAsyncBulk {
                             to_shared: false,
                             mbar: false,
+                            reduce: true,
                         },
                         _ => Op::UnsupportedControl,
                     }
@@ -725,6 +726,7 @@ fn cp(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
                     Op::CpAsyncBulk {
                         to_shared: dst == Some(Space::Shared),
                         mbar,
+                        reduce: false,
                     }
                 }
             } else if m.h("mbarrier") {

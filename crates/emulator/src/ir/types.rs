@@ -355,6 +355,8 @@ pub(crate) enum Op {
         to_shared: bool,
         /// Signals `complete_tx` on an mbarrier operand.
         mbar: bool,
+        /// `cp.reduce.async.bulk` (its byte count is not checked for a multiple of 16).
+        reduce: bool,
     },
     CpAsyncMbarArrive {
         noinc: bool,
