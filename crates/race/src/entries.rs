@@ -211,24 +211,67 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
             }
         }
     };
-    // The run starts, per chunk while the chunks stay below `limit` (past it the address
-    // range is sparse), else as a list. Tensor memory lies far above shared memory
-    // (`weft_program::TMEM_BASE`): its chunks are indexed right after the shared ones
-    // (`dense_index`), so a Blackwell kernel's two regions stay one dense range.
+    // One pass over the accesses counts them, marks the run starts per chunk and counts
+    // the accesses covering each chunk, while the chunks stay below `limit` (past it the
+    // address range is sparse). Tensor memory lies far above shared memory
+    // (`weft_program::TMEM_BASE`): its chunks are counted apart and indexed right after the
+    // shared ones (`dense_index`), so a Blackwell kernel's two regions stay one dense range.
     let commands: usize = all.iter().map(|(_, thread)| thread.len()).sum();
     let tmem_chunk = u64::from(weft_program::TMEM_BASE) / CHUNK;
-    let mut shared_end = 0u64;
+    // (Tensor memory adds at most its 65,536 cells.)
+    let cells = u64::from(weft_program::TMEM_LANES * weft_program::TMEM_COLUMNS);
+    let (mut accesses, mut approx_accesses) = (0u64, 0u64);
+    // Per region (shared, tensor memory): the run-start marks and the accesses per chunk,
+    // indexed from the region's first chunk; `None` once the region is sparse.
+    let mut regions: [Option<(Vec<bool>, Vec<usize>)>; 2] = [
+        Some((Vec::new(), Vec::new())),
+        Some((Vec::new(), Vec::new())),
+    ];
     let mut tmem = false;
-    accesses_of(&mut |addr, len, _| {
-        let (first, count) = span(addr, len);
-        if len > 0 && first < tmem_chunk {
-            shared_end = shared_end.max(first + count + 1);
+    accesses_of(&mut |addr, len, approx| {
+        accesses += 1;
+        approx_accesses += u64::from(approx);
+        if len == 0 {
+            return;
         }
-        tmem |= len > 0 && first >= tmem_chunk;
+        let (first, count) = span(addr, len);
+        // Shared accesses end below tensor memory (the emulator keeps them there), so an
+        // access lies in one region.
+        let (region, base) = if first >= tmem_chunk {
+            tmem = true;
+            (1, tmem_chunk)
+        } else {
+            (0, 0)
+        };
+        let Some((marks, counts)) = regions[region].as_mut() else {
+            return;
+        };
+        // One past the chunk after the access's last (a run start).
+        let past = first + count + 1 - base;
+        if past > 2 * commands as u64 + (1 << 15) + cells {
+            regions[region] = None;
+            return;
+        }
+        if marks.len() < past as usize {
+            marks.resize(past as usize, false);
+            counts.resize(past as usize, 0);
+        }
+        marked(addr, len, &mut |c| marks[(c - base) as usize] = true);
+        for c in first - base..first + count - base {
+            counts[c as usize] += 1;
+        }
     });
-    // Shared accesses end below tensor memory (the emulator keeps them there), so the map
-    // is monotone and a run never spans the two regions.
-    let shared_end = shared_end.min(tmem_chunk);
+    let limit = 2 * commands as u64 + (1 << 15) + if tmem { cells } else { 0 };
+    let dense = match regions {
+        [Some((smarks, scounts)), Some((tmarks, tcounts))]
+            if (smarks.len() + tmarks.len()) as u64 <= limit =>
+        {
+            Some((smarks, scounts, tmarks, tcounts))
+        }
+        _ => None,
+    };
+    // The end of the shared chunks in the dense index.
+    let shared_end = dense.as_ref().map_or(0, |(smarks, ..)| smarks.len() as u64);
     let dense_index = |c: u64| {
         if c >= tmem_chunk {
             shared_end + (c - tmem_chunk)
@@ -236,32 +279,6 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
             c
         }
     };
-    // (Tensor memory adds at most its 65,536 cells.)
-    let cells = u64::from(weft_program::TMEM_LANES * weft_program::TMEM_COLUMNS);
-    let limit = 2 * commands as u64 + (1 << 15) + if tmem { cells } else { 0 };
-    let mut dense: Option<Vec<bool>> = Some(Vec::new());
-    let (mut accesses, mut approx_accesses) = (0u64, 0u64);
-    accesses_of(&mut |addr, len, approx| {
-        accesses += 1;
-        approx_accesses += u64::from(approx);
-        if len == 0 {
-            return;
-        }
-        let Some(marks) = dense.as_mut() else {
-            return;
-        };
-        // One past the chunk after the access's last (a run start).
-        let (first, count) = span(addr, len);
-        let past = dense_index(first + count + 1);
-        if past > limit {
-            dense = None;
-            return;
-        }
-        if marks.len() < past as usize {
-            marks.resize(past as usize, false);
-        }
-        marked(addr, len, &mut |c| marks[dense_index(c) as usize] = true);
-    });
     let collected = |entries, chunks, words| Collected {
         entries,
         chunks,
@@ -269,7 +286,7 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         approx_accesses,
         words,
     };
-    let Some(marks) = dense else {
+    let Some((mut marks, scounts, tmarks, tcounts)) = dense else {
         // Sparse: every access's run starts again, sorted.
         let mut starts: Vec<u64> = Vec::new();
         accesses_of(&mut |addr, len, _| {
@@ -300,17 +317,16 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         return collected(entries, chunks, words);
     };
     // Entries per run start (shifted by one: the prefix sums below make them the chunks'
-    // starts).
+    // starts): the accesses covering each marked chunk.
+    marks.extend_from_slice(&tmarks);
+    drop(tmarks);
     let mut starts = vec![0usize; marks.len() + 1];
-    accesses_of(&mut |addr, len, _| {
-        let (first, count) = span(addr, len);
-        for c in first..first + count {
-            let d = dense_index(c) as usize;
-            if marks[d] {
-                starts[d + 1] += 1;
-            }
+    for (d, &n) in scounts.iter().chain(&tcounts).enumerate() {
+        if marks[d] {
+            starts[d + 1] = n;
         }
-    });
+    }
+    drop((scounts, tcounts));
     // Each run start with entries, and the run's length: up to the next start (the chunk
     // after every access's last is one, so a run never passes the accessed chunks).
     let mut chunks: Vec<(Range<usize>, u64)> = Vec::new();
