@@ -29,9 +29,9 @@
 #   liger-kernel wheel downloaded, not installed), compiled without torch by
 #   corpus/src/liger_kernels.py.
 # - FlashInfer's Hopper prefill attention (headers and CUTLASS from the flashinfer-python
-#   wheel), instantiated by corpus/src/flashinfer_prefill_sm90.cu, and its single-request
-#   decode attention for sm_80 (cp.async pipeline), instantiated by
-#   corpus/src/flashinfer_decode_sm80.cu.
+#   wheel), instantiated by corpus/src/flashinfer_prefill_sm90.cu, its FP8 variant
+#   (corpus/src/flashinfer_prefill_fp8_sm90.cu), and its single-request decode attention for
+#   sm_80 (cp.async pipeline), instantiated by corpus/src/flashinfer_decode_sm80.cu.
 # - The classic CUTLASS 2.x Ampere GEMM (cutlass::gemm::device::Gemm, Sm80, OpClassTensorOp,
 #   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu, and its
 #   warp-matrix-function variant (OpClassWmmaTensorOp: wmma.load/store through shared
@@ -415,6 +415,16 @@ compile flashinfer-prefill-sm90 corpus/src/flashinfer_prefill_sm90.cu \
     -diag-suppress 20012,1444 -I"$fi_data/include" -I"$fi_data/cutlass/include" \
     -I"$fi_data/cutlass/tools/util/include" corpus/src/flashinfer_prefill_sm90.cu \
     -o "$out/flashinfer-prefill-sm90.ptx"
+
+# FlashInfer's Hopper FP8 prefill attention (its V transpose in shared memory by the producer
+# warpgroup), instantiated by corpus/src/flashinfer_prefill_fp8_sm90.cu with the same flags
+# plus FP8 e4m3.
+compile flashinfer-prefill-fp8-sm90 corpus/src/flashinfer_prefill_fp8_sm90.cu \
+    "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -O3 -DNDEBUG -use_fast_math \
+    --expt-relaxed-constexpr -DFLASHINFER_ENABLE_F16 -DFLASHINFER_ENABLE_FP8_E4M3 \
+    -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED -diag-suppress 20012,1444 -I"$fi_data/include" \
+    -I"$fi_data/cutlass/include" -I"$fi_data/cutlass/tools/util/include" \
+    corpus/src/flashinfer_prefill_fp8_sm90.cu -o "$out/flashinfer-prefill-fp8-sm90.ptx"
 
 # FlashInfer's single-request decode attention (SingleDecodeWithKVCacheKernel, cp.async
 # pipeline), instantiated by corpus/src/flashinfer_decode_sm80.cu from its JIT templates; the
@@ -1125,6 +1135,16 @@ for line in sys.argv[2:]:
                "JIT instantiates it (fp16, head dim 128, no mask): a TMA producer warpgroup and "
                "two wgmma/softmax consumer warpgroups (CUTLASS PipelineTmaAsync, named-barrier "
                "warp scheduling), CTA tile 128x192; sizes explored.")
+    elif name == "flashinfer-prefill-fp8-sm90":
+        # The scheduler's Params (param 2) as in flashinfer-prefill-sm90: qo_len, kv_len
+        # explored. The missing fence.proxy.async (corpus/README.md) shows on the third
+        # path (qo_len = kv_len = 1).
+        why = ("FlashInfer's Hopper FP8 single-request prefill attention kernel as its JIT "
+               "instantiates it (e4m3 Q/K/V, fp16 O, head dim 128, no mask, "
+               "DefaultFP8Attention): a producer warpgroup that loads Q, K and V by TMA and "
+               "transposes each V tile in shared memory (ldmatrix/stmatrix) into a third "
+               "pipeline read by two wgmma consumer warpgroups, CTA tile 128x192; sizes "
+               "explored.")
     elif name == "flashinfer-decode-sm80":
         # The MHA instance (GQA group size 1): NUM_STAGES_SMEM 2, tile_size_per_bdx 8,
         # vec_size 8, bdx 16, bdy 1, bdz 8 (a 16x1x8 CTA; no .maxntid in the PTX).
