@@ -1011,6 +1011,27 @@ fn misaligned_shared_addresses_are_reported() {
     assert_verified("misaligned.ptx", "beyond_declared");
 }
 
+/// Floating-point parameters that decide synchronization are explored by their bit
+/// patterns (`float_params.ptx`; each kernel was unverifiable before): `beta != 0` skips a
+/// barrier at beta = +0, a race found with bit pattern 0; a barrier on either side of
+/// `x > 1.0` verifies for every value (two paths); an `.f64` `x > 1.5` without a barrier
+/// races, found with the smallest double above 1.5.
+#[test]
+fn float_parameters_deciding_synchronization_are_explored() {
+    let k = kernel_report("float_params.ptx", "race_when_zero", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 0, "{k}");
+    let k = assert_verified("float_params.ptx", "synced_either_way");
+    assert_eq!(k["coverage"]["paths"], 2, "{k}");
+    assert_eq!(k["coverage"]["complete"], true, "{k}");
+    let k = kernel_report("float_params.ptx", "race_above", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    assert_eq!(
+        k["coverage"]["failing_inputs"][0]["value"], 0x3ff8_0000_0000_0001u64,
+        "{k}"
+    );
+}
+
 /// A bulk copy's byte count must be a multiple of 16 (`misaligned.ptx`): a 40-byte bulk load
 /// and a 24-byte bulk store, each at an aligned shared address, are `bulk-copy-size` (both
 /// verified before); the 64-byte copy of `aligned` verifies.

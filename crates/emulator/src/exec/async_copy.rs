@@ -19,6 +19,17 @@ const TMA_MIN_BOX: u32 = 16;
 /// shared address needs 128, of which weft checks these 16).
 pub(super) const BULK_ALIGN: u32 = 16;
 
+/// The form of a bulk copy ([`crate::ir::Op::CpAsyncBulk`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BulkForm {
+    /// Destination is shared memory (else the source is).
+    pub(super) to_shared: bool,
+    /// Signals `complete_tx` on an mbarrier operand.
+    pub(super) mbar: bool,
+    /// `cp.reduce.async.bulk`.
+    pub(super) reduce: bool,
+}
+
 impl Machine<'_> {
     /// `cp.async` (non-bulk): a shared write of `size` bytes whose values come from global
     /// memory.
@@ -141,10 +152,13 @@ impl Machine<'_> {
         pc: u32,
         inst: &Inst,
         ops: &[Opnd],
-        to_shared: bool,
-        mbar: bool,
-        reduce: bool,
+        form: BulkForm,
     ) {
+        let BulkForm {
+            to_shared,
+            mbar,
+            reduce,
+        } = form;
         let o = |k: usize| ops.get(k).copied().unwrap_or(Opnd::Sink);
         if mbar && self.under_branch(t, pc, SyncOp::AsyncCopyToMbarrier) {
             return;

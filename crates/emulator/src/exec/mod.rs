@@ -980,7 +980,14 @@ impl Machine<'_> {
                 to_shared,
                 mbar,
                 reduce,
-            } => self.bulk_copy(t, pc, inst, ops, to_shared, mbar, reduce),
+            } => {
+                let form = async_copy::BulkForm {
+                    to_shared,
+                    mbar,
+                    reduce,
+                };
+                self.bulk_copy(t, pc, inst, ops, form)
+            }
             Op::Float { .. } | Op::Texture | Op::TensorCore | Op::Skip | Op::Unsupported => {
                 self.exec_opaque(t, pc, inst, ops)
             }

@@ -78,6 +78,7 @@ impl OpKind {
             OpKind::Other(name) => name,
             OpKind::Inst(_) => "instruction",
             OpKind::Pack => "pack",
+            OpKind::FCmp(cmp, _) => fcmp_name(cmp),
         }
     }
 }
@@ -146,6 +147,9 @@ pub(crate) enum OpKind {
     /// A register assembled from its operands, the first the low bits (`mov.b64 d, {lo,
     /// hi}`, each part `bits / parts` wide): a value term when a part is one.
     Pack,
+    /// A floating-point `setp` comparison of two `width`-bit (32 or 64) operands, read
+    /// from their low bits as IEEE 754 values: a predicate (the node's `bits` is 1).
+    FCmp(crate::ir::Cmp, u8),
 }
 
 impl OpKind {
@@ -306,6 +310,95 @@ fn shift_back(s: &[(u64, u64)], k: u64, bits: u8) -> Set {
         }
     }
     normalize(out)
+}
+
+/// The name of a floating-point comparison in a report.
+fn fcmp_name(cmp: crate::ir::Cmp) -> &'static str {
+    use crate::ir::Cmp;
+    match cmp {
+        Cmp::Eq => "eq.f",
+        Cmp::Ne => "ne.f",
+        Cmp::Lt => "lt.f",
+        Cmp::Le => "le.f",
+        Cmp::Gt => "gt.f",
+        Cmp::Ge => "ge.f",
+        Cmp::Equ => "equ.f",
+        Cmp::Neu => "neu.f",
+        Cmp::Ltu => "ltu.f",
+        Cmp::Leu => "leu.f",
+        Cmp::Gtu => "gtu.f",
+        Cmp::Geu => "geu.f",
+        Cmp::Num => "num.f",
+        Cmp::Nan => "nan.f",
+        Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs => "cmp.f",
+    }
+}
+
+/// The `w`-bit patterns `z` (`w` 32 or 64) for which the floating-point comparison `z cmp c`
+/// holds, `z` and `c` read as IEEE 754 values exactly as the emulator compares them
+/// (`alu::compare_float`: NaN is unordered, `-0 == +0`, subnormals by their value), as
+/// unsigned intervals; `None` for another width or an integer-only comparison.
+fn ftruth(cmp: crate::ir::Cmp, w: u8, c: u64) -> Option<Set> {
+    use crate::ir::Cmp;
+    let (sign, inf) = match w {
+        32 => (1u64 << 31, 0x7f80_0000u64),
+        64 => (1u64 << 63, 0x7ff0_0000_0000_0000u64),
+        _ => return None,
+    };
+    let max = top(w);
+    // The NaN patterns; the others are ordered by the key `±magnitude` (the magnitude bits
+    // grow with the value's magnitude; -0 and +0 both have key 0).
+    let nan: Set = vec![(inf + 1, sign - 1), ((sign | inf) + 1, max)];
+    let is_nan = |z: u64| z & !sign > inf;
+    let key = |z: u64| {
+        let m = i128::from(z & !sign);
+        if z & sign != 0 { -m } else { m }
+    };
+    let (kmin, kmax) = (-i128::from(inf), i128::from(inf));
+    // The non-NaN patterns whose key lies in `lo..=hi`.
+    let keys = |lo: i128, hi: i128| -> Set {
+        let (lo, hi) = (lo.max(kmin), hi.min(kmax));
+        let mut out = Vec::new();
+        if lo > hi {
+            return out;
+        }
+        if hi >= 0 {
+            out.push((lo.max(0) as u64, hi as u64));
+        }
+        if lo <= 0 {
+            let (mlo, mhi) = ((-hi.min(0)) as u64, (-lo) as u64);
+            out.push((sign | mlo, sign | mhi));
+        }
+        normalize(out)
+    };
+    let c = c & max;
+    let ordered = keys(kmin, kmax);
+    if is_nan(c) {
+        return Some(match cmp {
+            Cmp::Equ | Cmp::Neu | Cmp::Ltu | Cmp::Leu | Cmp::Gtu | Cmp::Geu | Cmp::Nan => {
+                vec![(0, max)]
+            }
+            Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs => return None,
+            _ => Vec::new(),
+        });
+    }
+    let k = key(c);
+    let set = match cmp {
+        Cmp::Eq | Cmp::Equ => keys(k, k),
+        Cmp::Ne | Cmp::Neu => union(&keys(kmin, k - 1), &keys(k + 1, kmax)),
+        Cmp::Lt | Cmp::Ltu => keys(kmin, k - 1),
+        Cmp::Le | Cmp::Leu => keys(kmin, k),
+        Cmp::Gt | Cmp::Gtu => keys(k + 1, kmax),
+        Cmp::Ge | Cmp::Geu => keys(k, kmax),
+        Cmp::Num => ordered,
+        Cmp::Nan => Vec::new(),
+        Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs => return None,
+    };
+    let unordered = matches!(
+        cmp,
+        Cmp::Equ | Cmp::Neu | Cmp::Ltu | Cmp::Leu | Cmp::Gtu | Cmp::Geu | Cmp::Nan
+    );
+    Some(if unordered { union(&set, &nan) } else { set })
 }
 
 /// The `bits`-wide values `z` with `z rel c` (signed or unsigned), as unsigned intervals.
@@ -690,10 +783,21 @@ impl Terms {
     /// A predicate that is not a comparison of a term with a constant constrains itself (a
     /// 1-bit variable, true for 1).
     pub(crate) fn constraint(&self, p: TermId) -> Constraint {
-        let (q, negated) = match self.node(p) {
-            Node::Not(q) => (q, true),
-            _ => (p, false),
-        };
+        // Negations: `Not` nodes, and `not.pred` (a 1-bit bitwise not) of a predicate.
+        let (mut q, mut negated) = (p, false);
+        loop {
+            match self.node(q) {
+                Node::Not(r) => q = r,
+                Node::Op {
+                    op: OpKind::Not,
+                    bits: 1,
+                    args: [Some(r), ..],
+                    ..
+                } if self.natural(r).0 == 1 => q = r,
+                _ => break,
+            }
+            negated = !negated;
+        }
         let mut c = self.positive(q);
         if negated {
             c.when_true = complement(&c.when_true, c.bits);
@@ -707,6 +811,23 @@ impl Terms {
             bits: 1,
             when_true: vec![(1, 1)],
         };
+        // A floating-point comparison with a constant: the operand's bit patterns on which
+        // it holds.
+        if let Node::Op {
+            op: OpKind::FCmp(cmp, w),
+            args: [Some(a), Some(b), _],
+            ..
+        } = self.node(p)
+        {
+            return match (self.node(b), ftruth(cmp, w, 0)) {
+                (Node::Const(c), Some(_)) => Constraint {
+                    base: a,
+                    bits: w,
+                    when_true: ftruth(cmp, w, c).unwrap_or_default(),
+                },
+                _ => opaque,
+            };
+        }
         let Node::Cmp {
             rel,
             signed,
@@ -972,6 +1093,9 @@ impl Terms {
                             })
                             .map(|v| mask(v, bits))
                     }
+                    OpKind::FCmp(cmp, w) => {
+                        Some(u64::from(super::alu::compare_float(cmp, w, a?, b?)))
+                    }
                     OpKind::Other(_) | OpKind::Inst(_) => None,
                 }
             }
@@ -1131,5 +1255,93 @@ mod tests {
             }
         }
         assert!(built < 100);
+    }
+
+    /// The bit patterns a floating-point comparison with a constant holds on
+    /// ([`ftruth`]) are exactly those the concrete comparison (`alu::compare_float`) says
+    /// true for, at both widths, for every comparison and a set of patterns around each
+    /// boundary (zeros, subnormals, ones, the largest finite values, infinities, NaNs of
+    /// both signs), each also as the constant; and a comparison term with a constant
+    /// constrains the parameter, through `not.pred` negations too.
+    #[test]
+    fn float_comparisons_constrain_bit_patterns_as_the_emulator_compares() {
+        use crate::ir::Cmp;
+        let cmps = [
+            Cmp::Eq,
+            Cmp::Ne,
+            Cmp::Lt,
+            Cmp::Le,
+            Cmp::Gt,
+            Cmp::Ge,
+            Cmp::Equ,
+            Cmp::Neu,
+            Cmp::Ltu,
+            Cmp::Leu,
+            Cmp::Gtu,
+            Cmp::Geu,
+            Cmp::Num,
+            Cmp::Nan,
+        ];
+        for (w, sign, inf, one) in [
+            (32u8, 1u64 << 31, 0x7f80_0000u64, 0x3f80_0000u64),
+            (64, 1 << 63, 0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000),
+        ] {
+            let mut pats = Vec::new();
+            for m in [
+                0,
+                1,
+                2,
+                one - 1,
+                one,
+                one + 1,
+                inf - 1,
+                inf,
+                inf + 1,
+                sign - 1,
+            ] {
+                pats.push(m);
+                pats.push(m | sign);
+            }
+            pats.push(top(w));
+            for &c in &pats {
+                for cmp in cmps {
+                    let set = ftruth(cmp, w, c).expect("a float comparison");
+                    for &z in &pats {
+                        let inside = set.iter().any(|&(lo, hi)| lo <= z && z <= hi);
+                        assert_eq!(
+                            inside,
+                            super::super::alu::compare_float(cmp, w, z, c),
+                            "{cmp:?} w{w} z={z:#x} c={c:#x} {set:x?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(ftruth(Cmp::Lo, 32, 0), None);
+        assert_eq!(ftruth(Cmp::Eq, 16, 0), None);
+
+        let mut t = Terms::default();
+        let beta = t.param(8, 4, false).unwrap();
+        let zero = t.constant(0).unwrap();
+        let eq = t
+            .op(
+                OpKind::FCmp(Cmp::Eq, 32),
+                1,
+                false,
+                [Some(beta), Some(zero), None],
+            )
+            .unwrap();
+        let c = t.constraint(eq);
+        assert_eq!((c.base, c.bits), (beta, 32));
+        assert_eq!(c.when_true, vec![(0, 0), (1 << 31, 1 << 31)]);
+        let ne = t.op(OpKind::Not, 1, false, [Some(eq), None, None]).unwrap();
+        let c = t.constraint(ne);
+        assert_eq!((c.base, c.bits), (beta, 32));
+        assert_eq!(
+            c.when_true,
+            vec![(1, (1 << 31) - 1), ((1 << 31) + 1, u64::from(u32::MAX))]
+        );
+        let known = FxHashMap::from_iter([(beta, 0x8000_0000)]);
+        assert_eq!(t.eval(eq, &known, &mut FxHashMap::default()), Some(1));
     }
 }

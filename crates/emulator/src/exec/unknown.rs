@@ -26,6 +26,30 @@ fn rel(cmp: Cmp, signed: bool) -> Option<(Rel, bool)> {
     })
 }
 
+/// Whether `cmp` is a floating-point comparison (`setp.{eq,...,nan}.f32`).
+fn float_cmp(cmp: Cmp) -> bool {
+    !matches!(cmp, Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs)
+}
+
+/// The comparison `b cmp' a` that holds exactly when `a cmp b` does.
+fn mirrored(cmp: Cmp) -> Cmp {
+    match cmp {
+        Cmp::Lt => Cmp::Gt,
+        Cmp::Gt => Cmp::Lt,
+        Cmp::Le => Cmp::Ge,
+        Cmp::Ge => Cmp::Le,
+        Cmp::Ltu => Cmp::Gtu,
+        Cmp::Gtu => Cmp::Ltu,
+        Cmp::Leu => Cmp::Geu,
+        Cmp::Geu => Cmp::Leu,
+        Cmp::Lo => Cmp::Hi,
+        Cmp::Hi => Cmp::Lo,
+        Cmp::Ls => Cmp::Hs,
+        Cmp::Hs => Cmp::Ls,
+        other => other,
+    }
+}
+
 impl Machine<'_> {
     /// The term of operand `(v, u)`: a constant when known, its term when termed.
     pub(super) fn operand_term(&mut self, (v, u): (u64, u32)) -> Option<TermId> {
@@ -501,14 +525,32 @@ impl Machine<'_> {
     ) -> (u32, u32) {
         let u = self.src.union(a.1, b.1);
         let u = self.src.union(u, c.1);
-        if (a.1 | b.1 | c.1) & TERMED == 0 || ty.kind == Kind::F {
+        if (a.1 | b.1 | c.1) & TERMED == 0
+            || ty.kind == Kind::F && !(matches!(ty.bits, 32 | 64) && float_cmp(cmp))
+        {
             return (u, u);
         }
         let term = (|| {
-            let (r, signed) = rel(cmp, ty.signed())?;
             let ta = self.operand_term(a)?;
             let tb = self.operand_term(b)?;
-            let p = self.src.terms.cmp(r, signed, ty.bits, ta, tb)?;
+            let p = if ty.kind == Kind::F {
+                // A floating-point comparison: the operand with a term first, so that a
+                // comparison with a constant constrains it (`Terms::constraint`).
+                let (x, y, cmp) = if a.1 == 0 && b.1 != 0 {
+                    (tb, ta, mirrored(cmp))
+                } else {
+                    (ta, tb, cmp)
+                };
+                self.src.terms.op(
+                    OpKind::FCmp(cmp, ty.bits),
+                    1,
+                    false,
+                    [Some(x), Some(y), None],
+                )?
+            } else {
+                let (r, signed) = rel(cmp, ty.signed())?;
+                self.src.terms.cmp(r, signed, ty.bits, ta, tb)?
+            };
             let np = self.src.terms.not(p)?;
             let k = match bop {
                 BoolOp::None => return Some((p, np)),

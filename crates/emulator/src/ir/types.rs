@@ -159,7 +159,7 @@ pub(crate) enum MulMode {
 }
 
 /// Comparison operators of `setp`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Cmp {
     Eq,
     Ne,
