@@ -36,6 +36,7 @@
 #   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu, and its
 #   warp-matrix-function variant (OpClassWmmaTensorOp: wmma.load/store through shared
 #   memory), instantiated by corpus/src/cutlass_wmma_gemm.cu.
+# - CUTLASS example 63 (Hopper FP8 GEMM with an L2 weight-prefetch warp), compiled whole.
 # - CUTLASS's attention examples from nvidia-cutlass's source tree: example 88 (Hopper FMHA,
 #   compiled whole as shipped) and example 77 (Blackwell FMHA forward and backward and MLA
 #   forward, instantiated by corpus/src/cutlass_example77_*.cu with the example's types),
@@ -179,6 +180,21 @@ if [ -n "$cutlass_inc" ]; then
         "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" \
         -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" \
         --expt-relaxed-constexpr "$ex48" -o "$out/cutlass-example-48-hopper-ws-gemm.ptx"
+fi
+
+# Example 63 (Hopper FP8 GEMM with an L2 weight-prefetch warp), compiled whole as shipped
+# with its own directory on the include path (its CMakeLists); ~30 s. The manifest checks its
+# one GEMM kernel twice: with prefetching disabled, and at the example's default ratio.
+if [ -n "$cutlass_inc" ]; then
+    ex63="$cutlass_src/examples/63_hopper_gemm_with_weight_prefetch"
+    compile cutlass-example-63-hopper-weight-prefetch "$ex63/63_hopper_gemm_with_weight_prefetch.cu" \
+        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" -I"$ex63" \
+        --expt-relaxed-constexpr "$ex63/63_hopper_gemm_with_weight_prefetch.cu" \
+        -o "$out/cutlass-example-63-hopper-weight-prefetch.ptx"
+    if [ -f "$out/cutlass-example-63-hopper-weight-prefetch.ptx" ]; then
+        built+=("cutlass-example-63-hopper-weight-prefetch-default|$out/cutlass-example-63-hopper-weight-prefetch.ptx|$ex63/63_hopper_gemm_with_weight_prefetch.cu")
+    fi
 fi
 
 # CUTLASS's attention examples (shipped in nvidia-cutlass's source tree, like example 48).
@@ -532,6 +548,33 @@ for line in sys.argv[2:]:
                "reference kernels without a CTA shape. Only the GEMM kernel is checked: it "
                "synchronizes across the CTAs of its cluster (barrier.cluster), which weft does "
                "not model, so it must say so rather than verify it.")
+    elif name.startswith("cutlass-example-63-hopper-weight-prefetch"):
+        # Params: one by-value struct. The mainloop's TMA transaction bytes (u32 @640: A + B
+        # per stage, e4m3 64x128 + e5m2 64x128 = 16384; @644, @648: A and B alone, 8192 each)
+        # and the epilogue's C-load bytes (@1408: one 64x64 e4m3 subtile, 4096; the epilogue
+        # tile of a non-cooperative schedule with 8-bit D) are host constants; the alpha and
+        # beta pointers (@776, @784) are null (the scalars are used); beta (f32 @768) is
+        # explored (float comparisons, docs/semantics.md §6.5) and so is K (@12: the k-tile
+        # loop; --max-trips 16 reaches past the 13 stages, where the producer waits for
+        # released ones). prefetch_ratio (f32 @656): -1 disables the prefetch warp (the
+        # collective's default); the example's command line defaults to 0.5, where the
+        # prefetch count is floating-point arithmetic on the k-tile count.
+        args += ["--param", "0+640:u32=16384", "--param", "0+644:u32=8192",
+                 "--param", "0+648:u32=8192", "--param", "0+1408:u32=4096",
+                 "--param", "0+776:u64=0", "--param", "0+784:u64=0"]
+        if name.endswith("-default"):
+            args += ["--param", "0+656:f32=0.5"]
+            why = ("CUTLASS example 63 (Hopper FP8 GEMM with L2 weight prefetch) compiled whole "
+                   "as shipped, at the example's default prefetch_ratio 0.5: the prefetch "
+                   "warp's tile count is floating-point arithmetic on the k-tile count, which "
+                   "weft does not compute, so it must say it cannot verify.")
+        else:
+            args += ["--param", "0+656:f32=-1", "--max-trips", "16"]
+            why = ("CUTLASS example 63 (Hopper FP8 GEMM with L2 weight prefetch: "
+                   "KernelTmaWarpSpecializedFP8FastAccumWithPrefetchAndSplitDMA, 64x64x128 "
+                   "tile, 13 stages, separate DMA warps for A and B, TMA-store epilogue over "
+                   "the mainloop's shared memory) compiled whole as shipped, prefetching "
+                   "disabled (prefetch_ratio -1); beta and K explored.")
     elif name.startswith("cutlass-example-88-hopper-fmha"):
         # The whole example's PTX: pick the kernel by its mangled name (fp16, DefaultFusion):
         # the cooperative forward (128x128x128, IndividualTileScheduler; `run_fwd_128`'s
