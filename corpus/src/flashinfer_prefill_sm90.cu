@@ -34,46 +34,15 @@ constexpr int HEAD_DIM_VO = 128;
 constexpr auto USE_LOGITS_SOFT_CAP = false;
 constexpr auto USE_SLIDING_WINDOW = false;
 
-struct Params {
-  using DTypeQ = ::DTypeQ;
-  using DTypeKV = ::DTypeKV;
-  using DTypeO = ::DTypeO;
-  using IdType = ::IdType;
-
-  // The QKV matrices.
-  DTypeQ* q_ptr;
-  DTypeKV* k_ptr;
-  DTypeKV* v_ptr;
-  DTypeO* o_ptr;
-  float* lse_ptr;
-
-  // Additional params
-  struct AdditionalParams {
-    float* maybe_scale_v;
-    double logits_soft_cap;
-    double sm_scale;
-    double scale_v_scalar;
-  } additional_params;
-
-  int64_t q_stride_n;
-  int64_t k_stride_n;
-  int64_t v_stride_n;
-  int64_t o_stride_n;
-  int64_t q_stride_h;
-  int64_t k_stride_h;
-  int64_t v_stride_h;
-  int64_t o_stride_h;
-
-  int qo_len;
-  int kv_len;
-  int head_dim;
-  int num_qo_heads;
-  int num_kv_heads;
-  int group_size;
-  int window_left;
-
-  bool causal;
+// The variant's additional parameters (the template's `additional_params`).
+struct PrefillAdditionalParams {
+  float* maybe_scale_v;
+  double logits_soft_cap;
+  double sm_scale;
+  double scale_v_scalar;
 };
+
+#include "flashinfer_single_prefill_params.h"
 
 #include <flashinfer/attention/hopper/variants.cuh>
 
