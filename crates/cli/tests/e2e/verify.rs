@@ -1030,6 +1030,25 @@ fn float_parameters_deciding_synchronization_are_explored() {
         k["coverage"]["failing_inputs"][0]["value"], 0x3ff8_0000_0000_0001u64,
         "{k}"
     );
+    // `.ftz` compares a subnormal as zero: fixed to the smallest subnormal, the barrier is
+    // skipped; to the smallest normal, it is not. Free, the flush has no term.
+    let verdict = |value: &str| {
+        let spec = format!("beta={value}");
+        let run = weft(&[
+            "float_params.ptx",
+            "--kernel",
+            "ftz_flushes",
+            "--param",
+            &spec,
+            "--format",
+            "json",
+        ]);
+        run.json()["kernels"][0]["verdict"].clone()
+    };
+    assert_eq!(verdict("1e-45"), "violation");
+    assert_eq!(verdict("1.2e-38"), "verified");
+    let k = kernel_report("float_params.ptx", "ftz_flushes", 3);
+    assert_eq!(k["verdict"], "unverifiable", "{k}");
 }
 
 /// A bulk copy's byte count must be a multiple of 16 (`misaligned.ptx`): a 40-byte bulk load

@@ -820,8 +820,16 @@ impl Machine<'_> {
         let mut u = ua | ub;
         let mut c_opnd = (0, 0);
         let bits = inst.ty.bits;
+        // `.ftz` compares single-precision subnormals as zeros of their sign.
+        let flush = |x: u64| {
+            if inst.ftz && bits == 32 && (x >> 23) & 0xff == 0 {
+                x & 0x8000_0000
+            } else {
+                x
+            }
+        };
         let r = match inst.ty.kind {
-            Kind::F => compare_float(cmp, bits, a, b),
+            Kind::F => compare_float(cmp, bits, flush(a), flush(b)),
             _ => compare(cmp, bits, inst.ty.signed(), a, b),
         };
         let (p, q) = match o(0) {
@@ -865,7 +873,14 @@ impl Machine<'_> {
             };
             (f(r), f(!r))
         };
-        if u != 0 {
+        if u != 0 && inst.ftz && inst.ty.kind == Kind::F && bits == 32 {
+            // A comparison term does not model the flush: the results carry no term.
+            let s = self.src.union(ua, ub);
+            let s = self.src.union(s, c_opnd.1);
+            let (v, s) = self.settle(0, self.src.plain(s));
+            self.wr(t, p, v, s);
+            self.wr(t, q, v, s);
+        } else if u != 0 {
             let (up, uq) = self.unknown_setp(cmp, inst.ty, bop, (a, ua), (b, ub), c_opnd);
             let (up, uq) = if swap { (uq, up) } else { (up, uq) };
             let (vp, up) = self.settle(0, up);

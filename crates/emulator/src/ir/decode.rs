@@ -120,6 +120,7 @@ pub(super) struct Decoded {
     pub aligned: bool,
     pub sat: bool,
     pub round: u8,
+    pub ftz: bool,
 }
 
 /// An instruction's modifiers, parsed once.
@@ -208,6 +209,7 @@ pub(super) fn decode(inst: &Instruction<'_>) -> Decoded {
         aligned: inst.opcode == "bar" || has.contains("aligned"),
         sat,
         round,
+        ftz: has.contains("ftz"),
     }
 }
 

@@ -575,6 +575,9 @@ pub(crate) struct Inst {
     pub sat: bool,
     /// Rounding modifier for `cvt`: 0 none/rn, 1 rzi/rz, 2 rmi/rm, 3 rpi/rp, 4 rni.
     pub round: u8,
+    /// `.ftz`: single-precision subnormal inputs (and results) are flushed to sign-preserving
+    /// zero (honoured by `setp`).
+    pub ftz: bool,
     /// First operand in `Ir::opnds`.
     pub ops: u32,
     pub nops: u8,
