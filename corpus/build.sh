@@ -36,7 +36,8 @@
 #   cp.async multistage mainloop), instantiated by corpus/src/cutlass_sm80_gemm.cu, and its
 #   warp-matrix-function variant (OpClassWmmaTensorOp: wmma.load/store through shared
 #   memory), instantiated by corpus/src/cutlass_wmma_gemm.cu.
-# - CUTLASS example 63 (Hopper FP8 GEMM with an L2 weight-prefetch warp), compiled whole.
+# - CUTLASS examples 61 (Hopper GEMM with a fused top-k + softmax epilogue) and 63 (Hopper FP8
+#   GEMM with an L2 weight-prefetch warp), compiled whole.
 # - CUTLASS's attention examples from nvidia-cutlass's source tree: example 88 (Hopper FMHA,
 #   compiled whole as shipped) and example 77 (Blackwell FMHA forward and backward and MLA
 #   forward, instantiated by corpus/src/cutlass_example77_*.cu with the example's types),
@@ -195,6 +196,16 @@ if [ -n "$cutlass_inc" ]; then
     if [ -f "$out/cutlass-example-63-hopper-weight-prefetch.ptx" ]; then
         built+=("cutlass-example-63-hopper-weight-prefetch-default|$out/cutlass-example-63-hopper-weight-prefetch.ptx|$ex63/63_hopper_gemm_with_weight_prefetch.cu")
     fi
+fi
+
+# Example 61 (Hopper GEMM with a fused top-k + softmax epilogue, EVT), compiled whole as
+# shipped; ~30 s.
+if [ -n "$cutlass_inc" ]; then
+    ex61="$cutlass_src/examples/61_hopper_gemm_with_topk_and_softmax/61_hopper_gemm_with_topk_and_softmax.cu"
+    compile cutlass-example-61-hopper-topk-softmax "$ex61" \
+        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" \
+        --expt-relaxed-constexpr "$ex61" -o "$out/cutlass-example-61-hopper-topk-softmax.ptx"
 fi
 
 # CUTLASS's attention examples (shipped in nvidia-cutlass's source tree, like example 48).
@@ -548,6 +559,17 @@ for line in sys.argv[2:]:
                "reference kernels without a CTA shape. Only the GEMM kernel is checked: it "
                "synchronizes across the CTAs of its cluster (barrier.cluster), which weft does "
                "not model, so it must say so rather than verify it.")
+    elif name == "cutlass-example-61-hopper-topk-softmax":
+        # Params: one by-value struct. The mainloop's TMA transaction bytes (u32 @640: fp16
+        # A and B tiles of 64x128, 32768 per stage) are a host constant; the alpha and beta
+        # pointers (@776, @784) are null (the scalars are used); beta (f32 @768) and the
+        # k-tile count are explored.
+        args += ["--param", "0+640:u32=32768", "--param", "0+776:u64=0",
+                 "--param", "0+784:u64=0"]
+        why = ("CUTLASS example 61 (Hopper GEMM with the LinCombTopKSoftmaxCol epilogue "
+               "visitor, top-2) compiled whole as shipped: KernelTmaWarpSpecialized, fp16, "
+               "64x64x128 tile, no source C, one TMA-store epilogue subtile per tile; beta "
+               "and K explored.")
     elif name.startswith("cutlass-example-63-hopper-weight-prefetch"):
         # Params: one by-value struct. The mainloop's TMA transaction bytes (u32 @640: A + B
         # per stage, e4m3 64x128 + e5m2 64x128 = 16384; @644, @648: A and B alone, 8192 each)
