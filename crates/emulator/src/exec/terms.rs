@@ -819,13 +819,17 @@ impl Terms {
             ..
         } = self.node(p)
         {
-            return match (self.node(b), ftruth(cmp, w, 0)) {
-                (Node::Const(c), Some(_)) => Constraint {
+            let set = match self.node(b) {
+                Node::Const(c) => ftruth(cmp, w, c),
+                _ => None,
+            };
+            return match set {
+                Some(when_true) => Constraint {
                     base: a,
                     bits: w,
-                    when_true: ftruth(cmp, w, c).unwrap_or_default(),
+                    when_true,
                 },
-                _ => opaque,
+                None => opaque,
             };
         }
         let Node::Cmp {
