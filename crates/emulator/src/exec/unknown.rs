@@ -584,3 +584,67 @@ impl Machine<'_> {
         self.unknown_setp(cmp, ty, BoolOp::None, a, b, (0, 0))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `b mirrored(cmp) a` holds exactly when `a cmp b` does (the term of a float comparison
+    /// with its constant first is built mirrored), for every comparison and pairs of
+    /// boundary patterns (zeros, subnormals, ones, infinities, NaNs of both signs) at both
+    /// widths; integer comparisons too.
+    #[test]
+    fn a_mirrored_comparison_swaps_its_operands() {
+        use super::super::alu::{compare, compare_float};
+        let cmps = [
+            Cmp::Eq,
+            Cmp::Ne,
+            Cmp::Lt,
+            Cmp::Le,
+            Cmp::Gt,
+            Cmp::Ge,
+            Cmp::Lo,
+            Cmp::Ls,
+            Cmp::Hi,
+            Cmp::Hs,
+            Cmp::Equ,
+            Cmp::Neu,
+            Cmp::Ltu,
+            Cmp::Leu,
+            Cmp::Gtu,
+            Cmp::Geu,
+            Cmp::Num,
+            Cmp::Nan,
+        ];
+        for (w, sign, inf, one) in [
+            (32u8, 1u64 << 31, 0x7f80_0000u64, 0x3f80_0000u64),
+            (64, 1 << 63, 0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000),
+        ] {
+            let mut pats = Vec::new();
+            for m in [0, 1, one, inf, inf + 1] {
+                pats.push(m);
+                pats.push(m | sign);
+            }
+            for cmp in cmps {
+                for &a in &pats {
+                    for &b in &pats {
+                        if float_cmp(cmp) {
+                            assert_eq!(
+                                compare_float(cmp, w, a, b),
+                                compare_float(mirrored(cmp), w, b, a),
+                                "{cmp:?} {a:#x} {b:#x}"
+                            );
+                        }
+                        for signed in [false, true] {
+                            assert_eq!(
+                                compare(cmp, w, signed, a, b),
+                                compare(mirrored(cmp), w, signed, b, a),
+                                "{cmp:?} {a:#x} {b:#x}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
