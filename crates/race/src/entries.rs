@@ -228,6 +228,8 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         Some((Vec::new(), Vec::new())),
     ];
     let mut tmem = false;
+    // A region whose chunks pass this is sparse (the joined `limit` below is checked too).
+    let region_limit = 2 * commands as u64 + (1 << 15) + cells;
     accesses_of(&mut |addr, len, approx| {
         accesses += 1;
         approx_accesses += u64::from(approx);
@@ -248,7 +250,7 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
         };
         // One past the chunk after the access's last (a run start).
         let past = first + count + 1 - base;
-        if past > 2 * commands as u64 + (1 << 15) + cells {
+        if past > region_limit {
             regions[region] = None;
             return;
         }

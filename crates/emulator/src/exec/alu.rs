@@ -331,6 +331,36 @@ pub(super) fn compare_float(cmp: Cmp, bits: u8, a: u64, b: u64) -> bool {
     }
 }
 
+/// Per float width (32, 64), bit patterns around each boundary of the IEEE 754 order, both
+/// signs: zeros, the smallest subnormals, 1 and its neighbours, the largest finite value,
+/// infinity, the smallest and largest NaN patterns; for tests of float comparisons.
+#[cfg(test)]
+pub(super) fn float_boundary_patterns() -> [(u8, Vec<u64>); 2] {
+    [
+        (32u8, 1u64 << 31, 0x7f80_0000u64, 0x3f80_0000u64),
+        (64, 1 << 63, 0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000),
+    ]
+    .map(|(w, sign, inf, one)| {
+        let mut pats = Vec::new();
+        for m in [
+            0,
+            1,
+            2,
+            one - 1,
+            one,
+            one + 1,
+            inf - 1,
+            inf,
+            inf + 1,
+            sign - 1,
+        ] {
+            pats.push(m);
+            pats.push(m | sign);
+        }
+        (w, pats)
+    })
+}
+
 /// `bfe`: `len = c` bits of `a` from `pos = b`, sign-extended when `signed` (unmasked).
 pub(super) fn bfe(a: u64, b: u64, c: u64, bits: u8, signed: bool) -> u64 {
     let msb = u64::from(bits).saturating_sub(1);

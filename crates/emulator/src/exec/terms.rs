@@ -1263,52 +1263,16 @@ mod tests {
 
     /// The bit patterns a floating-point comparison with a constant holds on
     /// ([`ftruth`]) are exactly those the concrete comparison (`alu::compare_float`) says
-    /// true for, at both widths, for every comparison and a set of patterns around each
-    /// boundary (zeros, subnormals, ones, the largest finite values, infinities, NaNs of
-    /// both signs), each also as the constant; and a comparison term with a constant
+    /// true for, at both widths, for every comparison and the patterns around each boundary
+    /// (`alu::float_boundary_patterns`), each also as the constant; and a comparison term
+    /// with a constant
     /// constrains the parameter, through `not.pred` negations too.
     #[test]
     fn float_comparisons_constrain_bit_patterns_as_the_emulator_compares() {
         use crate::ir::Cmp;
-        let cmps = [
-            Cmp::Eq,
-            Cmp::Ne,
-            Cmp::Lt,
-            Cmp::Le,
-            Cmp::Gt,
-            Cmp::Ge,
-            Cmp::Equ,
-            Cmp::Neu,
-            Cmp::Ltu,
-            Cmp::Leu,
-            Cmp::Gtu,
-            Cmp::Geu,
-            Cmp::Num,
-            Cmp::Nan,
-        ];
-        for (w, sign, inf, one) in [
-            (32u8, 1u64 << 31, 0x7f80_0000u64, 0x3f80_0000u64),
-            (64, 1 << 63, 0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000),
-        ] {
-            let mut pats = Vec::new();
-            for m in [
-                0,
-                1,
-                2,
-                one - 1,
-                one,
-                one + 1,
-                inf - 1,
-                inf,
-                inf + 1,
-                sign - 1,
-            ] {
-                pats.push(m);
-                pats.push(m | sign);
-            }
-            pats.push(top(w));
+        for (w, pats) in super::super::alu::float_boundary_patterns() {
             for &c in &pats {
-                for cmp in cmps {
+                for cmp in Cmp::ALL.into_iter().filter(|c| c.is_float()) {
                     let set = ftruth(cmp, w, c).expect("a float comparison");
                     for &z in &pats {
                         let inside = set.iter().any(|&(lo, hi)| lo <= z && z <= hi);

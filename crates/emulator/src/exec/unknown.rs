@@ -26,11 +26,6 @@ fn rel(cmp: Cmp, signed: bool) -> Option<(Rel, bool)> {
     })
 }
 
-/// Whether `cmp` is a floating-point comparison (`setp.{eq,...,nan}.f32`).
-fn float_cmp(cmp: Cmp) -> bool {
-    !matches!(cmp, Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs)
-}
-
 /// The comparison `b cmp' a` that holds exactly when `a cmp b` does.
 fn mirrored(cmp: Cmp) -> Cmp {
     match cmp {
@@ -526,7 +521,7 @@ impl Machine<'_> {
         let u = self.src.union(a.1, b.1);
         let u = self.src.union(u, c.1);
         if (a.1 | b.1 | c.1) & TERMED == 0
-            || ty.kind == Kind::F && !(matches!(ty.bits, 32 | 64) && float_cmp(cmp))
+            || ty.kind == Kind::F && !(matches!(ty.bits, 32 | 64) && cmp.is_float())
         {
             return (u, u);
         }
@@ -591,44 +586,16 @@ mod tests {
 
     /// `b mirrored(cmp) a` holds exactly when `a cmp b` does (the term of a float comparison
     /// with its constant first is built mirrored), for every comparison and pairs of
-    /// boundary patterns (zeros, subnormals, ones, infinities, NaNs of both signs) at both
-    /// widths; integer comparisons too.
+    /// boundary patterns at both widths (`alu::float_boundary_patterns`); integer
+    /// comparisons too.
     #[test]
     fn a_mirrored_comparison_swaps_its_operands() {
-        use super::super::alu::{compare, compare_float};
-        let cmps = [
-            Cmp::Eq,
-            Cmp::Ne,
-            Cmp::Lt,
-            Cmp::Le,
-            Cmp::Gt,
-            Cmp::Ge,
-            Cmp::Lo,
-            Cmp::Ls,
-            Cmp::Hi,
-            Cmp::Hs,
-            Cmp::Equ,
-            Cmp::Neu,
-            Cmp::Ltu,
-            Cmp::Leu,
-            Cmp::Gtu,
-            Cmp::Geu,
-            Cmp::Num,
-            Cmp::Nan,
-        ];
-        for (w, sign, inf, one) in [
-            (32u8, 1u64 << 31, 0x7f80_0000u64, 0x3f80_0000u64),
-            (64, 1 << 63, 0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000),
-        ] {
-            let mut pats = Vec::new();
-            for m in [0, 1, one, inf, inf + 1] {
-                pats.push(m);
-                pats.push(m | sign);
-            }
-            for cmp in cmps {
+        use super::super::alu::{compare, compare_float, float_boundary_patterns};
+        for (w, pats) in float_boundary_patterns() {
+            for cmp in Cmp::ALL {
                 for &a in &pats {
                     for &b in &pats {
-                        if float_cmp(cmp) {
+                        if cmp.is_float() {
                             assert_eq!(
                                 compare_float(cmp, w, a, b),
                                 compare_float(mirrored(cmp), w, b, a),

@@ -181,6 +181,37 @@ pub(crate) enum Cmp {
     Nan,
 }
 
+impl Cmp {
+    /// Every comparison.
+    #[cfg(test)]
+    pub(crate) const ALL: [Cmp; 18] = [
+        Cmp::Eq,
+        Cmp::Ne,
+        Cmp::Lt,
+        Cmp::Le,
+        Cmp::Gt,
+        Cmp::Ge,
+        Cmp::Lo,
+        Cmp::Ls,
+        Cmp::Hi,
+        Cmp::Hs,
+        Cmp::Equ,
+        Cmp::Neu,
+        Cmp::Ltu,
+        Cmp::Leu,
+        Cmp::Gtu,
+        Cmp::Geu,
+        Cmp::Num,
+        Cmp::Nan,
+    ];
+
+    /// Whether this is a floating-point comparison (`setp.{eq,...,nan}.f32`; the unsigned
+    /// `lo`, `ls`, `hi`, `hs` are integer-only).
+    pub(crate) fn is_float(self) -> bool {
+        !matches!(self, Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs)
+    }
+}
+
 /// Boolean combiners of `setp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BoolOp {
