@@ -51,73 +51,34 @@ pub(super) fn mul(a: u64, b: u64, bits: u8, signed: bool, mode: MulMode) -> u64 
     }
 }
 
-/// `cvt.dst.src`: `None` when the result is not computed (float rounding the emulator does
-/// not model).
-pub(super) fn cvt(a: u64, dst: Ty, src: Ty, round: u8, sat: bool) -> Option<u64> {
+/// `cvt.dst.src`: `None` when the result is not computed (a float conversion
+/// [`super::float::cvt_float`] does not vouch for).
+pub(super) fn cvt(a: u64, dst: Ty, src: Ty, round: u8, sat: bool, ftz: bool) -> Option<u64> {
     let int = |k: Kind| matches!(k, Kind::U | Kind::S | Kind::B);
-    match (int(dst.kind), int(src.kind)) {
-        (true, true) => {
-            let v = if src.signed() {
-                sx(a, src.bits)
-            } else {
-                mask(a, src.bits) as i64
-            };
-            let v = if sat {
-                let (lo, hi): (i128, i128) = if dst.signed() {
-                    (-(1i128 << (dst.bits - 1)), (1i128 << (dst.bits - 1)) - 1)
-                } else {
-                    (0, (1i128 << dst.bits) - 1)
-                };
-                let wide = if src.signed() {
-                    i128::from(v)
-                } else {
-                    i128::from(mask(a, src.bits))
-                };
-                wide.clamp(lo, hi) as i64
-            } else {
-                v
-            };
-            Some(mask(v as u64, dst.bits))
-        }
-        (false, true) => {
-            let v = if src.signed() {
-                sx(a, src.bits) as f64
-            } else {
-                mask(a, src.bits) as f64
-            };
-            match dst.bits {
-                32 => Some(u64::from((v as f32).to_bits())),
-                64 => Some(v.to_bits()),
-                _ => None,
-            }
-        }
-        (true, false) => {
-            let f = match src.bits {
-                32 => f64::from(f32::from_bits(a as u32)),
-                64 => f64::from_bits(a),
-                _ => return None,
-            };
-            let r = match round {
-                1 => f.trunc(),
-                2 => f.floor(),
-                3 => f.ceil(),
-                4 => f.round_ties_even(),
-                _ => return None,
-            };
-            let v = if dst.signed() {
-                let lo = -(2f64.powi(i32::from(dst.bits) - 1));
-                (r.clamp(lo, -lo - 1.0) as i64) as u64
-            } else {
-                r.clamp(0.0, 2f64.powi(i32::from(dst.bits)) - 1.0) as u64
-            };
-            Some(mask(v, dst.bits))
-        }
-        (false, false) => match (dst.bits, src.bits) {
-            (32, 32) | (64, 64) if round == 0 => Some(a),
-            (64, 32) => Some(f64::from(f32::from_bits(a as u32)).to_bits()),
-            _ => None,
-        },
+    if !(int(dst.kind) && int(src.kind)) {
+        return super::float::cvt_float(a, dst, src, round, sat, ftz);
     }
+    let v = if src.signed() {
+        sx(a, src.bits)
+    } else {
+        mask(a, src.bits) as i64
+    };
+    let v = if sat {
+        let (lo, hi): (i128, i128) = if dst.signed() {
+            (-(1i128 << (dst.bits - 1)), (1i128 << (dst.bits - 1)) - 1)
+        } else {
+            (0, (1i128 << dst.bits) - 1)
+        };
+        let wide = if src.signed() {
+            i128::from(v)
+        } else {
+            i128::from(mask(a, src.bits))
+        };
+        wide.clamp(lo, hi) as i64
+    } else {
+        v
+    };
+    Some(mask(v as u64, dst.bits))
 }
 
 /// `mad.{lo,hi,wide}`: `a * b + c` (unmasked).
@@ -587,12 +548,23 @@ impl Machine<'_> {
                             inst.ty.signed(),
                             &[(a, ua), (from, 0)],
                         )
+                    } else if ua & TERMED != 0 && !(int(inst.ty.kind) && int(inst.ty2.kind)) {
+                        // A conversion to or from a float: a term the choices evaluate
+                        // with `cvt`.
+                        let k = OpKind::FCvt {
+                            dst: inst.ty,
+                            src: inst.ty2,
+                            round: inst.round,
+                            sat: inst.sat,
+                            ftz: inst.ftz,
+                        };
+                        self.unknown_result(k, inst.ty.bits, false, &[(a, ua)])
                     } else {
                         self.src.plain(ua)
                     };
                     (0, u)
                 } else {
-                    match cvt(a, inst.ty, inst.ty2, inst.round, inst.sat) {
+                    match cvt(a, inst.ty, inst.ty2, inst.round, inst.sat, inst.ftz) {
                         Some(v) => (v, 0),
                         None => (0, self.src.single(ValueSource::Float(InstId(pc)))),
                     }

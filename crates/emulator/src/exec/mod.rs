@@ -25,6 +25,7 @@ mod control;
 mod descriptor;
 mod fast;
 mod finish;
+mod float;
 pub(crate) mod induct;
 mod mbarrier;
 mod memory;
@@ -914,6 +915,7 @@ impl Machine<'_> {
             | Op::Selp
             | Op::Slct
             | Op::Cvt => self.exec_alu(t, pc, inst, ops),
+            Op::FArith { op, .. } => self.exec_farith(t, pc, inst, ops, op),
             Op::Cvta { .. } | Op::Isspacep(_) | Op::Mapa => self.exec_address(t, pc, inst, ops),
             Op::Ld => self.load(t, pc, inst, o(0), o(1)),
             Op::St => self.store(t, pc, inst, o(0), o(1)),

@@ -79,6 +79,8 @@ impl OpKind {
             OpKind::Inst(_) => "instruction",
             OpKind::Pack => "pack",
             OpKind::FCmp(cmp, _) => fcmp_name(cmp),
+            OpKind::FArith(op, ..) => op.name(),
+            OpKind::FCvt { .. } => "cvt",
         }
     }
 }
@@ -150,6 +152,17 @@ pub(crate) enum OpKind {
     /// A floating-point `setp` comparison of two `width`-bit (32 or 64) operands, read
     /// from their low bits as IEEE 754 values: a predicate (the node's `bits` is 1).
     FCmp(crate::ir::Cmp, u8),
+    /// Floating-point arithmetic of `bits`-wide IEEE operands ([`super::float::farith`]),
+    /// with `.ftz` and `.sat`.
+    FArith(crate::ir::FOp, bool, bool),
+    /// A `cvt` to or from a float ([`super::float::cvt_float`]).
+    FCvt {
+        dst: crate::ir::Ty,
+        src: crate::ir::Ty,
+        round: u8,
+        sat: bool,
+        ftz: bool,
+    },
 }
 
 impl OpKind {
@@ -159,8 +172,19 @@ impl OpKind {
         matches!(self, OpKind::Inst(_))
     }
 
-    /// Whether swapping the first two operands never changes the result.
-    fn commutes(self) -> bool {
+    /// Whether swapping the first two operands never changes the result of a `bits`-wide
+    /// operation: integer `add`, `mul`, `min`, `max` and the bitwise ones; `add`, `mul` and
+    /// `fma` of `.f32` values (IEEE 754 addition and multiplication commute, and a
+    /// single-precision result with a NaN operand is the one canonical NaN, as for the
+    /// opaque float operations of `docs/semantics.md` §5).
+    fn commutes(self, bits: u8) -> bool {
+        if let OpKind::FArith(op, ..) = self {
+            return bits == 32
+                && matches!(
+                    op,
+                    crate::ir::FOp::Add | crate::ir::FOp::Mul | crate::ir::FOp::Fma
+                );
+        }
         matches!(
             self,
             OpKind::Add
@@ -684,7 +708,7 @@ impl Terms {
         // A commutative operation on a value term takes its operands in term order (a
         // butterfly reduction's lanes combine the same two values in opposite orders). Terms
         // of the inputs alone keep their order (the exploration's terms are as before).
-        if op.commutes()
+        if op.commutes(bits)
             && let [Some(a), Some(b), _] = args
             && b < a
             && (self.has_atom(a) || self.has_atom(b))
@@ -1082,7 +1106,7 @@ impl Terms {
                             bits: (from >> 1) as u8,
                             kind: kind(from & 1 != 0),
                         };
-                        cvt(a?, dst, src, 0, false)
+                        cvt(a?, dst, src, 0, false, false)
                     }
                     OpKind::Pack => {
                         let parts = args.iter().flatten().count() as u8;
@@ -1100,6 +1124,19 @@ impl Terms {
                     OpKind::FCmp(cmp, w) => {
                         Some(u64::from(super::alu::compare_float(cmp, w, a?, b?)))
                     }
+                    OpKind::FArith(f, ftz, sat) => {
+                        let n = f.sources();
+                        let b = if n >= 2 { b? } else { 0 };
+                        let c = if n >= 3 { c? } else { 0 };
+                        super::float::farith(f, bits, ftz, sat, a?, b, c)
+                    }
+                    OpKind::FCvt {
+                        dst,
+                        src,
+                        round,
+                        sat,
+                        ftz,
+                    } => super::float::cvt_float(a?, dst, src, round, sat, ftz),
                     OpKind::Other(_) | OpKind::Inst(_) => None,
                 }
             }

@@ -1,8 +1,8 @@
 //! Decoding an instruction's opcode and modifiers into an [`Op`] and its types.
 
 use crate::ir::{
-    AtomOp, BoolOp, Cmp, Kind, MulMode, Op, RedKind, ReduxOp, ShflMode, Space, Sreg, Ty, VoteMode,
-    WmmaMem,
+    AtomOp, BoolOp, Cmp, FOp, Kind, MulMode, Op, RedKind, ReduxOp, ShflMode, Space, Sreg, Ty,
+    VoteMode, WmmaMem,
 };
 use ptx_parser::ast::{Instruction, Operand};
 use rustc_hash::FxHashSet;
@@ -228,6 +228,7 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         | "mbarrier" => sync(inst, m),
         "cp" => cp(inst, m),
         "clusterlaunchcontrol" => clc(inst),
+        "fma" | "rcp" | "sqrt" if let Some(op) = farith(inst, m) => op,
         "fma" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" | "testp"
         | "copysign" | "dp4a" | "dp2a" | "fns" | "bmsk" | "szext" | "createpolicy"
         | "getctarank" | "cvt.pack" | "set" | "mul24" | "mad24" | "sad" | "vadd" | "vsub"
@@ -305,6 +306,37 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
     }
 }
 
+/// The [`Op::FArith`] of a floating-point instruction the emulator computes: an IEEE
+/// operation on one `.f32` or `.f64` type (no packed or half-precision form), rounded to
+/// nearest even (`.rn`, or no rounding modifier where PTX gives it that meaning: `add`,
+/// `sub`, `mul`; `neg` and `abs` do not round). Directed rounding (`.rz`, `.rm`, `.rp`),
+/// `.approx` and `.full` forms, `min`/`max` and the rest are not computed (`None`).
+fn farith(inst: &Instruction<'_>, m: &Mods<'_>) -> Option<Op> {
+    if m.ty.kind != Kind::F || !matches!(m.ty.bits, 32 | 64) || m.types.len() != 1 {
+        return None;
+    }
+    let rn = m.h("rn");
+    let directed = m.h("rz") || m.h("rm") || m.h("rp");
+    if directed || m.h("approx") || m.h("full") || m.h("relu") || m.h("oob") {
+        return None;
+    }
+    let op = match inst.opcode {
+        "add" => FOp::Add,
+        "sub" => FOp::Sub,
+        "mul" => FOp::Mul,
+        // `fma` and `mad` of floats take a rounding modifier (`mad.f32` without one is the
+        // sm_1x form, not computed).
+        "fma" | "mad" if rn => FOp::Fma,
+        "div" if rn => FOp::Div,
+        "sqrt" if rn => FOp::Sqrt,
+        "rcp" if rn => FOp::Rcp,
+        "neg" => FOp::Neg,
+        "abs" => FOp::Abs,
+        _ => return None,
+    };
+    Some(Op::FArith { op, rn })
+}
+
 /// Integer arithmetic, bit operations, comparisons, selects and conversions.
 fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
     match inst.opcode {
@@ -312,6 +344,9 @@ fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         "add" | "sub" | "mul" | "mad" | "div" | "rem" | "abs" | "neg" | "min" | "max"
             if m.float =>
         {
+            if let Some(op) = farith(inst, m) {
+                return op;
+            }
             Op::Float {
                 pure: true,
                 commutes: matches!(inst.opcode, "add" | "mul" | "mad" | "min" | "max")
@@ -408,6 +443,10 @@ fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
                 || m.h("tf32")
                 || m.h("e4m3x2")
                 || m.h("e5m2x2")
+                // Forms whose results `cvt` does not compute: ReLU clamping, saturation to
+                // the finite range.
+                || m.h("relu")
+                || m.h("satfinite")
             {
                 Op::Float {
                     pure: true,

@@ -145,6 +145,7 @@ pub(crate) fn lower(
         next += 1;
     }
     super::valid::validate(&l.ir)?;
+    super::contract::uncontract(&mut l.ir);
     l.ir.finish_sync_flags(&l.calls);
     l.ir.doomed = super::doomed::doomed(&l.ir);
     l.ir.asserts = super::doomed::assert_sites(&l.ir);

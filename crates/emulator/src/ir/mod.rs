@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 use weft_program::SourceTable;
 
 mod cfg;
+mod contract;
 mod data;
 mod decode;
 mod doomed;

@@ -33,7 +33,7 @@ impl FuncId {
 }
 
 /// Kinds of PTX scalar types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
     B,
     U,
@@ -43,7 +43,7 @@ pub(crate) enum Kind {
 }
 
 /// A scalar type: width in bits and kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Ty {
     pub bits: u8,
     pub kind: Kind,
@@ -56,6 +56,17 @@ impl Ty {
     };
     pub fn bytes(self) -> u32 {
         u32::from(self.bits).div_ceil(8)
+    }
+
+    /// The letter of the type's kind as PTX writes it (`f` of `.f32`).
+    pub fn kind_name(self) -> &'static str {
+        match self.kind {
+            Kind::B => "b",
+            Kind::U => "u",
+            Kind::S => "s",
+            Kind::F => "f",
+            Kind::Pred => "pred",
+        }
     }
     pub fn signed(self) -> bool {
         self.kind == Kind::S
@@ -156,6 +167,57 @@ pub(crate) enum MulMode {
     Lo,
     Hi,
     Wide,
+}
+
+/// Floating-point operations the emulator computes on known operands and builds terms of
+/// (`exec::float`, docs/semantics.md §6.6): IEEE 754 operations of `.f32` and `.f64`
+/// values rounded to nearest even, whose results are exact functions of their operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum FOp {
+    /// `add`: `a + b`.
+    Add,
+    /// `sub`: `a - b`.
+    Sub,
+    /// `mul`: `a * b`.
+    Mul,
+    /// `fma.rn` and `mad.rn`: `a * b + c`, rounded once.
+    Fma,
+    /// `div.rn`: `a / b`.
+    Div,
+    /// `sqrt.rn`.
+    Sqrt,
+    /// `rcp.rn`: `1 / a`.
+    Rcp,
+    /// `neg`: the sign flipped.
+    Neg,
+    /// `abs`: the sign cleared.
+    Abs,
+}
+
+impl FOp {
+    /// The source operands the operation reads (after its destination).
+    pub fn sources(self) -> usize {
+        match self {
+            FOp::Sqrt | FOp::Rcp | FOp::Neg | FOp::Abs => 1,
+            FOp::Add | FOp::Sub | FOp::Mul | FOp::Div => 2,
+            FOp::Fma => 3,
+        }
+    }
+
+    /// The opcode's name in a report.
+    pub fn name(self) -> &'static str {
+        match self {
+            FOp::Add => "add",
+            FOp::Sub => "sub",
+            FOp::Mul => "mul",
+            FOp::Fma => "fma",
+            FOp::Div => "div",
+            FOp::Sqrt => "sqrt",
+            FOp::Rcp => "rcp",
+            FOp::Neg => "neg",
+            FOp::Abs => "abs",
+        }
+    }
 }
 
 /// Comparison operators of `setp`.
@@ -423,6 +485,15 @@ pub(crate) enum Op {
         pure: bool,
         commutes: bool,
     },
+    /// Floating-point arithmetic the emulator computes (`exec::float`): `.f32` or `.f64`
+    /// (the instruction's type), rounded to nearest even. `rn`: the instruction names its
+    /// rounding (`.rn`); an `add` or `sub` without it may be contracted with a `mul` into one
+    /// `fma` by ptxas, so [`crate::ir`]'s lowering turns such an `add` whose operand may be
+    /// an unrounded product back into [`Op::Float`].
+    FArith {
+        op: FOp,
+        rn: bool,
+    },
     /// Texture/surface loads: destinations unknown.
     Texture,
     /// `wgmma.mma_async`: reads its shared operands (B, and A unless in registers) through
@@ -529,6 +600,7 @@ impl Op {
                 | Op::Selp
                 | Op::Slct
                 | Op::Cvt
+                | Op::FArith { .. }
                 | Op::Cvta { .. }
                 | Op::Isspacep(_)
                 | Op::Mapa
@@ -643,6 +715,8 @@ pub(crate) struct KernelParam {
     pub offset: u32,
     pub size: u32,
     pub aggregate: bool,
+    /// A scalar `.f32` or `.f64` parameter.
+    pub float: bool,
     /// Bytes fixed by `--param`.
     pub known: Vec<Option<u8>>,
     /// Fields `--param` restricts to a range ([`crate::ParamValue::Range`]): offset in the

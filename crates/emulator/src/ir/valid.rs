@@ -45,6 +45,7 @@ pub(crate) fn min_operands(op: Op) -> usize {
         Op::Bra | Op::WarpSync => 1,
         Op::ClcTryCancel | Op::ClcIsCanceled | Op::ClcFirstCtaid | Op::TensormapReplace => 2,
         Op::TensormapCopy => 3,
+        Op::FArith { op, .. } => 1 + op.sources(),
         _ => 0,
     }
 }
