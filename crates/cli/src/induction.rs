@@ -63,6 +63,7 @@ fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emul
         end,
         whole,
         signed,
+        float,
         ..
     } = &variable.expr
     else {
@@ -79,7 +80,9 @@ fn pinned(config: &emulator::Config, variable: &Variable, x: u64) -> Option<emul
     };
     cfg.params.push(ParamBinding {
         target: ParamRef::Index(*index),
-        field: (!whole).then_some((u64::from(*start), ty)),
+        // A float parameter's values are bit patterns: pinned as the field's bytes, not
+        // converted as a number.
+        field: (!whole || *float).then_some((u64::from(*start), ty)),
         value: ParamValue::Int(i128::from(x)),
     });
     cfg.choices = None;

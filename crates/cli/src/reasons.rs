@@ -351,6 +351,33 @@ mod tests {
 const CLC_SHOWN: &str = "`clusterlaunchcontrol.canceled` (the cluster launch control requests \
 answered \"canceled\")";
 
+/// The float a value of `e` is, when `e` is a whole `.f32` or `.f64` parameter (its values
+/// are bit patterns).
+pub fn float_value(e: &emulator::Expr, value: u64) -> Option<String> {
+    match e {
+        emulator::Expr::Param {
+            float: true,
+            start,
+            end,
+            ..
+        } => match end - start {
+            4 => Some(float_constant(32, value)),
+            8 => Some(float_constant(64, value)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A float constant of `width` bits with bit pattern `bits`: its shortest decimal that reads
+/// back to the same value (`0.5`, `1e-30`, `inf`, `NaN`).
+fn float_constant(width: u8, bits: u64) -> String {
+    match width {
+        32 => format!("{:?}", f32::from_bits(bits as u32)),
+        _ => format!("{:?}", f64::from_bits(bits)),
+    }
+}
+
 /// A symbolic term over kernel-parameter bytes, as text: `param 0 bytes 12..16`,
 /// `param 5 (K)`, `(param 5 (K) + 63) shr 6`, ….
 pub fn expr(e: &emulator::Expr) -> String {
@@ -379,6 +406,7 @@ pub fn expr(e: &emulator::Expr) -> String {
                 c.to_string()
             }
         }
+        Expr::Float { width, bits } => float_constant(*width, *bits),
         Expr::Plus { base, k, bits } => {
             let neg = *bits > 0 && *bits <= 64 && (k >> (bits - 1)) & 1 == 1;
             let top = if *bits >= 64 {
@@ -476,6 +504,7 @@ mod expr_tests {
             end: 16,
             whole: false,
             signed: false,
+            float: false,
         };
         let minus = Expr::Plus {
             base: Box::new(p.clone()),
@@ -490,7 +519,7 @@ mod expr_tests {
         assert_eq!(expr(&shr), "(param 0 bytes 12..16 >> 6)");
         let sar = Expr::Op {
             op: "shr.s".into(),
-            args: vec![p, Expr::Const(6)],
+            args: vec![p.clone(), Expr::Const(6)],
         };
         assert_eq!(expr(&sar), "shr.s(param 0 bytes 12..16, 6)");
         assert_eq!(
@@ -498,5 +527,39 @@ mod expr_tests {
             "0..=4, -2147483648..=-1 (signed)"
         );
         assert_eq!(ranges(&[[3, 3]], 32), "3");
+        // Float operations keep their typed names; their constants read as floats.
+        let half = Expr::Op {
+            op: "mul.f64".into(),
+            args: vec![
+                Expr::Param {
+                    index: 1,
+                    name: "x".into(),
+                    start: 0,
+                    end: 8,
+                    whole: true,
+                    signed: false,
+                    float: true,
+                },
+                Expr::Float {
+                    width: 64,
+                    bits: 0.5f64.to_bits(),
+                },
+            ],
+        };
+        assert_eq!(expr(&half), "mul.f64(param 1 (x), 0.5)");
+        let x = Expr::Param {
+            index: 1,
+            name: "x".into(),
+            start: 0,
+            end: 4,
+            whole: true,
+            signed: false,
+            float: true,
+        };
+        assert_eq!(
+            float_value(&x, u64::from((-2.5f32).to_bits())).as_deref(),
+            Some("-2.5")
+        );
+        assert_eq!(float_value(&p, 7), None);
     }
 }

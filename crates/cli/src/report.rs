@@ -368,6 +368,10 @@ pub struct InputValue {
     pub term: String,
     /// Its value (unsigned).
     pub value: u64,
+    /// When the field is a whole `.f32` or `.f64` parameter: the float whose bit pattern
+    /// `value` is (`"2.0"`, `"-0.0"`, `"NaN"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub float: Option<String>,
 }
 
 /// A parameter field's values a bounded verdict covers.

@@ -425,7 +425,11 @@ fn verify_once(
         );
         if let Some((r, term, x)) = failed {
             let mut cov = cov.clone();
-            cov.failing_inputs = vec![report::InputValue { term, value: x }];
+            cov.failing_inputs = vec![report::InputValue {
+                term,
+                value: x,
+                float: None,
+            }];
             cov.failing_path = Vec::new();
             let mut r = *r;
             r.coverage = Some(cov);
@@ -620,6 +624,7 @@ fn coverage(x: &emulator::Exploration, ranges: &[String]) -> report::Coverage {
                 .map(|(e, v)| report::InputValue {
                     term: reasons::expr(e),
                     value: *v,
+                    float: reasons::float_value(e, *v),
                 })
                 .collect()
         } else {
@@ -937,12 +942,25 @@ fn unverifiable(file: &PtxFile, emulation: &Emulation, u: &emulator::Unverifiabl
                 | emulator::ValueSource::TextureLoad(_)
         )
     });
+    // Floating-point arithmetic the emulator does not compute (`ex2.approx`, an `add` ptxas
+    // may fuse) stays unknown whatever its operands are.
+    let float = u
+        .sources
+        .iter()
+        .any(|s| matches!(s, emulator::ValueSource::Float(_)));
     let hint = if hints.is_empty() {
         None
     } else if loaded {
         Some(format!(
             "fix the input with {}; the value also depends on a load from memory, which no \
              option fixes, so that may not decide it",
+            hints.join(", ")
+        ))
+    } else if float {
+        Some(format!(
+            "fix the input with {}; the value also depends on floating-point arithmetic weft \
+             does not compute (docs/semantics.md §6.6), which no option makes known, so that \
+             may not decide it",
             hints.join(", ")
         ))
     } else {

@@ -336,7 +336,10 @@ pub fn coverage_lines(kernel: &KernelReport) -> Vec<String> {
         } else {
             c.failing_inputs
                 .iter()
-                .map(|v| format!("{} = {}", v.term, v.value))
+                .map(|v| match &v.float {
+                    Some(f) => format!("{} = {f} (bit pattern {:#x})", v.term, v.value),
+                    None => format!("{} = {}", v.term, v.value),
+                })
                 .collect()
         };
         let what = match kernel.verdict {

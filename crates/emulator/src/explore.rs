@@ -241,13 +241,16 @@ pub fn explore(
                         start,
                         end,
                         whole,
+                        float,
                         ..
                     } = e
                     {
                         let size = (end - start).clamp(1, 8) as u8;
                         pinned.params.push(ParamBinding {
                             target: ParamRef::Index(*index),
-                            field: (!whole)
+                            // A float parameter's witness is a bit pattern: pinned as the
+                            // field's bytes, not converted as a number.
+                            field: (!whole || *float)
                                 .then_some((u64::from(*start), ScalarType::Unsigned(size))),
                             value: ParamValue::Int(i128::from(*v)),
                         });

@@ -318,9 +318,20 @@ pub enum Expr {
         whole: bool,
         /// Sign-extended.
         signed: bool,
+        /// The bytes are the whole of a scalar `.f32` or `.f64` parameter (its values are
+        /// IEEE bit patterns).
+        float: bool,
     },
     /// A constant.
     Const(u64),
+    /// A floating-point constant: the IEEE 754 value of `width` bits (32 or 64) whose bit
+    /// pattern is `bits` (an operand of a floating-point operation).
+    Float {
+        /// The width of the value.
+        width: u8,
+        /// Its bit pattern.
+        bits: u64,
+    },
     /// `(base + k) mod 2^bits`.
     Plus {
         /// The base term.

@@ -113,6 +113,7 @@ pub fn check_schema(doc: &Value) {
             {
                 assert!(field(v, "term").is_string());
                 assert!(field(v, "value").is_u64());
+                assert!(v.get("float").is_none_or(Value::is_string), "{v}");
             }
             let periodicity = field(coverage, "periodicity");
             if !periodicity.is_null() {

@@ -1032,6 +1032,11 @@ impl Machine<'_> {
             }
         }
         let leaf = leaf?;
+        // A float parameter's first values as bit patterns are +0 and subnormals: a scan of
+        // them would read as a range of the parameter it is not.
+        if matches!(self.expr(leaf), Expr::Param { float: true, .. }) {
+            return None;
+        }
         let (w, signed) = terms.natural(leaf);
         let limit = crate::explore::SCAN_LIMIT.min(top(w));
         // The scan evaluates every variable's term at every value: within what is left of
@@ -1179,6 +1184,7 @@ impl Machine<'_> {
                             end: start + u32::from(size),
                             whole: !p.aggregate && start == 0 && u32::from(size) == p.size,
                             signed,
+                            float: p.float && start == 0 && u32::from(size) == p.size,
                         }
                     }
                     None => Expr::Op {
@@ -1193,6 +1199,47 @@ impl Machine<'_> {
                 k,
                 bits,
             },
+            Node::Op {
+                op: op @ (OpKind::FArith(..) | OpKind::FCvt { .. }),
+                bits,
+                args,
+                ..
+            } => {
+                // Floating-point operations name their types (`mul.f64`, `cvt.rzi.s32.f64`);
+                // their constant operands are shown as floats.
+                let (name, width) = match op {
+                    OpKind::FCvt {
+                        dst, src, round, ..
+                    } => {
+                        let r = ["", "rz", "rm", "rp", "rni"]
+                            .get(usize::from(round))
+                            .copied()
+                            .unwrap_or("");
+                        let int = |t: crate::ir::Ty| t.kind != crate::ir::Kind::F;
+                        let r = match (r, int(dst) && !int(src)) {
+                            ("", _) => String::new(),
+                            (r, true) if r != "rni" => format!(".{r}i"),
+                            (r, _) => format!(".{r}"),
+                        };
+                        let ty = |t: crate::ir::Ty| format!("{}{}", t.kind_name(), t.bits);
+                        (format!("cvt{r}.{}.{}", ty(dst), ty(src)), src.bits)
+                    }
+                    _ => (format!("{}.f{bits}", op.name()), bits),
+                };
+                Expr::Op {
+                    op: name,
+                    args: args
+                        .iter()
+                        .flatten()
+                        .map(|&a| match self.src.terms.node(a) {
+                            Node::Const(c) if matches!(width, 32 | 64) => {
+                                Expr::Float { width, bits: c }
+                            }
+                            _ => self.expr(a),
+                        })
+                        .collect(),
+                }
+            }
             Node::Op {
                 op, signed, args, ..
             } => Expr::Op {

@@ -17,6 +17,7 @@ fn n_of(index: u32, name: &str) -> Variable {
             end: 4,
             whole: true,
             signed: false,
+            float: false,
         },
         bits: 32,
     }

@@ -144,6 +144,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
                 offset,
                 size,
                 aggregate: !p.dims.is_empty(),
+                float: p.dims.is_empty() && matches!(p.ty, "f32" | "f64"),
                 known: vec![None; size as usize],
                 ranges: Vec::new(),
             });
