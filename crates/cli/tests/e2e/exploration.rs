@@ -35,6 +35,8 @@ enum Trips {
     SumCD,
     MaxCDOver8,
     MinCAOver16,
+    /// `(int)((float)c * 0.25f)`: floating-point arithmetic (docs/semantics.md §6.6).
+    QuarterC,
 }
 
 impl Guard {
@@ -73,6 +75,9 @@ impl Trips {
             Trips::MinCAOver16 => {
                 "min.u32 %r5, %r3, %r1;\n    add.u32 %r5, %r5, 15;\n    shr.u32 %r5, %r5, 4;"
             }
+            Trips::QuarterC => {
+                "cvt.rn.f32.u32 %f1, %r3;\n    mul.f32 %f2, %f1, 0f3E800000;\n    cvt.rzi.u32.f32 %r5, %f2;"
+            }
         }
     }
 
@@ -84,6 +89,8 @@ impl Trips {
             Trips::SumCD => (c + d) & 0xffff_ffff,
             Trips::MaxCDOver8 => ((c.max(d) + 7) & 0xffff_ffff) >> 3,
             Trips::MinCAOver16 => ((c.min(a) + 15) & 0xffff_ffff) >> 4,
+            // Rust's casts round to nearest even and truncate, as `cvt.rn` and `cvt.rzi` do.
+            Trips::QuarterC => u64::from((c as f32 * 0.25) as u32),
         }
     }
 }
@@ -103,6 +110,7 @@ fn kernel(guard: Guard, trips: Trips, k: u32) -> String {
 .reqntid 64, 1, 1
 {{
     .reg .b32 %r<16>;
+    .reg .f32 %f<4>;
     .reg .pred %p<6>;
     .shared .align 4 .b8 s[256];
     ld.param.u32 %r1, [a];
@@ -259,7 +267,8 @@ fn trips_of(i: u8) -> Trips {
         Trips::SumCD,
         Trips::MaxCDOver8,
         Trips::MinCAOver16,
-    ][usize::from(i % 5)]
+        Trips::QuarterC,
+    ][usize::from(i % 6)]
 }
 
 /// The shape the witness search lost before it took independent fields apart.
@@ -270,6 +279,15 @@ fn an_exit_on_two_fields_and_a_loop_over_two_others_are_explored() {
     check(Guard::EitherZero, Trips::MinCD, u32::MAX, &picks);
 }
 
+/// A trip count computed by floating-point arithmetic, `(int)((float)c * 0.25f)`: its term
+/// is explored and evaluated as the concrete runs compute it.
+#[test]
+fn a_trip_count_of_float_arithmetic_is_explored() {
+    let picks: Vec<[usize; 4]> = vec![[1, 1, 3, 3], [0, 1, 5, 5], [2, 2, 9, 1], [9, 9, 9, 9]];
+    check(Guard::Never, Trips::QuarterC, 1, &picks);
+    check(Guard::Less, Trips::QuarterC, u32::MAX, &picks);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
@@ -277,7 +295,7 @@ proptest! {
     #[test]
     fn random_guards_and_trip_counts_agree_with_concrete_runs(
         guard in 0u8..5,
-        trips in 0u8..5,
+        trips in 0u8..6,
         k in prop::sample::select(vec![0u32, 1, 2, 4, 20, u32::MAX]),
         picks in prop::collection::vec(
             [0usize..VALUES.len(), 0usize..VALUES.len(), 0usize..VALUES.len(), 0usize..VALUES.len()],

@@ -593,9 +593,11 @@ fn only_the_induction_widens_a_bounded_verdict() {
     assert_eq!(i["concluded"], true, "{c}");
     assert_eq!(i["period"], 2);
     assert_eq!(i["family"], serde_json::json!([6, 2147483645u64]));
+    // Its shared accumulators hold known floats (`acc += 1.0f`, computed since 2026-11-30),
+    // different at every trip: no two trips' states are alike.
     let none = bounded("samples/sizes/no_period.ptx");
     assert!(
-        none.contains("not by its distance to the trip count"),
+        none.contains("the machine's state repeats at none of the first"),
         "{none}"
     );
     let late = bounded("samples/sizes/late_bug.ptx");
@@ -1021,6 +1023,7 @@ fn float_parameters_deciding_synchronization_are_explored() {
     let k = kernel_report("float_params.ptx", "race_when_zero", 1);
     assert_eq!(violation_kinds(&k), ["race"], "{k}");
     assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 0, "{k}");
+    assert_eq!(k["coverage"]["failing_inputs"][0]["float"], "0.0", "{k}");
     let k = assert_verified("float_params.ptx", "synced_either_way");
     assert_eq!(k["coverage"]["paths"], 2, "{k}");
     assert_eq!(k["coverage"]["complete"], true, "{k}");
@@ -1028,6 +1031,19 @@ fn float_parameters_deciding_synchronization_are_explored() {
     assert_eq!(violation_kinds(&k), ["race"], "{k}");
     assert_eq!(
         k["coverage"]["failing_inputs"][0]["value"], 0x3ff8_0000_0000_0001u64,
+        "{k}"
+    );
+    // The witness of a float parameter is shown as the float too.
+    assert_eq!(
+        k["coverage"]["failing_inputs"][0]["float"], "1.5000000000000002",
+        "{k}"
+    );
+    // Confirmed by a run with the witness's bytes pinned: as the number 1065353217.0 (the
+    // bit pattern read as an integer) it would not reproduce the race.
+    let k = kernel_report("float_params.ptx", "race_between", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    assert_eq!(
+        k["coverage"]["failing_inputs"][0]["value"], 0x3f80_0001,
         "{k}"
     );
     // `.ftz` compares a subnormal as zero: fixed to the smallest subnormal, the barrier is
@@ -1049,6 +1065,43 @@ fn float_parameters_deciding_synchronization_are_explored() {
     assert_eq!(verdict("1.2e-38"), "verified");
     let k = kernel_report("float_params.ptx", "ftz_flushes", 3);
     assert_eq!(k["verdict"], "unverifiable", "{k}");
+}
+
+/// Floating-point arithmetic on known values and on parameters is computed
+/// (`float_arith.ptx`; each kernel was unverifiable before): `(int)(s * 4.0f)` decides a
+/// barrier by the value of `s`; CUTLASS example 63's `(int)((float)k * 0.25)` is a term over
+/// `k` whose race is found at k = 4; an unmarked `mul` and `add` that ptxas may fuse into one
+/// `fma` are not computed (the two roundings differ at a = 1 + 2^-12), and with `add.rn`,
+/// which ptxas may not fuse, they are.
+#[test]
+fn float_arithmetic_deciding_synchronization_is_computed() {
+    let run = |kernel: &str, param: &str| {
+        let mut args = vec!["float_arith.ptx", "--kernel", kernel, "--format", "json"];
+        if !param.is_empty() {
+            args.extend(["--param", param]);
+        }
+        weft(&args).json()["kernels"][0].clone()
+    };
+    assert_eq!(run("known_scale", "s=0.5")["verdict"], "verified");
+    let k = run("known_scale", "s=0.25");
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    let k = kernel_report("float_arith.ptx", "tile_count", 1);
+    assert_eq!(violation_kinds(&k), ["race"], "{k}");
+    assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 4, "{k}");
+    // An integer parameter's witness is no float.
+    assert!(
+        k["coverage"]["failing_inputs"][0].get("float").is_none(),
+        "{k}"
+    );
+    let k = run("maybe_fused", "a=1.000244140625");
+    assert_eq!(k["verdict"], "unverifiable", "{k}");
+    let hint = k["unverifiable"][0]["hint"].as_str().unwrap_or_default();
+    let reason = k["unverifiable"][0].to_string();
+    assert!(
+        reason.contains("floating-point arithmetic"),
+        "{reason} {hint}"
+    );
+    assert_eq!(run("not_fused", "a=1.000244140625")["verdict"], "verified");
 }
 
 /// A bulk copy's byte count must be a multiple of 16 (`misaligned.ptx`): a 40-byte bulk load
