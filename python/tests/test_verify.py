@@ -109,7 +109,7 @@ def test_raise_for_violations_carries_the_text():
 
 
 def test_unverifiable_names_the_input_and_params_fix_it():
-    [r] = weft.verify(read("samples/params/float_loop.ptx"), threads=128)
+    [r] = weft.verify(read("samples/params/float_exp_loop.ptx"), threads=128)
     assert r.verdict == "unverifiable"
     r.raise_for_violations()  # not a violation: no exception
     with pytest.raises(weft.VerificationError):

@@ -54,7 +54,7 @@ fn unverifiable_parameter_text() {
             "never",
             "--threads",
             "128",
-            "samples/params/float_loop.ptx",
+            "samples/params/float_exp_loop.ptx",
         ],
     );
     insta::assert_snapshot!(format!(
