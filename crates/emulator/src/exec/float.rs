@@ -71,6 +71,84 @@ fn result64(r: f64, sat: bool) -> Option<u64> {
     (!r.is_nan()).then(|| r.to_bits())
 }
 
+/// The IEEE 754 operations of `f32` and `f64` that [`farith`] and [`cvt_float`] apply: one
+/// statement of each operation for both widths.
+trait Ieee:
+    Copy
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::Neg<Output = Self>
+{
+    const ONE: Self;
+    fn fused(self, b: Self, c: Self) -> Self;
+    fn root(self) -> Self;
+    fn magnitude(self) -> Self;
+    fn truncated(self) -> Self;
+    fn floored(self) -> Self;
+    fn ceiled(self) -> Self;
+    fn nearest_even(self) -> Self;
+}
+
+macro_rules! ieee {
+    ($t:ty) => {
+        impl Ieee for $t {
+            const ONE: Self = 1.0;
+            fn fused(self, b: Self, c: Self) -> Self {
+                self.mul_add(b, c)
+            }
+            fn root(self) -> Self {
+                self.sqrt()
+            }
+            fn magnitude(self) -> Self {
+                self.abs()
+            }
+            fn truncated(self) -> Self {
+                self.trunc()
+            }
+            fn floored(self) -> Self {
+                self.floor()
+            }
+            fn ceiled(self) -> Self {
+                self.ceil()
+            }
+            fn nearest_even(self) -> Self {
+                self.round_ties_even()
+            }
+        }
+    };
+}
+ieee!(f32);
+ieee!(f64);
+
+/// `op` on `x`, `y`, `z` (those past [`FOp::sources`] ignored), rounded to nearest even.
+fn apply<F: Ieee>(op: FOp, x: F, y: F, z: F) -> F {
+    match op {
+        FOp::Add => x + y,
+        FOp::Sub => x - y,
+        FOp::Mul => x * y,
+        FOp::Fma => x.fused(y, z),
+        FOp::Div => x / y,
+        FOp::Sqrt => x.root(),
+        FOp::Rcp => F::ONE / x,
+        FOp::Neg => -x,
+        FOp::Abs => x.magnitude(),
+    }
+}
+
+/// `x` rounded to an integral value by `round` (as `Inst::round`: 0 leaves it).
+fn integral<F: Ieee>(round: u8, x: F) -> Option<F> {
+    match round {
+        0 => Some(x),
+        1 => Some(x.truncated()),
+        2 => Some(x.floored()),
+        3 => Some(x.ceiled()),
+        4 => Some(x.nearest_even()),
+        _ => None,
+    }
+}
+
 /// `op` on the `bits`-wide (32 or 64) IEEE values in the low bits of `a`, `b`, `c`
 /// (operands past [`FOp::sources`] ignored): the result's bits, or `None` where the
 /// emulator does not compute it (module docs).
@@ -86,34 +164,11 @@ pub(crate) fn farith(
     match bits {
         32 => {
             let f = |v: u64| flush32(f32::from_bits(v as u32), ftz);
-            let (x, y, z) = (f(a), f(b), f(c));
-            let r = match op {
-                FOp::Add => x + y,
-                FOp::Sub => x - y,
-                FOp::Mul => x * y,
-                FOp::Fma => x.mul_add(y, z),
-                FOp::Div => x / y,
-                FOp::Sqrt => x.sqrt(),
-                FOp::Rcp => 1.0 / x,
-                FOp::Neg => -x,
-                FOp::Abs => x.abs(),
-            };
-            result32(r, ftz, sat)
+            result32(apply(op, f(a), f(b), f(c)), ftz, sat)
         }
         64 => {
-            let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
-            let r = match op {
-                FOp::Add => x + y,
-                FOp::Sub => x - y,
-                FOp::Mul => x * y,
-                FOp::Fma => x.mul_add(y, z),
-                FOp::Div => x / y,
-                FOp::Sqrt => x.sqrt(),
-                FOp::Rcp => 1.0 / x,
-                FOp::Neg => -x,
-                FOp::Abs => x.abs(),
-            };
-            result64(r, sat)
+            let f = f64::from_bits;
+            result64(apply(op, f(a), f(b), f(c)), sat)
         }
         _ => None,
     }
@@ -165,13 +220,8 @@ pub(crate) fn cvt_float(a: u64, dst: Ty, src: Ty, round: u8, sat: bool, ftz: boo
                 64 => f64::from_bits(a),
                 _ => return None,
             };
-            let r = match round {
-                1 => f.trunc(),
-                2 => f.floor(),
-                3 => f.ceil(),
-                4 => f.round_ties_even(),
-                _ => return None,
-            };
+            // Float to integer names its rounding.
+            let r = integral(round, f).filter(|_| round != 0)?;
             let v = if dst.signed() {
                 let lo = -(2f64.powi(i32::from(dst.bits) - 1));
                 (r.clamp(lo, -lo - 1.0) as i64) as u64
@@ -183,30 +233,8 @@ pub(crate) fn cvt_float(a: u64, dst: Ty, src: Ty, round: u8, sat: bool, ftz: boo
         (false, false) => match (dst.bits, src.bits) {
             // A plain same-type `cvt` moves the bits.
             (32, 32) | (64, 64) if round == 0 && !sat && !ftz => Some(a),
-            (32, 32) => {
-                let x = in32(a);
-                let r = match round {
-                    0 => x,
-                    1 => x.trunc(),
-                    2 => x.floor(),
-                    3 => x.ceil(),
-                    4 => x.round_ties_even(),
-                    _ => return None,
-                };
-                result32(r, ftz, sat)
-            }
-            (64, 64) => {
-                let x = f64::from_bits(a);
-                let r = match round {
-                    0 => x,
-                    1 => x.trunc(),
-                    2 => x.floor(),
-                    3 => x.ceil(),
-                    4 => x.round_ties_even(),
-                    _ => return None,
-                };
-                result64(r, sat)
-            }
+            (32, 32) => result32(integral(round, in32(a))?, ftz, sat),
+            (64, 64) => result64(integral(round, f64::from_bits(a))?, sat),
             // Widening is exact.
             (64, 32) if round == 0 => result64(f64::from(in32(a)), sat),
             // Narrowing rounds to nearest (Rust's cast); a directed rounding only when exact.
