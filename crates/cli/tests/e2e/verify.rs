@@ -1102,6 +1102,9 @@ fn float_arithmetic_deciding_synchronization_is_computed() {
         "{reason} {hint}"
     );
     assert_eq!(run("not_fused", "a=1.000244140625")["verdict"], "verified");
+    // A packed `.f32x2` add is not computed (it read as an integer add of no type, known 0).
+    let k = kernel_report("float_arith.ptx", "packed_pair", 3);
+    assert_eq!(k["verdict"], "unverifiable", "{k}");
 }
 
 /// A bulk copy's byte count must be a multiple of 16 (`misaligned.ptx`): a 40-byte bulk load

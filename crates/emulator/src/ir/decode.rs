@@ -22,6 +22,15 @@ pub(super) fn parse_ty(m: &str) -> Option<Ty> {
                 kind: Kind::F,
             });
         }
+        // Two packed `.f32` values in a `.b64` register (sm_100's `add`, `mul`, `fma`).
+        // Unparsed, `add.rn.f32x2` read as an integer `add` of no type, whose known result
+        // was 0.
+        "f32x2" => {
+            return Some(Ty {
+                bits: 64,
+                kind: Kind::F,
+            });
+        }
         "bf16" => {
             return Some(Ty {
                 bits: 16,
@@ -312,7 +321,9 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
 /// `sub`, `mul`; `neg` and `abs` do not round). Directed rounding (`.rz`, `.rm`, `.rp`),
 /// `.approx` and `.full` forms, `min`/`max` and the rest are not computed (`None`).
 fn farith(inst: &Instruction<'_>, m: &Mods<'_>) -> Option<Op> {
-    if m.ty.kind != Kind::F || !matches!(m.ty.bits, 32 | 64) || m.types.len() != 1 {
+    // Named `.f32` or `.f64` (`.f16x2`, `.bf16x2`, `.tf32`, `.f32x2` share those widths).
+    let scalar = m.ty.bits == 32 && m.h("f32") || m.ty.bits == 64 && m.h("f64");
+    if m.ty.kind != Kind::F || !scalar || m.types.len() != 1 {
         return None;
     }
     let rn = m.h("rn");
