@@ -875,6 +875,11 @@ fn polls_start_where_the_thread_reaches_them() {
     let k = kernel_report("mbarrier_polls.ptx", "peek_wrong_parity", 1);
     assert!(!violation_kinds(&k).is_empty(), "{k}");
     assert_verified("mbarrier_polls.ptx", "peek_right_parity");
+    // A peek at a phase that never comes answers "not ready" even in the run with peeks
+    // waiting (it was a deadlock there); a spinning wait for that phase after it is one.
+    assert_verified("mbarrier_polls.ptx", "peek_past_the_last_phase");
+    let k = kernel_report("mbarrier_polls.ptx", "wait_past_the_last_phase", 1);
+    assert_eq!(violation_kinds(&k), ["deadlock"], "{k}");
 }
 
 /// A phase armed again before the copy that completes its bytes is known to have landed

@@ -4,7 +4,9 @@ use super::{Addr, Machine, State};
 use crate::ValueSource;
 use crate::ir::{Inst, Op, Opnd, Space};
 use crate::unverifiable::{SyncOp, Value, Why};
-use weft_program::{AccessKind, Command, InitSite, InstId, MbarrierOp, PhaseStep, WARP_SIZE};
+use weft_program::{
+    AccessKind, Command, CommandView, InitSite, InstId, MbarrierOp, PhaseStep, WARP_SIZE,
+};
 
 impl Machine<'_> {
     pub(super) fn mbar_addr(&mut self, t: usize, pc: u32, inst: &Inst, o: Opnd) -> Option<u32> {
@@ -386,6 +388,53 @@ impl Machine<'_> {
         };
         self.peek_at.insert(pc, k);
         k
+    }
+
+    /// No thread can run and no TMA phase is left to complete: the first thread blocked at a
+    /// *peek* (peeks waiting for their phase, [`crate::Config::peeks_fail`] off) whose phase
+    /// never came answers "not ready" instead, as every execution's peek of a late phase does
+    /// (a peek never blocks on hardware): its wait command goes (it observed nothing) and the
+    /// thread runs on. One thread at a time, lowest first, so that a released thread's
+    /// arrivals can still complete the others' phases. Whether one was released.
+    pub(super) fn release_stuck_peek(&mut self) -> bool {
+        if self.cfg.peeks_fail || self.stop {
+            return false;
+        }
+        for t in 0..self.n {
+            if !matches!(self.th[t].state, State::MbarWait { .. }) {
+                continue;
+            }
+            // A blocked thread's PC is past its wait.
+            let pc = self.th[t].pc.wrapping_sub(1);
+            if self.peek_at.get(&pc) != Some(&true) {
+                continue;
+            }
+            let pushed = self.cmds[t].last().is_some_and(|c| {
+                c.inst() == InstId(pc)
+                    && matches!(
+                        c.view(),
+                        CommandView::Mbarrier {
+                            op: MbarrierOp::WaitParity,
+                            ..
+                        }
+                    )
+            });
+            if !pushed {
+                continue;
+            }
+            self.cmds[t].pop();
+            if self.cfg.warp_sync {
+                self.steps[t].pop();
+            }
+            self.commands -= 1;
+            self.coll.synced[t] = self.coll.synced[t].wrapping_sub(1);
+            self.th[t].state = State::Run;
+            if let Some(d) = self.th[t].wait_dest {
+                self.wr(t, Opnd::Reg(d), 0, 0);
+            }
+            return true;
+        }
+        false
     }
 
     pub(super) fn wake_mbar(&mut self, addr: u32) {

@@ -710,8 +710,9 @@ impl Machine<'_> {
                 }
             }
             // No thread can run: the TMA loads still in flight complete their phases
-            // (their bytes arrive as late as possible), which may wake waiters.
-            if !progress && !self.complete_tma_phases() {
+            // (their bytes arrive as late as possible), which may wake waiters; then a
+            // peek whose phase never came answers "not ready".
+            if !progress && !self.complete_tma_phases() && !self.release_stuck_peek() {
                 return;
             }
         }
@@ -775,8 +776,9 @@ impl Machine<'_> {
                 }
             }
             // No thread can run: the TMA loads still in flight complete their phases
-            // (their bytes arrive as late as possible), which may wake waiters.
-            if !progress && !self.complete_tma_phases() {
+            // (their bytes arrive as late as possible), which may wake waiters; then a
+            // peek whose phase never came answers "not ready".
+            if !progress && !self.complete_tma_phases() && !self.release_stuck_peek() {
                 return;
             }
         }
