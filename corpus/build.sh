@@ -208,6 +208,19 @@ if [ -n "$cutlass_inc" ]; then
         --expt-relaxed-constexpr "$ex61" -o "$out/cutlass-example-61-hopper-topk-softmax.ptx"
 fi
 
+# Example 55 (Hopper mixed-input GEMM: int4 weights dequantized in registers with bf16 scales
+# and zero points before register-sourced wgmma), its int4 x bf16 file compiled whole as
+# shipped (six GEMM kernels, one per conversion mode and layout, plus reference kernels);
+# ~3 min and ~4 GB on the 2-core machine, ~4 MB of PTX.
+if [ -n "$cutlass_inc" ]; then
+    ex55="$cutlass_src/examples/55_hopper_mixed_dtype_gemm"
+    compile cutlass-example-55-hopper-mixed-dtype-gemm "$ex55/55_hopper_int4_bf16_gemm.cu" \
+        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" -I"$ex55" \
+        --expt-relaxed-constexpr "$ex55/55_hopper_int4_bf16_gemm.cu" \
+        -o "$out/cutlass-example-55-hopper-mixed-dtype-gemm.ptx"
+fi
+
 # CUTLASS's attention examples (shipped in nvidia-cutlass's source tree, like example 48).
 # Example 88 (Hopper FMHA) is compiled whole, as shipped (its CMakeLists adds --use_fast_math;
 # no -DNDEBUG): 57 entries (forward and backward kernels for three fusions and every head dim
@@ -599,6 +612,29 @@ for line in sys.argv[2:]:
                    "tile, 13 stages, separate DMA warps for A and B, TMA-store epilogue over "
                    "the mainloop's shared memory) compiled whole as shipped, prefetching "
                    "disabled (prefetch_ratio -1); beta and K explored.")
+    elif name == "cutlass-example-55-hopper-mixed-dtype-gemm":
+        # The whole example's PTX: pick the scale-with-zero-point GEMM (A = tuple<int4,
+        # bf16 scale, bf16 zero>, plain strides: not the "shuffled" layout).
+        names = re.findall(r"\.entry\s+([\w$]+)\s*\(", text)
+        kernel = next(k for k in names if "MixedInput" in k
+                      and "integer_subbyteILi4ELb1EEENS_10bfloat16_tESK_EEENS5_IJlSB_lEEE" in k)
+        # Params: one by-value struct. The mainloop's TMA transaction bytes per stage (u32
+        # @1164: int4 A 128x64 = 4096, bf16 B 128x64 = 16384, a 128-element bf16 scale and
+        # zero column each 256: 20992) and the scales' reload factor (u32 @1168: group size
+        # 128, the example's default, over the 64-deep k-tile = 2) are host constants; beta
+        # = 0 (f32 @1280) with null beta pointers (@1288, @1296: the epilogue loads no C);
+        # K (s32 @12) explored within 1..=2^24 (at K = 0 the consumers' first k-tile wait is
+        # unconditional, a deadlock CUTLASS's driver never launches), and so is the
+        # persistent tile scheduler's tile count (u64 @2168, blocks_per_problem), with
+        # --max-trips 2.
+        args = ["--threads", "384", "--param", "0+1164:u32=20992", "--param", "0+1168:u32=2",
+                "--param", "0+1280:f32=0", "--param", "0+1288:u64=0", "--param", "0+1296:u64=0",
+                "--param", "0+12:s32=1..=16777216", "--max-trips", "2"]
+        why = ("CUTLASS example 55 (Hopper mixed-input GEMM) compiled whole as shipped: the "
+               "int4 x bf16 kernel with bf16 scales and zero points (ConvertAndScaleWithZero, "
+               "KernelTmaWarpSpecializedCooperative, 128x128x64 tile, 9 stages; A converted in "
+               "registers before register-sourced wgmma), beta = 0; K and the persistent tile "
+               "scheduler's tile count explored (--max-trips 2).")
     elif name.startswith("cutlass-example-88-hopper-fmha"):
         # The whole example's PTX: pick the kernel by its mangled name (fp16, DefaultFusion):
         # the cooperative forward (128x128x128, IndividualTileScheduler; `run_fwd_128`'s
