@@ -297,26 +297,14 @@ impl Machine<'_> {
 mod tests {
     use super::*;
 
-    const F32: Ty = Ty {
-        bits: 32,
-        kind: Kind::F,
-    };
-    const F64: Ty = Ty {
-        bits: 64,
-        kind: Kind::F,
-    };
-    const S32: Ty = Ty {
-        bits: 32,
-        kind: Kind::S,
-    };
-    const S64: Ty = Ty {
-        bits: 64,
-        kind: Kind::S,
-    };
-    const U64: Ty = Ty {
-        bits: 64,
-        kind: Kind::U,
-    };
+    const fn ty(bits: u8, kind: Kind) -> Ty {
+        Ty { bits, kind }
+    }
+    const F32: Ty = ty(32, Kind::F);
+    const F64: Ty = ty(64, Kind::F);
+    const S32: Ty = ty(32, Kind::S);
+    const S64: Ty = ty(64, Kind::S);
+    const U64: Ty = ty(64, Kind::U);
 
     fn f(x: f32) -> u64 {
         u64::from(x.to_bits())
