@@ -35,39 +35,32 @@ fn flush32(x: f32, ftz: bool) -> f32 {
     }
 }
 
+/// `.sat` when `sat`: the result clamped to [0, 1] and a NaN to +0; `None` for a -0, whose
+/// saturation PTX does not spell out (module docs).
+fn saturate<F: Ieee>(r: F, sat: bool) -> Option<F> {
+    if !sat {
+        Some(r)
+    } else if r.nan() {
+        Some(F::ZERO)
+    } else if r.negative_zero() {
+        None
+    } else {
+        Some(r.unit_clamp())
+    }
+}
+
 /// The bits of a single-precision result, `None` where PTX does not fix them (module docs).
 fn result32(r: f32, ftz: bool, sat: bool) -> Option<u64> {
     if ftz && r.abs() == f32::MIN_POSITIVE {
         return None;
     }
-    let r = flush32(r, ftz);
-    let r = if sat {
-        if r.is_nan() {
-            0.0
-        } else if r == 0.0 && r.is_sign_negative() {
-            return None;
-        } else {
-            r.clamp(0.0, 1.0)
-        }
-    } else {
-        r
-    };
+    let r = saturate(flush32(r, ftz), sat)?;
     (!r.is_nan()).then(|| u64::from(r.to_bits()))
 }
 
-/// The bits of a double-precision result (`.sat` clamps as for single precision).
+/// The bits of a double-precision result (`.sat` as for single precision).
 fn result64(r: f64, sat: bool) -> Option<u64> {
-    let r = if sat {
-        if r.is_nan() {
-            0.0
-        } else if r == 0.0 && r.is_sign_negative() {
-            return None;
-        } else {
-            r.clamp(0.0, 1.0)
-        }
-    } else {
-        r
-    };
+    let r = saturate(r, sat)?;
     (!r.is_nan()).then(|| r.to_bits())
 }
 
@@ -81,7 +74,11 @@ trait Ieee:
     + std::ops::Div<Output = Self>
     + std::ops::Neg<Output = Self>
 {
+    const ZERO: Self;
     const ONE: Self;
+    fn nan(self) -> bool;
+    fn negative_zero(self) -> bool;
+    fn unit_clamp(self) -> Self;
     fn fused(self, b: Self, c: Self) -> Self;
     fn root(self) -> Self;
     fn magnitude(self) -> Self;
@@ -94,7 +91,17 @@ trait Ieee:
 macro_rules! ieee {
     ($t:ty) => {
         impl Ieee for $t {
+            const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
+            fn nan(self) -> bool {
+                self.is_nan()
+            }
+            fn negative_zero(self) -> bool {
+                self == 0.0 && self.is_sign_negative()
+            }
+            fn unit_clamp(self) -> Self {
+                self.clamp(0.0, 1.0)
+            }
             fn fused(self, b: Self, c: Self) -> Self {
                 self.mul_add(b, c)
             }
