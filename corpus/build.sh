@@ -219,6 +219,13 @@ if [ -n "$cutlass_inc" ]; then
         -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" -I"$ex55" \
         --expt-relaxed-constexpr "$ex55/55_hopper_int4_bf16_gemm.cu" \
         -o "$out/cutlass-example-55-hopper-mixed-dtype-gemm.ptx"
+    if [ -f "$out/cutlass-example-55-hopper-mixed-dtype-gemm.ptx" ]; then
+        # Two more kernels of the same PTX: the other conversion modes (the manifest picks
+        # each by name).
+        for mode in scale-only convert-only; do
+            built+=("cutlass-example-55-hopper-mixed-dtype-gemm-$mode|$out/cutlass-example-55-hopper-mixed-dtype-gemm.ptx|$ex55/55_hopper_int4_bf16_gemm.cu")
+        done
+    fi
 fi
 
 # CUTLASS's attention examples (shipped in nvidia-cutlass's source tree, like example 48).
@@ -612,29 +619,39 @@ for line in sys.argv[2:]:
                    "tile, 13 stages, separate DMA warps for A and B, TMA-store epilogue over "
                    "the mainloop's shared memory) compiled whole as shipped, prefetching "
                    "disabled (prefetch_ratio -1); beta and K explored.")
-    elif name == "cutlass-example-55-hopper-mixed-dtype-gemm":
-        # The whole example's PTX: pick the scale-with-zero-point GEMM (A = tuple<int4,
-        # bf16 scale, bf16 zero>, plain strides: not the "shuffled" layout).
+    elif name.startswith("cutlass-example-55-hopper-mixed-dtype-gemm"):
+        # The whole example's PTX: pick a GEMM by its A element (plain strides, not the
+        # "shuffled" layouts): tuple<int4, bf16 scale, bf16 zero> (scale with zero point, the
+        # entry without a suffix), tuple<int4, bf16 scale> (-scale-only) or int4 alone
+        # (-convert-only).
         names = re.findall(r"\.entry\s+([\w$]+)\s*\(", text)
-        kernel = next(k for k in names if "MixedInput" in k
-                      and "integer_subbyteILi4ELb1EEENS_10bfloat16_tESK_EEENS5_IJlSB_lEEE" in k)
+        mode, a_element, tx = {
+            "": ("ConvertAndScaleWithZero",
+                 "integer_subbyteILi4ELb1EEENS_10bfloat16_tESK_EEENS5_IJlSB_lEEE", 20992),
+            "-scale-only": ("ConvertAndScale",
+                            "integer_subbyteILi4ELb1EEENS_10bfloat16_tEEEENS5_IJlSB_lEEE", 20736),
+            "-convert-only": ("DirectConvert",
+                              "integer_subbyteILi4ELb1EEEEEENS5_IJlSB_lEEE", 20480),
+        }[name.removeprefix("cutlass-example-55-hopper-mixed-dtype-gemm")]
+        kernel = next(k for k in names if "MixedInput" in k and a_element in k)
         # Params: one by-value struct. The mainloop's TMA transaction bytes per stage (u32
-        # @1164: int4 A 128x64 = 4096, bf16 B 128x64 = 16384, a 128-element bf16 scale and
-        # zero column each 256: 20992) and the scales' reload factor (u32 @1168: group size
-        # 128, the example's default, over the 64-deep k-tile = 2) are host constants; beta
-        # = 0 (f32 @1280) with null beta pointers (@1288, @1296: the epilogue loads no C);
-        # K (s32 @12) explored within 1..=2^24 (at K = 0 the consumers' first k-tile wait is
-        # unconditional, a deadlock CUTLASS's driver never launches), and so is the
-        # persistent tile scheduler's tile count (u64 @2168, blocks_per_problem), with
-        # --max-trips 2.
-        args = ["--threads", "384", "--param", "0+1164:u32=20992", "--param", "0+1168:u32=2",
+        # @1164: int4 A 128x64 = 4096 and bf16 B 128x64 = 16384, plus a 128-row bf16 scale
+        # column of 256 and a zero-point column of 256 in the modes that load them) and the
+        # scales' reload factor (u32 @1168: group size 128, the example's default, over the
+        # 64-deep k-tile = 2; it only moves the scales' global coordinate) are host
+        # constants; beta = 0 (f32 @1280) with null beta pointers (@1288, @1296: the
+        # epilogue loads no C); K (s32 @12) explored within 1..=2^24 (at K = 0 the
+        # consumers' first k-tile wait is unconditional, a deadlock CUTLASS's driver never
+        # launches), and so is the persistent tile scheduler's tile count (u64 @2168,
+        # blocks_per_problem), with --max-trips 2.
+        args = ["--threads", "384", "--param", f"0+1164:u32={tx}", "--param", "0+1168:u32=2",
                 "--param", "0+1280:f32=0", "--param", "0+1288:u64=0", "--param", "0+1296:u64=0",
                 "--param", "0+12:s32=1..=16777216", "--max-trips", "2"]
-        why = ("CUTLASS example 55 (Hopper mixed-input GEMM) compiled whole as shipped: the "
-               "int4 x bf16 kernel with bf16 scales and zero points (ConvertAndScaleWithZero, "
-               "KernelTmaWarpSpecializedCooperative, 128x128x64 tile, 9 stages; A converted in "
-               "registers before register-sourced wgmma), beta = 0; K and the persistent tile "
-               "scheduler's tile count explored (--max-trips 2).")
+        why = ("CUTLASS example 55 (Hopper mixed-input GEMM) compiled whole as shipped: its "
+               f"int4 x bf16 kernel in mode {mode} (KernelTmaWarpSpecializedCooperative, "
+               "128x128x64 tile, 9 stages; A converted in registers before register-sourced "
+               "wgmma), beta = 0; K and the persistent tile scheduler's tile count explored "
+               "(--max-trips 2).")
     elif name.startswith("cutlass-example-88-hopper-fmha"):
         # The whole example's PTX: pick the kernel by its mangled name (fp16, DefaultFusion):
         # the cooperative forward (128x128x128, IndividualTileScheduler; `run_fwd_128`'s
