@@ -7,7 +7,7 @@
 //! forbid it). An unmarked `add` one of whose operands may be such a product therefore has
 //! one of two values on the GPU, and the emulator must not pick one: [`uncontract`] turns
 //! it back into an opaque [`Op::Float`] (its result unknown, as before the emulator computed
-//! floats). A product stays a product through `mov`, `neg` and a same-type `cvt` without
+//! floats). A product stays a product through `mov`, `neg`, `selp` and a same-type `cvt` without
 //! rounding (ptxas sees through them), and through per-thread memory (`.param` call buffers
 //! and `.local`): when a product is stored there, every load from there may be one.
 
@@ -58,6 +58,10 @@ pub(crate) fn uncontract(ir: &mut Ir) {
                     rn: false,
                 } => regs.extend(reg(ops.first())),
                 _ if moves(inst) && reg(ops.get(1)).is_some_and(|s| product[s]) => {
+                    regs.extend(reg(ops.first()));
+                }
+                // A selection of a product: ptxas may sink the `add` into both arms.
+                Op::Selp if (1..3).any(|i| reg(ops.get(i)).is_some_and(|s| product[s])) => {
                     regs.extend(reg(ops.first()));
                 }
                 // A load of several registers (`ld.param.v2.f32 {%f1, %f2}`) writes each.
@@ -135,7 +139,7 @@ mod tests {
             .collect()
     }
 
-    const DECLS: &str = ".reg .f32 %f<12>; .reg .f64 %fd<4>; .reg .b32 %r<4>;";
+    const DECLS: &str = ".reg .f32 %f<12>; .reg .f64 %fd<4>; .reg .b32 %r<4>; .reg .pred %p<2>;";
 
     #[test]
     fn an_unmarked_add_of_a_product_is_not_computed() {
@@ -157,6 +161,9 @@ mod tests {
             mul.rn.f32 %f8, %f1, %f1;
             add.f32 %f9, %f8, %f1;
             add.f32 %f10, %f1, %f1;
+            setp.eq.f32 %p1, %f1, %f1;
+            selp.f32 %f11, %f2, %f1, %p1;
+            add.f32 %f9, %f11, %f1;
             ret;"
         );
         assert_eq!(
@@ -166,7 +173,8 @@ mod tests {
                 opaque,
                 computed(true),
                 computed(false),
-                computed(false)
+                computed(false),
+                opaque
             ]
         );
         // Through a call's parameter buffer: once a product is stored to `.param` memory,
