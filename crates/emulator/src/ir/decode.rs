@@ -244,8 +244,7 @@ fn decode_op(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
         | "vmad" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" | "istypep" => {
             Op::Float {
                 pure: true,
-                commutes: inst.opcode == "fma"
-                    && (m.ty.kind == Kind::F && m.ty.bits == 32 || m.h("f32x2")),
+                commutes: inst.opcode == "fma" && (m.h("f32") || m.h("f32x2")),
             }
         }
         // They read the carry flag.
@@ -361,7 +360,7 @@ fn arith(inst: &Instruction<'_>, m: &Mods<'_>) -> Op {
             Op::Float {
                 pure: true,
                 commutes: matches!(inst.opcode, "add" | "mul" | "mad" | "min" | "max")
-                    && (m.ty.kind == Kind::F && m.ty.bits == 32 || m.h("f32x2")),
+                    && (m.h("f32") || m.h("f32x2")),
             }
         }
         "add" | "sub" | "mad" if m.carry => Op::Unsupported,
