@@ -125,7 +125,7 @@ struct Runs {
 /// writes of equal values.
 const VALUES_COMPARED: &str = "write-after-write races were checked again with the values \
     written compared symbolically (a value loaded from shared memory is named by the store \
-    it reads, a floating-point result by its instruction and operands): writes of values \
+    it reads, a floating-point result it does not compute by its instruction and operands): writes of values \
     found equal are benign races, and the races left write values weft cannot show equal";
 
 /// A kernel [`verify_once`] found racing in a write-after-write is run again with value

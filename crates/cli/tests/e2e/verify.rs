@@ -679,7 +679,7 @@ fn a_hint_says_when_a_load_keeps_the_value_unknown() {
 /// through `div.approx` of constants, a warp's `redux.sync.add` of the same lanes' values,
 /// the two 32-bit words of a 64-bit value stored whole)
 /// store one value, a benign race; the others race (`sub`, `fma`'s addend, half-precision
-/// `max`, whose order weft keeps, the halves of a pair swapped, a sum against one lane's
+/// `max` and packed `add.f16x2`, whose order weft keeps, the halves of a pair swapped, a sum against one lane's
 /// value). Before value terms every one of them was a race.
 #[test]
 fn value_terms_tell_commuted_results_from_different_ones() {
@@ -688,6 +688,7 @@ fn value_terms_tell_commuted_results_from_different_ones() {
         ("sub_f32", false),
         ("max_f32", true),
         ("max_f16", false),
+        ("add_f16x2", false),
         ("add_s32", true),
         ("fma_addend", false),
         ("fma_factors", true),
