@@ -125,8 +125,9 @@ struct Runs {
 /// writes of equal values.
 const VALUES_COMPARED: &str = "write-after-write races were checked again with the values \
     written compared symbolically (a value loaded from shared memory is named by the store \
-    it reads, a floating-point result it does not compute by its instruction and operands): writes of values \
-    found equal are benign races, and the races left write values weft cannot show equal";
+    it reads, a floating-point result it does not compute by its instruction and operands): \
+    writes of values found equal are benign races, and the races left write values weft \
+    cannot show equal";
 
 /// A kernel [`verify_once`] found racing in a write-after-write is run again with value
 /// terms (`emulator::Config::value_terms`): writes that store equal values computed from
