@@ -54,8 +54,7 @@ pub(super) fn mul(a: u64, b: u64, bits: u8, signed: bool, mode: MulMode) -> u64 
 /// `cvt.dst.src`: `None` when the result is not computed (a float conversion
 /// [`super::float::cvt_float`] does not vouch for).
 pub(super) fn cvt(a: u64, dst: Ty, src: Ty, round: u8, sat: bool, ftz: bool) -> Option<u64> {
-    let int = |k: Kind| matches!(k, Kind::U | Kind::S | Kind::B);
-    if !(int(dst.kind) && int(src.kind)) {
+    if !(dst.is_int() && src.is_int()) {
         return super::float::cvt_float(a, dst, src, round, sat, ftz);
     }
     let v = if src.signed() {
@@ -538,9 +537,9 @@ impl Machine<'_> {
             Op::Slct => self.slct(t, pc, inst, o),
             Op::Cvt => {
                 let (a, ua) = self.rd(t, o(1), pc);
-                let int = |k: Kind| matches!(k, Kind::U | Kind::S | Kind::B);
                 let (v, u) = if ua != 0 {
-                    let u = if int(inst.ty.kind) && int(inst.ty2.kind) && !inst.sat {
+                    let ints = inst.ty.is_int() && inst.ty2.is_int();
+                    let u = if ints && !inst.sat {
                         let from = (u64::from(inst.ty2.bits) << 1) | u64::from(inst.ty2.signed());
                         self.unknown_result(
                             OpKind::Cvt,
@@ -548,7 +547,7 @@ impl Machine<'_> {
                             inst.ty.signed(),
                             &[(a, ua), (from, 0)],
                         )
-                    } else if ua & TERMED != 0 && !(int(inst.ty.kind) && int(inst.ty2.kind)) {
+                    } else if ua & TERMED != 0 && !ints {
                         // A conversion to or from a float: a term the choices evaluate
                         // with `cvt`.
                         let k = OpKind::FCvt {
@@ -823,13 +822,7 @@ impl Machine<'_> {
         let mut c_opnd = (0, 0);
         let bits = inst.ty.bits;
         // `.ftz` compares single-precision subnormals as zeros of their sign.
-        let flush = |x: u64| {
-            if inst.ftz && bits == 32 && (x >> 23) & 0xff == 0 {
-                x & 0x8000_0000
-            } else {
-                x
-            }
-        };
+        let flush = |x: u64| super::float::flush_bits32(x, inst.ftz && bits == 32);
         let r = match inst.ty.kind {
             Kind::F => compare_float(cmp, bits, flush(a), flush(b)),
             _ => compare(cmp, bits, inst.ty.signed(), a, b),

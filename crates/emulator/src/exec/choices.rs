@@ -1215,8 +1215,7 @@ impl Machine<'_> {
                             .get(usize::from(round))
                             .copied()
                             .unwrap_or("");
-                        let int = |t: crate::ir::Ty| t.kind != crate::ir::Kind::F;
-                        let r = match (r, int(dst) && !int(src)) {
+                        let r = match (r, dst.is_int() && !src.is_int()) {
                             ("", _) => String::new(),
                             (r, true) if r != "rni" => format!(".{r}i"),
                             (r, _) => format!(".{r}"),

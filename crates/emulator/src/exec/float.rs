@@ -23,16 +23,22 @@ use super::alu::{mask, sx};
 use super::terms::OpKind;
 use super::values::TERMED;
 use crate::ValueSource;
-use crate::ir::{FOp, Inst, Kind, Opnd, Ty};
+use crate::ir::{FOp, Inst, Opnd, Ty};
 use weft_program::InstId;
 
-/// `x` with a single-precision subnormal flushed to the zero of its sign when `ftz`.
-fn flush32(x: f32, ftz: bool) -> f32 {
-    if ftz && x.is_subnormal() {
-        if x.is_sign_negative() { -0.0 } else { 0.0 }
+/// The single-precision bit pattern `x` (its low 32 bits) with a subnormal flushed to the
+/// zero of its sign when `ftz` (`setp.ftz` compares by it too).
+pub(super) fn flush_bits32(x: u64, ftz: bool) -> u64 {
+    if ftz && (x >> 23) & 0xff == 0 {
+        x & 0x8000_0000
     } else {
         x
     }
+}
+
+/// `x` with a subnormal flushed to the zero of its sign when `ftz`.
+fn flush32(x: f32, ftz: bool) -> f32 {
+    f32::from_bits(flush_bits32(u64::from(x.to_bits()), ftz) as u32)
 }
 
 /// `.sat` when `sat`: the result clamped to [0, 1] and a NaN to +0; `None` for a -0, whose
@@ -181,17 +187,12 @@ pub(crate) fn farith(
     }
 }
 
-/// Whether `k` is an integer kind.
-fn int(k: Kind) -> bool {
-    matches!(k, Kind::U | Kind::S | Kind::B)
-}
-
 /// `cvt.dst.src` where `dst` or `src` is a float (`.f32` or `.f64`): `round` as
 /// `Inst::round` (0: none or `.rn`; 1–3: `.rz`/`.rzi`, `.rm`/`.rmi`, `.rp`/`.rpi`; 4:
 /// `.rni`). `None` when the emulator does not compute it (module docs).
 pub(crate) fn cvt_float(a: u64, dst: Ty, src: Ty, round: u8, sat: bool, ftz: bool) -> Option<u64> {
     let in32 = |v: u64| flush32(f32::from_bits(v as u32), ftz);
-    match (int(dst.kind), int(src.kind)) {
+    match (dst.is_int(), src.is_int()) {
         // Integer to float: rounded to nearest (Rust's casts round to nearest even); a
         // directed rounding only when the conversion is exact.
         (false, true) => {
@@ -291,8 +292,7 @@ impl Machine<'_> {
         let u = args[..n].iter().fold(f, |u, &(_, x)| self.src.union(u, x));
         let u = if self.values_wanted(pc) {
             let wanted = [Some(args[0]), Some(args[1]), Some(args[2])];
-            let commutes = matches!(op, FOp::Add | FOp::Mul | FOp::Fma) && bits == 32;
-            self.float_term(pc, ops, &wanted, commutes, u)
+            self.float_term(pc, ops, &wanted, op.commutes(bits), u)
         } else {
             u
         };
@@ -303,6 +303,7 @@ impl Machine<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Kind;
 
     const fn ty(bits: u8, kind: Kind) -> Ty {
         Ty { bits, kind }

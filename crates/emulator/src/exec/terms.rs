@@ -173,17 +173,11 @@ impl OpKind {
     }
 
     /// Whether swapping the first two operands never changes the result of a `bits`-wide
-    /// operation: integer `add`, `mul`, `min`, `max` and the bitwise ones; `add`, `mul` and
-    /// `fma` of `.f32` values (IEEE 754 addition and multiplication commute, and a
-    /// single-precision result with a NaN operand is the one canonical NaN, as for the
-    /// opaque float operations of `docs/semantics.md` §5).
+    /// operation: integer `add`, `mul`, `min`, `max` and the bitwise ones; the float
+    /// operations [`crate::ir::FOp::commutes`] says.
     fn commutes(self, bits: u8) -> bool {
         if let OpKind::FArith(op, ..) = self {
-            return bits == 32
-                && matches!(
-                    op,
-                    crate::ir::FOp::Add | crate::ir::FOp::Mul | crate::ir::FOp::Fma
-                );
+            return op.commutes(bits);
         }
         matches!(
             self,

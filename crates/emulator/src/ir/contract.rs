@@ -111,7 +111,7 @@ pub(crate) fn uncontract(ir: &mut Ir) {
         if (1..3).any(|i| reg(ops.get(i)).is_some_and(|r| product[r])) {
             ir.insts[k].op = Op::Float {
                 pure: true,
-                commutes: op == FOp::Add && inst.ty.bits == 32,
+                commutes: op.commutes(inst.ty.bits),
             };
         }
     }

@@ -68,6 +68,12 @@ impl Ty {
             Kind::Pred => "pred",
         }
     }
+
+    /// Whether the type is an integer (or untyped bits): not a float or a predicate.
+    pub fn is_int(self) -> bool {
+        matches!(self.kind, Kind::U | Kind::S | Kind::B)
+    }
+
     pub fn signed(self) -> bool {
         self.kind == Kind::S
     }
@@ -202,6 +208,14 @@ impl FOp {
             FOp::Add | FOp::Sub | FOp::Mul | FOp::Div => 2,
             FOp::Fma => 3,
         }
+    }
+
+    /// Whether swapping the first two operands never changes a `bits`-wide result: `add`,
+    /// `mul` and `fma` of `.f32` (IEEE 754 addition and multiplication commute, and a
+    /// single-precision result with a NaN operand is the one canonical NaN,
+    /// `docs/semantics.md` §5); `.f64` NaN payloads may depend on the order.
+    pub fn commutes(self, bits: u8) -> bool {
+        bits == 32 && matches!(self, FOp::Add | FOp::Mul | FOp::Fma)
     }
 
     /// The opcode's name in a report.
