@@ -174,13 +174,21 @@ if ! $py -m pip show -q nvidia-curand >/dev/null 2>&1; then
     echo "corpus: installing nvidia-curand" >&2
     $py -m pip install -q nvidia-curand==10.4.5.25 >&2 || echo "corpus: nvidia-curand install FAILED" >&2
 fi
+# A CUTLASS example's source compiled whole with the example's include paths (the
+# utilities and examples/common); extra flags before the source (an example's own directory,
+# --use_fast_math where its CMakeLists adds it).
+compile_cutlass_example() { # name arch source [extra nvcc flags...]
+    local name="$1" arch="$2" source="$3"
+    shift 3
+    compile "$name" "$source" \
+        "$nvcc" -ptx -lineinfo -arch="$arch" --std=c++17 -I"$cutlass_inc" \
+        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" "$@" \
+        --expt-relaxed-constexpr "$source" -o "$out/$name.ptx"
+}
 if [ -n "$cutlass_inc" ]; then
     cutlass_src="${cutlass_inc%/include}"
     ex48="$cutlass_src/examples/48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu"
-    compile cutlass-example-48-hopper-ws-gemm "$ex48" \
-        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" \
-        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" \
-        --expt-relaxed-constexpr "$ex48" -o "$out/cutlass-example-48-hopper-ws-gemm.ptx"
+    compile_cutlass_example cutlass-example-48-hopper-ws-gemm sm_90a "$ex48"
 fi
 
 # Example 63 (Hopper FP8 GEMM with an L2 weight-prefetch warp), compiled whole as shipped
@@ -188,11 +196,8 @@ fi
 # one GEMM kernel twice: with prefetching disabled, and at the example's default ratio.
 if [ -n "$cutlass_inc" ]; then
     ex63="$cutlass_src/examples/63_hopper_gemm_with_weight_prefetch"
-    compile cutlass-example-63-hopper-weight-prefetch "$ex63/63_hopper_gemm_with_weight_prefetch.cu" \
-        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" \
-        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" -I"$ex63" \
-        --expt-relaxed-constexpr "$ex63/63_hopper_gemm_with_weight_prefetch.cu" \
-        -o "$out/cutlass-example-63-hopper-weight-prefetch.ptx"
+    compile_cutlass_example cutlass-example-63-hopper-weight-prefetch sm_90a \
+        "$ex63/63_hopper_gemm_with_weight_prefetch.cu" -I"$ex63"
     if [ -f "$out/cutlass-example-63-hopper-weight-prefetch.ptx" ]; then
         built+=("cutlass-example-63-hopper-weight-prefetch-default|$out/cutlass-example-63-hopper-weight-prefetch.ptx|$ex63/63_hopper_gemm_with_weight_prefetch.cu")
     fi
@@ -202,10 +207,7 @@ fi
 # shipped; ~30 s.
 if [ -n "$cutlass_inc" ]; then
     ex61="$cutlass_src/examples/61_hopper_gemm_with_topk_and_softmax/61_hopper_gemm_with_topk_and_softmax.cu"
-    compile cutlass-example-61-hopper-topk-softmax "$ex61" \
-        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" \
-        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" \
-        --expt-relaxed-constexpr "$ex61" -o "$out/cutlass-example-61-hopper-topk-softmax.ptx"
+    compile_cutlass_example cutlass-example-61-hopper-topk-softmax sm_90a "$ex61"
 fi
 
 # Example 55 (Hopper mixed-input GEMM: int4 weights dequantized in registers with bf16 scales
@@ -214,11 +216,8 @@ fi
 # ~3 min and ~4 GB on the 2-core machine, ~4 MB of PTX.
 if [ -n "$cutlass_inc" ]; then
     ex55="$cutlass_src/examples/55_hopper_mixed_dtype_gemm"
-    compile cutlass-example-55-hopper-mixed-dtype-gemm "$ex55/55_hopper_int4_bf16_gemm.cu" \
-        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 -I"$cutlass_inc" \
-        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" -I"$ex55" \
-        --expt-relaxed-constexpr "$ex55/55_hopper_int4_bf16_gemm.cu" \
-        -o "$out/cutlass-example-55-hopper-mixed-dtype-gemm.ptx"
+    compile_cutlass_example cutlass-example-55-hopper-mixed-dtype-gemm sm_90a \
+        "$ex55/55_hopper_int4_bf16_gemm.cu" -I"$ex55"
     if [ -f "$out/cutlass-example-55-hopper-mixed-dtype-gemm.ptx" ]; then
         # Two more kernels of the same PTX: the other conversion modes (the manifest picks
         # each by name).
@@ -238,11 +237,8 @@ fi
 # example's own types and flags (~30 s and ~4 GB each).
 if [ -n "$cutlass_inc" ]; then
     ex88="$cutlass_src/examples/88_hopper_fmha/88_hopper_fmha.cu"
-    compile cutlass-example-88-hopper-fmha "$ex88" \
-        "$nvcc" -ptx -lineinfo -arch=sm_90a --std=c++17 --use_fast_math -I"$cutlass_inc" \
-        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" \
-        -I"$cutlass_src/examples/88_hopper_fmha" \
-        --expt-relaxed-constexpr "$ex88" -o "$out/cutlass-example-88-hopper-fmha.ptx"
+    compile_cutlass_example cutlass-example-88-hopper-fmha sm_90a "$ex88" --use_fast_math \
+        -I"$cutlass_src/examples/88_hopper_fmha"
     if [ -f "$out/cutlass-example-88-hopper-fmha.ptx" ]; then
         # Two more kernels of the same PTX (the manifest picks each by name).
         built+=("cutlass-example-88-hopper-fmha-pingpong|$out/cutlass-example-88-hopper-fmha.ptx|$ex88")
@@ -264,10 +260,7 @@ if [ -n "$cutlass_inc" ]; then
     # Example 75 (Blackwell grouped GEMM), compiled whole as shipped (~30 s, ~3.8 GB): a 1-SM
     # and a 2-SM PtrArray kernel with a dynamic cluster shape; the manifest checks both.
     ex75="$cutlass_src/examples/75_blackwell_grouped_gemm/75_blackwell_grouped_gemm.cu"
-    compile cutlass-example-75-blackwell-grouped-gemm "$ex75" \
-        "$nvcc" -ptx -lineinfo -arch=sm_100a --std=c++17 -I"$cutlass_inc" \
-        -I"$cutlass_src/tools/util/include" -I"$cutlass_src/examples/common" \
-        --expt-relaxed-constexpr "$ex75" -o "$out/cutlass-example-75-blackwell-grouped-gemm.ptx"
+    compile_cutlass_example cutlass-example-75-blackwell-grouped-gemm sm_100a "$ex75"
     if [ -f "$out/cutlass-example-75-blackwell-grouped-gemm.ptx" ]; then
         built+=("cutlass-example-75-blackwell-grouped-gemm-2sm|$out/cutlass-example-75-blackwell-grouped-gemm.ptx|$ex75")
     fi
