@@ -119,7 +119,29 @@ struct Runs {
     peeks_fail: bool,
     /// `emulator::Config::value_terms`.
     value_terms: bool,
+    /// `emulator::Config::split_data_branches`.
+    split: bool,
 }
+
+/// What [`verify_paths`] tells [`verify_once`].
+struct Explored {
+    /// Peeks the checked paths executed.
+    peeks: u64,
+    /// The exploration's failing path did not reproduce on a concrete run
+    /// (`emulator::Exploration::unconfirmed`).
+    unconfirmed: bool,
+    /// That path ran both sides of a branch whose predicate has a term
+    /// (`emulator::Emulation::data_forks`).
+    data_forks: bool,
+}
+
+/// What a report says when its exploration split the branches that decide no
+/// synchronization ([`verify_once`]).
+const SPLIT_DATA_BRANCHES: &str = "a path of the exploration found what a run with its input \
+    values fixed did not reproduce, after running both sides of a branch on the inputs that \
+    decides no synchronization (its accesses marked \"may happen\"); the exploration was \
+    repeated with such branches and guards explored as choices, each side a path of its own, \
+    and this is its verdict (docs/semantics.md §6.5)";
 
 /// What the run with value terms says when it found some write-after-write races to be
 /// writes of equal values.
@@ -200,6 +222,11 @@ fn peeks_both_ways(report: &mut KernelReport, mut second: KernelReport, strict: 
 }
 
 /// [`verify`]'s one run, as `runs` says: the number of peeks the checked paths executed.
+/// When the exploration's failing path does not reproduce concretely and ran both sides of
+/// a branch on the inputs that decides no synchronization, the exploration is repeated with
+/// such branches as choices (`emulator::Config::split_data_branches`): a path then follows
+/// one side, as a concrete run does. Its report replaces the first unless it is
+/// unconfirmed too.
 fn verify_once(
     report: &mut KernelReport,
     module: &Module<'_>,
@@ -208,6 +235,38 @@ fn verify_once(
     progress: &crate::progress::Progress,
     runs: Runs,
 ) -> Result<u64, KernelInputError> {
+    let template = report.clone();
+    let first = verify_paths(report, module, params, options, progress, runs)?;
+    if runs.split || !(first.unconfirmed && first.data_forks) {
+        return Ok(first.peeks);
+    }
+    let mut again = template;
+    let split = Runs {
+        split: true,
+        ..runs
+    };
+    let second = verify_paths(&mut again, module, params, options, progress, split)?;
+    if second.unconfirmed {
+        return Ok(first.peeks);
+    }
+    again
+        .stats
+        .stage_seconds
+        .add_run(&report.stats.stage_seconds);
+    again.notes.push(SPLIT_DATA_BRANCHES.to_owned());
+    *report = again;
+    Ok(second.peeks)
+}
+
+/// One exploration of the kernel's paths as `runs` says, checked by the later stages.
+fn verify_paths(
+    report: &mut KernelReport,
+    module: &Module<'_>,
+    params: &[emulator::ParamBinding],
+    options: &Options,
+    progress: &crate::progress::Progress,
+    runs: Runs,
+) -> Result<Explored, KernelInputError> {
     let file = report.file.clone();
     let kernel = report.kernel.clone();
     // The `--param` ranges, as written (the report's specs are the bindings', in order).
@@ -230,6 +289,7 @@ fn verify_once(
         max_memory: options.max_memory,
         peeks_fail: runs.peeks_fail,
         value_terms: runs.value_terms,
+        split_data_branches: runs.split,
         ..emulator::Config::default()
     };
     // Each path of the choices on input-dependent branches is one emulation, checked by the
@@ -293,7 +353,11 @@ fn verify_once(
                         .to_owned(),
                 ),
             });
-            return Ok(peeks);
+            return Ok(Explored {
+                peeks,
+                unconfirmed: false,
+                data_forks: false,
+            });
         }
         Err(error @ emulator::Error::MemoryBudget { .. }) => {
             report.unverifiable.push(Unverifiable {
@@ -308,7 +372,11 @@ fn verify_once(
                         .to_owned(),
                 ),
             });
-            return Ok(peeks);
+            return Ok(Explored {
+                peeks,
+                unconfirmed: false,
+                data_forks: false,
+            });
         }
         Err(emulator::Error::Lowering { line, message }) => {
             return Err(KernelInputError { line, message });
@@ -339,7 +407,7 @@ fn verify_once(
             inputs: Vec::new(),
             hint: Some("fix the sizes with --param".to_owned()),
         });
-        return Ok(peeks);
+        return Ok(Explored::after(peeks, &exploration));
     };
     if !exploration.failed {
         // The benign races of every verified path (the last path's are among them).
@@ -436,7 +504,7 @@ fn verify_once(
             r.coverage = Some(cov);
             r.stats.stage_seconds = last.stats.stage_seconds;
             *report = r;
-            return Ok(peeks);
+            return Ok(Explored::after(peeks, &exploration));
         }
     }
     if exploration.incomplete {
@@ -473,7 +541,18 @@ fn verify_once(
         });
     }
     *report = last;
-    Ok(peeks)
+    Ok(Explored::after(peeks, &exploration))
+}
+
+impl Explored {
+    /// [`verify_paths`]'s answer after `exploration`.
+    fn after(peeks: u64, exploration: &emulator::Exploration) -> Explored {
+        Explored {
+            peeks,
+            unconfirmed: exploration.unconfirmed,
+            data_forks: exploration.emulation.data_forks,
+        }
+    }
 }
 
 /// The periodicity evidence in words (`docs/induction.md` §3).

@@ -269,6 +269,13 @@ pub struct Config {
     /// follow its choices ([`Emulation::alternative_witnesses`]): other values of its
     /// variables, for a failing path whose first witness does not reproduce (`explore`).
     pub alternative_witnesses: u32,
+    /// Branches on input-dependent predicates that decide no synchronization, and
+    /// instructions under such guards, are choices too when their predicate has a term
+    /// ([`explore`]): each side is its own path instead of both sides running in one (with
+    /// their accesses marked `may`). [`explore`] repeats an exploration this way when a path's
+    /// finding does not reproduce on a concrete run and the path ran such a branch both ways
+    /// (`docs/semantics.md` §6.5).
+    pub split_data_branches: bool,
 }
 
 impl Config {
@@ -400,6 +407,7 @@ impl Default for Config {
             peeks_fail: false,
             value_terms: false,
             alternative_witnesses: 0,
+            split_data_branches: false,
         }
     }
 }
@@ -687,6 +695,10 @@ pub struct Emulation {
     /// Peeks executed ([`Config::peeks_fail`]): `mbarrier.try_wait`/`test_wait`s whose
     /// "not ready" answer does not lead back to them.
     pub peeks: u64,
+    /// The run ran both sides of a branch (or an instruction under a guard) on an
+    /// input-dependent predicate with a term that decides no synchronization: a choice
+    /// under [`Config::split_data_branches`].
+    pub data_forks: bool,
 }
 
 impl Emulation {

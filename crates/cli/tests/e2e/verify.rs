@@ -1146,15 +1146,25 @@ fn bulk_copy_sizes_not_a_multiple_of_16_are_reported() {
 
 /// A failing path whose first witness (the smallest values) does not reproduce what it
 /// found is re-run with other inputs that follow it (`alternative_witness.ptx`): the path
-/// "n <= 1" races only at n = 1, which confirms it (unverifiable before, from n = 0 alone);
-/// a path whose two racing stores need n = 0 and n = 1 at once reproduces with neither and
-/// stays unverifiable.
+/// "n <= 1" races only at n = 1, which confirms it (unverifiable before, from n = 0 alone).
+/// A path whose two racing stores need n = 0 and n = 1 at once reproduces with neither; its
+/// stores are under guards with terms, so the exploration runs again with them as choices
+/// and verifies (unverifiable before). A race of two values equal for every input that the
+/// symbolic run cannot show equal, with no branch run both ways, stays unverifiable.
 #[test]
 fn a_failing_path_is_confirmed_with_its_other_inputs() {
     let k = kernel_report("alternative_witness.ptx", "race_at_one", 1);
     assert_eq!(violation_kinds(&k), ["race"], "{k}");
     assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 1, "{k}");
-    let k = kernel_report("alternative_witness.ptx", "never_both", 3);
+    let k = kernel_report("alternative_witness.ptx", "never_both", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+    assert!(
+        k["notes"].as_array().is_some_and(|n| n.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.contains("explored as choices")))),
+        "{k}"
+    );
+    let k = kernel_report("alternative_witness.ptx", "equal_only_concretely", 3);
     assert_eq!(k["verdict"], "unverifiable", "{k}");
     let reason = k["unverifiable"][0]["reason"].as_str().unwrap_or_default();
     assert!(
@@ -1406,6 +1416,43 @@ fn a_copy_on_a_side_the_path_rules_out_is_no_access() {
             .contains("coverage: verified for every value of param 1"),
         "{run:?}"
     );
+}
+
+/// The prefetch's guard and the row loop read different terms of M: the path that runs no
+/// trip (M = 0) cannot rule the copy out, and its race does not reproduce on a concrete run
+/// with M = 0 (unverifiable before). The exploration repeated with the guard's branch as a
+/// choice gives each side its own path: verified, and the report says how.
+#[test]
+fn a_phantom_copy_under_a_data_branch_is_split_off() {
+    let run = weft(&["copy_side_other_term.ptx", "--color", "never"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains(": verified"), "{run:?}");
+    assert!(
+        run.stdout.contains(
+            "the exploration was repeated with such branches and guards explored as choices"
+        ),
+        "{run:?}"
+    );
+}
+
+/// The same, with the loop reading its slot before it waits for the prefetch: a real race
+/// for M >= 1, hidden before behind the M = 0 path's unconfirmed phantom (unverifiable);
+/// the split exploration confirms it with M = 1.
+#[test]
+fn a_real_race_behind_a_phantom_copy_is_found() {
+    let run = weft(&[
+        "copy_read_early.ptx",
+        "--color",
+        "never",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    let k = &doc["kernels"][0];
+    assert_eq!(k["verdict"], "violation", "{run:?}");
+    assert_eq!(k["violations"][0]["kind"], "race", "{run:?}");
+    assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 1, "{run:?}");
 }
 
 /// A TMA load nobody waits for, its mbarrier invalidated later (Triton's epilogue

@@ -180,7 +180,12 @@ impl Machine<'_> {
                     true,
                 );
             }
+            // Under `split_data_branches`: a choice like any guard with a term.
+            _ if self.cfg.split_data_branches && self.decided(t, pc, inst, gu).is_some() => {}
             _ => {
+                if self.src.term(gu).is_some() {
+                    self.data_forks = true;
+                }
                 let th = &mut self.th[t];
                 th.may += 1;
                 let saved = th.may_src;
@@ -325,6 +330,33 @@ impl Machine<'_> {
         result
     }
 
+    /// The branch at `pc` on the predicate with sources `gu` as a choice ([`Machine::choose`]):
+    /// thread `t` goes to the chosen side (`target` when the predicate, less the guard's
+    /// negation, holds; else `fall`). False, having done nothing, when it is no choice (the
+    /// run does not explore, or the predicate has no term).
+    fn take_chosen_side(
+        &mut self,
+        t: usize,
+        pc: u32,
+        target: PathStart,
+        fall: u32,
+        gu: u32,
+    ) -> bool {
+        let Some(pred) = self.choose(t, pc, gu) else {
+            return false;
+        };
+        let neg = self.ir.insts.get(pc as usize).is_some_and(|i| i.guard_neg);
+        if pred != neg {
+            match target {
+                PathStart::At(x) => self.th[t].pc = x,
+                PathStart::Exit => self.do_exit(t, pc),
+            }
+        } else {
+            self.th[t].pc = fall;
+        }
+        true
+    }
+
     /// Runs both sides of a branch on an unknown predicate (taken: from `target`; not taken:
     /// from `fall`) to their join, then merges the register files.
     pub(super) fn fork(
@@ -336,26 +368,25 @@ impl Machine<'_> {
         gu: u32,
         guard: Opnd,
     ) {
+        // Under `split_data_branches`, every branch with a term is a choice (each side its
+        // own path), whether or not it decides synchronization.
+        if self.cfg.split_data_branches && self.take_chosen_side(t, pc, target, fall, gu) {
+            return;
+        }
         let join = match self.region(pc) {
             Ok(j) => j,
             Err(why) => {
                 // A choice on the predicate's term, when the run explores.
-                if let Some(pred) = self.choose(t, pc, gu) {
-                    let neg = self.ir.insts.get(pc as usize).is_some_and(|i| i.guard_neg);
-                    if pred != neg {
-                        match target {
-                            PathStart::At(x) => self.th[t].pc = x,
-                            PathStart::Exit => self.do_exit(t, pc),
-                        }
-                    } else {
-                        self.th[t].pc = fall;
-                    }
+                if self.take_chosen_side(t, pc, target, fall, gu) {
                     return;
                 }
                 self.unverifiable(t, pc, Why::BranchDecidesSync(why), Some(guard), gu, true);
                 return;
             }
         };
+        if self.src.term(gu).is_some() {
+            self.data_forks = true;
+        }
         // Thread `t`'s registers the region names (`values::Machine::slot`: register `r` at
         // `base + r·LANES`): the others are the same after either side.
         let base = self.slot(t);

@@ -117,6 +117,7 @@ impl Machine<'_> {
             search_work: self.choices.search,
             search_exhausted: self.choices.search_exhausted,
             peeks: self.peeks,
+            data_forks: self.data_forks,
         })
     }
 }

@@ -234,6 +234,9 @@ struct Machine<'a> {
     peek_at: FxHashMap<u32, bool>,
     /// Peeks executed.
     peeks: u64,
+    /// Both sides of a branch on a termed predicate that decides no synchronization ran
+    /// ([`crate::Emulation::data_forks`]).
+    data_forks: bool,
     /// The kernel read its cluster shape (`%cluster_nctaid`, `%cluster_nctarank`), which
     /// weft takes as 1x1x1 unless the kernel declares one.
     cluster_read: bool,
@@ -560,6 +563,7 @@ fn run_once<'a>(
         exclusive: Vec::new(),
         peek_at: FxHashMap::default(),
         peeks: 0,
+        data_forks: false,
         peeks_failed: Default::default(),
         peek_lag: Default::default(),
         cluster_read: false,

@@ -169,6 +169,7 @@ impl Machine<'_> {
             exclusive,
             peek_at: _,
             peeks: _,
+            data_forks: _,
             peeks_failed: _,
             peek_lag: _,
             cluster_read: _,
