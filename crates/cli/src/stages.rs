@@ -225,8 +225,8 @@ fn peeks_both_ways(report: &mut KernelReport, mut second: KernelReport, strict: 
 /// When the exploration's failing path does not reproduce concretely and ran both sides of
 /// a branch on the inputs that decides no synchronization, the exploration is repeated with
 /// such branches as choices (`emulator::Config::split_data_branches`): a path then follows
-/// one side, as a concrete run does. Its report replaces the first unless it is
-/// unconfirmed too.
+/// one side, as a concrete run does. Its report replaces the first when it is a verdict
+/// (verified, or a confirmed violation), not when it is unverifiable too.
 fn verify_once(
     report: &mut KernelReport,
     module: &Module<'_>,
@@ -246,7 +246,9 @@ fn verify_once(
         ..runs
     };
     let second = verify_paths(&mut again, module, params, options, progress, split)?;
-    if second.unconfirmed {
+    // Only a verdict replaces the first report: an exploration that stopped short (more
+    // paths, the same budgets) says less than the first one's located finding.
+    if second.unconfirmed || !again.unverifiable.is_empty() {
         return Ok(first.peeks);
     }
     again

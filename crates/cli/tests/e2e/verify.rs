@@ -1455,6 +1455,18 @@ fn a_real_race_behind_a_phantom_copy_is_found() {
     assert_eq!(k["coverage"]["failing_inputs"][0]["value"], 1, "{run:?}");
 }
 
+/// A data guard in a 1000-trip loop, split into choices, pins the size on every path, which
+/// makes two stored values known and equal: the unconfirmed race of the first exploration is
+/// a benign race of a verified (bounded) kernel.
+#[test]
+fn split_guards_in_a_loop_pin_the_size() {
+    let k = kernel_report("split_guard_in_loop.ptx", "guard_in_loop", 0);
+    assert_eq!(k["verdict"], "verified", "{k}");
+    let v = k["violations"].as_array().expect("violations");
+    assert!(v.len() == 1 && v[0]["benign"] == true, "{k}");
+    assert_eq!(k["coverage"]["complete"], false, "{k}");
+}
+
 /// A TMA load nobody waits for, its mbarrier invalidated later (Triton's epilogue
 /// invalidates its mbarriers): the reads of the destination race with the copy. weft said
 /// "a TMA copy signals an mbarrier phase that never completes (its arrivals are missing)";
