@@ -431,6 +431,80 @@ impl Generations {
     }
 }
 
+/// Registrations of one lane [`check_recycling`] walks in a block (see there).
+const BLOCK: usize = 256;
+
+/// What the recycling check found for a registration, for the next lanes of the warp at
+/// the same position: lanes of a warp that register together (the same barrier,
+/// generation and command after the same blocking point) get the same answer, except a
+/// lane that is the first waiter of the previous generation ([`reaches`] compares threads).
+#[derive(Clone, Copy)]
+struct Verdict {
+    key: NodeKey,
+    generation: u32,
+    command: u32,
+    last: Option<DynamicBarrierId>,
+    /// The lane it was found for.
+    thread: ThreadId,
+    /// The first waiter of the previous generation; `None`: not reusable (no such
+    /// generation, or one without a waiter: [`Unordered`] summarizes those).
+    waiter: Option<ThreadId>,
+    found: Option<(BarrierKey, DynamicBarrierId, bool)>,
+}
+
+impl Verdict {
+    /// Matches nothing.
+    const NONE: Verdict = Verdict {
+        key: NodeKey::Exec(u32::MAX),
+        generation: 0,
+        command: u32::MAX,
+        last: None,
+        thread: ThreadId(u32::MAX),
+        waiter: None,
+        found: None,
+    };
+
+    fn of(
+        r: &Registration,
+        last: Option<DynamicBarrierId>,
+        thread: ThreadId,
+        found: Option<(BarrierKey, DynamicBarrierId, bool)>,
+        completions: &[Completion],
+    ) -> Self {
+        let waiter = found.and_then(|(_, n, _)| match completions[n.index()] {
+            Completion::Waiter(p) => Some(p.thread),
+            Completion::Arrivals(_) => None,
+        });
+        Verdict {
+            key: r.key,
+            generation: r.generation,
+            command: r.command,
+            last,
+            thread,
+            waiter,
+            found,
+        }
+    }
+
+    /// The answer for lane `thread`'s `r` after `last`, if this one is it.
+    #[inline]
+    fn reuse(
+        &self,
+        r: &Registration,
+        last: Option<DynamicBarrierId>,
+        thread: ThreadId,
+    ) -> Option<Option<(BarrierKey, DynamicBarrierId, bool)>> {
+        let waiter = self.waiter?;
+        (self.command == r.command
+            && self.generation == r.generation
+            && self.key == r.key
+            && self.last == last
+            && waiter != thread
+            && waiter != self.thread)
+            .then_some(self.found)
+    }
+}
+
 pub(crate) fn check_recycling(
     program: &Program,
     replay: &Trace,
@@ -446,46 +520,63 @@ pub(crate) fn check_recycling(
     let inst = |t: ThreadId, i: u32| inst_at(program, t, i);
     let gens = Generations::new(&by_gen);
     let completions: Vec<Completion> = nodes.iter().map(Completion::of).collect();
-    // Each thread's registrations are checked on their own: split the threads in chunks.
     // Each thread's registrations are checked on their own. The lanes of a warp are
-    // walked side by side (registration `i` of every lane, then `i + 1`), so that the
+    // walked side by side, a block of registrations of each lane in turn, so that the
     // lanes registering together after the same blocking point share one [`Unordered`]
-    // summary; the threads are split in warp-aligned halves for two workers.
+    // summary and one [`Verdict`] (each lane reads its own registrations in order, which
+    // the prefetcher follows); the threads are split in warp-aligned halves for two
+    // workers. The failures are grouped and sorted by `Groups::finish`, so the order in
+    // which they are found does not matter.
     let ws = (program.warp_size() as usize).max(1);
     let check = |first: usize, chunk: &[Vec<Registration>]| -> Groups {
         let mut failures = Groups::default();
         let mut cache = Unordered::new();
+        let mut verdicts: Vec<Verdict> = Vec::with_capacity(BLOCK);
         for (w, warp) in chunk.chunks(ws).enumerate() {
             let mut lasts: Vec<Option<DynamicBarrierId>> = vec![None; warp.len()];
             let longest = warp.iter().map(Vec::len).max().unwrap_or(0);
-            for i in 0..longest {
+            for start in (0..longest).step_by(BLOCK) {
+                let end = (start + BLOCK).min(longest);
+                verdicts.clear();
+                verdicts.resize(end - start, Verdict::NONE);
                 for (lane, (regs, last)) in warp.iter().zip(&mut lasts).enumerate() {
-                    let Some(r) = regs.get(i) else {
+                    let Some(block) = regs.get(start..end.min(regs.len())) else {
                         continue;
                     };
                     let t = ThreadId((first + w * ws + lane) as u32);
-                    // A lane that waited at its warp's gather registers when the gather
-                    // completes: everything before that completion happens before the
-                    // registration.
-                    if r.gather().is_some() {
-                        *last = r.gather();
-                    }
-                    let skip = r.node().is_none() && replay.stuck;
-                    if r.generation > 1 && !skip {
-                        let key = r.key.barrier();
-                        let found = key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
-                        if let Some((key, n)) = found {
-                            // With a waiter this is one table lookup.
-                            let ok = completes_before(
-                                hb,
-                                &nodes[n.index()],
-                                n,
-                                completions[n.index()],
-                                &mut cache,
-                                (t, r.command),
-                                *last,
-                            );
-                            if !ok {
+                    for (r, verdict) in block.iter().zip(&mut verdicts) {
+                        // A lane that waited at its warp's gather registers when the gather
+                        // completes: everything before that completion happens before the
+                        // registration.
+                        if r.gather().is_some() {
+                            *last = r.gather();
+                        }
+                        let skip = r.node().is_none() && replay.stuck;
+                        if r.generation > 1 && !skip {
+                            let found = match verdict.reuse(r, *last, t) {
+                                Some(found) => found,
+                                None => {
+                                    let key = r.key.barrier();
+                                    let found =
+                                        key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
+                                    let found = found.map(|(key, n)| {
+                                        // With a waiter this is one table lookup.
+                                        let ok = completes_before(
+                                            hb,
+                                            &nodes[n.index()],
+                                            n,
+                                            completions[n.index()],
+                                            &mut cache,
+                                            (t, r.command),
+                                            *last,
+                                        );
+                                        (key, n, ok)
+                                    });
+                                    *verdict = Verdict::of(r, *last, t, found, &completions);
+                                    found
+                                }
+                            };
+                            if let Some((key, n, false)) = found {
                                 let command = CommandRef {
                                     thread: t,
                                     index: r.command,
@@ -494,10 +585,10 @@ pub(crate) fn check_recycling(
                                 failures.add(nodes.len(), n, key, r.generation - 1, false, command);
                             }
                         }
-                    }
-                    if r.op.blocks() {
-                        if let Some(m) = r.node() {
-                            *last = Some(m);
+                        if r.op.blocks() {
+                            if let Some(m) = r.node() {
+                                *last = Some(m);
+                            }
                         }
                     }
                 }
