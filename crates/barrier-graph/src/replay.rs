@@ -185,6 +185,45 @@ struct Ahead {
 /// Non-access commands a scan collects.
 const AHEAD: usize = 32;
 
+impl Ahead {
+    /// The next command of `commands` (the thread's program) that is not a shared access
+    /// and its index (the program's length and `None` when none is left).
+    #[inline]
+    fn peek(&mut self, commands: &[Command]) -> (u32, Option<Command>) {
+        if self.pos == self.next.len() {
+            self.scan(commands);
+        }
+        match self.next.get(self.pos) {
+            Some(&(pc, c)) => (pc, Some(c)),
+            None => (commands.len() as u32, None),
+        }
+    }
+
+    /// Collects the next [`AHEAD`] non-access commands.
+    #[inline(never)]
+    fn scan(&mut self, commands: &[Command]) {
+        self.next.clear();
+        self.pos = 0;
+        let mut at = self.from;
+        while let Some(&c) = commands.get(at as usize) {
+            at += 1;
+            if !c.is_access() {
+                self.next.push((at - 1, c));
+                if self.next.len() == AHEAD {
+                    break;
+                }
+            }
+        }
+        self.from = at;
+    }
+
+    /// Takes the command [`Self::peek`] named.
+    #[inline]
+    fn take(&mut self) {
+        self.pos = (self.pos + 1).min(self.next.len());
+    }
+}
+
 impl Replayer<'_> {
     fn inst(&self, thread: ThreadId, command: u32) -> InstId {
         inst_at(self.program, thread, command)
@@ -209,33 +248,12 @@ impl Replayer<'_> {
     /// Thread `t`'s next command that is not a shared access and its index (the program's
     /// length and `None` when none is left).
     fn next_sync(&mut self, t: u32) -> (u32, Option<Command>) {
-        let commands = &self.program.threads[t as usize].commands;
-        let a = &mut self.ahead[t as usize];
-        if a.pos == a.next.len() {
-            a.next.clear();
-            a.pos = 0;
-            let mut at = a.from;
-            while let Some(&c) = commands.get(at as usize) {
-                at += 1;
-                if !c.is_access() {
-                    a.next.push((at - 1, c));
-                    if a.next.len() == AHEAD {
-                        break;
-                    }
-                }
-            }
-            a.from = at;
-        }
-        match a.next.get(a.pos) {
-            Some(&(pc, c)) => (pc, Some(c)),
-            None => (commands.len() as u32, None),
-        }
+        self.ahead[t as usize].peek(&self.program.threads[t as usize].commands)
     }
 
     /// Thread `t` takes the command [`Self::next_sync`] named.
     fn take_sync(&mut self, t: u32) {
-        let a = &mut self.ahead[t as usize];
-        a.pos = (a.pos + 1).min(a.next.len());
+        self.ahead[t as usize].take();
     }
 
     /// Runs thread `t` until it blocks, exits, ends or errs.
@@ -395,25 +413,32 @@ impl Replayer<'_> {
             Registering::Warp(_) => ws as usize,
         };
         // Lanes already taken (a thread may be queued twice; only its first run runs).
-        let mut taken = 1u64 << (t % ws);
-        while self.batching && lanes.len() < missing && ws <= 64 {
-            let Some(&q) = self.queue.get(lanes.len() - 1) else {
-                break;
-            };
-            let bit = 1u64 << (q % ws);
-            if q / ws != warp || taken & bit != 0 || self.cursors[q as usize] != Cursor::Ready {
-                break;
+        if self.batching && lanes.len() < missing && ws <= 64 {
+            let first = warp * ws;
+            let mut taken = 1u64 << (t - first);
+            let threads = &self.program.threads;
+            for &q in self.queue.iter() {
+                let lane = q.wrapping_sub(first);
+                if lane >= ws
+                    || taken & (1 << lane) != 0
+                    || self.cursors[q as usize] != Cursor::Ready
+                {
+                    break;
+                }
+                let (pc, next) = self.ahead[q as usize].peek(&threads[q as usize].commands);
+                if next != Some(cmd) {
+                    break;
+                }
+                taken |= 1 << lane;
+                lanes.push(Participant {
+                    thread: ThreadId(q),
+                    command: pc,
+                    op: p.op,
+                });
+                if lanes.len() >= missing {
+                    break;
+                }
             }
-            let (pc, next) = self.next_sync(q);
-            if next != Some(cmd) {
-                break;
-            }
-            taken |= bit;
-            lanes.push(Participant {
-                thread: ThreadId(q),
-                command: pc,
-                op: p.op,
-            });
         }
         let (n, result) = match registering {
             Registering::Named(id, count, aligned) => {
@@ -423,10 +448,11 @@ impl Replayer<'_> {
             Registering::Warp(mask) => self.file.register_warp_run(&lanes, mask),
         };
         // The followers that registered took their step; the others stay queued.
-        for q in &lanes[1..n] {
-            self.queue.pop_front();
-            let q_cursor = &mut self.cursors[q.thread.index()];
-            *q_cursor = match cursor {
+        let followers = n.max(1) - 1;
+        self.queue.drain(..followers);
+        for q in &lanes[1..=followers] {
+            let i = q.thread.index();
+            self.cursors[i] = match cursor {
                 Cursor::Blocked {
                     key, generation, ..
                 } => Cursor::Blocked {
@@ -436,7 +462,7 @@ impl Replayer<'_> {
                 },
                 other => other,
             };
-            self.take_sync(q.thread.0);
+            self.ahead[i].take();
         }
         let last = lanes[n.max(1) - 1].thread;
         self.batch = lanes;
