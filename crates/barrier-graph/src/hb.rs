@@ -301,6 +301,8 @@ impl HappensBefore {
                 r
             })
         };
+        // Scratch: the dense rows merged into the node's row so far.
+        let mut merged: Vec<u32> = Vec::new();
         for (m, node) in nodes.iter().enumerate() {
             if (memory && node.key.is_exec()) || unread(node) {
                 rows.push(Row::Dense(zero_row(&mut bound)));
@@ -360,10 +362,13 @@ impl HappensBefore {
             }
             // The node's row, computed in place at the end of the table: the first
             // predecessor's row copied, the others' maxima taken (a row of zeros without any).
+            // A dense row shared by several predecessors (the base of the gathers of the
+            // warps that arrived after the same generation) is taken once: the maximum is
+            // idempotent.
             let start = bound.len();
             bound.resize(start + n, 0);
             let (done, row) = bound.split_at_mut(start);
-            let mut first_pred = true;
+            merged.clear();
             for &p in ps {
                 if p.index() >= m {
                     continue;
@@ -372,19 +377,21 @@ impl HappensBefore {
                     Row::Dense(r) => (r, None),
                     Row::Gather { base, warp, lanes } => (base, Some((warp, lanes))),
                 };
-                let prow = &done[r as usize * n..(r as usize + 1) * n];
-                if first_pred {
-                    row.copy_from_slice(prow);
-                    first_pred = false;
-                } else {
-                    for (x, &y) in row.iter_mut().zip(prow) {
-                        *x = (*x).max(y);
+                if !merged.contains(&r) {
+                    let prow = &done[r as usize * n..(r as usize + 1) * n];
+                    if merged.is_empty() {
+                        row.copy_from_slice(prow);
+                    } else {
+                        for (x, &y) in row.iter_mut().zip(prow) {
+                            *x = (*x).max(y);
+                        }
                     }
+                    merged.push(r);
                 }
                 if let Some((w, off)) = gather {
                     let first = w as usize * ws as usize;
                     let seg = &lanes[off as usize..off as usize + ws as usize];
-                    for (x, &y) in row.iter_mut().skip(first).zip(seg) {
+                    for (x, &y) in row.get_mut(first..).unwrap_or_default().iter_mut().zip(seg) {
                         *x = (*x).max(y);
                     }
                 }
