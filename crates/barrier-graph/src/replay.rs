@@ -571,9 +571,12 @@ impl Replayer<'_> {
     fn complete(&mut self, c: weft_program::Completion, current: Option<ThreadId>) {
         let id = DynamicBarrierId(self.out.nodes.len() as u32);
         let mark = id.0 + 1;
+        // One pass: the participants' stamps, their registrations' node, and the wake of
+        // the blocked ones in participant order (`counted_exits` reads only the stamps).
         for p in &c.participants {
-            self.stamp[p.thread.index()] = mark;
-            let regs = &mut self.out.registrations[p.thread.index()];
+            let t = p.thread.index();
+            self.stamp[t] = mark;
+            let regs = &mut self.out.registrations[t];
             // The registration is almost always the thread's last (or nearly): look there
             // first, a binary search over a long history misses the cache every step.
             let near = regs.len().saturating_sub(4);
@@ -584,10 +587,7 @@ impl Replayer<'_> {
             if let Some(i) = i {
                 regs[i].set_node(id);
             }
-        }
-        let exited = self.counted_exits(&c, mark, id);
-        for p in &c.participants {
-            let cursor = &mut self.cursors[p.thread.index()];
+            let cursor = &mut self.cursors[t];
             if p.op.blocks() && matches!(cursor, Cursor::Blocked { .. }) {
                 *cursor = Cursor::Ready;
                 if Some(p.thread) != current {
@@ -595,6 +595,7 @@ impl Replayer<'_> {
                 }
             }
         }
+        let exited = self.counted_exits(&c, mark, id);
         self.out.nodes.push(DynamicBarrier {
             key: c.key.into(),
             generation: c.generation,
@@ -633,8 +634,14 @@ impl Replayer<'_> {
         if matches!(c.key, BarrierKey::Named(_)) && !c.all_threads {
             let mut warps = std::mem::take(&mut self.warps);
             warps.clear();
+            // The lanes of a warp register together: divide only where the warp changes.
+            let mut range = 1..0;
             for p in &c.participants {
+                if range.contains(&p.thread.0) {
+                    continue;
+                }
                 let w = p.thread.0 / ws;
+                range = w * ws..(w + 1) * ws;
                 if let Some(s) = self.warp_stamp.get_mut(w as usize) {
                     if *s != mark {
                         *s = mark;
