@@ -212,35 +212,29 @@ impl Chains {
         let n = program.threads.len();
         let mut offsets = Vec::with_capacity(n + 1);
         let mut prev = Vec::with_capacity(program.num_commands());
-        // Scratch: one thread's blocking registrations `(command, node)` in program order.
-        // Only `prev` is kept (its runs are this list: see `HappensBefore::after_start`).
-        let mut list: Vec<(u32, DynamicBarrierId)> = Vec::new();
         for (t, regs) in registrations.iter().enumerate() {
-            list.clear();
-            list.extend(
-                regs.iter()
-                    .filter(|r| !(memory && r.key.is_exec()))
-                    .filter_map(|r| match r.gather() {
-                        Some(g) => Some((r.command, g)),
-                        None if r.op.blocks() => r.node().map(|m| (r.command, m)),
-                        None => None,
-                    }),
-            );
             let start = prev.len();
             offsets.push(start);
             let len = program.threads[t].commands.len();
-            // Runs between blocking commands get the last node. An entry takes effect at
-            // the first command at or after it and after every earlier entry.
-            prev.resize(start + len, NO_NODE);
-            let row = &mut prev[start..];
-            let mut from = 0usize;
-            for (k, &(c, m)) in list.iter().enumerate() {
+            // The thread's blocking registrations `(command, node)` in program order, each
+            // written as it comes: runs between blocking commands get the last node. An
+            // entry takes effect at the first command at or after it and after every
+            // earlier entry (its run starts there and ends where the next one starts).
+            let blocking = regs
+                .iter()
+                .filter(|r| !(memory && r.key.is_exec()))
+                .filter_map(|r| match r.gather() {
+                    Some(g) => Some((r.command, g)),
+                    None if r.op.blocks() => r.node().map(|m| (r.command, m)),
+                    None => None,
+                });
+            let (mut from, mut value) = (0usize, NO_NODE);
+            for (c, m) in blocking {
                 from = from.max(c as usize).min(len);
-                let to = list
-                    .get(k + 1)
-                    .map_or(len, |&(c2, _)| (c2 as usize).max(from).min(len));
-                row[from..to].fill(m.0 + 1);
+                prev.resize(start + from, value);
+                value = m.0 + 1;
             }
+            prev.resize(start + len, value);
         }
         offsets.push(prev.len());
         Chains { prev, offsets }
