@@ -635,7 +635,7 @@ impl Replayer<'_> {
             let mut warps = std::mem::take(&mut self.warps);
             warps.clear();
             // The lanes of a warp register together: divide only where the warp changes.
-            let mut range = 1..0;
+            let mut range = 0..0;
             for p in &c.participants {
                 if range.contains(&p.thread.0) {
                     continue;
