@@ -148,26 +148,25 @@ pub fn explore(
     let mut held: Option<(Emulation, u32)> = None;
     let mut clean = false;
     let mut recheck: Option<(Emulation, u32)> = None;
+    // The next path, emulated while `check` ran on this one ([`Prefetch`]).
+    let mut prefetched: Option<Prefetch> = None;
     loop {
-        let mut cfg = config.clone();
-        cfg.choices = Some(ChoicePlan {
-            answers: stack.iter().map(|&(a, _)| a).collect(),
-            max_trips,
-            search_budget: config.search_budget.saturating_sub(search),
-            prefer_large: false,
-            pins: Vec::new(),
-        });
         // A path may run what the earlier ones left of the budget (each ran to its own full
         // budget before, and the last one nearly doubled the total: 10 s of CPU).
         let left = budget.saturating_sub(instructions);
-        cfg.cta_limit = Some(left);
+        let cfg = path_config(config, &stack, max_trips, search, left);
         let checking_held = recheck.is_some();
+        let ahead = prefetched.take();
         let mut emulation = match recheck.take() {
             Some((e, p)) => {
                 paths = p - 1;
                 e
             }
-            None => crate::emulate(module, kernel, &cfg)?,
+            None => match ahead {
+                // Emulated with exactly this path's plan and budgets: its run.
+                Some(p) if p.matches(&cfg) => p.emulation?,
+                _ => crate::emulate(module, kernel, &cfg)?,
+            },
         };
         paths += 1;
         if !checking_held {
@@ -209,7 +208,37 @@ pub fn explore(
             !checking_held && !emulation.abandoned && emulation.fails_only_assertions();
         // An abandoned path has no verdict of its own (its inputs are not explored, or it
         // has none).
-        let ok = emulation.abandoned || fails_assertions || check(&emulation);
+        let ok = if emulation.abandoned || fails_assertions {
+            true
+        } else {
+            // While `check` runs on this path, the next one (the path the exploration takes
+            // if this one passes) is emulated on another worker of the pool, if it has one.
+            let next = (!checking_held && pipelines(config, &emulation))
+                .then(|| {
+                    next_stack(&stack, &emulation).map(|next| {
+                        let left = budget.saturating_sub(instructions);
+                        path_config(config, &next, max_trips, search, left)
+                    })
+                })
+                .flatten()
+                .filter(|_| paths < DEFAULT_MAX_PATHS && instructions < budget)
+                .filter(|_| !emulation.search_exhausted);
+            match next {
+                Some(next) => {
+                    let mut ran = None;
+                    let ok = rayon::in_place_scope(|s| {
+                        s.spawn(|_| ran = Some(crate::emulate(module, kernel, &next)));
+                        check(&emulation)
+                    });
+                    prefetched = ran.map(|emulation| Prefetch {
+                        config: next,
+                        emulation,
+                    });
+                    ok
+                }
+                None => check(&emulation),
+            }
+        };
         let mut unconfirmed = false;
         let mut rechecked = false;
         if !ok {
@@ -411,6 +440,79 @@ pub fn explore(
                 coverage,
             });
         }
+    }
+}
+
+/// The configuration of the exploration's path whose first choices `stack` answers: the
+/// earlier paths left `left` of the CTA-wide instruction budget and used `search` of the
+/// search budget.
+fn path_config(
+    config: &Config,
+    stack: &[(bool, bool)],
+    max_trips: u32,
+    search: u64,
+    left: u64,
+) -> Config {
+    let mut cfg = config.clone();
+    cfg.choices = Some(ChoicePlan {
+        answers: stack.iter().map(|&(a, _)| a).collect(),
+        max_trips,
+        search_budget: config.search_budget.saturating_sub(search),
+        prefer_large: false,
+        pins: Vec::new(),
+    });
+    cfg.cta_limit = Some(left);
+    cfg
+}
+
+/// The choice stack of the path after `emulation` when it passes (what the exploration's
+/// loop does with it: its new choices pushed, the closed ones popped, the deepest open one
+/// flipped); `None` when none is left.
+fn next_stack(stack: &[(bool, bool)], emulation: &Emulation) -> Option<Vec<(bool, bool)>> {
+    let mut next = stack.to_vec();
+    for (k, c) in emulation.choices.iter().enumerate() {
+        if k >= next.len() {
+            next.push((c.answer, !c.bounded));
+        }
+    }
+    while let Some(&(_, open)) = next.last() {
+        if open {
+            break;
+        }
+        next.pop();
+    }
+    let last = next.last_mut()?;
+    *last = (!last.0, false);
+    Some(next)
+}
+
+/// Whether the next path may be emulated while this one is checked: the pool has another
+/// worker, and two paths of this size fit the memory budget together (what the emulation
+/// charges per command, for it and the later stages, twice).
+fn pipelines(config: &Config, emulation: &Emulation) -> bool {
+    rayon::current_num_threads() > 1
+        && emulation
+            .stats
+            .commands
+            .saturating_mul(crate::exec::COMMAND_BYTES)
+            .saturating_mul(4)
+            < config.max_memory
+}
+
+/// A path emulated ahead ([`explore`]): used when the loop reaches a path with the same
+/// plan and budgets, else dropped (the path before it failed).
+struct Prefetch {
+    config: Config,
+    emulation: Result<Emulation, Error>,
+}
+
+impl Prefetch {
+    /// Whether it was emulated with `cfg`'s plan and budgets (everything else is the
+    /// exploration's configuration, the same for every path).
+    fn matches(&self, cfg: &Config) -> bool {
+        self.config.choices == cfg.choices
+            && self.config.cta_limit == cfg.cta_limit
+            && self.config.search_budget == cfg.search_budget
     }
 }
 

@@ -29,6 +29,7 @@ mod float;
 pub(crate) mod induct;
 mod mbarrier;
 mod memory;
+pub(crate) use memory::COMMAND_BYTES;
 #[cfg(test)]
 pub(crate) use memory::{AGENT_BYTES, AGENT_RECORD};
 mod paged;

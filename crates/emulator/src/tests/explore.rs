@@ -337,3 +337,38 @@ fn explored_trips(body: &str, params: &str, max_trips: u32) -> Vec<usize> {
     trips.sort_unstable();
     trips
 }
+
+/// The exploration on a pool of two workers, which emulates each next path while `check`
+/// runs on the last one, checks the same paths in the same order with the same results as
+/// on a pool of one, which runs them one after the other: each prefetched path is used only
+/// when its plan and budgets are the ones the loop reaches. A failing path ends both the
+/// same way (the path emulated ahead of it is dropped).
+#[test]
+fn two_workers_check_the_paths_one_worker_checks() {
+    let src = module(LOOP, ".param .u32 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    let run = |threads: usize, fail_at: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        pool.install(|| {
+            let mut seen = Vec::new();
+            let x = explore(&m, "k", &Config::default(), 6, |e| {
+                seen.push((e.choices.clone(), e.program.clone(), e.stats.instructions));
+                syncs(e, 0) < fail_at
+            })
+            .unwrap();
+            (seen, x.paths, x.failed, x.instructions, x.coverage)
+        })
+    };
+    for fail_at in [3, 100] {
+        let one = run(1, fail_at);
+        let two = run(2, fail_at);
+        // Paths of 0, 1, 2 trips pass, 3 fails (and its concrete run is checked too); or
+        // every path to the bound passes.
+        assert_eq!(one.0.len(), if fail_at == 3 { 5 } else { 8 });
+        assert_eq!(one.2, fail_at == 3);
+        assert!(one == two, "fail at {fail_at}");
+    }
+}
