@@ -1,7 +1,6 @@
 //! The race stage's input: every access split into its 4-byte chunks ([`Entry`]), ordered by
-//! (chunk, thread, reads before writes, program index), with the range of each chunk.
-
-use std::ops::Range;
+//! (chunk, thread, reads before writes, program index), with the range and number of each
+//! chunk.
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -9,10 +8,10 @@ use weft_program::{AccessKind, Command, CommandView, InstId, Program, ThreadId};
 
 use crate::{CHUNK, HappensBeforeQuery};
 
-/// One access's share of one chunk: 20 bytes.
+/// One access's share of one chunk: 16 bytes (the chunk is its range's,
+/// [`Collected::chunks`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
-    pub(crate) chunk: u32,
     pub(crate) thread: u32,
     pub(crate) index: u32,
     /// The access's [`HappensBeforeQuery::chain_key`].
@@ -33,16 +32,6 @@ pub(crate) const OCC_NONE: u32 = (1 << 27) - 1;
 const DENSE_INSTS: usize = 1 << 16;
 
 impl Entry {
-    fn new(chunk: u32, thread: u32, index: u32, writes: bool, mask: u8, occ: u32) -> Self {
-        Entry {
-            chunk,
-            thread,
-            index,
-            key: 0,
-            meta: u32::from(writes) | (u32::from(mask) << 1) | (occ.min(OCC_NONE) << 5),
-        }
-    }
-
     #[inline]
     pub(crate) fn writes(&self) -> u8 {
         (self.meta & 1) as u8
@@ -79,29 +68,64 @@ fn span(addr: u32, len: u32) -> (u64, u64) {
 // `race_entries` counts aligned 4-byte words: the chunks.
 const _: () = assert!(CHUNK == 4);
 
-/// Calls `f` with every entry of one thread in a chunk `keep` accepts, in program order,
-/// its chain key from `hb`.
-fn for_each_entry<H: HappensBeforeQuery + ?Sized>(
+/// An access of one thread, with what its entries share.
+#[derive(Clone, Copy)]
+struct Access {
+    /// Its first chunk.
+    first: u64,
+    /// How many chunks it touches (0 for an access of no bytes).
+    count: u64,
+    /// Where its bytes begin and end, counted from the start of its first chunk.
+    lo: u64,
+    end: u64,
+    /// Its entries' thread, index, chain key and flags (no bytes).
+    base: Entry,
+}
+
+impl Access {
+    /// Its entry in chunk `first + k` (`k < count`).
+    #[inline]
+    fn entry(&self, k: u64) -> Entry {
+        let from = k * CHUNK;
+        let lo = self.lo.saturating_sub(from);
+        let hi = (self.end - from).min(CHUNK);
+        let mut e = self.base;
+        e.meta |= (((1u32 << hi) - (1u32 << lo)) & 0xf) << 1;
+        e
+    }
+}
+
+/// Calls `f` with every access of one thread, in program order, with its over-approximation
+/// flag, its chain key from `hb` (for an access of some bytes) and the occurrence of a plain
+/// write.
+#[inline]
+fn for_each_access<H: HappensBeforeQuery + ?Sized>(
     hb: &H,
     t: usize,
     commands: &[Command],
-    keep: impl Fn(u64) -> bool,
-    mut f: impl FnMut(Entry),
+    mut f: impl FnMut(bool, &Access),
 ) {
     // Occurrences of plain writes per instruction (dense for the usual small ids).
     let mut dense: Vec<u32> = Vec::new();
     let mut sparse: FxHashMap<InstId, u32> = FxHashMap::default();
+    let thread = t as u32;
     for (i, command) in commands.iter().enumerate() {
         let CommandView::Access {
-            kind, addr, len, ..
+            kind,
+            addr,
+            len,
+            approx,
+            ..
         } = command.view()
         else {
             continue;
         };
-        let occ = if kind == AccessKind::Write && commands.len() == 1 {
+        let occ = if kind != AccessKind::Write {
+            OCC_NONE
+        } else if commands.len() == 1 {
             // An agent's one access (no counters to allocate per agent).
             0
-        } else if kind == AccessKind::Write {
+        } else {
             let inst = command.inst().index();
             let counter = if inst < DENSE_INSTS {
                 if dense.len() <= inst {
@@ -114,41 +138,45 @@ fn for_each_entry<H: HappensBeforeQuery + ?Sized>(
             let occ = *counter;
             *counter = counter.saturating_add(1);
             occ
-        } else {
-            OCC_NONE
         };
-        let (start, end) = (u64::from(addr), u64::from(addr) + u64::from(len));
-        let (first, count) = span(addr, len);
+        let index = i as u32;
+        let lo = u64::from(addr) % CHUNK;
+        let end = lo + u64::from(len);
+        let count = if len == 0 { 0 } else { end.div_ceil(CHUNK) };
+        debug_assert_eq!(count, weft_program::race_entries(addr, len));
         let key = if count > 0 {
-            hb.chain_key((ThreadId(t as u32), i as u32))
+            hb.chain_key((ThreadId(thread), index))
         } else {
             0
         };
-        for chunk in (first..first + count).filter(|&c| keep(c)) {
-            let lo = start.max(chunk * CHUNK) - chunk * CHUNK;
-            let hi = end.min((chunk + 1) * CHUNK) - chunk * CHUNK;
-            let mut e = Entry::new(
-                chunk as u32,
-                t as u32,
-                i as u32,
-                kind.writes(),
-                ((1u16 << hi) - (1u16 << lo)) as u8,
-                occ,
-            );
-            e.key = key;
-            f(e);
-        }
+        let access = Access {
+            first: u64::from(addr) / CHUNK,
+            count,
+            lo,
+            end,
+            base: Entry {
+                thread,
+                index,
+                key,
+                meta: u32::from(kind.writes()) | (occ.min(OCC_NONE) << 5),
+            },
+        };
+        f(approx, &access);
     }
+}
+
+/// One chunk checked: its entries, ordered by (thread, reads before writes, program index).
+pub(crate) struct Chunk {
+    pub(crate) chunk: u32,
+    pub(crate) entries: Vec<Entry>,
+    /// How many chunks it stands for (itself and the repeats after it).
+    pub(crate) run: u64,
 }
 
 /// What [`collect_entries`] gathered.
 pub(crate) struct Collected {
-    /// The entries of the chunks checked, ordered by (chunk, thread, reads before writes,
-    /// program index).
-    pub(crate) entries: Vec<Entry>,
-    /// Per chunk checked, in chunk order: the range of its entries, and how many chunks it
-    /// stands for (itself and the repeats after it).
-    pub(crate) chunks: Vec<(Range<usize>, u64)>,
+    /// The chunks checked, in chunk order.
+    pub(crate) chunks: Vec<Chunk>,
     /// Shared-memory access commands, and those with an over-approximated extent.
     pub(crate) accesses: u64,
     pub(crate) approx_accesses: u64,
@@ -174,230 +202,277 @@ fn run_starts(addr: u32, len: u32) -> [u64; 2] {
 /// All entries of the program's threads and agents in the chunks that start runs (see
 /// [`Collected`] and [`run_starts`]).
 ///
-/// Each thread yields its entries in program order, so a stable counting sort on the chunk
-/// over the threads in order gives (chunk, thread, program index) in linear time and with one
-/// array of entries; then a thread's reads are put before its writes within each chunk
-/// (mostly a check: a thread usually only reads or only writes a word). The run starts are
-/// marked in the pass that counts the accesses, and the chunks' counts taken in a second;
-/// an address range sparse beyond twice the commands falls back to sorting the run starts
-/// and the entries.
+/// One pass over the threads in order buckets each access's entry in its first chunk (a
+/// run start) by chunk: each bucket is then ordered by (thread, program index). The run
+/// starts are marked in the same pass; the chunks after the first of a wide access are
+/// bucketed after it where they start runs, merged into their buckets by (thread, program
+/// index). A thread's reads are put before its writes within each chunk: adding a read right
+/// after a write of its own thread to a bucket notes that run, and only the runs noted are
+/// reordered (a thread usually only reads or only writes a word). An address range sparse
+/// beyond twice the commands falls back to sorting the run starts and the entries.
 ///
 /// With `repeats` false every chunk is checked (the property tests' reference).
+#[inline(never)]
 pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
     program: &Program,
     hb: &H,
     repeats: bool,
 ) -> Collected {
-    // The chunks of an access that start runs: all of them when repeats are checked too.
-    let marked = |addr: u32, len: u32, f: &mut dyn FnMut(u64)| {
-        if repeats {
-            run_starts(addr, len).into_iter().for_each(&mut *f);
-        } else {
-            // Each chunk, and the one after the last (which ends a run).
-            let (first, count) = span(addr, len);
-            (first..=first + count).for_each(f);
-        }
-    };
     let all: Vec<(usize, &[Command])> = actors(program).collect();
-    let accesses_of = |f: &mut dyn FnMut(u32, u32, bool)| {
-        for &(_, thread) in &all {
-            for command in thread {
-                if let CommandView::Access {
-                    addr, len, approx, ..
-                } = command.view()
-                {
-                    f(addr, len, approx);
-                }
-            }
-        }
-    };
-    // One pass over the accesses counts them, marks the run starts per chunk and counts
-    // the accesses covering each chunk, while the chunks stay below `limit` (past it the
-    // address range is sparse). Tensor memory lies far above shared memory
-    // (`weft_program::TMEM_BASE`): its chunks are counted apart and indexed right after the
-    // shared ones (`dense_index`), so a Blackwell kernel's two regions stay one dense range.
+    collect_dense(&all, hb, repeats).unwrap_or_else(|| collect_sparse(&all, hb, repeats))
+}
+
+/// Per region of [`collect_dense`]: the run-start marks and the buckets of entries, indexed
+/// from the region's first chunk.
+#[derive(Default)]
+struct Region {
+    marks: Vec<bool>,
+    buckets: Vec<Vec<Entry>>,
+}
+
+/// [`collect_entries`] by bucketing; `None` when the address range is sparse (the chunks
+/// pass `limit`).
+fn collect_dense<H: HappensBeforeQuery + ?Sized>(
+    all: &[(usize, &[Command])],
+    hb: &H,
+    repeats: bool,
+) -> Option<Collected> {
+    // Tensor memory lies far above shared memory (`weft_program::TMEM_BASE`): its chunks are
+    // bucketed apart and indexed right after the shared ones (`dense_index`), so a Blackwell
+    // kernel's two regions stay one dense range.
     let commands: usize = all.iter().map(|(_, thread)| thread.len()).sum();
     let tmem_chunk = u64::from(weft_program::TMEM_BASE) / CHUNK;
     // (Tensor memory adds at most its 65,536 cells.)
     let cells = u64::from(weft_program::TMEM_LANES * weft_program::TMEM_COLUMNS);
     let (mut accesses, mut approx_accesses) = (0u64, 0u64);
-    // Per region (shared, tensor memory): the run-start marks and the accesses per chunk,
-    // indexed from the region's first chunk; `None` once the region is sparse.
-    let mut regions: [Option<(Vec<bool>, Vec<usize>)>; 2] = [
-        Some((Vec::new(), Vec::new())),
-        Some((Vec::new(), Vec::new())),
-    ];
+    let mut regions: [Region; 2] = Default::default();
     let mut tmem = false;
     // A region whose chunks pass this is sparse (the joined `limit` below is checked too).
     let region_limit = 2 * commands as u64 + (1 << 15) + cells;
-    accesses_of(&mut |addr, len, approx| {
-        accesses += 1;
-        approx_accesses += u64::from(approx);
-        if len == 0 {
-            return;
+    let mut sparse = false;
+    // The accesses over several chunks, for their chunks after the first.
+    let mut wide: Vec<Access> = Vec::new();
+    // The (region, bucket, thread) runs in which a read follows a write of the thread.
+    let mut mixed: Vec<(usize, usize, u32)> = Vec::new();
+    for &(t, thread) in all {
+        for_each_access(hb, t, thread, |approx, a| {
+            accesses += 1;
+            approx_accesses += u64::from(approx);
+            if a.count == 0 || sparse {
+                return;
+            }
+            // Shared accesses end below tensor memory (the emulator keeps them there), so an
+            // access lies in one region.
+            let (region, base) = if a.first >= tmem_chunk {
+                tmem = true;
+                (1, tmem_chunk)
+            } else {
+                (0, 0)
+            };
+            let r = &mut regions[region];
+            // One past the chunk after the access's last (a run start).
+            let past = a.first + a.count + 1 - base;
+            if past > region_limit {
+                sparse = true;
+                return;
+            }
+            if r.marks.len() < past as usize {
+                r.marks.resize(past as usize, false);
+                r.buckets.resize_with(past as usize, Vec::new);
+            }
+            let (lo, hi) = (
+                (a.first - base) as usize,
+                (a.first + a.count - base) as usize,
+            );
+            // The chunks that start runs: all of them, and the one after the last, when
+            // repeats are checked too.
+            if repeats {
+                r.marks[lo] = true;
+                r.marks[hi] = true;
+            } else {
+                r.marks[lo..=hi].fill(true);
+            }
+            let e = a.entry(0);
+            let bucket = &mut r.buckets[lo];
+            if e.writes() == 0
+                && let Some(p) = bucket.last()
+                && p.writes() != 0
+                && p.thread == e.thread
+                && mixed.last() != Some(&(region, lo, e.thread))
+            {
+                mixed.push((region, lo, e.thread));
+            }
+            bucket.push(e);
+            if a.count > 1 {
+                wide.push(*a);
+            }
+        });
+        if sparse {
+            return None;
         }
-        let (first, count) = span(addr, len);
-        // Shared accesses end below tensor memory (the emulator keeps them there), so an
-        // access lies in one region.
-        let (region, base) = if first >= tmem_chunk {
-            tmem = true;
-            (1, tmem_chunk)
-        } else {
-            (0, 0)
-        };
-        let Some((marks, counts)) = regions[region].as_mut() else {
-            return;
-        };
-        // One past the chunk after the access's last (a run start).
-        let past = first + count + 1 - base;
-        if past > region_limit {
-            regions[region] = None;
-            return;
-        }
-        if marks.len() < past as usize {
-            marks.resize(past as usize, false);
-            counts.resize(past as usize, 0);
-        }
-        marked(addr, len, &mut |c| marks[(c - base) as usize] = true);
-        for c in first - base..first + count - base {
-            counts[c as usize] += 1;
-        }
-    });
+    }
     let limit = 2 * commands as u64 + (1 << 15) + if tmem { cells } else { 0 };
-    let dense = match regions {
-        [Some((smarks, scounts)), Some((tmarks, tcounts))]
-            if (smarks.len() + tmarks.len()) as u64 <= limit =>
-        {
-            Some((smarks, scounts, tmarks, tcounts))
-        }
-        _ => None,
-    };
+    let [shared, tensor] = regions;
+    if (shared.marks.len() + tensor.marks.len()) as u64 > limit {
+        return None;
+    }
     // The end of the shared chunks in the dense index.
-    let shared_end = dense.as_ref().map_or(0, |(smarks, ..)| smarks.len() as u64);
+    let shared_end = shared.marks.len();
     let dense_index = |c: u64| {
         if c >= tmem_chunk {
-            shared_end + (c - tmem_chunk)
+            shared_end + (c - tmem_chunk) as usize
         } else {
-            c
+            c as usize
         }
     };
-    let collected = |entries, chunks, words| Collected {
-        entries,
+    let (mut marks, mut buckets) = (shared.marks, shared.buckets);
+    marks.extend_from_slice(&tensor.marks);
+    buckets.extend(tensor.buckets);
+    // The chunks after the first of the wide accesses, where they start runs: by chunk, each
+    // in (thread, program index) order, merged into the chunk's bucket.
+    let mut late: Vec<(usize, Entry)> = Vec::new();
+    for a in &wide {
+        for k in 1..a.count {
+            let d = dense_index(a.first + k);
+            if marks[d] {
+                late.push((d, a.entry(k)));
+            }
+        }
+    }
+    drop(wide);
+    late.sort_by_key(|&(d, _)| d);
+    let mut scratch: Vec<Entry> = Vec::new();
+    for group in late.chunk_by(|x, y| x.0 == y.0) {
+        let bucket = &mut buckets[group[0].0];
+        let old = std::mem::take(bucket);
+        let mut added = group.iter().map(|&(_, e)| e).peekable();
+        let mut merged = Vec::with_capacity(old.len() + group.len());
+        for e in old {
+            while let Some(l) = added.next_if(|l| (l.thread, l.index) < (e.thread, e.index)) {
+                merged.push(l);
+            }
+            merged.push(e);
+        }
+        merged.extend(added);
+        // Every run of one thread with a read after a write, reordered.
+        for run in merged.chunk_by_mut(|x, y| x.thread == y.thread) {
+            if run.windows(2).any(|w| w[1].writes() < w[0].writes()) {
+                reads_first(run, &mut scratch);
+            }
+        }
+        *bucket = merged;
+    }
+    drop(late);
+    mixed.sort_unstable();
+    mixed.dedup();
+    for (region, b, thread) in mixed {
+        let bucket = &mut buckets[if region == 0 { b } else { shared_end + b }];
+        let run = bucket.partition_point(|e| e.thread < thread)
+            ..bucket.partition_point(|e| e.thread <= thread);
+        reads_first(&mut bucket[run], &mut scratch);
+    }
+    // Each run start with entries, and the run's length: up to the next start (the chunk
+    // after every access's last is one, so a run never passes the accessed chunks).
+    let mut chunks: Vec<Chunk> = Vec::new();
+    let mut next = marks.len();
+    let mut words = 0;
+    for (d, bucket) in buckets.iter_mut().enumerate().rev() {
+        if marks[d] {
+            let run = (next - d) as u64;
+            next = d;
+            if !bucket.is_empty() {
+                // The dense index back to the chunk.
+                let chunk = match d.checked_sub(shared_end) {
+                    Some(k) => tmem_chunk + k as u64,
+                    None => d as u64,
+                };
+                chunks.push(Chunk {
+                    chunk: chunk as u32,
+                    entries: std::mem::take(bucket),
+                    run,
+                });
+                words += run;
+            }
+        }
+    }
+    chunks.reverse();
+    Some(Collected {
         chunks,
         accesses,
         approx_accesses,
         words,
-    };
-    let Some((mut marks, scounts, tmarks, tcounts)) = dense else {
-        // Sparse: every access's run starts again, sorted.
-        let mut starts: Vec<u64> = Vec::new();
-        accesses_of(&mut |addr, len, _| {
-            if len > 0 {
-                marked(addr, len, &mut |c| starts.push(c));
+    })
+}
+
+/// [`collect_entries`] over a sparse address range: the run starts sorted, and the entries.
+fn collect_sparse<H: HappensBeforeQuery + ?Sized>(
+    all: &[(usize, &[Command])],
+    hb: &H,
+    repeats: bool,
+) -> Collected {
+    let (mut accesses, mut approx_accesses) = (0u64, 0u64);
+    let mut starts: Vec<u64> = Vec::new();
+    for &(_, thread) in all {
+        for command in thread {
+            if let CommandView::Access {
+                addr, len, approx, ..
+            } = command.view()
+            {
+                accesses += 1;
+                approx_accesses += u64::from(approx);
+                if len > 0 {
+                    let (first, count) = span(addr, len);
+                    if repeats {
+                        starts.extend(run_starts(addr, len));
+                    } else {
+                        // Each chunk, and the one after the last (which ends a run).
+                        starts.extend(first..=first + count);
+                    }
+                }
+            }
+        }
+    }
+    starts.par_sort_unstable();
+    starts.dedup();
+    let mut keyed: Vec<(u32, Entry)> = Vec::new();
+    for &(t, thread) in all {
+        for_each_access(hb, t, thread, |_, a| {
+            for k in 0..a.count {
+                // An access's first chunk always starts a run.
+                if k == 0 || starts.binary_search(&(a.first + k)).is_ok() {
+                    keyed.push(((a.first + k) as u32, a.entry(k)));
+                }
             }
         });
-        starts.par_sort_unstable();
-        starts.dedup();
-        let keep = |c: u64| starts.binary_search(&c).is_ok();
-        let mut entries = Vec::new();
-        for &(t, thread) in &all {
-            for_each_entry(hb, t, thread, keep, |e| entries.push(e));
-        }
-        entries.par_sort_unstable_by_key(|e| (e.chunk, e.thread, e.writes(), e.index));
-        let chunks: Vec<(Range<usize>, u64)> = chunk_ranges(&entries)
-            .into_iter()
-            .map(|r| {
-                let c = u64::from(entries[r.start].chunk);
-                let next = starts[starts.partition_point(|&s| s <= c)..]
-                    .first()
-                    .copied()
-                    .unwrap_or(c + 1);
-                (r, next - c)
-            })
-            .collect();
-        let words = chunks.iter().map(|(_, n)| n).sum();
-        return collected(entries, chunks, words);
-    };
-    // Entries per run start (shifted by one: the prefix sums below make them the chunks'
-    // starts): the accesses covering each marked chunk.
-    marks.extend_from_slice(&tmarks);
-    drop(tmarks);
-    let mut starts = vec![0usize; marks.len() + 1];
-    for (d, &n) in scounts.iter().chain(&tcounts).enumerate() {
-        if marks[d] {
-            starts[d + 1] = n;
-        }
     }
-    drop((scounts, tcounts));
-    // Each run start with entries, and the run's length: up to the next start (the chunk
-    // after every access's last is one, so a run never passes the accessed chunks).
-    let mut chunks: Vec<(Range<usize>, u64)> = Vec::new();
-    let mut next = marks.len() as u64;
-    let mut lengths = vec![0u64; marks.len()];
-    for c in (0..marks.len()).rev() {
-        if marks[c] {
-            lengths[c] = next - c as u64;
-            next = c as u64;
-        }
-    }
-    let total: usize = starts.iter().sum();
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
-    }
-    let mut words = 0;
-    for c in 0..marks.len() {
-        if starts[c] < starts[c + 1] {
-            chunks.push((starts[c]..starts[c + 1], lengths[c]));
-            words += lengths[c];
-        }
-    }
-    drop(lengths);
-    let mut entries = vec![Entry::new(0, 0, 0, false, 0, 0); total];
-    let keep = |c: u64| marks[dense_index(c) as usize];
-    for &(t, thread) in &all {
-        for_each_entry(hb, t, thread, keep, |e| {
-            let slot = &mut starts[dense_index(u64::from(e.chunk)) as usize];
-            entries[*slot] = e;
-            *slot += 1;
+    keyed.par_sort_unstable_by_key(|(c, e)| (*c, e.thread, e.writes(), e.index));
+    let mut chunks: Vec<Chunk> = Vec::new();
+    for group in keyed.chunk_by(|x, y| x.0 == y.0) {
+        let c = u64::from(group[0].0);
+        let next = starts[starts.partition_point(|&s| s <= c)..]
+            .first()
+            .copied()
+            .unwrap_or(c + 1);
+        chunks.push(Chunk {
+            chunk: group[0].0,
+            entries: group.iter().map(|&(_, e)| e).collect(),
+            run: next - c,
         });
     }
-    reads_first(&mut entries);
-    collected(entries, chunks, words)
-}
-
-/// Within each run of entries of one thread in one chunk (in program order), puts the reads
-/// before the writes, keeping each in program order.
-fn reads_first(entries: &mut [Entry]) {
-    let mut scratch: Vec<Entry> = Vec::new();
-    let mut start = 0;
-    while start < entries.len() {
-        let (chunk, thread) = (entries[start].chunk, entries[start].thread);
-        let mut end = start + 1;
-        // Whether a read follows a write in the run.
-        let mut mixed = false;
-        while end < entries.len() && entries[end].chunk == chunk && entries[end].thread == thread {
-            mixed |= entries[end].writes() < entries[end - 1].writes();
-            end += 1;
-        }
-        if mixed {
-            let run = &mut entries[start..end];
-            scratch.clear();
-            scratch.extend(run.iter().filter(|e| e.writes() == 0));
-            scratch.extend(run.iter().filter(|e| e.writes() != 0));
-            run.copy_from_slice(&scratch);
-        }
-        start = end;
+    let words = chunks.iter().map(|c| c.run).sum();
+    Collected {
+        chunks,
+        accesses,
+        approx_accesses,
+        words,
     }
 }
 
-fn chunk_ranges(entries: &[Entry]) -> Vec<Range<usize>> {
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    for i in 1..=entries.len() {
-        if i == entries.len() || entries[i].chunk != entries[start].chunk {
-            ranges.push(start..i);
-            start = i;
-        }
-    }
-    ranges
+/// Puts the reads of one thread's entries in one chunk (in program order) before its
+/// writes, keeping each in program order.
+fn reads_first(run: &mut [Entry], scratch: &mut Vec<Entry>) {
+    scratch.clear();
+    scratch.extend(run.iter().filter(|e| e.writes() == 0));
+    scratch.extend(run.iter().filter(|e| e.writes() != 0));
+    run.copy_from_slice(scratch);
 }

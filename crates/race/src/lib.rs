@@ -595,7 +595,6 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
 ) -> RaceReport {
     let start = Instant::now();
     let Collected {
-        entries,
         chunks,
         accesses,
         approx_accesses,
@@ -611,14 +610,15 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
     };
     let acc = chunks
         .par_iter()
-        .fold(Accumulator::default, |mut acc, (range, run)| {
+        .fold(Accumulator::default, |mut acc, chunk| {
+            let run = chunk.run;
             // A run's repeats hold the same accesses: their naive pairs are the first's, and
             // they stop where it stops.
             let (before, stopped, over) =
                 (acc.naive_pairs, acc.chunks_stopped, acc.words_over_budget);
-            ctx.check_chunk(&entries[range.clone()], &mut acc);
+            ctx.check_chunk(chunk.chunk, &chunk.entries, &mut acc);
             if acc.benign_capped {
-                acc.benign_words_capped = acc.benign_words_capped.saturating_add(*run);
+                acc.benign_words_capped = acc.benign_words_capped.saturating_add(run);
             }
             let naive = acc.naive_pairs - before;
             acc.naive_pairs = acc
@@ -939,17 +939,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
     }
 
-    fn check_chunk(&self, entries: &[Entry], acc: &mut Accumulator) {
+    fn check_chunk(&self, chunk: u32, entries: &[Entry], acc: &mut Accumulator) {
         // The benign pairs recorded here count against this chunk's cap only.
         if !acc.chunk_benign.is_empty() {
             acc.chunk_benign.clear();
         }
         acc.benign_capped = false;
-        let Some(first) = entries.first() else {
+        if entries.is_empty() {
             return;
-        };
+        }
         acc.saturated.clear();
-        let chunk = first.chunk;
         // Split per thread, then per reads/writes (the sort put reads first).
         let mut lists: Vec<ThreadLists<'_>> = Vec::new();
         let mut start = 0;
