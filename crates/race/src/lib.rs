@@ -95,10 +95,11 @@
 //! index of the others in a few lookups, exactly what testing each key would leave; a window
 //! of many keys is indexed by a hash map. A pair of accesses spanning
 //! several chunks is reported only in the chunk holding the first byte they share. Chunks are
-//! processed in parallel with rayon. Entries are built in place by a linear counting sort
-//! (an access of `len` bytes makes `len / 4 + 1` entries at most, so memory is linear in the
-//! bytes accessed, not in the pairs), and the naive pair count the WEFT paper reports is
-//! computed arithmetically per chunk.
+//! processed in parallel with rayon. Entries are bucketed by chunk in one pass over the
+//! threads in order, which leaves each bucket in (thread, program index) order (an access of
+//! `len` bytes makes `len / 4 + 1` entries at most, so memory is linear in the bytes
+//! accessed, not in the pairs), and the naive pair count the WEFT paper reports is computed
+//! arithmetically per chunk.
 //!
 //! Races are grouped by their (unordered) pair of static instructions, with the
 //! representative of the lowest thread pair tested and the number of racing thread pairs.
