@@ -1792,6 +1792,14 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             version: u64::MAX,
             groups: Vec::new(),
         };
+        // Between threads of the CTA in different warps without lock-step, `b` happens
+        // before `x` exactly when `b`'s index is below `x`'s `before_bound_at` over `tb` (its
+        // contract), so the test that ends the window reads `x`'s bound; kept with the
+        // position it was taken at.
+        let threads = self.program.threads.len();
+        let end_bounds =
+            use_bound && !lockstep_rev && (ta as usize) < threads && (tb as usize) < threads;
+        let mut end_bound: Option<(usize, Option<u32>)> = None;
         for b in bs {
             let bound = if use_bound {
                 self.hb
@@ -1826,7 +1834,24 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             };
             while e < as_.len() && {
                 tests += 1;
-                !after(&as_[e], acc, &mut last_rev)
+                let x = &as_[e];
+                // Where `x`'s bound decides the test (`end_bounds`), it is taken once per
+                // position of `e`, which later `b`s of the merge mostly share.
+                let bound = match end_bound {
+                    Some((at, n)) if at == e => n,
+                    _ if end_bounds => {
+                        let n = self
+                            .hb
+                            .before_bound_at((thread_a, x.index), x.key, thread_b);
+                        end_bound = Some((e, n));
+                        n
+                    }
+                    _ => None,
+                };
+                !match bound {
+                    Some(n) => b.index < n,
+                    None => after(x, acc, &mut last_rev),
+                }
             } {
                 e += 1;
             }
