@@ -1,6 +1,5 @@
-//! The race stage's input: every access split into its 4-byte chunks ([`Entry`]), ordered by
-//! (chunk, thread, reads before writes, program index), with the range and number of each
-//! chunk.
+//! The race stage's input: every access split into its 4-byte chunks ([`Entry`]), one list
+//! per chunk ([`Chunk`]), ordered by (thread, reads before writes, program index).
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -8,15 +7,14 @@ use weft_program::{AccessKind, Command, CommandView, InstId, Program, ThreadId};
 
 use crate::{CHUNK, HappensBeforeQuery};
 
-/// One access's share of one chunk: 16 bytes (the chunk is its range's,
-/// [`Collected::chunks`]).
+/// One access's share of one chunk: 16 bytes (the chunk is its list's, [`Chunk::chunk`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
     pub(crate) thread: u32,
     pub(crate) index: u32,
     /// The access's [`HappensBeforeQuery::chain_key`].
     pub(crate) key: u32,
-    /// Bit 0: writes (0 read, 1 write or atomic; the sort puts a thread's reads first).
+    /// Bit 0: writes (0 read, 1 write or atomic; a thread's reads come first in a chunk).
     /// Bits 1–4: the bytes of the chunk accessed. Bits 5–31: for a plain write, its
     /// occurrence (how many earlier commands of this thread came from the same instruction),
     /// else [`OCC_NONE`].
@@ -204,14 +202,15 @@ fn run_starts(addr: u32, len: u32) -> [u64; 2] {
 ///
 /// One pass over the threads in order buckets each access's entry in its first chunk (a
 /// run start) by chunk: each bucket is then ordered by (thread, program index). The run
-/// starts are marked in the same pass; the chunks after the first of a wide access are
-/// bucketed after it where they start runs, merged into their buckets by (thread, program
-/// index). A thread's reads are put before its writes within each chunk: adding a read right
+/// starts are marked in the same pass; once all are known, the chunks after the first of
+/// each wide access that start runs get its entries, merged into their buckets by (thread,
+/// program index). A thread's reads are put before its writes within each chunk: adding a read right
 /// after a write of its own thread to a bucket notes that run, and only the runs noted are
 /// reordered (a thread usually only reads or only writes a word). An address range sparse
 /// beyond twice the commands falls back to sorting the run starts and the entries.
 ///
-/// With `repeats` false every chunk is checked (the property tests' reference).
+/// With `repeats` false every chunk is checked (the property tests' reference). (Called
+/// once; kept out of line so that profiles tell it from the merges.)
 #[inline(never)]
 pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
     program: &Program,

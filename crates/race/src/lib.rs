@@ -950,7 +950,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             return;
         }
         acc.saturated.clear();
-        // Split per thread, then per reads/writes (the sort put reads first).
+        // Split per thread, then per reads/writes (`collect_entries` put reads first).
         let mut lists: Vec<ThreadLists<'_>> = Vec::new();
         let mut start = 0;
         while start < entries.len() {
