@@ -505,7 +505,7 @@ proptest! {
 
 #[test]
 fn sparse_addresses_take_the_comparison_sort() {
-    // Two words 1 GiB apart: too sparse for the counting sort.
+    // Two words 1 GiB apart: too sparse for the per-chunk lists.
     let (report, expected) = check_text(&[
         "write @0+4; write @1073741824+8",
         "read @1073741828+4; read @0+2",
