@@ -21,8 +21,9 @@
 //!   table is computed in one pass over the nodes in completion order, which is a
 //!   topological order (an edge `x -> y` needs a thread woken by `x` to register at `y`).
 //!   Memory `O(D·N)` u32, time `O(E·N)` over deduplicated node edges. A node of one
-//!   warp's lanes (a warp gather, a `bar.warp.sync` generation) whose predecessors share
-//!   one row outside that warp stores only its warp's lanes over that row.
+//!   warp's lanes (a warp gather, a `bar.warp.sync` generation, a returned mbarrier wait)
+//!   stores only its warp's lanes over a row outside that warp: its predecessors' shared
+//!   row, or their rows merged once for every node with the same predecessor rows.
 //! * The threads' blocking chains (`prev_block`) need only the registrations and are built
 //!   beside the edges, on a second thread for large traces.
 //! * Within one thread, `R` is program order.
@@ -51,12 +52,15 @@ fn key_node(key: u32) -> Option<DynamicBarrierId> {
 enum Row {
     /// Its own row of [`HappensBefore::bound`] (the row index).
     Dense(u32),
-    /// A node whose threads are lanes of `warp` and whose predecessors agree outside it
-    /// (a warp gather, a `bar.warp.sync` generation): the dense row `base`, except for the
-    /// lanes of `warp`, whose bounds are the `warp_size` entries of
-    /// [`HappensBefore::lanes`] from `lanes`. Most nodes of warp-specialized kernels are
-    /// gathers, and warp-synchronous loops make a generation per warp and trip; this keeps
-    /// the table at one row per generation of a barrier of several warps.
+    /// A node whose threads are lanes of `warp` (a warp gather, a `bar.warp.sync`
+    /// generation, a returned mbarrier wait): the dense row `base`, except for the lanes of
+    /// `warp`, whose bounds are the `warp_size` entries of [`HappensBefore::lanes`] from
+    /// `lanes`. `base` is the predecessors' shared row outside the warp, or one merged from
+    /// their rows and shared by every node with the same predecessor rows. Most nodes of
+    /// warp-specialized kernels are gathers or waits (one per lane and wait of an mbarrier
+    /// pipeline), and warp-synchronous loops make a generation per warp and trip; this keeps
+    /// the table at about one row per generation of a barrier of several warps and per
+    /// warp's wait.
     Gather { base: u32, warp: u32, lanes: u32 },
 }
 
@@ -132,6 +136,38 @@ pub(crate) fn add_edges(
             p.dedup();
         }
     }
+}
+
+/// Appends to `bound` (rows of `n`) the maximum of the rows `parts` describe, each
+/// `(base, warp, lanes)`: the dense row `base`, with the `ws` bounds from `lanes[lanes..]`
+/// over warp `warp`'s lanes unless `warp` is `u32::MAX` (see [`Row::Gather`]). Returns the
+/// new row's index.
+fn merge_rows(
+    bound: &mut Vec<u32>,
+    lanes: &[u32],
+    n: usize,
+    ws: u32,
+    parts: &[(u32, u32, u32)],
+) -> u32 {
+    let start = bound.len();
+    bound.resize(start + n, 0);
+    let (done, row) = bound.split_at_mut(start);
+    for &(base, warp, off) in parts {
+        let prow = &done[base as usize * n..(base as usize + 1) * n];
+        for (x, &y) in row.iter_mut().zip(prow) {
+            *x = (*x).max(y);
+        }
+        if warp != u32::MAX {
+            let first = warp as usize * ws as usize;
+            let seg = lanes
+                .get(off as usize..off as usize + ws as usize)
+                .unwrap_or_default();
+            for (x, &y) in row.get_mut(first..).unwrap_or_default().iter_mut().zip(seg) {
+                *x = (*x).max(y);
+            }
+        }
+    }
+    (start / n.max(1)) as u32
 }
 
 /// Deduplicated graph edges `pred -> node`, grouped by target: `preds[node]`. `memory`:
@@ -282,7 +318,7 @@ impl HappensBefore {
         let dense_rows = nodes
             .iter()
             .zip(&warps)
-            .filter(|(x, w)| !unread(x) && w.is_none())
+            .filter(|(x, w)| w.is_none() && !(unread(x) || (memory && x.key.is_exec())))
             .count();
         let mut bound: Vec<u32> = Vec::with_capacity(dense_rows.saturating_mul(n));
         let mut rows: Vec<Row> = Vec::with_capacity(nodes.len());
@@ -297,30 +333,49 @@ impl HappensBefore {
         };
         // Scratch: the dense rows merged into the node's row so far.
         let mut merged: Vec<u32> = Vec::new();
+        // Scratch: a one-warp node's predecessor rows outside its warp, `(base, warp, lanes)`
+        // ([`Row::Gather`]; `warp` `u32::MAX` for a dense row or one of the node's warp).
+        let mut key: Vec<(u32, u32, u32)> = Vec::new();
+        // The dense rows merged for such nodes, by their sorted predecessor rows.
+        let mut bases: rustc_hash::FxHashMap<Vec<(u32, u32, u32)>, u32> = Default::default();
         for (m, node) in nodes.iter().enumerate() {
             if (memory && node.key.is_exec()) || unread(node) {
                 rows.push(Row::Dense(zero_row(&mut bound)));
                 continue;
             }
             let ps = preds.get(m).map_or(&[][..], Vec::as_slice);
-            // A one-warp node whose predecessors all share one dense row outside that warp
-            // (dense rows, or rows of the same warp over the same base): store only the
-            // warp's lanes over that base. Exactly the dense row: outside the warp every
-            // predecessor's bound is the base's and no participant adds to it.
-            let compact = warps[m].and_then(|w| {
-                let mut base = None;
+            // A one-warp node: store only the warp's lanes over a dense row that holds its
+            // bounds outside that warp (participants and counted exits add nothing there).
+            // That row is the maximum of the predecessors' rows outside the warp: their one
+            // shared dense row when they have one (dense rows, or rows of the same warp over
+            // the same base), else a row merged from them once and shared by every node with
+            // the same predecessor rows (the lanes of a warp waiting at one mbarrier phase,
+            // each after its own previous wait, make a node per lane and wait, and their
+            // previous waits share a base in turn).
+            let compact = warps[m].map(|w| {
+                key.clear();
                 for p in ps.iter().filter(|p| p.index() < m) {
-                    let b = match rows[p.index()] {
-                        Row::Dense(r) => r,
-                        Row::Gather { base, warp, .. } if warp == w => base,
-                        Row::Gather { .. } => return None,
-                    };
-                    match base {
-                        Some(b0) if b0 != b => return None,
-                        _ => base = Some(b),
-                    }
+                    key.push(match rows[p.index()] {
+                        Row::Dense(r) => (r, u32::MAX, 0),
+                        Row::Gather { base, warp, .. } if warp == w => (base, u32::MAX, 0),
+                        Row::Gather { base, warp, lanes } => (base, warp, lanes),
+                    });
                 }
-                Some((w, base))
+                key.sort_unstable();
+                key.dedup();
+                let base = match key.as_slice() {
+                    [] => None,
+                    &[(r, u32::MAX, _)] => Some(r),
+                    parts => Some(match bases.get(parts) {
+                        Some(&r) => r,
+                        None => {
+                            let r = merge_rows(&mut bound, &lanes, n, ws, parts);
+                            bases.insert(parts.to_vec(), r);
+                            r
+                        }
+                    }),
+                };
+                (w, base)
             });
             if let Some((w, base)) = compact {
                 let base = base.unwrap_or_else(|| zero_row(&mut bound));
@@ -331,7 +386,10 @@ impl HappensBefore {
                     (first..first + ws as usize).map(|t| brow.get(t).copied().unwrap_or(0)),
                 );
                 for p in ps.iter().filter(|p| p.index() < m) {
-                    if let Row::Gather { lanes: l, .. } = rows[p.index()] {
+                    // A row of another warp's lanes is its base here, in the merged base.
+                    if let Row::Gather { warp, lanes: l, .. } = rows[p.index()]
+                        && warp == w
+                    {
                         let l = l as usize;
                         for k in 0..ws as usize {
                             lanes[off + k] = lanes[off + k].max(lanes[l + k]);
