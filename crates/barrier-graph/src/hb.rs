@@ -123,6 +123,52 @@ struct Agents {
     joint: Vec<Vec<(ThreadId, u32)>>,
 }
 
+/// Whether some `row[t] > limits[t]` ([`NEVER`] is never exceeded): branch-free within
+/// chunks of 64 (vectorized), a chunk at a time.
+fn exceeds(row: &[u32], limits: &[u32]) -> bool {
+    row.chunks(64).zip(limits.chunks(64)).any(|(r, l)| {
+        r.iter()
+            .zip(l)
+            .fold(false, |found, (b, limit)| found | (b > limit))
+    })
+}
+
+/// Per dense row, a boolean decided once per round ([`HappensBefore::first_after_any`]): each
+/// slot holds the round it was decided in, doubled, plus the value, so a new round forgets
+/// every earlier value without touching the slots.
+#[derive(Debug, Default)]
+struct Decided {
+    slots: Vec<u32>,
+    /// The current round, from 1 (slot 0: never decided).
+    round: u32,
+}
+
+impl Decided {
+    /// Starts a round over `len` rows.
+    fn reset(&mut self, len: usize) {
+        if self.round >= u32::MAX / 2 - 1 {
+            self.slots.clear();
+            self.round = 0;
+        }
+        self.round += 1;
+        self.slots.resize(len, 0);
+    }
+
+    /// Row `x`'s value in this round, computed by `f` the first time.
+    #[inline]
+    fn get_or(&mut self, x: usize, f: impl FnOnce() -> bool) -> bool {
+        let Some(slot) = self.slots.get_mut(x) else {
+            return f();
+        };
+        if *slot >> 1 == self.round {
+            return *slot & 1 == 1;
+        }
+        let v = f();
+        *slot = self.round << 1 | u32::from(v);
+        v
+    }
+}
+
 /// Adds `edges` (`from -> to`: mbarrier phases or execution events before the wait nodes
 /// they release) to the predecessor lists `edges` built.
 pub(crate) fn add_edges(
@@ -490,6 +536,7 @@ impl HappensBefore {
     ) {
         let mut rows: rustc_hash::FxHashMap<DynamicBarrierId, u32> = Default::default();
         let mut list = Vec::with_capacity(program.asyncs.copies.len());
+        let mut decided = Decided::default();
         for copy in &program.asyncs.copies {
             let mut agent = Agent {
                 issuer: copy.issuer,
@@ -513,7 +560,7 @@ impl HappensBefore {
                         let r = rows.len() as u32;
                         rows.insert(node, r);
                         let obs = observers(node);
-                        let first = self.first_after_any(&obs);
+                        let first = self.first_after_any_in(&obs, &mut decided);
                         self.agents.after.extend_from_slice(&first);
                         r
                     }
@@ -540,8 +587,21 @@ impl HappensBefore {
     /// `u` itself bounds `u` at `i`, and a node of `u`'s chain ordered after it starts at an
     /// index above `i` (everything of `u` before the node completes is before `u`'s blocking
     /// registration there), so counting it in the search changes no minimum.
+    #[cfg(test)]
     pub(crate) fn first_after_any(&self, obs: &[(ThreadId, u32)]) -> Vec<u32> {
-        let mut first = vec![NEVER; self.threads];
+        self.first_after_any_in(obs, &mut Decided::default())
+    }
+
+    /// [`Self::first_after_any`] (documented there) with the scratch of earlier calls
+    /// (reset here in constant time). A node is ordered after some command of `obs` when
+    /// its row exceeds, at some thread, that thread's earliest command there: decided once
+    /// per dense row, not per node. The row of a one-warp node ([`Row::Gather`]) exceeds
+    /// iff its base does or its own lanes do (the base is at most the lanes inside the
+    /// warp), and the lanes are read only for a warp with a thread in `obs`: the chains of
+    /// the lanes of a warp pass through a node per lane and wait, over one base.
+    fn first_after_any_in(&self, obs: &[(ThreadId, u32)], decided: &mut Decided) -> Vec<u32> {
+        let n = self.threads;
+        let mut first = vec![NEVER; n];
         for &(t, i) in obs {
             if let Some(f) = first.get_mut(t.index()) {
                 *f = (*f).min(i);
@@ -549,8 +609,19 @@ impl HappensBefore {
         }
         // Per thread, its earliest command of `obs` (the easiest for a node to follow).
         let own = first.clone();
-        // Per node, once decided: whether it is ordered after some command of `obs`.
-        let mut after: Vec<Option<bool>> = vec![None; self.rows.len()];
+        let ws = (self.warp_size as usize).max(1);
+        // Per warp, whether a thread of it is in `obs`.
+        let mut listed = vec![false; n.div_ceil(ws)];
+        for (t, &f) in own.iter().enumerate() {
+            if f != NEVER {
+                listed[t / ws] = true;
+            }
+        }
+        let dense = |r: u32| {
+            let start = r as usize * n;
+            exceeds(self.bound.get(start..start + n).unwrap_or(&[]), &own)
+        };
+        decided.reset(self.bound.len() / n.max(1));
         for (u, f) in first.iter_mut().enumerate() {
             let (Some(&start), Some(&end)) = (self.offsets.get(u), self.offsets.get(u + 1)) else {
                 continue;
@@ -562,11 +633,22 @@ impl HappensBefore {
                 let Some(x) = key_node(m) else {
                     return true;
                 };
-                let decided = after.get(x.index()).copied().flatten();
-                let is_after = decided.unwrap_or_else(|| self.bounds_exceed(x, &own));
-                if let Some(slot) = after.get_mut(x.index()) {
-                    *slot = Some(is_after);
-                }
+                let is_after = match self.rows.get(x.index()) {
+                    None => false,
+                    Some(&Row::Dense(r)) => decided.get_or(r as usize, || dense(r)),
+                    Some(&Row::Gather { base, warp, lanes }) => {
+                        decided.get_or(base as usize, || dense(base))
+                            || (listed.get(warp as usize).copied().unwrap_or(false) && {
+                                let first = (warp as usize * ws).min(n);
+                                let last = (first + ws).min(n);
+                                let seg = self
+                                    .lanes
+                                    .get(lanes as usize..lanes as usize + (last - first))
+                                    .unwrap_or(&[]);
+                                exceeds(seg, &own[first..last])
+                            })
+                    }
+                };
                 !is_after
             });
             if k < row.len() {
@@ -574,45 +656,6 @@ impl HappensBefore {
             }
         }
         first
-    }
-
-    /// Whether some thread `t` has `latest_before(node, t) > limits[t]` (`limits` has one
-    /// entry per thread; [`NEVER`] is never exceeded): the node's row compared as a whole.
-    fn bounds_exceed(&self, node: DynamicBarrierId, limits: &[u32]) -> bool {
-        let n = self.threads;
-        let row = |r: u32| {
-            let start = r as usize * n;
-            self.bound.get(start..start + n).unwrap_or(&[])
-        };
-        // Branch-free within chunks of 64 (vectorized), a chunk at a time.
-        let exceeds = |row: &[u32], limits: &[u32]| {
-            row.chunks(64).zip(limits.chunks(64)).any(|(r, l)| {
-                r.iter()
-                    .zip(l)
-                    .fold(false, |found, (b, limit)| found | (b > limit))
-            })
-        };
-        match self.rows.get(node.index()) {
-            None => false,
-            Some(&Row::Dense(r)) => exceeds(row(r), limits),
-            Some(&Row::Gather { base, warp, lanes }) => {
-                // The base row outside the warp, the warp's own bounds inside it.
-                let ws = self.warp_size as usize;
-                let first = (warp as usize * ws).min(n);
-                let last = (first + ws).min(n);
-                let base = row(base);
-                let own = self
-                    .lanes
-                    .get(lanes as usize..lanes as usize + (last - first))
-                    .unwrap_or(&[]);
-                exceeds(base.get(..first).unwrap_or(&[]), limits)
-                    || exceeds(
-                        base.get(last..).unwrap_or(&[]),
-                        &limits[last.min(limits.len())..],
-                    )
-                    || exceeds(own, &limits[first.min(limits.len())..])
-            }
-        }
     }
 
     /// The completion positions of copy `g` in other threads than its issuer.
