@@ -90,7 +90,8 @@ pub struct HappensBefore {
 const NEVER: u32 = u32::MAX;
 
 /// One asynchronous copy (agent `threads + g`): one access, ordered after its issue
-/// position and before its completion events.
+/// position and before its completion events. Plain numbers only (36 bytes): the race stage
+/// asks about pairs of copies in no particular order, and each lookup is a cache miss.
 #[derive(Debug, Clone)]
 struct Agent {
     issuer: ThreadId,
@@ -101,10 +102,13 @@ struct Agent {
     done_seq: u32,
     /// This copy's index.
     index: u32,
-    /// Rows of [`Agents::after`]: completion phases the copy happens before.
-    rows: Vec<u32>,
-    /// Index into [`Agents::joint`]: positions of other threads the copy completes before.
-    joint: Option<u32>,
+    /// `rows..rows_end` of [`Agents::rows`]: the rows of [`Agents::after`] of the
+    /// completion phases the copy happens before.
+    rows: u32,
+    rows_end: u32,
+    /// Index into [`Agents::joint`]: positions of other threads the copy completes before
+    /// ([`NEVER`]: none).
+    joint: u32,
     /// An access of the issuer's tensor pipe, ordered before its later ones
     /// ([`weft_program::AsyncCopy::tensor_pipe`]).
     tensor_pipe: bool,
@@ -114,6 +118,8 @@ struct Agent {
 #[derive(Debug, Clone, Default)]
 struct Agents {
     list: Vec<Agent>,
+    /// The agents' rows of `after` ([`Agent::rows`]), agent after agent.
+    rows: Vec<u32>,
     /// Per completion phase, `threads` entries: the first command of each thread that the
     /// phase's completion happens before ([`NEVER`]: none).
     after: Vec<u32>,
@@ -544,10 +550,12 @@ impl HappensBefore {
                 done: copy.done.unwrap_or(NEVER),
                 done_seq: copy.done_seq,
                 index: list.len() as u32,
-                rows: Vec::new(),
+                rows: self.agents.rows.len() as u32,
+                rows_end: self.agents.rows.len() as u32,
                 joint: copy
                     .joint
-                    .filter(|&j| (j as usize) < program.asyncs.joint_done.len()),
+                    .filter(|&j| (j as usize) < program.asyncs.joint_done.len())
+                    .unwrap_or(NEVER),
                 tensor_pipe: copy.tensor_pipe,
             };
             for &c in &copy.phases {
@@ -565,8 +573,10 @@ impl HappensBefore {
                         r
                     }
                 };
-                if !agent.rows.contains(&row) {
-                    agent.rows.push(row);
+                let own = &self.agents.rows[agent.rows as usize..];
+                if !own.contains(&row) {
+                    self.agents.rows.push(row);
+                    agent.rows_end = self.agents.rows.len() as u32;
                 }
             }
             list.push(agent);
@@ -660,9 +670,19 @@ impl HappensBefore {
 
     /// The completion positions of copy `g` in other threads than its issuer.
     fn joint(&self, g: &Agent) -> &[(ThreadId, u32)] {
-        g.joint
-            .and_then(|j| self.agents.joint.get(j as usize))
+        self.agents
+            .joint
+            .get(g.joint as usize)
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// The rows of [`Agents::after`] of the phases the copy `g` completes before.
+    #[inline]
+    fn agent_rows(&self, g: &Agent) -> &[u32] {
+        self.agents
+            .rows
+            .get(g.rows as usize..g.rows_end as usize)
+            .unwrap_or(&[])
     }
 
     /// The agent an id beyond the CTA's threads names.
@@ -704,7 +724,7 @@ impl HappensBefore {
                 .joint(g)
                 .iter()
                 .any(|&(u, p)| self.position_before(u, p, b))
-            || g.rows.iter().any(|&r| {
+            || self.agent_rows(g).iter().any(|&r| {
                 self.agents
                     .after
                     .get(r as usize * self.threads + b.0.index())
@@ -742,7 +762,7 @@ impl HappensBefore {
             }
         });
         joint
-            || g.rows.iter().any(|&r| {
+            || self.agent_rows(g).iter().any(|&r| {
                 self.agents
                     .after
                     .get(r as usize * self.threads + h.issuer.index())
