@@ -731,9 +731,18 @@ pub(crate) fn reused(program: &Program, m: &MbarrierReplay, hb: &HappensBefore) 
             )
         })
     };
+    // The bytes of every object lie in `lo..hi`: an access outside it (most of them) needs
+    // no search.
+    let (lo, hi) = match (by_addr.first(), by_addr.last()) {
+        (Some(&(lo, _)), Some(&(hi, _))) => (u64::from(lo), u64::from(hi) + 8),
+        _ => return Reused::default(),
+    };
     let mut found: Vec<(usize, Cmd, InstId, bool)> = Vec::new();
     for t in 0..program.num_actors() {
         for (i, c) in program.actor_commands(t).iter().enumerate() {
+            if !c.is_access() {
+                continue;
+            }
             let CommandView::Access {
                 addr, len, approx, ..
             } = c.view()
@@ -741,6 +750,9 @@ pub(crate) fn reused(program: &Program, m: &MbarrierReplay, hb: &HappensBefore) 
                 continue;
             };
             let end = u64::from(addr) + u64::from(len);
+            if end <= lo || u64::from(addr) >= hi {
+                continue;
+            }
             let from = by_addr.partition_point(|&(a, _)| u64::from(a) + 8 <= u64::from(addr));
             for &(a, k) in by_addr[from..]
                 .iter()
