@@ -200,14 +200,13 @@ fn run_starts(addr: u32, len: u32) -> [u64; 2] {
 /// All entries of the program's threads and agents in the chunks that start runs (see
 /// [`Collected`] and [`run_starts`]).
 ///
-/// One pass over the threads in order buckets each access's entry in its first chunk (a
-/// run start) by chunk: each bucket is then ordered by (thread, program index). The run
-/// starts are marked in the same pass; once all are known, the chunks after the first of
-/// each wide access that start runs get its entries, merged into their buckets by (thread,
-/// program index). A thread's reads are put before its writes within each chunk: adding a read right
-/// after a write of its own thread to a bucket notes that run, and only the runs noted are
-/// reordered (a thread usually only reads or only writes a word). An address range sparse
-/// beyond twice the commands falls back to sorting the run starts and the entries.
+/// A first pass over the accesses' addresses marks the run starts; a second over the threads
+/// in order buckets each access's entries in the chunks of its span that start runs: each
+/// bucket is then ordered by (thread, program index), with no sort. A thread's reads are put
+/// before its writes within each chunk: adding a read right after a write of its own thread
+/// to a bucket notes that run, and only the runs noted are reordered (a thread usually only
+/// reads or only writes a word). An address range sparse beyond twice the commands falls back
+/// to sorting the run starts and the entries.
 ///
 /// With `repeats` false every chunk is checked (the property tests' reference). (Called
 /// once; kept out of line so that profiles tell it from the merges.)
@@ -219,14 +218,6 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
 ) -> Collected {
     let all: Vec<(usize, &[Command])> = actors(program).collect();
     collect_dense(&all, hb, repeats).unwrap_or_else(|| collect_sparse(&all, hb, repeats))
-}
-
-/// Per region of [`collect_dense`]: the run-start marks and the buckets of entries, indexed
-/// from the region's first chunk.
-#[derive(Default)]
-struct Region {
-    marks: Vec<bool>,
-    buckets: Vec<Vec<Entry>>,
 }
 
 /// [`collect_entries`] by bucketing; `None` when the address range is sparse (the chunks
@@ -244,128 +235,104 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     // (Tensor memory adds at most its 65,536 cells.)
     let cells = u64::from(weft_program::TMEM_LANES * weft_program::TMEM_COLUMNS);
     let (mut accesses, mut approx_accesses) = (0u64, 0u64);
-    let mut regions: [Region; 2] = Default::default();
+    // Per region (shared, tensor memory): the run-start marks, indexed from its first chunk.
+    let mut regions: [Vec<bool>; 2] = Default::default();
     let mut tmem = false;
     // A region whose chunks pass this is sparse (the joined `limit` below is checked too).
     let region_limit = 2 * commands as u64 + (1 << 15) + cells;
-    let mut sparse = false;
-    // The accesses over several chunks, for their chunks after the first.
-    let mut wide: Vec<Access> = Vec::new();
-    // The (region, bucket, thread) runs in which a read follows a write of the thread.
-    let mut mixed: Vec<(usize, usize, u32)> = Vec::new();
-    for &(t, thread) in all {
-        for_each_access(hb, t, thread, |approx, a| {
+    // First pass: the run starts (addresses and lengths only).
+    for &(_, thread) in all {
+        for command in thread {
+            let CommandView::Access {
+                addr, len, approx, ..
+            } = command.view()
+            else {
+                continue;
+            };
             accesses += 1;
             approx_accesses += u64::from(approx);
-            if a.count == 0 || sparse {
-                return;
+            if len == 0 {
+                continue;
             }
+            let (first, count) = span(addr, len);
             // Shared accesses end below tensor memory (the emulator keeps them there), so an
             // access lies in one region.
-            let (region, base) = if a.first >= tmem_chunk {
+            let (region, base) = if first >= tmem_chunk {
                 tmem = true;
                 (1, tmem_chunk)
             } else {
                 (0, 0)
             };
-            let r = &mut regions[region];
+            let marks = &mut regions[region];
             // One past the chunk after the access's last (a run start).
-            let past = a.first + a.count + 1 - base;
+            let past = first + count + 1 - base;
             if past > region_limit {
-                sparse = true;
-                return;
+                return None;
             }
-            if r.marks.len() < past as usize {
-                r.marks.resize(past as usize, false);
-                r.buckets.resize_with(past as usize, Vec::new);
+            if marks.len() < past as usize {
+                marks.resize(past as usize, false);
             }
-            let (lo, hi) = (
-                (a.first - base) as usize,
-                (a.first + a.count - base) as usize,
-            );
+            let (lo, hi) = ((first - base) as usize, (first + count - base) as usize);
             // The chunks that start runs: all of them, and the one after the last, when
             // repeats are checked too.
             if repeats {
-                r.marks[lo] = true;
-                r.marks[hi] = true;
+                marks[lo] = true;
+                marks[hi] = true;
             } else {
-                r.marks[lo..=hi].fill(true);
+                marks[lo..=hi].fill(true);
             }
-            let e = a.entry(0);
-            let bucket = &mut r.buckets[lo];
-            if e.writes() == 0
-                && let Some(p) = bucket.last()
-                && p.writes() != 0
-                && p.thread == e.thread
-                && mixed.last() != Some(&(region, lo, e.thread))
-            {
-                mixed.push((region, lo, e.thread));
-            }
-            bucket.push(e);
-            if a.count > 1 {
-                wide.push(*a);
-            }
-        });
-        if sparse {
-            return None;
         }
     }
     let limit = 2 * commands as u64 + (1 << 15) + if tmem { cells } else { 0 };
     let [shared, tensor] = regions;
-    if (shared.marks.len() + tensor.marks.len()) as u64 > limit {
+    if (shared.len() + tensor.len()) as u64 > limit {
         return None;
     }
     // The end of the shared chunks in the dense index.
-    let shared_end = shared.marks.len();
-    let dense_index = |c: u64| {
-        if c >= tmem_chunk {
-            shared_end + (c - tmem_chunk) as usize
-        } else {
-            c as usize
-        }
-    };
-    let (mut marks, mut buckets) = (shared.marks, shared.buckets);
-    marks.extend_from_slice(&tensor.marks);
-    buckets.extend(tensor.buckets);
-    // The chunks after the first of the wide accesses, where they start runs: by chunk, each
-    // in (thread, program index) order, merged into the chunk's bucket.
-    let mut late: Vec<(usize, Entry)> = Vec::new();
-    for a in &wide {
-        for k in 1..a.count {
-            let d = dense_index(a.first + k);
-            if marks[d] {
-                late.push((d, a.entry(k)));
+    let shared_end = shared.len();
+    let mut marks = shared;
+    marks.extend_from_slice(&tensor);
+    let mut buckets: Vec<Vec<Entry>> = Vec::new();
+    buckets.resize_with(marks.len(), Vec::new);
+    // The (bucket, thread) runs in which a read follows a write of the thread.
+    let mut mixed: Vec<(usize, u32)> = Vec::new();
+    // Second pass: each access's entries in the chunks of its span that start runs, in
+    // (thread, program index) order.
+    for &(t, thread) in all {
+        for_each_access(hb, t, thread, |_, a| {
+            if a.count == 0 {
+                return;
             }
-        }
+            let d0 = if a.first >= tmem_chunk {
+                shared_end + (a.first - tmem_chunk) as usize
+            } else {
+                a.first as usize
+            };
+            for k in 0..a.count {
+                let d = d0 + k as usize;
+                // (The first chunk always starts a run.)
+                if !marks[d] {
+                    continue;
+                }
+                let e = a.entry(k);
+                let bucket = &mut buckets[d];
+                if e.writes() == 0
+                    && let Some(p) = bucket.last()
+                    && p.writes() != 0
+                    && p.thread == e.thread
+                    && mixed.last() != Some(&(d, e.thread))
+                {
+                    mixed.push((d, e.thread));
+                }
+                bucket.push(e);
+            }
+        });
     }
-    drop(wide);
-    late.sort_by_key(|&(d, _)| d);
-    let mut scratch: Vec<Entry> = Vec::new();
-    for group in late.chunk_by(|x, y| x.0 == y.0) {
-        let bucket = &mut buckets[group[0].0];
-        let old = std::mem::take(bucket);
-        let mut added = group.iter().map(|&(_, e)| e).peekable();
-        let mut merged = Vec::with_capacity(old.len() + group.len());
-        for e in old {
-            while let Some(l) = added.next_if(|l| (l.thread, l.index) < (e.thread, e.index)) {
-                merged.push(l);
-            }
-            merged.push(e);
-        }
-        merged.extend(added);
-        // Every run of one thread with a read after a write, reordered.
-        for run in merged.chunk_by_mut(|x, y| x.thread == y.thread) {
-            if run.windows(2).any(|w| w[1].writes() < w[0].writes()) {
-                reads_first(run, &mut scratch);
-            }
-        }
-        *bucket = merged;
-    }
-    drop(late);
     mixed.sort_unstable();
     mixed.dedup();
-    for (region, b, thread) in mixed {
-        let bucket = &mut buckets[if region == 0 { b } else { shared_end + b }];
+    let mut scratch: Vec<Entry> = Vec::new();
+    for (d, thread) in mixed {
+        let bucket = &mut buckets[d];
         let run = bucket.partition_point(|e| e.thread < thread)
             ..bucket.partition_point(|e| e.thread <= thread);
         reads_first(&mut bucket[run], &mut scratch);

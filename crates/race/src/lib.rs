@@ -96,7 +96,7 @@
 //! of many keys is indexed by a hash map. A pair of accesses spanning
 //! several chunks is reported only in the chunk holding the first byte they share. Chunks are
 //! processed in parallel with rayon. Entries are bucketed by chunk in one pass over the
-//! threads in order, which leaves each bucket in (thread, program index) order (an access of
+//! threads in order (once a pass over the addresses has marked the chunks to check), which leaves each bucket in (thread, program index) order (an access of
 //! `len` bytes makes `len / 4 + 1` entries at most, so memory is linear in the bytes
 //! accessed, not in the pairs), and the naive pair count the WEFT paper reports is computed
 //! arithmetically per chunk.
