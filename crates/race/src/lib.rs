@@ -1315,11 +1315,35 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         (&kept.0[..], &kept.1[..])
                     }
                 };
-                self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.reads, acc);
-                if !skip_writes {
-                    self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.writes, acc);
+                // Against an agent's one access, the merges' tests first, with nothing
+                // recorded (`merge_one`): where all are ordered, that is all they do.
+                let ordered = match (hi.reads, hi.writes) {
+                    _ if self.config.warp_sync
+                        || (hi.thread as usize) < self.program.threads.len() =>
+                    {
+                        None
+                    }
+                    ([b], []) => self.merge_one(lo.thread, lo_writes, hi.thread, b),
+                    ([], [b]) => if skip_writes {
+                        Some(0)
+                    } else {
+                        self.merge_one(lo.thread, lo_writes, hi.thread, b)
+                    }
+                    .and_then(|n| {
+                        self.merge_one(lo.thread, lo_reads, hi.thread, b)
+                            .map(|m| n + m)
+                    }),
+                    _ => None,
+                };
+                if let Some(tests) = ordered {
+                    acc.race_tests += tests;
+                } else {
+                    self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.reads, acc);
+                    if !skip_writes {
+                        self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.writes, acc);
+                    }
+                    self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
                 }
-                self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
                 // `recent` holds real races only until the benign pairs join it below.
                 racing.extend(acc.recent.iter().copied());
                 if racing.len() >= MAX_RACING_PAIRS_PER_CHUNK {
@@ -1732,6 +1756,50 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             .threads
             .get(t as usize)
             .is_some_and(|t| !t.steps.is_empty())
+    }
+
+    /// [`Self::merge`] of `as_` (thread or agent `ta`) with the one access `b` of agent
+    /// `tb` (`ta < tb`, so the two are of different warps; not under `--warp-sync`), where
+    /// its window never holds an access: the tests it makes, the same queries in the same
+    /// order. `None` when the window would hold one (`b` may race): the merge itself then
+    /// runs, and records. Pure: nothing is counted here.
+    fn merge_one(&self, ta: u32, as_: &[Entry], tb: u32, b: &Entry) -> Option<u64> {
+        if as_.is_empty() {
+            return Some(0);
+        }
+        let (thread_a, thread_b) = (ThreadId(ta), ThreadId(tb));
+        let mut tests = 0u64;
+        // L(b), as the merge finds it.
+        let mut l = 0usize;
+        if let Some(bound) = self
+            .hb
+            .before_bound_at((thread_b, b.index), b.key, thread_a)
+        {
+            tests += 1;
+            while l < as_.len() && as_[l].index < bound {
+                l += 1;
+            }
+        } else {
+            while l < as_.len() && {
+                tests += 1;
+                self.hb
+                    .ordered_at((thread_a, as_[l].index), (thread_b, b.index), b.key)
+            } {
+                l += 1;
+            }
+        }
+        // E(b) starts at L(b): the window stays empty exactly when `as_[l]` (if any)
+        // happens after `b` (`ta`'s bound is not taken: `tb` is an agent).
+        if let Some(x) = as_.get(l) {
+            tests += 1;
+            if !self
+                .hb
+                .ordered_at((thread_b, b.index), (thread_a, x.index), x.key)
+            {
+                return None;
+            }
+        }
+        Some(tests)
     }
 
     /// Tests every access of `bs` (thread `tb`) against the accesses of `as_` (thread `ta`,
