@@ -220,6 +220,9 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
     // numbers, which differ between copies), is tested exactly. `stamp` says which issue
     // position `bounds` was filled for.
     let mut bounds: Vec<Option<u32>> = vec![None; n];
+    // Per thread of the CTA, where the last search of its writes ended (below its bound, and
+    // the first of those whose own next fence is not).
+    let mut hints: Vec<(usize, usize)> = vec![(0, 0); n];
     let mut stamp = vec![0u32; n];
     let mut epoch = 0u32;
     // Scratch: the writes that a position's copies test pair by pair, sorted by first byte.
@@ -285,8 +288,15 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
                 || unstepped(issuer);
             let range = match bound_of(t) {
                 Some(b) if exact => {
-                    let below = list.partition_point(|w| w.index < b);
-                    list[..below].partition_point(|w| w.fence < b)..below
+                    // Searched from where this thread's last position found them: a thread's
+                    // bound mostly moves little from one issue position to the next.
+                    let hint = hints.get_mut(t).map_or((0, 0), |h| *h);
+                    let below = partition_from(list, hint.0, |w| w.index < b);
+                    let from = partition_from(&list[..below], hint.1, |w| w.fence < b);
+                    if let Some(h) = hints.get_mut(t) {
+                        *h = (below, from);
+                    }
+                    from..below
                 }
                 _ => 0..list.len(),
             };
@@ -405,4 +415,56 @@ pub fn missing_proxy_fences<H: HappensBeforeQuery + ?Sized>(
         .collect();
     out.sort_by_key(|f| (f.copy.thread, f.write.thread, f.write.index, f.copy.approx));
     out
+}
+
+/// `list.partition_point(pred)` (`pred` holds on a prefix of `list`), searched outward from
+/// `hint` with doubling steps, then by bisection: `O(log d)` for the point `d` entries from the
+/// hint.
+fn partition_from<T>(list: &[T], hint: usize, pred: impl Fn(&T) -> bool) -> usize {
+    let hint = hint.min(list.len());
+    let mut step = 1usize;
+    if list.get(hint).is_some_and(&pred) {
+        // Every entry below `lo` satisfies `pred`.
+        let mut lo = hint + 1;
+        loop {
+            let Some(j) = lo.checked_add(step).filter(|&j| j <= list.len()) else {
+                return lo + list[lo..].partition_point(&pred);
+            };
+            if !pred(&list[j - 1]) {
+                return lo + list[lo..j - 1].partition_point(&pred);
+            }
+            lo = j;
+            step = step.saturating_mul(2);
+        }
+    }
+    // No entry from `hi` on satisfies `pred`.
+    let mut hi = hint;
+    loop {
+        let Some(j) = hi.checked_sub(step) else {
+            return list[..hi].partition_point(&pred);
+        };
+        if pred(&list[j]) {
+            return j + 1 + list[j + 1..hi].partition_point(&pred);
+        }
+        hi = j;
+        step = step.saturating_mul(2);
+    }
+}
+
+#[cfg(test)]
+mod partition_tests {
+    use super::partition_from;
+
+    #[test]
+    fn partition_from_is_partition_point() {
+        for len in 0..40usize {
+            let list: Vec<usize> = (0..len).map(|i| i / 3 * 2).collect();
+            for bound in 0..2 * len + 2 {
+                let want = list.partition_point(|&x| x < bound);
+                for hint in 0..len + 3 {
+                    assert_eq!(partition_from(&list, hint, |&x| x < bound), want);
+                }
+            }
+        }
+    }
 }
