@@ -93,10 +93,14 @@
 //! window is unchanged for a second `b`: for writes of the same bytes at most one value
 //! agrees with `b`'s (ids are interned), so a group records its benign pair and the lowest
 //! index of the others in a few lookups, exactly what testing each key would leave; a window
-//! of many keys is indexed by a hash map. A pair of accesses spanning
+//! of many keys is indexed by a hash map. Against an agent's one access, the merges' tests
+//! are first made with nothing kept (the window stays empty where every pair is ordered, as
+//! in most pairs of a GEMM's copies and tensor-core operands), and the merges themselves run
+//! only where a window would hold an access. A pair of accesses spanning
 //! several chunks is reported only in the chunk holding the first byte they share. Chunks are
 //! processed in parallel with rayon. Entries are bucketed by chunk in one pass over the
-//! threads in order (once a pass over the addresses has marked the chunks to check), which leaves each bucket in (thread, program index) order (an access of
+//! threads in order (once a pass over the addresses has marked the chunks to check), which
+//! leaves each bucket in (thread, program index) order (an access of
 //! `len` bytes makes `len / 4 + 1` entries at most, so memory is linear in the bytes
 //! accessed, not in the pairs), and the naive pair count the WEFT paper reports is computed
 //! arithmetically per chunk.
