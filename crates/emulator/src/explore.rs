@@ -487,8 +487,8 @@ fn next_stack(stack: &[(bool, bool)], emulation: &Emulation) -> Option<Vec<(bool
 }
 
 /// Whether the next path may be emulated while this one is checked: the pool has another
-/// worker, and two paths of this size fit the memory budget together (what the emulation
-/// charges per command, for it and the later stages, twice).
+/// worker, and a path of this size charges at most a quarter of the memory budget (what the
+/// emulation charges per command, for it and the later stages), so that two of them fit.
 fn pipelines(config: &Config, emulation: &Emulation) -> bool {
     rayon::current_num_threads() > 1
         && emulation
