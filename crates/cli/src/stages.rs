@@ -124,6 +124,7 @@ struct Runs {
 }
 
 /// What [`verify_paths`] tells [`verify_once`].
+#[derive(Default)]
 struct Explored {
     /// Peeks the checked paths executed.
     peeks: u64,
@@ -237,7 +238,7 @@ fn verify_once(
 ) -> Result<u64, KernelInputError> {
     let template = report.clone();
     let first = verify_paths(report, module, params, options, progress, runs)?;
-    if runs.split || !(first.unconfirmed && first.data_forks) {
+    if !(first.unconfirmed && first.data_forks) {
         return Ok(first.peeks);
     }
     let mut again = template;
@@ -357,8 +358,7 @@ fn verify_paths(
             });
             return Ok(Explored {
                 peeks,
-                unconfirmed: false,
-                data_forks: false,
+                ..Explored::default()
             });
         }
         Err(error @ emulator::Error::MemoryBudget { .. }) => {
@@ -376,8 +376,7 @@ fn verify_paths(
             });
             return Ok(Explored {
                 peeks,
-                unconfirmed: false,
-                data_forks: false,
+                ..Explored::default()
             });
         }
         Err(emulator::Error::Lowering { line, message }) => {

@@ -213,16 +213,19 @@ pub fn explore(
         } else {
             // While `check` runs on this path, the next one (the path the exploration takes
             // if this one passes) is emulated on another worker of the pool, if it has one.
-            let next = (!checking_held && pipelines(config, &emulation))
-                .then(|| {
-                    next_stack(&stack, &emulation).map(|next| {
-                        let left = budget.saturating_sub(instructions);
-                        path_config(config, &next, max_trips, search, left)
-                    })
+            // (The conditions under which the loop below goes on to another path.)
+            let goes_on = !checking_held
+                && paths < DEFAULT_MAX_PATHS
+                && instructions < budget
+                && !emulation.search_exhausted;
+            let next = if goes_on && pipelines(config, &emulation) {
+                next_stack(&stack, &emulation.choices).map(|next| {
+                    let left = budget.saturating_sub(instructions);
+                    path_config(config, &next, max_trips, search, left)
                 })
-                .flatten()
-                .filter(|_| paths < DEFAULT_MAX_PATHS && instructions < budget)
-                .filter(|_| !emulation.search_exhausted);
+            } else {
+                None
+            };
             match next {
                 Some(next) => {
                     let mut ran = None;
@@ -383,22 +386,11 @@ pub fn explore(
                 }
             }
         }
-        for (k, c) in emulation.choices.iter().enumerate() {
-            if c.bounded {
-                add(&mut coverage.not_explored, &c.variable, &c.alternative);
-            }
-            if k >= stack.len() {
-                stack.push((c.answer, !c.bounded));
-            }
+        for c in emulation.choices.iter().filter(|c| c.bounded) {
+            add(&mut coverage.not_explored, &c.variable, &c.alternative);
         }
         let exhausted = emulation.search_exhausted;
-        // Depth first: flip the deepest choice whose other side is still to explore.
-        while let Some(&(_, open)) = stack.last() {
-            if open {
-                break;
-            }
-            stack.pop();
-        }
+        extend_stack(&mut stack, &emulation.choices);
         if stack.is_empty() || paths >= DEFAULT_MAX_PATHS || instructions >= budget || exhausted {
             if !clean && let Some(h) = held.take() {
                 // No path avoids the assertions: the first held path is the failing one.
@@ -465,22 +457,26 @@ fn path_config(
     cfg
 }
 
-/// The choice stack of the path after `emulation` when it passes (what the exploration's
-/// loop does with it: its new choices pushed, the closed ones popped, the deepest open one
-/// flipped); `None` when none is left.
-fn next_stack(stack: &[(bool, bool)], emulation: &Emulation) -> Option<Vec<(bool, bool)>> {
-    let mut next = stack.to_vec();
-    for (k, c) in emulation.choices.iter().enumerate() {
-        if k >= next.len() {
-            next.push((c.answer, !c.bounded));
-        }
+/// The choice stack (each decided choice: its answer, and whether its other side is still
+/// to explore) after a path that made `choices`: its new choices pushed, then the closed
+/// ones on top popped, so that the top is the deepest choice to flip (depth first).
+fn extend_stack(stack: &mut Vec<(bool, bool)>, choices: &[crate::Choice]) {
+    for c in choices.iter().skip(stack.len()) {
+        stack.push((c.answer, !c.bounded));
     }
-    while let Some(&(_, open)) = next.last() {
+    while let Some(&(_, open)) = stack.last() {
         if open {
             break;
         }
-        next.pop();
+        stack.pop();
     }
+}
+
+/// The choice stack of the path the exploration takes after one that made `choices` and
+/// passed ([`extend_stack`], then the deepest open choice flipped); `None` when none is left.
+fn next_stack(stack: &[(bool, bool)], choices: &[crate::Choice]) -> Option<Vec<(bool, bool)>> {
+    let mut next = stack.to_vec();
+    extend_stack(&mut next, choices);
     let last = next.last_mut()?;
     *last = (!last.0, false);
     Some(next)

@@ -272,9 +272,9 @@ pub struct Config {
     /// Branches on input-dependent predicates that decide no synchronization, and
     /// instructions under such guards, are choices too when their predicate has a term
     /// ([`explore`]): each side is its own path instead of both sides running in one (with
-    /// their accesses marked `may`). [`explore`] repeats an exploration this way when a path's
+    /// their accesses marked `may`). The CLI repeats an exploration this way when a path's
     /// finding does not reproduce on a concrete run and the path ran such a branch both ways
-    /// (`docs/semantics.md` §6.5).
+    /// ([`Emulation::data_forks`], `docs/semantics.md` §6.5).
     pub split_data_branches: bool,
 }
 
