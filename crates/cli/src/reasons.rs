@@ -449,6 +449,20 @@ pub fn expr(e: &emulator::Expr) -> String {
                 _ => format!("{op}({})", args.join(", ")),
             }
         }
+        Expr::Input {
+            address,
+            size,
+            start,
+            end,
+            ..
+        } => {
+            let at = expr(address);
+            if *start == 0 && end == size {
+                format!("global input [{at}]")
+            } else {
+                format!("global input [{at}] bytes {start}..{end}")
+            }
+        }
     }
 }
 

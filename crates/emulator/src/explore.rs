@@ -17,8 +17,8 @@ use crate::exec::terms::{Set, union};
 use crate::period::{Periodicity, Programs};
 use crate::unverifiable::Why;
 use crate::{
-    ChoicePlan, Config, Emulation, Error, Expr, ParamBinding, ParamRef, ParamValue, ScalarType,
-    Variable,
+    ChoicePlan, Config, Emulation, Error, Expr, InputBinding, ParamBinding, ParamRef, ParamValue,
+    ScalarType, Variable,
 };
 use ptx_parser::Module;
 
@@ -268,6 +268,24 @@ pub fn explore(
                     .params
                     .retain(|b| !matches!(b.value, ParamValue::Range { .. }));
                 for (e, v) in &witness {
+                    // A global input the witness gives whole: its loads read the value.
+                    if let Expr::Input {
+                        inst,
+                        nth,
+                        size,
+                        start: 0,
+                        end,
+                        ..
+                    } = e
+                        && end == size
+                    {
+                        pinned.inputs.push(InputBinding {
+                            inst: *inst,
+                            nth: *nth,
+                            size: *size,
+                            value: *v,
+                        });
+                    }
                     if let Expr::Param {
                         index,
                         start,

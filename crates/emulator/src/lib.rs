@@ -276,6 +276,9 @@ pub struct Config {
     /// finding does not reproduce on a concrete run and the path ran such a branch both ways
     /// ([`Emulation::data_forks`], `docs/semantics.md` §6.5).
     pub split_data_branches: bool,
+    /// Values of global inputs (`docs/semantics.md` §6.5): a concrete run of an explored
+    /// path fixes the ones its witness gives.
+    pub inputs: Vec<InputBinding>,
 }
 
 impl Config {
@@ -356,6 +359,52 @@ pub enum Expr {
         /// Its operands.
         args: Vec<Expr>,
     },
+    /// Bytes `start..end` of a *global input* (`docs/semantics.md` §6.5): the `size`-byte
+    /// value weak loads read at one address of global or constant memory, zero- or
+    /// sign-extended.
+    Input {
+        /// The load instruction that read it first.
+        inst: InstId,
+        /// It is that instruction's `nth` input of the run (0-based, in the order of first
+        /// reads): what a concrete run's [`InputBinding`] names.
+        nth: u32,
+        /// The address it was read at.
+        address: Box<Expr>,
+        /// The load's width in bytes.
+        size: u8,
+        /// First byte.
+        start: u8,
+        /// One past the last byte.
+        end: u8,
+        /// Sign-extended.
+        signed: bool,
+    },
+}
+
+impl Expr {
+    /// Whether the term reads a global input ([`Expr::Input`]).
+    pub fn mentions_input(&self) -> bool {
+        match self {
+            Expr::Input { .. } => true,
+            Expr::Param { .. } | Expr::Const(_) | Expr::Float { .. } => false,
+            Expr::Plus { base, .. } => base.mentions_input(),
+            Expr::Op { args, .. } => args.iter().any(Expr::mentions_input),
+        }
+    }
+}
+
+/// The value a run gives a global input ([`Expr::Input`]): a witness's, fixed for a concrete
+/// run of an explored path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputBinding {
+    /// The load instruction that reads it first.
+    pub inst: InstId,
+    /// Which of that instruction's inputs (in the order of first reads).
+    pub nth: u32,
+    /// The load's width in bytes.
+    pub size: u8,
+    /// The value.
+    pub value: u64,
 }
 
 /// What a choice decides on: the value of a term, read as a `bits`-wide unsigned integer.
@@ -408,6 +457,7 @@ impl Default for Config {
             value_terms: false,
             alternative_witnesses: 0,
             split_data_branches: false,
+            inputs: Vec::new(),
         }
     }
 }

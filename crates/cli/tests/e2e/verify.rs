@@ -656,9 +656,9 @@ fn writes_of_one_symbolic_value_are_a_benign_race() {
     );
 }
 
-/// A branch on a value loaded from global memory and a parameter (Liger's cross entropy:
-/// `if y == ignore_index`) is unverifiable; the hint names the parameter and says the load
-/// stays unknown whatever it is.
+/// A branch on a value a volatile load read from global memory and a parameter (Liger's
+/// cross entropy, `if y == ignore_index`, with the label read volatile) is unverifiable; the
+/// hint names the parameter and says the load stays unknown whatever it is.
 #[test]
 fn a_hint_says_when_a_load_keeps_the_value_unknown() {
     let run = weft(&["loaded_label_branch.ptx", "--color", "never"]);

@@ -1170,6 +1170,9 @@ impl Machine<'_> {
     pub(super) fn expr(&self, t: TermId) -> Expr {
         match self.src.terms.node(t) {
             Node::Param { off, size, signed } => {
+                if let Some(e) = self.input_expr(off, size, signed) {
+                    return e;
+                }
                 let at = off as usize;
                 let found = self.ir.kernel_params.iter().enumerate().find(|(_, p)| {
                     (p.offset as usize..p.offset as usize + p.size as usize).contains(&at)

@@ -73,10 +73,13 @@ impl Machine<'_> {
         } else {
             self.path_inputs()
         };
-        let choices = std::mem::take(&mut self.choices.trail)
+        let choices: Vec<crate::Choice> = std::mem::take(&mut self.choices.trail)
             .into_iter()
             .map(|(c, _)| c)
             .collect();
+        if choices.iter().any(|c| c.variable.expr.mentions_input()) {
+            self.notes.push(super::inputs::INPUTS_NOTE.to_owned());
+        }
         let mut program = Program::new(self.shape, WARP_SIZE, threads)
             .map_err(|e| Error::InvalidConfig(e.to_string()))?;
         program.values = std::mem::take(&mut self.values);

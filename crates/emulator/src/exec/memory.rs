@@ -31,6 +31,10 @@ pub(crate) const AGENT_RECORD: u64 = std::mem::size_of::<AsyncCopy>() as u64;
 /// entries of its access are charged with the access.
 pub(crate) const AGENT_BYTES: u64 = 8;
 
+/// The widest value whose term a shared store keeps aside ([`Machine::smem_terms`]): a
+/// register's 16 bytes.
+const MAX_TERM_BYTES: usize = 16;
+
 impl Machine<'_> {
     /// `cvta`, `isspacep` and `mapa`: conversions between state-space and generic addresses.
     pub(super) fn exec_address(&mut self, t: usize, pc: u32, inst: &Inst, ops: &[Opnd]) {
@@ -693,13 +697,28 @@ impl Machine<'_> {
     }
 
     /// Drops the terms of [`Machine::smem_terms`] whose bytes overlap `addr..addr + len`.
+    /// An entry spans at most [`MAX_TERM_BYTES`] bytes: a short write probes the starts
+    /// that can overlap it instead of visiting every entry (a kernel that stages thousands
+    /// of termed values in shared memory wrote each in time linear in them).
     fn forget_smem_terms(&mut self, addr: usize, len: usize) {
         if self.smem_terms.is_empty() {
             return;
         }
         let (lo, hi) = (addr as u64, addr as u64 + len as u64);
-        self.smem_terms
-            .retain(|&a, &mut (l, _)| u64::from(a) + u64::from(l) <= lo || u64::from(a) >= hi);
+        let overlaps = |a: u32, l: u8| u64::from(a) + u64::from(l) > lo && u64::from(a) < hi;
+        let starts = lo.saturating_sub(MAX_TERM_BYTES as u64 - 1)..hi;
+        if starts.end - starts.start < self.smem_terms.len() as u64 {
+            for a in starts {
+                if let Ok(a) = u32::try_from(a)
+                    && let Some(&(l, _)) = self.smem_terms.get(&a)
+                    && overlaps(a, l)
+                {
+                    self.smem_terms.remove(&a);
+                }
+            }
+        } else {
+            self.smem_terms.retain(|&a, &mut (l, _)| !overlaps(a, l));
+        }
     }
 
     /// With value terms: the `len` bytes at `addr` as part `i` of a value term that one store
@@ -844,6 +863,7 @@ impl Machine<'_> {
                 && self.src.terms.fits(t, 8 * len)
                 && let Ok(a) = u32::try_from(addr)
                 && let Ok(l) = u8::try_from(len)
+                && usize::from(l) <= MAX_TERM_BYTES
             {
                 self.smem_terms.insert(a, (l, u));
             }
@@ -934,6 +954,23 @@ impl Machine<'_> {
                 return;
             }
             Addr::Global => {
+                if self.induct.is_none()
+                    && self
+                        .ir
+                        .input_loads
+                        .get(pc as usize)
+                        .copied()
+                        .unwrap_or(false)
+                    && let Some(at) = self.input_address(t, pc, a)
+                {
+                    for (k, &dst) in dests.iter().enumerate() {
+                        let delta = u64::from(k as u32 * esize);
+                        let (v, u) = self.input_value(pc, at, delta, esize, signed);
+                        let v = if signed { sx(v, bits) as u64 } else { v };
+                        self.wr(t, dst, v, u);
+                    }
+                    return;
+                }
                 let src = if inst.space == Space::Const {
                     ValueSource::ConstLoad(InstId(pc))
                 } else {

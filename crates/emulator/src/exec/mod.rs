@@ -27,6 +27,7 @@ mod fast;
 mod finish;
 mod float;
 pub(crate) mod induct;
+mod inputs;
 mod mbarrier;
 mod memory;
 pub(crate) use memory::COMMAND_BYTES;
@@ -308,6 +309,8 @@ struct Machine<'a> {
     /// read-only (a store into it clears this), so a loop re-reading a parameter gets the
     /// same value and term without reading the bytes again.
     kparam_reads: FxHashMap<(u32, u32, bool), (u64, u32)>,
+    /// The global inputs read so far (`inputs`).
+    inputs: inputs::Inputs,
     notes: Vec<String>,
     stop: bool,
     instructions: u64,
@@ -594,6 +597,7 @@ fn run_once<'a>(
         findings: Vec::new(),
         found: rustc_hash::FxHashSet::default(),
         kparam_reads: FxHashMap::default(),
+        inputs: inputs::Inputs::default(),
         notes: ir.notes.clone(),
         stop: false,
         instructions: 0,

@@ -2,6 +2,7 @@
 //!
 //! An unknown value loaded from kernel-parameter bytes that no `--param` fixed carries a
 //! *term*: the parameter field it came from, and the integer arithmetic applied to it since.
+//! A global input (`exec::inputs`) is a field of the same window, past the parameters.
 //! Terms are hash-consed (the same computation in two threads is the same [`TermId`]), an
 //! addition of a constant is kept in the normal form `base + k` (so `kt - n > 0` and
 //! `n < kt` constrain the same base term), and every other operation is an opaque node over
@@ -201,7 +202,7 @@ impl OpKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Node {
     /// `size` bytes at offset `off` of the kernel-parameter window, little-endian, zero- or
-    /// sign-extended to 64 bits.
+    /// sign-extended to 64 bits (from `exec::inputs::INPUT_BASE` on: a global input).
     Param { off: u32, size: u8, signed: bool },
     /// A constant.
     Const(u64),

@@ -130,6 +130,7 @@ pub(super) struct Decoded {
     pub sat: bool,
     pub round: u8,
     pub ftz: bool,
+    pub strong: bool,
 }
 
 /// An instruction's modifiers, parsed once.
@@ -219,6 +220,9 @@ pub(super) fn decode(inst: &Instruction<'_>) -> Decoded {
         sat,
         round,
         ftz: has.contains("ftz"),
+        strong: ["volatile", "relaxed", "acquire", "release", "mmio"]
+            .iter()
+            .any(|s| has.contains(s)),
     }
 }
 

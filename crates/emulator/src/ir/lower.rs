@@ -107,6 +107,7 @@ pub(crate) fn lower(
             asserts: FxHashMap::default(),
             doomed: Vec::new(),
             unobserved: Vec::new(),
+            input_loads: Vec::new(),
             tmem_users: Vec::new(),
             value_observed: Vec::new(),
         },
@@ -149,7 +150,7 @@ pub(crate) fn lower(
     l.ir.finish_sync_flags(&l.calls);
     l.ir.doomed = super::doomed::doomed(&l.ir);
     l.ir.asserts = super::doomed::assert_sites(&l.ir);
-    l.ir.unobserved = super::observed::unobserved_insts(&l.ir);
+    (l.ir.unobserved, l.ir.input_loads) = super::observed::observed_insts(&l.ir);
     l.ir.tmem_users = super::observed::tmem_register_users(&l.ir);
     l.ir.value_observed = super::observed::value_observed_insts(&l.ir);
     l.ir.compute_ipdoms();
@@ -274,6 +275,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             sat: false,
             round: 0,
             ftz: false,
+            strong: false,
             ops,
             nops: 0,
             func: id,
@@ -398,6 +400,7 @@ impl<'m, 'a> Lowerer<'m, 'a> {
             sat: d.sat,
             round: d.round,
             ftz: d.ftz,
+            strong: d.strong,
             ops: start,
             nops,
             func,

@@ -71,6 +71,10 @@ pub(crate) struct Ir {
     /// Per instruction: a pure computation whose destination registers nothing can observe
     /// (`observed.rs`): its unknown results need no term.
     pub unobserved: Vec<bool>,
+    /// Per instruction: a weak load from global or constant memory whose value can be
+    /// observed (`observed.rs`): it reads an *input*, one symbolic value per address
+    /// (`exec::memory`, `docs/semantics.md` §6.5 *Global inputs*).
+    pub input_loads: Vec<bool>,
     /// Per instruction: a destination register may flow into a shared store's value
     /// (`observed.rs`): only then are value terms built for its results
     /// (`crate::Config::value_terms`).

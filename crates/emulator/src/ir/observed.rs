@@ -13,33 +13,179 @@
 //! *Observers* are every operand and guard of an instruction that is not a pure
 //! computation ([`Op::computes`]), except the destination of a load, an opaque float
 //! operation, a texture fetch or `activemask` (written, not read) and the address operand
-//! of a load or store in the `.global` state space (a store's value is an observer). A
-//! pure computation's operands and guard are observed when one of its destination
-//! registers is.
+//! of a load or store in the `.global` state space (a store's value is an observer), but
+//! the address of an *input load*, which reads a global input whose variable its address
+//! names (`exec::inputs`). A pure computation's operands and guard are observed when one of
+//! its destination registers is. Input loads are the weak global loads whose value can
+//! *decide* something (a narrower closure, [`Rule::Decisive`]).
 
 use crate::ir::{Inst, Ir, Op, Opnd, Space, global_address_operand, registers};
 
 /// Per instruction: whether it is a pure computation all of whose destination registers
-/// cannot be observed (`Ir::unobserved`).
-pub(crate) fn unobserved_insts(ir: &Ir) -> Vec<bool> {
-    let observed = observed_registers(ir);
+/// cannot be observed (`Ir::unobserved`), and whether it is an *input load*
+/// (`Ir::input_loads`): a weak load from global or constant memory ([`is_input_load`]) one
+/// of whose destination registers can decide something ([`decisive_registers`]).
+pub(crate) fn observed_insts(ir: &Ir) -> (Vec<bool>, Vec<bool>) {
+    let decisive = decisive_registers(ir);
     let mut defs = Vec::new();
-    ir.insts
+    let inputs: Vec<bool> = ir
+        .insts
+        .iter()
+        .map(|inst| is_input_load(inst) && dests_in(ir, inst, &decisive, &mut defs).1)
+        .collect();
+    let observed = closure(ir, Rule::Observed { inputs: &inputs });
+    let unobserved = ir
+        .insts
         .iter()
         .map(|inst| {
-            if !inst.op.computes() {
-                return false;
-            }
+            let (any, seen) = dests_in(ir, inst, &observed, &mut defs);
+            inst.op.computes() && any && !seen
+        })
+        .collect();
+    (unobserved, inputs)
+}
+
+/// Whether `inst` names a destination register, and whether one of them is in `set`
+/// (`defs`: scratch).
+fn dests_in(ir: &Ir, inst: &Inst, set: &[bool], defs: &mut Vec<usize>) -> (bool, bool) {
+    defs.clear();
+    if let Some(&d) = ir.operands(inst).first() {
+        registers(ir, d, defs);
+    }
+    (
+        !defs.is_empty(),
+        defs.iter().any(|&r| set.get(r).copied().unwrap_or(true)),
+    )
+}
+
+/// Whether `inst` is a weak load from global or constant memory (or a generic one, which
+/// may be either): what it reads is an input of the kernel, which `exec::inputs` gives one
+/// symbolic value per address (`docs/semantics.md` §6.5 *Global inputs*).
+pub(crate) fn is_input_load(inst: &Inst) -> bool {
+    inst.op == Op::Ld
+        && !inst.strong
+        && matches!(inst.space, Space::Global | Space::Const | Space::Generic)
+}
+
+/// Per register: whether its value can *decide* something the emulator records or checks
+/// (a branch, a guard, a barrier or mbarrier operand, a shared address, a collective's
+/// lane operands…) through pure computations and the addresses of input loads: the
+/// observers of [`Rule::Observed`] without the data that only flows to memory, tensor-core
+/// math or opaque float operations. Only input loads with such a destination read a
+/// symbolic input: the data loads of a GEMM or an attention kernel (millions of addresses)
+/// do not. A value that reaches a decision only through shared memory (a scheduler warp
+/// that stores what it loaded for the others to read) is not followed: its load reads a
+/// plain unknown (`docs/semantics.md` §6.5 *Global inputs*).
+fn decisive_registers(ir: &Ir) -> Vec<bool> {
+    closure(ir, Rule::Decisive)
+}
+
+/// Which operands the closure of [`closure`] starts from.
+#[derive(Clone, Copy)]
+enum Rule<'a> {
+    /// Every operand and guard of an instruction that is not a pure computation, except
+    /// the destination of a load, an opaque float operation, a texture fetch or
+    /// `activemask` (written, not read) and the address operand of a load or store in the
+    /// `.global` state space, but the address of an input load (`inputs`, per instruction).
+    Observed { inputs: &'a [bool] },
+    /// [`Rule::Observed`]'s observers without the value operand of a store, of a vote, a
+    /// match or a reduction (their results over unknown operands have no term), and the
+    /// operands of tensor-core math and opaque float operations; an input load's value is
+    /// a function of its address, a shuffle's result of its value operand (both fed from
+    /// the destination).
+    Decisive,
+}
+
+/// The backward closure of `rule`'s observers through pure computations.
+fn closure(ir: &Ir, rule: Rule<'_>) -> Vec<bool> {
+    let mut closure = Closure::new(ir.reg_names.len());
+    let mut defs = Vec::new();
+    let mut uses = Vec::new();
+    let mut fed = Vec::new();
+    for (pc, inst) in ir.insts.iter().enumerate() {
+        let ops = ir.operands(inst);
+        if inst.op.computes() {
             defs.clear();
-            if let Some(&d) = ir.operands(inst).first() {
+            uses.clear();
+            for (k, &o) in ops.iter().enumerate() {
+                registers(ir, o, if k == 0 { &mut defs } else { &mut uses });
+            }
+            uses.extend(inst.guard.map(|g| g.index()));
+            closure.feed(&defs, &uses);
+            continue;
+        }
+        uses.clear();
+        fed.clear();
+        uses.extend(inst.guard.map(|g| g.index()));
+        if let Rule::Decisive = rule
+            && matches!(inst.op, Op::TensorCore | Op::Float { .. })
+        {
+            // Math: its result decides nothing the emulator records (its guard may).
+            for &u in &uses {
+                closure.mark(u);
+            }
+            continue;
+        }
+        // The destination of a load, an opaque float operation, a texture fetch or
+        // `activemask` is written, not read.
+        let writes = matches!(
+            inst.op,
+            Op::Ld | Op::Float { .. } | Op::Texture | Op::Activemask
+        ) || matches!(rule, Rule::Decisive)
+            && matches!(
+                inst.op,
+                Op::Shfl(_) | Op::Vote(_) | Op::MatchAny | Op::MatchAll | Op::Redux(_)
+            );
+        let input = is_input_load(inst);
+        for (k, &o) in ops.iter().enumerate() {
+            if k == 0 && writes {
+                continue;
+            }
+            if is_global_address(inst, k, o) {
+                match rule {
+                    Rule::Observed { inputs } if inputs.get(pc).copied().unwrap_or(false) => {
+                        registers(ir, o, &mut uses)
+                    }
+                    Rule::Decisive if input => registers(ir, o, &mut fed),
+                    _ => {}
+                }
+                continue;
+            }
+            if let Rule::Decisive = rule
+                && k == 1
+            {
+                match inst.op {
+                    // A stored value decides nothing by itself.
+                    Op::St => continue,
+                    // A shuffle's result is its value operand's, from another lane.
+                    Op::Shfl(_) => {
+                        registers(ir, o, &mut fed);
+                        continue;
+                    }
+                    // A vote, match or reduction over unknown operands has no term: what
+                    // it decides, no input's value can.
+                    Op::Vote(_) | Op::MatchAny | Op::MatchAll | Op::Redux(_) => continue,
+                    _ => {}
+                }
+            }
+            registers(ir, o, &mut uses);
+        }
+        for &u in &uses {
+            closure.mark(u);
+        }
+        if !fed.is_empty() {
+            defs.clear();
+            if let Some(&d) = ops.first() {
                 registers(ir, d, &mut defs);
             }
-            !defs.is_empty()
-                && defs
-                    .iter()
-                    .all(|&r| !observed.get(r).copied().unwrap_or(true))
-        })
-        .collect()
+            if matches!(inst.op, Op::Shfl(_)) {
+                // Its second destination, the lane's validity, is not the value's.
+                defs.truncate(1);
+            }
+            closure.feed(&defs, &fed);
+        }
+    }
+    closure.close()
 }
 
 /// A backward closure over register names: registers marked observed, and per register the
@@ -88,45 +234,6 @@ impl Closure {
         }
         self.observed
     }
-}
-
-/// Per register: whether its value can be observed.
-fn observed_registers(ir: &Ir) -> Vec<bool> {
-    // Fed through the pure computations that write a register.
-    let mut closure = Closure::new(ir.reg_names.len());
-    let mut defs = Vec::new();
-    let mut uses = Vec::new();
-    for inst in &ir.insts {
-        let ops = ir.operands(inst);
-        if inst.op.computes() {
-            defs.clear();
-            uses.clear();
-            for (k, &o) in ops.iter().enumerate() {
-                registers(ir, o, if k == 0 { &mut defs } else { &mut uses });
-            }
-            uses.extend(inst.guard.map(|g| g.index()));
-            closure.feed(&defs, &uses);
-        } else {
-            uses.clear();
-            // The destination of a load, an opaque float operation, a texture fetch or
-            // `activemask` is written, not read.
-            let writes = matches!(
-                inst.op,
-                Op::Ld | Op::Float { .. } | Op::Texture | Op::Activemask
-            );
-            for (k, &o) in ops.iter().enumerate() {
-                if (k == 0 && writes) || is_global_address(inst, k, o) {
-                    continue;
-                }
-                registers(ir, o, &mut uses);
-            }
-            uses.extend(inst.guard.map(|g| g.index()));
-            for &u in &uses {
-                closure.mark(u);
-            }
-        }
-    }
-    closure.close()
 }
 
 /// Per instruction: whether one of its destination registers may flow, through any
@@ -219,8 +326,57 @@ pub(crate) fn tmem_register_users(ir: &Ir) -> Vec<bool> {
 mod tests {
     fn observed(body: &str) -> Vec<(String, bool)> {
         let ir = crate::tests::lower_kernel(".param .u64 p, .param .u32 n", body);
-        let obs = super::observed_registers(&ir);
+        let (_, inputs) = super::observed_insts(&ir);
+        let obs = super::closure(&ir, super::Rule::Observed { inputs: &inputs });
         ir.reg_names.iter().cloned().zip(obs).collect()
+    }
+
+    fn of(got: &[(String, bool)], name: &str) -> bool {
+        got.iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("register {name}"))
+            .1
+    }
+
+    /// A weak global load whose value reaches a branch reads a global input: it is an input
+    /// load and its address (the pointer arithmetic) is observed; one whose value reaches
+    /// only a shuffle and a store is not, nor is a volatile one.
+    #[test]
+    fn loads_that_decide_read_inputs() {
+        let body = "
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<12>;
+    .reg .pred %p<3>;
+    ld.param.u64 %rd1, [p];
+    add.s64 %rd2, %rd1, 8;
+    ld.global.u32 %r1, [%rd2];
+    setp.eq.u32 %p1, %r1, 0;
+    add.s64 %rd3, %rd1, 16;
+    ld.global.u32 %r2, [%rd3];
+    shfl.sync.bfly.b32 %r3|%p2, %r2, 1, 31, -1;
+    st.global.u32 [%rd1], %r3;
+    add.s64 %rd4, %rd1, 24;
+    ld.volatile.global.u32 %r4, [%rd4];
+    setp.eq.u32 %p2, %r4, 0;
+    @%p2 bra DONE;
+    @%p1 bra DONE;
+    bar.sync 0;
+DONE:
+    ret;";
+        let ir = crate::tests::lower_kernel(".param .u64 p, .param .u32 n", body);
+        let (_, inputs) = super::observed_insts(&ir);
+        let loads: Vec<bool> = ir
+            .insts
+            .iter()
+            .zip(&inputs)
+            .filter(|(i, _)| i.op == crate::ir::Op::Ld && i.space == crate::ir::Space::Global)
+            .map(|(_, &x)| x)
+            .collect();
+        assert_eq!(loads, [true, false, false]);
+        let got = observed(body);
+        assert!(of(&got, "%rd2"), "the input load's address is not observed");
+        assert!(!of(&got, "%rd3"), "a data load's address is observed");
+        assert!(!of(&got, "%rd4"), "a volatile load's address is observed");
     }
 
     /// Global pointer arithmetic is not observed; what reaches a branch, a shared address
@@ -249,12 +405,7 @@ mod tests {
 DONE:
     ret;",
         );
-        let of = |name: &str| {
-            got.iter()
-                .find(|(n, _)| n == name)
-                .unwrap_or_else(|| panic!("register {name}"))
-                .1
-        };
+        let of = |name: &str| of(&got, name);
         // The global addresses and the pointer they come from.
         for r in ["%rd1", "%rd2", "%rd3", "%rd4"] {
             assert!(!of(r), "{r} is observed");

@@ -695,6 +695,10 @@ pub(crate) struct Inst {
     /// `.ftz`: single-precision subnormal inputs (and results) are flushed to sign-preserving
     /// zero (honoured by `setp`).
     pub ftz: bool,
+    /// A memory operation with `.volatile`, `.relaxed`, `.acquire`, `.release` or `.mmio`
+    /// semantics (a *strong* one, PTX ISA *Memory Consistency Model*): what it reads may be
+    /// written by other threads while the kernel runs.
+    pub strong: bool,
     /// First operand in `Ir::opnds`.
     pub ops: u32,
     pub nops: u8,

@@ -148,7 +148,8 @@ SKIP:
     assert!(x.coverage.not_explored.is_empty());
 }
 
-/// A predicate on a value with no term (a global load) stays unverifiable.
+/// A predicate on a value with no term (a volatile global load, which other threads may
+/// write while the kernel runs) stays unverifiable.
 #[test]
 fn predicates_without_terms_are_not_choices() {
     let body = "
@@ -156,7 +157,7 @@ fn predicates_without_terms_are_not_choices() {
     .reg .b64 %rd<2>;
     .reg .pred %p<2>;
     ld.param.u64 %rd1, [n];
-    ld.global.u32 %r1, [%rd1];
+    ld.volatile.global.u32 %r1, [%rd1];
     setp.gt.u32 %p1, %r1, 5;
     @%p1 bra SKIP;
     bar.sync 0;
@@ -170,6 +171,74 @@ SKIP:
     .unwrap();
     assert!(x.failed);
     assert_eq!(x.paths, 1);
+}
+
+/// A weak global load of one address in every thread reads one global input
+/// (docs/semantics.md §6.5): the branch on it is a choice that all threads take alike, two
+/// paths, the note says what is assumed, and the variable is named by its address. A load
+/// of each thread's own address reads a variable per thread: the threads' branches are
+/// choices of their own, and a path where they disagree deadlocks.
+#[test]
+fn global_inputs_are_choices() {
+    let uniform = "
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [n];
+    ld.global.u32 %r1, [%rd1+8];
+    setp.gt.u32 %p1, %r1, 5;
+    @%p1 bra SKIP;
+    bar.sync 0;
+SKIP:
+    ret;";
+    let src = module(uniform, ".param .u64 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    let mut seen = Vec::new();
+    let x = explore(&m, "k", &Config::default(), 8, |e| {
+        seen.push((0..64).map(|t| syncs(e, t)).collect::<Vec<_>>());
+        assert!(e.notes.iter().any(|n| n.contains("inputs of the launch")));
+        let Some(c) = e.choices.first() else {
+            return false;
+        };
+        matches!(
+            &c.variable.expr,
+            Expr::Input { size: 4, address, .. } if matches!(&**address, Expr::Plus { k: 8, .. })
+        ) && e.unverifiable.is_empty()
+    })
+    .unwrap();
+    assert!(!x.failed);
+    assert_eq!(x.paths, 2);
+    assert_eq!(seen, vec![vec![1; 64], vec![0; 64]]);
+
+    let per_thread = "
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [n];
+    mov.u32 %r2, %tid.x;
+    mul.wide.u32 %rd2, %r2, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r1, [%rd3];
+    setp.gt.u32 %p1, %r1, 5;
+    @%p1 bra SKIP;
+    bar.sync 0;
+SKIP:
+    ret;";
+    let src = module(per_thread, ".param .u64 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    // Four threads: a branch makes at most a few choices per path (`--max-trips`).
+    let cfg = Config {
+        threads: Some(weft_program::CtaShape { x: 4, y: 1, z: 1 }),
+        ..Config::default()
+    };
+    let mut disagree = false;
+    explore(&m, "k", &cfg, 8, |e| {
+        let s: Vec<usize> = (0..4).map(|t| syncs(e, t)).collect();
+        disagree |= s.iter().any(|&x| x != s[0]);
+        true
+    })
+    .unwrap();
+    assert!(disagree, "no path where the threads' inputs differ");
 }
 
 /// All paths together run at most the CTA-wide instruction budget of one emulation: a

@@ -199,6 +199,8 @@ impl Machine<'_> {
             findings,
             found: _,
             kparam_reads: _,
+            // The induction's runs read no input (`inputs`).
+            inputs: _,
             notes: _,
             stop,
             instructions: _,
