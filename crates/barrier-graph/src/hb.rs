@@ -90,12 +90,16 @@ pub struct HappensBefore {
 const NEVER: u32 = u32::MAX;
 
 /// One asynchronous copy (agent `threads + g`): one access, ordered after its issue
-/// position and before its completion events. Plain numbers only (36 bytes): the race stage
+/// position and before its completion events. Plain numbers only (40 bytes): the race stage
 /// asks about pairs of copies in no particular order, and each lookup is a cache miss.
 #[derive(Debug, Clone)]
 struct Agent {
     issuer: ThreadId,
     issue: u32,
+    /// The [`HappensBefore::chain_key`] of the issuer's command before the issue ([`NO_NODE`]
+    /// when the copy is issued first): a command of another thread happens before the copy
+    /// exactly when it happens before that command, which this node's bounds decide.
+    issue_key: u32,
     /// The issuer's first position after the copy completed, or [`NEVER`].
     done: u32,
     /// Copies of the issuer with an index `>= done_seq` start after this one completed.
@@ -547,6 +551,10 @@ impl HappensBefore {
             let mut agent = Agent {
                 issuer: copy.issuer,
                 issue: copy.issue,
+                issue_key: match copy.issue.checked_sub(1) {
+                    Some(i) => self.chain_key(copy.issuer, i),
+                    None => NO_NODE,
+                },
                 done: copy.done.unwrap_or(NEVER),
                 done_seq: copy.done_seq,
                 index: list.len() as u32,
@@ -701,29 +709,36 @@ impl HappensBefore {
         }
     }
 
-    /// Whether command `a` of a thread happens before position `pos` of thread `t`.
-    fn before_position(&self, a: (ThreadId, u32), t: ThreadId, pos: u32) -> bool {
-        if a.0 == t {
-            return a.1 < pos;
-        }
-        pos > 0 && self.ordered_threads(a, (t, pos - 1))
-    }
-
-    /// Whether position `pos` of thread `t` happens before command `b` of a thread.
-    fn position_before(&self, t: ThreadId, pos: u32, b: (ThreadId, u32)) -> bool {
-        if b.0 == t {
-            return pos <= b.1;
-        }
-        pos < self.len_of(t) && self.ordered_threads((t, pos), b)
+    /// Whether command `a` of another thread than `h`'s issuer happens before the copy `h`
+    /// starts: before the issuer's command before the issue, whose chain key the agent keeps.
+    #[inline]
+    fn before_issue(&self, a: (ThreadId, u32), h: &Agent) -> bool {
+        h.issue > 0 && self.ordered_threads_after(a, (h.issuer, h.issue - 1), key_node(h.issue_key))
     }
 
     /// Whether the copy `g` completes before command `b` of a thread.
     fn agent_before(&self, g: &Agent, b: (ThreadId, u32)) -> bool {
-        (g.done != NEVER && self.position_before(g.issuer, g.done, b))
-            || self
-                .joint(g)
-                .iter()
-                .any(|&(u, p)| self.position_before(u, p, b))
+        self.agent_before_after(g, b, self.prev_blocking(b.0, b.1))
+    }
+
+    /// [`Self::agent_before`] given `b`'s last blocking node ([`Self::prev_blocking`]).
+    #[inline]
+    fn agent_before_after(
+        &self,
+        g: &Agent,
+        b: (ThreadId, u32),
+        b_node: Option<DynamicBarrierId>,
+    ) -> bool {
+        // Whether position `pos` of thread `t` happens before `b`.
+        let position_before = |t: ThreadId, pos: u32| {
+            if b.0 == t {
+                pos <= b.1
+            } else {
+                pos < self.len_of(t) && self.ordered_threads_after((t, pos), b, b_node)
+            }
+        };
+        (g.done != NEVER && position_before(g.issuer, g.done))
+            || self.joint(g).iter().any(|&(u, p)| position_before(u, p))
             || self.agent_rows(g).iter().any(|&r| {
                 self.agents
                     .after
@@ -742,9 +757,7 @@ impl HappensBefore {
             let ordered = if g.issuer == h.issuer {
                 g.done < h.issue || (g.done == h.issue && g.done_seq <= h.index)
             } else {
-                g.done < self.len_of(g.issuer)
-                    && h.issue > 0
-                    && self.ordered_threads((g.issuer, g.done), (h.issuer, h.issue - 1))
+                g.done < self.len_of(g.issuer) && self.before_issue((g.issuer, g.done), h)
             };
             if ordered {
                 return true;
@@ -756,9 +769,7 @@ impl HappensBefore {
             if u == h.issuer {
                 p < h.issue
             } else {
-                p < self.len_of(u)
-                    && h.issue > 0
-                    && self.ordered_threads((u, p), (h.issuer, h.issue - 1))
+                p < self.len_of(u) && self.before_issue((u, p), h)
             }
         });
         joint
@@ -818,7 +829,12 @@ impl HappensBefore {
     fn ordered_agents(&self, a: (ThreadId, u32), b: (ThreadId, u32)) -> bool {
         match (self.agent(a.0), self.agent(b.0)) {
             (None, Some(h)) => {
-                a.0.index() < self.threads && self.before_position(a, h.issuer, h.issue)
+                a.0.index() < self.threads
+                    && if a.0 == h.issuer {
+                        a.1 < h.issue
+                    } else {
+                        self.before_issue(a, h)
+                    }
             }
             (Some(g), None) => b.0.index() < self.threads && self.agent_before(g, b),
             (Some(g), Some(h)) => self.agent_before_agent(g, h),
@@ -867,19 +883,38 @@ impl HappensBefore {
     }
 
     /// [`Self::ordered`], given `b`'s [`Self::chain_key`].
-    #[inline]
+    #[inline(always)]
     pub fn ordered_at(&self, a: (ThreadId, u32), b: (ThreadId, u32), b_key: u32) -> bool {
-        if a.0 == b.0 || a.0.index() >= self.threads || b.0.index() >= self.threads {
+        if a.0 == b.0 || b.0.index() >= self.threads {
             return self.ordered(a, b);
+        }
+        if a.0.index() >= self.threads {
+            // A copy before a command of a thread, whose key stands for its last blocking
+            // node.
+            return self
+                .agent(a.0)
+                .is_some_and(|g| self.agent_before_after(g, b, key_node(b_key)));
         }
         self.ordered_threads_after(a, b, key_node(b_key))
     }
 
     /// [`Self::before_bound`], given `b`'s [`Self::chain_key`].
-    #[inline]
+    #[inline(always)]
     pub fn before_bound_at(&self, b: (ThreadId, u32), b_key: u32, other: ThreadId) -> u32 {
-        if b.0 == other || other.index() >= self.threads || b.0.index() >= self.threads {
-            return self.before_bound(b, other);
+        if b.0 == other {
+            return b.1.saturating_add(1);
+        }
+        if other.index() >= self.threads {
+            return u32::from(self.ordered_at((other, 0), b, b_key));
+        }
+        if b.0.index() >= self.threads {
+            // A copy: the commands of `other` (not its issuer) before the issuer's command
+            // before the issue, whose key the agent keeps.
+            return match self.agent(b.0) {
+                Some(h) if other == h.issuer => h.issue,
+                Some(h) => key_node(h.issue_key).map_or(0, |m| self.latest_before(m, other)),
+                None => 0,
+            };
         }
         key_node(b_key).map_or(0, |m| self.latest_before(m, other))
     }
