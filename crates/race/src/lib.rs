@@ -954,28 +954,18 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             return;
         }
         acc.saturated.clear();
-        // Split per thread, then per reads/writes (`collect_entries` put reads first).
-        let mut lists: Vec<ThreadLists<'_>> = Vec::new();
-        let mut start = 0;
-        while start < entries.len() {
-            let thread = entries[start].thread;
-            let end = start
-                + entries[start..]
-                    .iter()
-                    .position(|e| e.thread != thread)
-                    .unwrap_or(entries.len() - start);
-            let slice = &entries[start..end];
-            let split = slice
-                .iter()
-                .position(|e| e.writes() != 0)
-                .unwrap_or(slice.len());
-            lists.push(ThreadLists {
-                thread,
+        // Split per thread, then per reads/writes (`collect_entries` put reads first), into a
+        // vector of the right size (a word read by hundreds of copies grew it a few times).
+        let per_thread = || entries.chunk_by(|a, b| a.thread == b.thread);
+        let mut lists: Vec<ThreadLists<'_>> = Vec::with_capacity(per_thread().count());
+        lists.extend(per_thread().map(|slice| {
+            let split = slice.partition_point(|e| e.writes() == 0);
+            ThreadLists {
+                thread: slice[0].thread,
                 reads: &slice[..split],
                 writes: &slice[split..],
-            });
-            start = end;
-        }
+            }
+        }));
         acc.naive_pairs += naive_pairs(self.program, &lists);
         self.count_same_instruction_writes(chunk, &lists, acc);
         // A chunk the sweep proves race-free has nothing for the merges to find.
@@ -1010,8 +1000,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // A pair of two writers is handled once, from the lower index: a row visits the
         // readers before it and every thread after it (passing over the writers before it
         // one by one was quadratic in a chunk of 10⁵ agents).
-        let readers: Vec<usize> = (0..lists.len())
-            .filter(|&i| lists[i].writes.is_empty())
+        let readers: Vec<usize> = lists
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.writes.is_empty())
+            .map(|(i, _)| i)
             .collect();
         // Per class, the passed-over range (s0, s1) of its last row that merged nothing:
         // every thread it visited was of a class found saturated with it. A later row of
@@ -1034,8 +1027,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // Per list, the end of the run of lists around it that are copies of one issuer
         // (none for a thread): a row of a copy passes over the part of its run that the
         // relation orders after it whole (55,000 copies per word, each waited for before
-        // the next: 1.5·10⁹ ordered pairs per word merged one by one).
-        let runs = self.copy_runs(&lists);
+        // the next: 1.5·10⁹ ordered pairs per word merged one by one). Made at the chunk's
+        // first row of a copy, with `chains` below: a thread's row passes over nothing by
+        // them, and a word written by a thread and read by hundreds of copies has no other.
+        let mut runs: Option<Vec<u32>> = None;
+        let mut copy_rows = false;
         // Class pairs whose writes alone are saturated: every instruction pair a write of
         // each could race on is. A thread pair of them skips the merge of its writes and runs
         // the two with reads (a word whose loads are ordered after its 200 racing stores
@@ -1061,12 +1057,18 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // Per list, an agent's place in its issuer's chains: a pair of agents that the
         // issuer's waits or tensor pipe order is passed over without a test, wherever the
         // two lie in the chunk (`ordered_copies` passes over consecutive ones by range).
-        let chains: Option<Vec<Option<Chain>>> = runs
-            .as_ref()
-            .map(|_| lists.iter().map(|l| self.chain(l.thread)).collect());
+        // Made with `runs`: a thread is in no chain.
+        let mut chains: Option<Vec<Option<Chain>>> = None;
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
+            }
+            if !copy_rows && t.thread as usize >= self.program.threads.len() {
+                copy_rows = true;
+                runs = self.copy_runs(&lists);
+                chains = runs
+                    .as_ref()
+                    .map(|_| lists.iter().map(|l| self.chain(l.thread)).collect());
             }
             // Whether the row passed over a thread for its order (then it is no quiet row:
             // a later row of its class may not be ordered with that thread).
@@ -1780,9 +1782,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             .before_bound_at((thread_b, b.index), b.key, thread_a)
         {
             tests += 1;
-            while l < as_.len() && as_[l].index < bound {
-                l += 1;
-            }
+            // The list is in program order: a binary search, not a scan (a thread's row
+            // against the hundreds of copies that read its word starts over for each).
+            l = as_.partition_point(|a| a.index < bound);
         } else {
             while l < as_.len() && {
                 tests += 1;
