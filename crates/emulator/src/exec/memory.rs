@@ -432,6 +432,14 @@ impl Machine<'_> {
         } else {
             self.coll.synced[t] = self.coll.synced[t].wrapping_add(1);
         }
+        self.record(t, c)
+    }
+
+    /// Appends `c` to thread `t`'s commands (with its warp step under `--warp-sync`),
+    /// counts it and checks the memory budget every 1024 commands: what [`Machine::push`]
+    /// does once the command's kind is dealt with. Returns its index.
+    #[inline(always)]
+    pub(super) fn record(&mut self, t: usize, c: Command) -> u32 {
         let cmds = &mut self.cmds[t];
         let idx = cmds.len() as u32;
         cmds.push(c);

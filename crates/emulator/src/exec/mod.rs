@@ -42,6 +42,7 @@ mod tmem;
 mod unknown;
 mod values;
 mod warp;
+mod warp_shared;
 mod warpgroup;
 mod written;
 

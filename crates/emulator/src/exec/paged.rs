@@ -37,6 +37,18 @@ impl Page {
         }
     }
 
+    /// [`Paged::read`] of `N <= 8` bytes at `at` (inside the page) whose sources are all
+    /// the same: their value and that source (`None` when they differ).
+    #[inline(always)]
+    fn read_uniform<const N: usize>(&self, at: usize) -> Option<(u64, u32)> {
+        let mut le = [0u8; 8];
+        le[..N].copy_from_slice(&self.bytes[at..at + N]);
+        let u = &self.unk[at..at + N];
+        u.iter()
+            .all(|&x| x == u[0])
+            .then(|| (u64::from_le_bytes(le), u[0]))
+    }
+
     /// [`Paged::write`] of `N <= 8` bytes at `at` (inside the page).
     #[inline(always)]
     fn write_small<const N: usize>(&mut self, at: usize, v: u64, u: u32) -> bool {
@@ -169,6 +181,47 @@ impl Paged {
             return Some((v, Unks::Same(first)));
         }
         Some((v, Unks::Mixed(unks)))
+    }
+
+    /// [`Paged::read`] of 1, 2, 4 or 8 bytes at `s` that lie in one page of the window and
+    /// share one source: their little-endian value and that source. `None` for any other
+    /// read (the caller then reads with [`Paged::read`]): the common case of a scalar load,
+    /// without the general read's cases.
+    #[inline(always)]
+    pub(super) fn read_uniform(&self, s: usize, len: usize) -> Option<(u64, u32)> {
+        let at = s % PAGE;
+        if at + len > PAGE || !self.in_bounds(s, len) {
+            return None;
+        }
+        let slot = self.slots.get(s / PAGE)?;
+        let Some(p) = &slot.page else {
+            return Some((0, slot.fill));
+        };
+        match len {
+            1 => p.read_uniform::<1>(at),
+            2 => p.read_uniform::<2>(at),
+            4 => p.read_uniform::<4>(at),
+            8 => p.read_uniform::<8>(at),
+            _ => None,
+        }
+    }
+
+    /// [`Paged::write`] of 1, 2, 4 or 8 bytes at `s` inside the window, inlined for a page
+    /// that holds them all (other writes go through [`Paged::write`]).
+    #[inline(always)]
+    pub(super) fn write_small(&mut self, s: usize, len: usize, v: u64, u: u32) {
+        let at = s % PAGE;
+        if at + len > PAGE || !matches!(len, 1 | 2 | 4 | 8) || !self.in_bounds(s, len) {
+            self.write(s, len, v, u);
+            return;
+        }
+        let page = self.page_mut(s);
+        match len {
+            1 => page.write_small::<1>(at, v, u),
+            2 => page.write_small::<2>(at, v, u),
+            4 => page.write_small::<4>(at, v, u),
+            _ => page.write_small::<8>(at, v, u),
+        };
     }
 
     /// Every byte of the window as one number: `norm` of its source id, or'ed with its

@@ -175,6 +175,13 @@ impl Machine<'_> {
         else {
             return;
         };
+        self.track(t, kind != AccessKind::Read, addr, len);
+    }
+
+    /// [`Machine::track_access`] of an access of `len` bytes at `addr` by thread `t` that
+    /// writes (`write`) or only reads.
+    #[inline(always)]
+    pub(super) fn track(&mut self, t: usize, write: bool, addr: u32, len: u32) {
         let tr = &mut self.track;
         let lane = (t % WARP_SIZE as usize) as u32 + 1;
         if t == self.cursor {
@@ -190,7 +197,6 @@ impl Machine<'_> {
         } else {
             tr.high = tr.high.max(lane);
         }
-        let write = kind != AccessKind::Read;
         tr.wrote |= write;
         tr.log.push(Logged {
             addr,

@@ -35,6 +35,7 @@ use super::alu::{Alu, alu, compare};
 use super::collectives::shfl_source;
 use super::fast::{FastInst, FastOp, Src};
 use super::values::LANES;
+use super::warp_shared::{Load, Store};
 use super::{Machine, State};
 use crate::ir::{Inst, Op, Opnd, RegId, ShflMode};
 
@@ -130,7 +131,7 @@ impl Machine<'_> {
 
     /// The values and sources of operand `s` for all lanes of the warp whose slot is `ws`.
     #[inline(always)]
-    fn lanes_of(&self, ws: usize, s: Src) -> ([u64; LANES], [u32; LANES]) {
+    pub(super) fn lanes_of(&self, ws: usize, s: Src) -> ([u64; LANES], [u32; LANES]) {
         match s {
             Src::Reg(r) => {
                 let i = ws + r.index() * LANES;
@@ -144,13 +145,48 @@ impl Machine<'_> {
         }
     }
 
+    /// The values of register `r` of every lane of the warp whose slot is `ws` (its row, in
+    /// place).
+    #[inline(always)]
+    fn row(&self, ws: usize, r: RegId) -> &[u64; LANES] {
+        let i = ws + r.index() * LANES;
+        // A slice of `LANES` values always converts; the empty fallback is never taken.
+        <&[u64; LANES]>::try_from(&self.vals[i..i + LANES]).unwrap_or(&[0; LANES])
+    }
+
+    /// The lanes of `mask` whose operand `s` is known (all of them when no lane's source is
+    /// set: one reduction over the row, the common case).
+    #[inline(always)]
+    pub(super) fn known_of(&self, ws: usize, s: Src, mask: u32) -> u32 {
+        let Src::Reg(r) = s else {
+            return mask;
+        };
+        let i = ws + r.index() * LANES;
+        let row = &self.unk[i..i + LANES];
+        if row.iter().fold(0, |a, &u| a | u) == 0 {
+            return mask;
+        }
+        let mut known = 0u32;
+        for (l, &u) in row.iter().enumerate() {
+            known |= u32::from(u == 0) << l;
+        }
+        mask & known
+    }
+
     /// Writes known results `out` to register `d` of the lanes of `lanes`.
     #[inline(always)]
     fn put_lanes(&mut self, ws: usize, d: RegId, lanes: u32, out: &[u64; LANES]) {
         let i = ws + d.index() * LANES;
-        if lanes == u32::MAX {
-            self.vals[i..i + LANES].copy_from_slice(out);
-            self.unk[i..i + LANES].fill(0);
+        if lanes == 0 {
+            return;
+        }
+        // The lanes `lo..hi`, when `lanes` is that range (a group of consecutive lanes, the
+        // common case): copied as one block.
+        let lo = lanes.trailing_zeros() as usize;
+        let hi = LANES - lanes.leading_zeros() as usize;
+        if (lanes >> lo).count_ones() as usize == hi - lo {
+            self.vals[i + lo..i + hi].copy_from_slice(&out[lo..hi]);
+            self.unk[i + lo..i + hi].fill(0);
         } else {
             // A blend (branch-free, so it vectorizes): lanes outside `lanes` keep theirs.
             let vals = &mut self.vals[i..i + LANES];
@@ -166,11 +202,26 @@ impl Machine<'_> {
     /// Executes the fast operation `op` at `pc` for the lanes of `active` with one dispatch;
     /// returns the lanes that take a branch (`op` is `bra`). Integer operations on known
     /// values run as loops over the warp's lanes (each register of a warp is contiguous:
-    /// `values::Machine::slot`); lanes with an unknown operand, and the other operations,
-    /// run the lane-by-lane fast path's code lane by lane (shared accesses in lane order).
+    /// `values::Machine::slot`); scalar shared accesses take the warp-level path of
+    /// `warp_shared.rs` when it applies; lanes with an unknown operand, and the other
+    /// operations, run the lane-by-lane fast path's code lane by lane (shared accesses in
+    /// lane order).
     #[inline(always)]
     fn warp_exec(&mut self, wb: usize, active: u32, pc: u32, op: FastOp) -> u32 {
         let ws = self.slot(wb);
+        // The values of operand `$s` for every lane: its register row in place, or the
+        // immediate for every lane.
+        macro_rules! row {
+            ($s:expr, $splat:ident) => {
+                match $s {
+                    Src::Reg(r) => self.row(ws, r),
+                    Src::Imm(v) => {
+                        $splat = [v; LANES];
+                        &$splat
+                    }
+                }
+            };
+        }
         let known = match op {
             FastOp::Bin {
                 alu: k,
@@ -180,32 +231,28 @@ impl Machine<'_> {
                 a,
                 b,
             } => {
-                let (av, au) = self.lanes_of(ws, a);
-                // An immediate second operand (the common case) is not copied per lane.
+                let known = self.known_of(ws, a, self.known_of(ws, b, active));
+                let m = ones(bits);
+                let mut out = [0u64; LANES];
+                let (sa, sb);
+                let av: &[u64; LANES] = row!(a, sa);
+                // An immediate second operand (the common case) is not spread over lanes.
                 let imm = match b {
                     Src::Imm(y) => Some(y),
                     Src::Reg(_) => None,
                 };
-                let (bv, bu) = match imm {
-                    Some(_) => ([0; LANES], [0; LANES]),
-                    None => self.lanes_of(ws, b),
-                };
-                let known = active & known_lanes(&au, &bu, &[0; LANES]);
-                let m = ones(bits);
-                let mut out = [0u64; LANES];
+                let bv: &[u64; LANES] = row!(b, sb);
                 macro_rules! map {
                     (|$x:ident, $y:ident| $e:expr) => {
                         match imm {
                             Some($y) => {
-                                for l in 0..LANES {
-                                    let $x = av[l];
-                                    out[l] = ($e) & m;
+                                for (o, &$x) in out.iter_mut().zip(av) {
+                                    *o = ($e) & m;
                                 }
                             }
                             None => {
-                                for l in 0..LANES {
-                                    let ($x, $y) = (av[l], bv[l]);
-                                    out[l] = ($e) & m;
+                                for ((o, &$x), &$y) in out.iter_mut().zip(av).zip(bv) {
+                                    *o = ($e) & m;
                                 }
                             }
                         }
@@ -231,24 +278,27 @@ impl Machine<'_> {
             FastOp::Mad {
                 bits, d, a, b, c, ..
             } => {
-                let (av, au) = self.lanes_of(ws, a);
-                let (bv, bu) = self.lanes_of(ws, b);
-                let (cv, cu) = self.lanes_of(ws, c);
-                let known = active & known_lanes(&au, &bu, &cu);
+                let known =
+                    self.known_of(ws, a, self.known_of(ws, b, self.known_of(ws, c, active)));
                 let m = ones(bits);
                 let mut out = [0u64; LANES];
-                for l in 0..LANES {
+                let (sa, sb, sc);
+                let av: &[u64; LANES] = row!(a, sa);
+                let bv: &[u64; LANES] = row!(b, sb);
+                let cv: &[u64; LANES] = row!(c, sc);
+                for (l, o) in out.iter_mut().enumerate() {
                     // `mad.lo`: the low `bits` bits, whatever the signedness.
-                    out[l] = av[l].wrapping_mul(bv[l]).wrapping_add(cv[l]) & m;
+                    *o = av[l].wrapping_mul(bv[l]).wrapping_add(cv[l]) & m;
                 }
                 self.put_lanes(ws, d, known, &out);
                 known
             }
             FastOp::Mov { bits, d, s } => {
-                let (sv, su) = self.lanes_of(ws, s);
-                let known = active & known_lanes(&su, &[0; LANES], &[0; LANES]);
+                let known = self.known_of(ws, s, active);
                 let m = ones(bits);
                 let mut out = [0u64; LANES];
+                let ss;
+                let sv: &[u64; LANES] = row!(s, ss);
                 for (x, v) in out.iter_mut().zip(sv) {
                     *x = v & m;
                 }
@@ -264,12 +314,13 @@ impl Machine<'_> {
                 a,
                 b,
             } => {
-                let (av, au) = self.lanes_of(ws, a);
-                let (bv, bu) = self.lanes_of(ws, b);
-                let known = active & known_lanes(&au, &bu, &[0; LANES]);
+                let known = self.known_of(ws, a, self.known_of(ws, b, active));
                 let mut out = [0u64; LANES];
-                for l in 0..LANES {
-                    out[l] = u64::from(compare(cmp, bits, signed, av[l], bv[l]));
+                let (sa, sb);
+                let av: &[u64; LANES] = row!(a, sa);
+                let bv: &[u64; LANES] = row!(b, sb);
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = u64::from(compare(cmp, bits, signed, av[l], bv[l]));
                 }
                 self.put_lanes(ws, p, known, &out);
                 if let Some(q) = q {
@@ -281,6 +332,35 @@ impl Machine<'_> {
                 known
             }
             FastOp::Bra { .. } => return active,
+            FastOp::LdShared {
+                d,
+                r,
+                off,
+                esize,
+                bits,
+                signed,
+            } => {
+                let op = Load {
+                    d,
+                    r,
+                    off,
+                    esize,
+                    bits,
+                    signed,
+                };
+                if self.warp_load(wb, active, pc, op) {
+                    active
+                } else {
+                    0
+                }
+            }
+            FastOp::StShared { r, off, esize, s } => {
+                if self.warp_store(wb, active, pc, Store { r, off, esize, s }) {
+                    active
+                } else {
+                    0
+                }
+            }
             _ => 0,
         };
         // The rest: lane by lane, with the lane-by-lane fast path's code.
@@ -789,16 +869,6 @@ impl Machine<'_> {
             self.th[wb + l].pc = pc;
         });
     }
-}
-
-/// The lanes whose three operands are all known.
-#[inline(always)]
-fn known_lanes(a: &[u32; LANES], b: &[u32; LANES], c: &[u32; LANES]) -> u32 {
-    let mut known = 0u32;
-    for l in 0..LANES {
-        known |= u32::from(a[l] | b[l] | c[l] == 0) << l;
-    }
-    known
 }
 
 /// The mask of the low `bits` bits (`alu::mask` as a constant).

@@ -1,9 +1,10 @@
 //! Warp-level execution (`exec/warp.rs`) against lane-by-lane execution on random kernels:
-//! straight-line integer code, shared stores and loads (racy ones too), branches on the
-//! lane and thread index, uniform loops, early exits, barriers, shuffles (with and without
-//! a predicate result, some from lanes out of range or inactive, some of an unknown
-//! parameter), votes and `activemask`,
-//! with and without `--warp-sync`, on full and partial warps.
+//! straight-line integer code, shared stores and loads (racy ones too; of 1, 2, 4 and 8
+//! bytes, signed, guarded, of known and unknown values, with and without value terms),
+//! branches on the lane and thread index, uniform loops, early exits, barriers, shuffles
+//! (with and without a predicate result, some from lanes out of range or inactive, some of
+//! an unknown parameter), votes and `activemask`, with and without `--warp-sync`, on full
+//! and partial warps.
 
 use proptest::prelude::*;
 
@@ -24,7 +25,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..27, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..32, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -76,6 +77,22 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                     ),
                     24 => format!("shfl.sync.up.b32 %r{a}|%p{p}, {imm}, {}, 0, -1;", imm % 9),
                     25 => format!("@%p{p} ld.param.u32 %r{a}, [n];"),
+                    26 => format!(
+                        "and.b32 %r10, %r{b}, 255;\n    add.s32 %r10, %r10, %r11;\n    st.shared.u8 [%r10], %r{c};"
+                    ),
+                    27 => format!(
+                        "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    ld.shared.s16 %r{a}, [%r10+2];"
+                    ),
+                    28 => format!(
+                        "and.b32 %r10, %r{b}, 248;\n    add.s32 %r10, %r10, %r11;\n    cvt.u64.u32 %rd1, %r{c};\n    shl.b64 %rd1, %rd1, {};\n    st.shared.u64 [%r10], %rd1;",
+                        imm % 40
+                    ),
+                    29 => format!(
+                        "and.b32 %r10, %r{b}, 248;\n    add.s32 %r10, %r10, %r11;\n    ld.shared.u64 %rd2, [%r10];\n    cvt.u32.u64 %r{a}, %rd2;"
+                    ),
+                    30 => format!(
+                        "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    @%p{p} st.shared.u16 [%r10+2], %r{c};"
+                    ),
                     _ => format!("sub.s32 %r{a}, %r{b}, %r{c};"),
                 };
                 out.push_str("    ");
@@ -108,7 +125,7 @@ fn kernel(items: &[Item]) -> String {
     let mut labels = 0;
     emit(items, true, &mut body, &mut labels, 0);
     format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{{\n    .reg .b32 %r<32>;\n    .reg .pred %p<8>;\n    .shared .align 4 .b8 s[256];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r11, s;\n    mov.u32 %r2, %laneid;\n    mul.lo.s32 %r3, %r1, 7;\n    and.b32 %r4, %r1, 3;\n    mov.u32 %r5, 0;\n    mov.u32 %r6, 1;\n    mov.u32 %r7, 2;\n    mov.u32 %r8, 3;\n    mov.u32 %r9, 4;\n    setp.lt.u32 %p1, %r2, 5;\n    setp.eq.u32 %p2, %r4, 1;\n    setp.gt.u32 %p3, %r1, 40;\n    setp.ne.u32 %p4, %r2, 31;\n{body}    ret;\n}}\n"
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{{\n    .reg .b32 %r<32>;\n    .reg .pred %p<8>;\n    .reg .b64 %rd<4>;\n    .shared .align 8 .b8 s[256];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r11, s;\n    mov.u32 %r2, %laneid;\n    mul.lo.s32 %r3, %r1, 7;\n    and.b32 %r4, %r1, 3;\n    mov.u32 %r5, 0;\n    mov.u32 %r6, 1;\n    mov.u32 %r7, 2;\n    mov.u32 %r8, 3;\n    mov.u32 %r9, 4;\n    setp.lt.u32 %p1, %r2, 5;\n    setp.eq.u32 %p2, %r4, 1;\n    setp.gt.u32 %p3, %r1, 40;\n    setp.ne.u32 %p4, %r2, 31;\n{body}    ret;\n}}\n"
     )
 }
 
@@ -121,12 +138,14 @@ proptest! {
         items in prop::collection::vec(item(2), 1..24),
         threads in prop::sample::select(vec![32u32, 48, 64, 96]),
         warp_sync in any::<bool>(),
+        value_terms in any::<bool>(),
     ) {
         let text = kernel(&items);
         let module = ptx_parser::parse(&text).expect("generated PTX parses");
         let cfg = Config {
             threads: Some(CtaShape::linear(threads)),
             warp_sync,
+            value_terms,
             step_limit: 20_000,
             ..Config::default()
         };

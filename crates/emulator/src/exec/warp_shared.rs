@@ -1,0 +1,138 @@
+//! Warp-level scalar shared loads and stores (`warp` module): the lanes of a warp that
+//! execute one fast `ld.shared` or `st.shared` together take their steps in one call, lane
+//! by lane in lane order as [`Machine::exec_fast`] would, without the general code's cases.
+//!
+//! Each lane still records its command, reads or writes its bytes and tags its value in
+//! that order, so every effect (the reorder check's log, the memory budget checked every
+//! 1024 commands, value ids, pages allocated on first write) comes in the order of
+//! lane-by-lane execution. What is left out is only what cannot apply: no asynchronous copy
+//! records (`Machine::divert`), no shared bytes hold a termed value (`Machine::smem_terms`:
+//! the general reads and writes then look them up and drop them), scalar widths only. A
+//! store takes this path only when every lane stores a known value outside input-dependent
+//! branches; a load reads bytes of differing sources with the general read. Otherwise the
+//! caller runs the lanes through [`Machine::exec_fast`].
+
+use super::Machine;
+use super::alu::{mask, sx};
+use super::fast::Src;
+use super::memory::Mem;
+use super::values::LANES;
+use crate::ir::RegId;
+use weft_program::{AccessKind, Command, InstId};
+
+/// The operands of a fast `ld.shared` ([`super::fast::FastOp::LdShared`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Load {
+    pub d: RegId,
+    pub r: RegId,
+    pub off: i64,
+    pub esize: u32,
+    pub bits: u8,
+    pub signed: bool,
+}
+
+/// The operands of a fast `st.shared` ([`super::fast::FastOp::StShared`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Store {
+    pub r: RegId,
+    pub off: i64,
+    pub esize: u32,
+    pub s: Src,
+}
+
+impl Machine<'_> {
+    /// Whether a scalar shared access of `esize` bytes can take the warp-level path: a
+    /// width a register holds whole, no asynchronous copy recording, no termed values in
+    /// shared memory.
+    #[inline(always)]
+    fn warp_access_ok(&self, esize: u32) -> bool {
+        matches!(esize, 1 | 2 | 4 | 8) && self.divert.is_none() && self.smem_terms.is_empty()
+    }
+
+    /// [`Machine::push`] of thread `t`'s shared access, when no asynchronous copy records
+    /// ([`Machine::warp_access_ok`]).
+    #[inline(always)]
+    fn push_lane_access(&mut self, t: usize, kind: AccessKind, x: u32, esize: u32, pc: u32) {
+        let may = self.th[t].may > 0;
+        if self.pass_lockstep {
+            self.track(t, kind != AccessKind::Read, x, esize);
+        }
+        self.record(t, Command::access(kind, x, esize, may, InstId(pc)));
+    }
+
+    /// The fast `ld.shared` `op` at `pc` for the lanes of `active` (bit `l`: thread
+    /// `wb + l`, each with a known, in-bounds and aligned address: `Machine::warp_guards`),
+    /// in lane order. Returns false, having done nothing, when the warp-level path does not
+    /// apply ([`Machine::warp_access_ok`]).
+    #[inline(always)]
+    pub(super) fn warp_load(&mut self, wb: usize, active: u32, pc: u32, op: Load) -> bool {
+        if !self.warp_access_ok(op.esize) {
+            return false;
+        }
+        let ws = self.slot(wb);
+        let addr = ws + op.r.index() * LANES;
+        let mut m = active;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let t = wb + l;
+            // Read before the lane's own result is written (the registers may be the same).
+            let x = self.vals[addr + l].wrapping_add(op.off as u64) as u32;
+            self.push_lane_access(t, AccessKind::Read, x, op.esize, pc);
+            let (v, u) = match self.smem.read_uniform(x as usize, op.esize as usize) {
+                Some(r) => r,
+                None => self.read_bytes(Mem::Shared, 0, x as usize, op.esize as usize),
+            };
+            let u = if u == self.uninit_shared {
+                self.src
+                    .single(crate::ValueSource::SharedUnknown(InstId(pc)))
+            } else {
+                self.loaded_term(u, op.signed)
+            };
+            let v = if op.signed { sx(v, op.bits) as u64 } else { v };
+            self.put(ws + l, op.d, v, u);
+        }
+        true
+    }
+
+    /// The fast `st.shared` `op` at `pc` for the lanes of `active` (as for
+    /// [`Machine::warp_load`]), in lane order, when every lane stores a known value and runs
+    /// under no input-dependent branch (its bytes are then known, and tagged with their
+    /// value's id). Returns false, having done nothing, otherwise.
+    #[inline(always)]
+    pub(super) fn warp_store(&mut self, wb: usize, active: u32, pc: u32, op: Store) -> bool {
+        if !self.warp_access_ok(op.esize) {
+            return false;
+        }
+        let ws = self.slot(wb);
+        if self.known_of(ws, op.s, active) != active {
+            return false;
+        }
+        let mut plain = true;
+        let mut m = active;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            plain &= self.th[wb + l].may == 0;
+        }
+        if !plain {
+            return false;
+        }
+        let addr = ws + op.r.index() * LANES;
+        let bits = 8 * op.esize as u8;
+        let mut m = active;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let t = wb + l;
+            let x = self.vals[addr + l].wrapping_add(op.off as u64) as u32;
+            let (v, _) = self.get(ws + l, op.s);
+            self.push_lane_access(t, AccessKind::Write, x, op.esize, pc);
+            // A known value under no input-dependent guard: no unknown bytes, no atom, no
+            // term to keep (`exec_fast`'s store with those cases known).
+            self.smem.write_small(x as usize, op.esize as usize, v, 0);
+            self.tag_value(t, u128::from(mask(v, bits)));
+        }
+        true
+    }
+}
