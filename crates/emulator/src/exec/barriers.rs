@@ -1,8 +1,9 @@
 //! Named barriers (`bar`, `barrier`, `bar.red`) and `bar.warp.sync`.
 
 use super::alu::mask;
+use super::values::LANES;
 use super::{Machine, State};
-use crate::ir::{Inst, Op, Opnd, RedKind};
+use crate::ir::{Inst, Op, Opnd, RedKind, RegId};
 use crate::unverifiable::{SyncOp, Value};
 use weft_program::{
     BarrierCount, BarrierOp, Command, Completion, Event, InstId, Participant, ThreadId,
@@ -95,7 +96,7 @@ impl Machine<'_> {
             return false;
         }
         let ops = self.ir.operands(inst);
-        let Some(key) = self.lanes_agree(wb, group, inst, |m, t| {
+        let Some(key) = self.lanes_agree(wb, group, inst, ops, |m, t| {
             let id = m.lane_operand(t, *ops.first()?)?;
             let count = match ops.get(1) {
                 Some(&c) => BarrierCount::Threads(mask(m.lane_operand(t, c)?, 32) as u32),
@@ -140,7 +141,7 @@ impl Machine<'_> {
         let Some(&m_op) = self.ir.operands(inst).first() else {
             return false;
         };
-        let mask = self.lanes_agree(wb, group, inst, |m, t| {
+        let mask = self.lanes_agree(wb, group, inst, &[m_op], |m, t| {
             m.lane_operand(t, m_op).map(|v| v as u32)
         });
         let Some(mask) = mask.filter(|&mask| group & !mask == 0) else {
@@ -165,18 +166,46 @@ impl Machine<'_> {
     /// The operands `of` reads for every lane of `group` (in lane order), when each lane can
     /// take its lock-step barrier step at `inst` (not under an unknown branch, within its
     /// step budget, its guard known and holding, the CTA budget allowing all of them) and
-    /// `of` gives every lane the same answer.
+    /// `of` gives every lane the same answer. `of` reads only `operands` (registers and
+    /// immediates): when each register holds one known value in every lane of the group
+    /// (the common case), the first lane's answer is every lane's.
     #[inline]
     fn lanes_agree<K: PartialEq>(
         &self,
         wb: usize,
         group: u32,
         inst: &Inst,
+        operands: &[Opnd],
         of: impl Fn(&Self, usize) -> Option<K>,
     ) -> Option<K> {
         let cta_limit = self.cfg.cta_limit();
-        if self.instructions + u64::from(group.count_ones()) > cta_limit {
+        if self.instructions + u64::from(group.count_ones()) > cta_limit || group == 0 {
             return None;
+        }
+        let ws = self.slot(wb);
+        let uniform = operands.iter().all(|&o| match o {
+            Opnd::Reg(r) => self.uniform_row(ws, r, group),
+            Opnd::Imm(_) => true,
+            _ => false,
+        });
+        if uniform {
+            // Every check of the loop below but `of`'s, which gives each lane the same.
+            let guard = inst.guard.map(|g| (ws + g.index() * LANES, inst.guard_neg));
+            let mut m = group;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let th = &self.th[wb + l];
+                if th.may > 0 || th.executed >= self.cfg.step_limit {
+                    return None;
+                }
+                if let Some((i, neg)) = guard
+                    && (self.unk[i + l] != 0 || (self.vals[i + l] & 1 != 0) == neg)
+                {
+                    return None;
+                }
+            }
+            return of(self, wb + group.trailing_zeros() as usize);
         }
         let mut key = None;
         let mut m = group;
@@ -201,6 +230,26 @@ impl Machine<'_> {
             }
         }
         key
+    }
+
+    /// Whether register `r` holds one known value in every lane of `group` (bit `l`: lane
+    /// `l` of the warp whose slot is `ws`).
+    #[inline]
+    fn uniform_row(&self, ws: usize, r: RegId, group: u32) -> bool {
+        let i = ws + r.index() * LANES;
+        let first = i + group.trailing_zeros() as usize;
+        let (v, u) = (self.vals[first], self.unk[first]);
+        if u != 0 {
+            return false;
+        }
+        let mut same = true;
+        let mut m = group;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            same &= self.vals[i + l] == v && self.unk[i + l] == 0;
+        }
+        same
     }
 
     /// The known value of lane `t`'s operand `o` (a register or an immediate).
