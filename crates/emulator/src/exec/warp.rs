@@ -31,13 +31,13 @@
 //!   reference schedule would only wait there. Without the join, each lane of such a group
 //!   took its step through the general interpreter, the group re-formed for every one.
 
-use super::alu::{Alu, alu, compare};
+use super::alu::{Alu, alu, div_rem, mask, sx};
 use super::collectives::shfl_source;
 use super::fast::{FastInst, FastOp, Src};
 use super::values::LANES;
 use super::warp_shared::{Load, Store};
 use super::{Machine, State};
-use crate::ir::{Inst, Op, Opnd, RegId, ShflMode};
+use crate::ir::{Cmp, Inst, Op, Opnd, RegId, ShflMode};
 
 /// Iterates the set bits of a lane mask, lowest first.
 macro_rules! each_lane {
@@ -115,6 +115,11 @@ impl Machine<'_> {
     fn warp_guards(&self, wb: usize, mask: u32, f: &FastInst) -> Option<u32> {
         match f.op {
             FastOp::Slow => return None,
+            FastOp::LdShared { r, off, esize, .. } | FastOp::StShared { r, off, esize, .. }
+                if f.guard.is_none() =>
+            {
+                return self.shared_targets(wb, mask, r, off, esize).then_some(mask);
+            }
             FastOp::LdShared { .. } | FastOp::StShared { .. } => {}
             _ if f.guard.is_none() => return Some(mask),
             _ => {}
@@ -127,6 +132,28 @@ impl Machine<'_> {
             }
         });
         Some(active)
+    }
+
+    /// Whether the shared access of `esize` bytes at `[r+off]` has a target for every lane
+    /// of `mask` (`fast::Machine::shared_target` of each): its address known, inside the
+    /// shared window and not found misaligned.
+    #[inline(always)]
+    fn shared_targets(&self, wb: usize, mask: u32, r: RegId, off: i64, esize: u32) -> bool {
+        let ws = self.slot(wb);
+        if self.known_of(ws, Src::Reg(r), mask) != mask {
+            return false;
+        }
+        let window = self.smem.len() as u64;
+        let limit = self
+            .smem_size
+            .map_or(window, |size| u64::from(size).min(window));
+        let i = ws + r.index() * LANES;
+        let mut ok = true;
+        each_lane!(mask, |l| {
+            let x = self.vals[i + l].wrapping_add(off as u64) as u32;
+            ok &= u64::from(x) + u64::from(esize) <= limit && !self.misaligned(x, esize);
+        });
+        ok
     }
 
     /// The values and sources of operand `s` for all lanes of the warp whose slot is `ws`.
@@ -319,9 +346,7 @@ impl Machine<'_> {
                 let (sa, sb);
                 let av: &[u64; LANES] = row!(a, sa);
                 let bv: &[u64; LANES] = row!(b, sb);
-                for (l, o) in out.iter_mut().enumerate() {
-                    *o = u64::from(compare(cmp, bits, signed, av[l], bv[l]));
-                }
+                compare_rows(cmp, bits, signed, av, bv, &mut out);
                 self.put_lanes(ws, p, known, &out);
                 if let Some(q) = q {
                     for x in &mut out {
@@ -330,6 +355,35 @@ impl Machine<'_> {
                     self.put_lanes(ws, q, known, &out);
                 }
                 known
+            }
+            FastOp::DivRem {
+                rem,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+            } => {
+                // Known operands and no division by zero in any lane (otherwise each lane
+                // runs the lane-by-lane code, which interns the zero divisor's source).
+                let known = self.known_of(ws, a, self.known_of(ws, b, active));
+                let (sa, sb);
+                let av: &[u64; LANES] = row!(a, sa);
+                let bv: &[u64; LANES] = row!(b, sb);
+                let mut out = [0u64; LANES];
+                let mut nonzero = true;
+                for (l, ((o, &x), &y)) in out.iter_mut().zip(av).zip(bv).enumerate() {
+                    match div_rem(x, y, bits, signed, rem) {
+                        Some(q) => *o = mask(q, bits),
+                        None => nonzero &= (active >> l) & 1 == 0,
+                    }
+                }
+                if known == active && nonzero {
+                    self.put_lanes(ws, d, known, &out);
+                    known
+                } else {
+                    0
+                }
             }
             FastOp::Bra { .. } => return active,
             FastOp::LdShared {
@@ -868,6 +922,51 @@ impl Machine<'_> {
         each_lane!(mask, |l| {
             self.th[wb + l].pc = pc;
         });
+    }
+}
+
+/// [`super::alu::compare`] of each lane's operands, `out[l]` 1 when it holds: the operands are first
+/// brought to one unsigned order (sign-extended and offset when the comparison is signed,
+/// masked otherwise), so that each comparison is one loop without a case per lane.
+#[inline(always)]
+fn compare_rows(
+    cmp: Cmp,
+    bits: u8,
+    signed: bool,
+    a: &[u64; LANES],
+    b: &[u64; LANES],
+    out: &mut [u64; LANES],
+) {
+    // `lo`, `ls`, `hi`, `hs` compare unsigned whatever the type; equality is the same
+    // either way (sign extension is one-to-one on the masked bits).
+    let signed = signed && !matches!(cmp, Cmp::Lo | Cmp::Ls | Cmp::Hi | Cmp::Hs);
+    let key = |v: u64| {
+        if signed {
+            (sx(v, bits) as u64) ^ (1 << 63)
+        } else {
+            mask(v, bits)
+        }
+    };
+    let (mut ka, mut kb) = ([0u64; LANES], [0u64; LANES]);
+    for l in 0..LANES {
+        (ka[l], kb[l]) = (key(a[l]), key(b[l]));
+    }
+    macro_rules! each {
+        (|$x:ident, $y:ident| $e:expr) => {
+            for ((o, &$x), &$y) in out.iter_mut().zip(&ka).zip(&kb) {
+                *o = u64::from($e);
+            }
+        };
+    }
+    match cmp {
+        Cmp::Eq | Cmp::Equ => each!(|x, y| x == y),
+        Cmp::Ne | Cmp::Neu => each!(|x, y| x != y),
+        Cmp::Lt | Cmp::Ltu | Cmp::Lo => each!(|x, y| x < y),
+        Cmp::Le | Cmp::Leu | Cmp::Ls => each!(|x, y| x <= y),
+        Cmp::Gt | Cmp::Gtu | Cmp::Hi => each!(|x, y| x > y),
+        Cmp::Ge | Cmp::Geu | Cmp::Hs => each!(|x, y| x >= y),
+        Cmp::Num => out.fill(1),
+        Cmp::Nan => out.fill(0),
     }
 }
 

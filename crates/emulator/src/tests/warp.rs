@@ -1,5 +1,6 @@
 //! Warp-level execution (`exec/warp.rs`) against lane-by-lane execution on random kernels:
-//! straight-line integer code, shared stores and loads (racy ones too; of 1, 2, 4 and 8
+//! straight-line integer code (comparisons of every kind, signed and unsigned, divisions by
+//! zero among them), shared stores and loads (racy ones too; of 1, 2, 4 and 8
 //! bytes, signed, guarded, of known and unknown values, with and without value terms),
 //! branches on the lane and thread index, uniform loops, early exits, barriers, shuffles
 //! (with and without a predicate result, some from lanes out of range or inactive, some of
@@ -25,7 +26,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..32, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..35, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -90,6 +91,16 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                     29 => format!(
                         "and.b32 %r10, %r{b}, 248;\n    add.s32 %r10, %r10, %r11;\n    ld.shared.u64 %rd2, [%r10];\n    cvt.u32.u64 %r{a}, %rd2;"
                     ),
+                    31 => format!(
+                        "setp.{}.s32 %p{p}, %r{b}, {};",
+                        ["lt", "le", "gt", "ge", "ne", "eq"][*imm as usize % 6],
+                        *imm as i32 - 150
+                    ),
+                    32 => format!(
+                        "setp.{}.u16 %p{p}, %r{b}, %r{c};",
+                        ["lo", "ls", "hi", "hs"][*imm as usize % 4]
+                    ),
+                    33 => format!("div.s32 %r{a}, %r{b}, %r{c};"),
                     30 => format!(
                         "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    @%p{p} st.shared.u16 [%r10+2], %r{c};"
                     ),
