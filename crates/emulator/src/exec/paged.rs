@@ -206,22 +206,33 @@ impl Paged {
         }
     }
 
-    /// [`Paged::write`] of 1, 2, 4 or 8 bytes at `s` inside the window, inlined for a page
-    /// that holds them all (other writes go through [`Paged::write`]).
+    /// [`Paged::write`] of 1, 2, 4 or 8 bytes at `s` inside the window, inlined for an
+    /// allocated page that holds them all (other writes go through [`Paged::write`], out of
+    /// line: a page is built on the stack before it is boxed, 20 KiB that would otherwise
+    /// deepen the frame of every caller).
     #[inline(always)]
     pub(super) fn write_small(&mut self, s: usize, len: usize, v: u64, u: u32) {
         let at = s % PAGE;
         if at + len > PAGE || !matches!(len, 1 | 2 | 4 | 8) || !self.in_bounds(s, len) {
-            self.write(s, len, v, u);
+            self.write_out_of_line(s, len, v, u);
             return;
         }
-        let page = self.page_mut(s);
+        let Some(page) = self.slots.get_mut(s / PAGE).and_then(|x| x.page.as_mut()) else {
+            self.write_out_of_line(s, len, v, u);
+            return;
+        };
         match len {
             1 => page.write_small::<1>(at, v, u),
             2 => page.write_small::<2>(at, v, u),
             4 => page.write_small::<4>(at, v, u),
             _ => page.write_small::<8>(at, v, u),
         };
+    }
+
+    /// [`Paged::write`], never inlined (see [`Paged::write_small`]).
+    #[inline(never)]
+    fn write_out_of_line(&mut self, s: usize, len: usize, v: u64, u: u32) {
+        self.write(s, len, v, u);
     }
 
     /// Every byte of the window as one number: `norm` of its source id, or'ed with its

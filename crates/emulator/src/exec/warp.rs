@@ -233,9 +233,13 @@ impl Machine<'_> {
     /// `warp_shared.rs` when it applies; lanes with an unknown operand, and the other
     /// operations, run the lane-by-lane fast path's code lane by lane (shared accesses in
     /// lane order).
-    #[inline(always)]
-    fn warp_exec(&mut self, wb: usize, active: u32, pc: u32, op: FastOp) -> u32 {
-        let ws = self.slot(wb);
+    /// The integer operations of [`Machine::warp_exec`] as loops over the lanes of `active`
+    /// (the warp's slot is `ws`) whose operands are known; returns those lanes (the caller
+    /// runs the others lane by lane). Out of line: the per-lane arrays of these loops would
+    /// make the stack frame of `lockstep`, which is called at every turn of a lane and
+    /// mostly returns at once, many pages deep.
+    #[inline(never)]
+    fn warp_alu(&mut self, ws: usize, active: u32, op: FastOp) -> u32 {
         // The values of operand `$s` for every lane: its register row in place, or the
         // immediate for every lane.
         macro_rules! row {
@@ -249,7 +253,7 @@ impl Machine<'_> {
                 }
             };
         }
-        let known = match op {
+        match op {
             FastOp::Bin {
                 alu: k,
                 bits,
@@ -385,6 +389,19 @@ impl Machine<'_> {
                     0
                 }
             }
+            _ => 0,
+        }
+    }
+
+    #[inline(always)]
+    fn warp_exec(&mut self, wb: usize, active: u32, pc: u32, op: FastOp) -> u32 {
+        let ws = self.slot(wb);
+        let known = match op {
+            FastOp::Bin { .. }
+            | FastOp::Mad { .. }
+            | FastOp::Mov { .. }
+            | FastOp::Setp { .. }
+            | FastOp::DivRem { .. } => self.warp_alu(ws, active, op),
             FastOp::Bra { .. } => return active,
             FastOp::LdShared {
                 d,
@@ -409,11 +426,8 @@ impl Machine<'_> {
                 }
             }
             FastOp::StShared { r, off, esize, s } => {
-                if self.warp_store(wb, active, pc, Store { r, off, esize, s }) {
-                    active
-                } else {
-                    0
-                }
+                let stored = self.warp_store(wb, active, pc, Store { r, off, esize, s });
+                if stored { active } else { 0 }
             }
             _ => 0,
         };
