@@ -64,9 +64,11 @@ def tile_row_sums_kernel(out_ptr, in_ptr, M: tl.constexpr, N: tl.constexpr):
 
 @triton.jit
 def row_sum_loaded_kernel(out_ptr, in_ptr, n_ptr, BLOCK: tl.constexpr):
-    # The same loop, its bound read from global memory: no launch argument fixes it.
+    # The same loop, its bound read from global memory by a volatile load (which another
+    # thread may write while the kernel runs, so it is no global input, docs/semantics.md
+    # §6.5): no launch argument fixes it.
     row = tl.program_id(0)
-    n_cols = tl.load(n_ptr)
+    n_cols = tl.load(n_ptr, volatile=True)
     acc = 0.0
     for start in range(0, n_cols, BLOCK):
         offs = start + tl.arange(0, BLOCK)

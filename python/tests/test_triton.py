@@ -185,7 +185,7 @@ def test_hook_warns_in_warn_mode(hook):
 
 def test_hook_warns_on_unverifiable_kernels_by_default(hook):
     weft.triton.enable()
-    # A loop bound read from global memory: no launch argument can fix it.
+    # A loop bound read from global memory by a volatile load: no launch argument can fix it.
     with pytest.warns(weft.triton.UnverifiedWarning, match="global-memory load"):
         kernels.compile_row_sum_loaded(90)
 
