@@ -191,10 +191,7 @@ impl Machine<'_> {
         if uniform {
             // Every check of the loop below but `of`'s, which gives each lane the same.
             let guard = inst.guard.map(|g| (ws + g.index() * LANES, inst.guard_neg));
-            let mut m = group;
-            while m != 0 {
-                let l = m.trailing_zeros() as usize;
-                m &= m - 1;
+            each_lane!(group, |l| {
                 let th = &self.th[wb + l];
                 if th.may > 0 || th.executed >= self.cfg.step_limit {
                     return None;
@@ -204,14 +201,12 @@ impl Machine<'_> {
                 {
                     return None;
                 }
-            }
+            });
             return of(self, wb + group.trailing_zeros() as usize);
         }
         let mut key = None;
-        let mut m = group;
-        while m != 0 {
-            let t = wb + m.trailing_zeros() as usize;
-            m &= m - 1;
+        each_lane!(group, |l| {
+            let t = wb + l;
             let th = &self.th[t];
             if th.may > 0 || th.executed >= self.cfg.step_limit {
                 return None;
@@ -228,7 +223,7 @@ impl Machine<'_> {
                 Some(_) => {}
                 None => key = Some(k),
             }
-        }
+        });
         key
     }
 
@@ -243,12 +238,9 @@ impl Machine<'_> {
             return false;
         }
         let mut same = true;
-        let mut m = group;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
+        each_lane!(group, |l| {
             same &= self.vals[i + l] == v && self.unk[i + l] == 0;
-        }
+        });
         same
     }
 
@@ -280,14 +272,12 @@ impl Machine<'_> {
     ) -> Vec<Participant> {
         let mut participants = std::mem::take(&mut self.bar_lanes);
         participants.clear();
-        let mut m = group;
-        while m != 0 {
-            let th = &mut self.th[wb + m.trailing_zeros() as usize];
-            m &= m - 1;
+        each_lane!(group, |l| {
+            let th = &mut self.th[wb + l];
             th.executed += 1;
             th.pc = pc + 1;
             th.state = State::BarWait;
-        }
+        });
         self.instructions += u64::from(group.count_ones());
         self.push_lanes(wb, group, cmd, |t, command| {
             participants.push(Participant {

@@ -14,6 +14,19 @@ use weft_program::{
     ThreadId, WARP_SIZE,
 };
 
+/// Iterates the set bits of a lane mask, lowest first (defined before the
+/// modules, so that every one of them can use it).
+macro_rules! each_lane {
+    ($mask:expr, |$l:ident| $body:block) => {{
+        let mut m: u32 = $mask;
+        while m != 0 {
+            let $l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            $body
+        }
+    }};
+}
+
 mod alu;
 mod async_copy;
 mod barriers;

@@ -39,18 +39,6 @@ use super::warp_shared::{Load, Store};
 use super::{Machine, State};
 use crate::ir::{Cmp, Inst, Op, Opnd, RegId, ShflMode};
 
-/// Iterates the set bits of a lane mask, lowest first.
-macro_rules! each_lane {
-    ($mask:expr, |$l:ident| $body:block) => {{
-        let mut m: u32 = $mask;
-        while m != 0 {
-            let $l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            $body
-        }
-    }};
-}
-
 /// The lane permutation of one shuffle shape ([`Machine::shfl_table`]).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ShflTable {

@@ -71,10 +71,7 @@ impl Machine<'_> {
         }
         let ws = self.slot(wb);
         let addr = ws + op.r.index() * LANES;
-        let mut m = active;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
+        each_lane!(active, |l| {
             let t = wb + l;
             // Read before the lane's own result is written (the registers may be the same).
             let x = self.vals[addr + l].wrapping_add(op.off as u64) as u32;
@@ -91,7 +88,7 @@ impl Machine<'_> {
             };
             let v = if op.signed { sx(v, op.bits) as u64 } else { v };
             self.put(ws + l, op.d, v, u);
-        }
+        });
         true
     }
 
@@ -109,21 +106,15 @@ impl Machine<'_> {
             return false;
         }
         let mut plain = true;
-        let mut m = active;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
+        each_lane!(active, |l| {
             plain &= self.th[wb + l].may == 0;
-        }
+        });
         if !plain {
             return false;
         }
         let addr = ws + op.r.index() * LANES;
         let bits = 8 * op.esize as u8;
-        let mut m = active;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
+        each_lane!(active, |l| {
             let t = wb + l;
             let x = self.vals[addr + l].wrapping_add(op.off as u64) as u32;
             let (v, _) = self.get(ws + l, op.s);
@@ -132,7 +123,7 @@ impl Machine<'_> {
             // term to keep (`exec_fast`'s store with those cases known).
             self.smem.write_small(x as usize, op.esize as usize, v, 0);
             self.tag_value(t, u128::from(mask(v, bits)));
-        }
+        });
         true
     }
 }

@@ -272,14 +272,7 @@ pub(crate) fn value_observed_insts(ir: &Ir) -> Vec<bool> {
     let observed = closure.close();
     ir.insts
         .iter()
-        .map(|inst| {
-            defs.clear();
-            if let Some(&d) = ir.operands(inst).first() {
-                registers(ir, d, &mut defs);
-            }
-            defs.iter()
-                .any(|&r| observed.get(r).copied().unwrap_or(true))
-        })
+        .map(|inst| dests_in(ir, inst, &observed, &mut defs).1)
         .collect()
 }
 
