@@ -305,6 +305,9 @@ struct Machine<'a> {
     /// the id of each.
     values: Vec<u128>,
     value_ids: rustc_hash::FxHashMap<u128, u16>,
+    /// A direct-mapped cache of `value_ids` ([`written::ValueCache`]): a warp's stores
+    /// look their values up once per lane, and the map's probe was most of that.
+    value_cache: written::ValueCache,
     /// Ids of symbolic written values: a register's term and the bytes stored
     /// ([`weft_program::Program::symbolic_values`]).
     term_value_ids: rustc_hash::FxHashMap<(written::TermTag, u32), u16>,
@@ -604,6 +607,7 @@ fn run_once<'a>(
         init_occ: rustc_hash::FxHashMap::default(),
         values: Vec::new(),
         value_ids: rustc_hash::FxHashMap::default(),
+        value_cache: written::ValueCache::new(),
         term_value_ids: rustc_hash::FxHashMap::default(),
         src,
         unverifiable: Vec::new(),

@@ -6,6 +6,41 @@ use super::Machine;
 use super::memory::Mem;
 use super::terms::TermId;
 
+/// Entries of [`ValueCache`] (a power of two).
+const VALUE_CACHE: usize = 1024;
+
+/// A direct-mapped cache in front of `Machine::value_ids`: each entry holds a value and its
+/// id (id 0, never given out, marks an empty entry). Ids never change once given, so an
+/// entry that holds a value holds the map's id for it.
+pub(super) struct ValueCache(Box<[(u128, u16)]>);
+
+impl ValueCache {
+    pub(super) fn new() -> Self {
+        ValueCache(vec![(0, 0); VALUE_CACHE].into_boxed_slice())
+    }
+
+    /// The entry `value` would occupy: its bits folded, so that nearby small values (a
+    /// warp's stores of `i + lane`) fall in distinct entries.
+    #[inline(always)]
+    fn slot(value: u128) -> usize {
+        let x = (value as u64) ^ ((value >> 64) as u64).rotate_left(32);
+        let x = x ^ (x >> 10) ^ (x >> 20) ^ (x >> 40);
+        x as usize % VALUE_CACHE
+    }
+
+    /// The id of `value` if the cache holds it.
+    #[inline(always)]
+    fn get(&self, value: u128) -> Option<u16> {
+        let (v, id) = self.0[Self::slot(value)];
+        (id != 0 && v == value).then_some(id)
+    }
+
+    /// Holds `id` (not 0) for `value`, in place of what its entry held.
+    fn put(&mut self, value: u128, id: u16) {
+        self.0[Self::slot(value)] = (value, id);
+    }
+}
+
 /// The terms of a symbolic write's elements (the unused ones `u32::MAX`) and their count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct TermTag([TermId; 8], u8);
@@ -40,20 +75,36 @@ impl Machine<'_> {
 
     /// Tags thread `t`'s last command, a plain shared write whose bytes are all known, with
     /// the id of `value` (its bytes, little-endian); see [`Self::tag_written_value`].
+    #[inline(always)]
     pub(super) fn tag_value(&mut self, t: usize, value: u128) {
-        let id = match self.value_ids.get(&value) {
-            Some(&id) => id,
+        let id = match self.value_cache.get(value) {
+            Some(id) => id,
             None => {
-                let Some(id) = self.new_value_id(value) else {
+                let Some(id) = self.value_id(value) else {
                     return;
                 };
-                self.value_ids.insert(value, id);
                 id
             }
         };
         if let Some(c) = self.cmds[t].last_mut() {
             *c = c.with_value(id);
         }
+    }
+
+    /// The id of `value` from the map, or a fresh one (`None` past 65,535 ids), which the
+    /// cache then holds: [`Self::tag_value`] when the cache misses.
+    #[inline(never)]
+    fn value_id(&mut self, value: u128) -> Option<u16> {
+        let id = match self.value_ids.get(&value) {
+            Some(&id) => id,
+            None => {
+                let id = self.new_value_id(value)?;
+                self.value_ids.insert(value, id);
+                id
+            }
+        };
+        self.value_cache.put(value, id);
+        Some(id)
     }
 
     /// Tags thread `t`'s last command, a plain shared write of the low `len` bytes of a

@@ -191,6 +191,7 @@ impl Machine<'_> {
             mbars,
             values: _,
             value_ids: _,
+            value_cache: _,
             term_value_ids: _,
             init_occ,
             src: _,
