@@ -37,19 +37,32 @@ pub(super) struct Tracker {
     /// The highest lane (plus one) other than the cursor that logged an access in this
     /// pass (0: none).
     high: u32,
+    /// Whether a full log was checked in this pass (the pages then hold part of it).
+    flushed: bool,
 }
 
-/// A logged access: its bytes, one more than its lane, whether it writes.
+/// A logged access: its bytes, one more than its lane, whether it writes; or the accesses
+/// of several lanes of a warp at one instruction whose addresses step by their width
+/// (`lanes` not 0: [`Machine::track_lanes`]).
 #[derive(Debug, Clone, Copy)]
 struct Logged {
+    /// The first byte; with `lanes`, that of its lowest lane `f`, and lane `l` of the mask
+    /// accesses `addr + (l - f) * len`.
     addr: u32,
     len: u32,
+    /// One more than the lane (0 with `lanes`).
     lane: u32,
     write: bool,
+    /// 0 for one lane's access; otherwise the lanes (bit `l`: lane `l` of the warp) whose
+    /// accesses this entry stands for, checked in lane order.
+    lanes: u32,
 }
 
 /// Accesses logged before they are checked.
 const LOG_MAX: usize = 1 << 14;
+
+/// The most log entries [`Tracker::check_elements`] compares pairwise.
+const ELEMENT_CHECK_MAX: usize = 64;
 
 impl Tracker {
     pub(super) fn new() -> Self {
@@ -61,6 +74,7 @@ impl Tracker {
             log: Vec::new(),
             wrote: false,
             high: 0,
+            flushed: false,
         }
     }
 
@@ -103,31 +117,119 @@ impl Tracker {
     /// Checks the logged accesses in order; returns whether one conflicts.
     fn check_log(&mut self) -> bool {
         let log = std::mem::take(&mut self.log);
-        let epoch = self.epoch << 16;
         let mut conflict = false;
         for &a in &log {
-            let start = a.addr as usize;
-            let offset = start % TRACK_PAGE;
-            // An aligned word whose bytes were last accessed together (the common case; a
-            // page holds whole words): `check`'s update of the four, without its loop.
-            if a.len == 4
-                && offset % 4 == 0
-                && let Some(word) = self.page(start / TRACK_PAGE).get_mut(offset..offset + 4)
-                && let [b0, b1, b2, b3] = word
-                && *b0 == *b1
-                && *b1 == *b2
-                && *b2 == *b3
-            {
-                let (hit, e) = track_byte(*b0, epoch, a.lane, a.write);
-                conflict |= hit;
-                (*b0, *b1, *b2, *b3) = (e, e, e, e);
+            if a.lanes == 0 {
+                conflict |= self.check_one(a);
                 continue;
             }
-            conflict |= self.check(a);
+            // A warp's accesses at one instruction: each lane's, in lane order.
+            let f = a.lanes.trailing_zeros();
+            let mut m = a.lanes;
+            while m != 0 {
+                let l = m.trailing_zeros();
+                m &= m - 1;
+                conflict |= self.check_one(Logged {
+                    addr: a.addr + (l - f) * a.len,
+                    len: a.len,
+                    lane: l + 1,
+                    write: a.write,
+                    lanes: 0,
+                });
+            }
         }
         self.log = log;
         self.log.clear();
         conflict
+    }
+
+    /// [`Tracker::check`] of one lane's access `a`.
+    #[inline(always)]
+    fn check_one(&mut self, a: Logged) -> bool {
+        let epoch = self.epoch << 16;
+        let start = a.addr as usize;
+        let offset = start % TRACK_PAGE;
+        // An aligned word whose bytes were last accessed together (the common case; a
+        // page holds whole words): `check`'s update of the four, without its loop.
+        if a.len == 4
+            && offset % 4 == 0
+            && let Some(word) = self.page(start / TRACK_PAGE).get_mut(offset..offset + 4)
+            && let [b0, b1, b2, b3] = word
+            && *b0 == *b1
+            && *b1 == *b2
+            && *b2 == *b3
+        {
+            let (hit, e) = track_byte(*b0, epoch, a.lane, a.write);
+            (*b0, *b1, *b2, *b3) = (e, e, e, e);
+            return hit;
+        }
+        self.check(a)
+    }
+
+    /// The reorder check of a whole pass's log: [`Tracker::check_log`], or, when the log
+    /// holds the pass's every access and they are few, [`Tracker::check_elements`].
+    fn check_pass(&mut self) -> bool {
+        if !self.flushed
+            && let Some(conflict) = self.check_elements()
+        {
+            self.log.clear();
+            return conflict;
+        }
+        self.check_log()
+    }
+
+    /// [`Tracker::check_log`]'s answer without the byte entries, when every logged access
+    /// has one width `e` and starts at an address of one remainder modulo `e` (so that two
+    /// accesses share a byte exactly when they start at the same address) and the log has
+    /// at most [`ELEMENT_CHECK_MAX`] entries (it compares them pairwise); `None` otherwise.
+    ///
+    /// Entry `i` is the lanes `m_i` at addresses `b_i + l * e` (one lane's access: a mask
+    /// of one lane). A lane `k` of a later entry `j` conflicts when a higher lane `h` of `i`
+    /// accessed its element, one of the two writing: `b_i + h * e = b_j + k * e`, so
+    /// `h - k = (b_j - b_i) / e = q` with `1 <= q <= 31`, some `k` of `m_j` with `k + q` in
+    /// `m_i`. Within one entry the lanes' elements differ.
+    fn check_elements(&self) -> Option<bool> {
+        if self.log.len() > ELEMENT_CHECK_MAX {
+            return None;
+        }
+        let first = self.log.first()?;
+        let e = i64::from(first.len);
+        // Each entry as (lanes, base, write): lane `l` accesses `base + l * e`.
+        let entry = |a: &Logged| {
+            let (m, f) = if a.lanes != 0 {
+                (a.lanes, a.lanes.trailing_zeros())
+            } else {
+                (1 << (a.lane - 1), a.lane - 1)
+            };
+            (m, i64::from(a.addr) - i64::from(f) * e, a.write)
+        };
+        let phase = entry(first).1.rem_euclid(e);
+        if self
+            .log
+            .iter()
+            .any(|a| i64::from(a.len) != e || entry(a).1.rem_euclid(e) != phase)
+        {
+            return None;
+        }
+        for (i, a) in self.log.iter().enumerate() {
+            let (mi, bi, wi) = entry(a);
+            for b in &self.log[i + 1..] {
+                let (mj, bj, wj) = entry(b);
+                if !(wi || wj) {
+                    continue;
+                }
+                // A multiple of `e` (one remainder): the lanes `q` apart share an element.
+                let d = bj - bi;
+                if d <= 0 {
+                    continue;
+                }
+                let q = d / e;
+                if q < 32 && (mi >> q) & mj != 0 {
+                    return Some(true);
+                }
+            }
+        }
+        Some(false)
     }
 
     /// Bytes of its pages (what `--max-memory` counts).
@@ -165,6 +267,7 @@ impl Machine<'_> {
         tr.log.clear();
         tr.wrote = false;
         tr.high = 0;
+        tr.flushed = false;
         tr.epoch += 1;
         if tr.epoch > u32::from(u16::MAX) {
             tr.pages.iter_mut().for_each(|p| p.fill(0));
@@ -174,7 +277,7 @@ impl Machine<'_> {
 
     /// Ends a warp pass: the reorder check of its logged accesses, when it has a write.
     pub(super) fn end_pass(&mut self) {
-        if self.pass_lockstep && self.track.wrote && self.track.check_log() {
+        if self.pass_lockstep && self.track.wrote && self.track.check_pass() {
             self.reorder();
         }
         self.pass_lockstep = false;
@@ -221,9 +324,57 @@ impl Machine<'_> {
             len,
             lane,
             write,
+            lanes: 0,
         });
-        if tr.log.len() >= LOG_MAX && tr.check_log() {
-            self.reorder();
+        if tr.log.len() >= LOG_MAX {
+            tr.flushed = true;
+            if tr.check_log() {
+                self.reorder();
+            }
+        }
+    }
+
+    /// [`Machine::track`] of the accesses of the lanes of `mask` (bit `l`: thread `wb + l`)
+    /// at one instruction, lane `l`'s `len` bytes at `base + l * len`, as one log entry:
+    /// what the lanes' calls in lane order would log and note (the cursor's access left out
+    /// when no higher lane has logged one before it), in one step.
+    #[inline(always)]
+    pub(super) fn track_lanes(&mut self, wb: usize, mask: u32, write: bool, base: u32, len: u32) {
+        let tr = &mut self.track;
+        let mut logged = mask;
+        // The cursor's lane, when it is one of `mask`.
+        let cursor = self
+            .cursor
+            .checked_sub(wb)
+            .filter(|&c| c < WARP_SIZE as usize && mask & (1 << c) != 0);
+        // One more than the highest lane of `m` (0: none).
+        let top = |m: u32| 32 - m.leading_zeros();
+        if let Some(c) = cursor {
+            let below = mask & ((1u32 << c) - 1);
+            tr.high = tr.high.max(top(below));
+            if tr.high <= c as u32 + 1 {
+                logged &= !(1 << c);
+            }
+            tr.high = tr.high.max(top(mask & !(1 << c)));
+        } else {
+            tr.high = tr.high.max(top(mask));
+        }
+        if logged == 0 {
+            return;
+        }
+        tr.wrote |= write;
+        tr.log.push(Logged {
+            addr: base.wrapping_add(logged.trailing_zeros() * len),
+            len,
+            lane: 0,
+            write,
+            lanes: logged,
+        });
+        if tr.log.len() >= LOG_MAX {
+            tr.flushed = true;
+            if tr.check_log() {
+                self.reorder();
+            }
         }
     }
 

@@ -50,14 +50,50 @@ impl Machine<'_> {
     }
 
     /// [`Machine::push`] of thread `t`'s shared access, when no asynchronous copy records
-    /// ([`Machine::warp_access_ok`]).
+    /// ([`Machine::warp_access_ok`]); `tracked`: the reorder check already has it
+    /// ([`Machine::track_warp`]).
     #[inline(always)]
-    fn push_lane_access(&mut self, t: usize, kind: AccessKind, x: u32, esize: u32, pc: u32) {
+    fn push_lane_access(
+        &mut self,
+        t: usize,
+        kind: AccessKind,
+        (x, esize): (u32, u32),
+        pc: u32,
+        tracked: bool,
+    ) {
         let may = self.th[t].may > 0;
-        if self.pass_lockstep {
+        if self.pass_lockstep && !tracked {
             self.track(t, kind != AccessKind::Read, x, esize);
         }
         self.record(t, Command::access(kind, x, esize, may, InstId(pc)));
+    }
+
+    /// In a lock-step pass, the reorder check of the accesses of the lanes of `active` at
+    /// one instruction, `esize` bytes at `[r+off]` each, as one log entry
+    /// ([`Machine::track_lanes`]) when lane `l`'s address is `base + l * esize` for every
+    /// lane (a warp reading or writing consecutive elements, the common case). Returns
+    /// whether it did (otherwise each lane's access is tracked with its command).
+    #[inline(always)]
+    fn track_warp(&mut self, wb: usize, active: u32, op: (RegId, i64, u32), write: bool) -> bool {
+        let (r, off, esize) = op;
+        if !self.pass_lockstep || active == 0 {
+            return false;
+        }
+        let ws = self.slot(wb);
+        let row = ws + r.index() * LANES;
+        let first = active.trailing_zeros() as usize;
+        let x0 = self.vals[row + first].wrapping_add(off as u64) as u32;
+        let base = x0.wrapping_sub((first as u32).wrapping_mul(esize));
+        let mut affine = true;
+        for (l, &v) in self.vals[row..row + LANES].iter().enumerate() {
+            let x = v.wrapping_add(off as u64) as u32;
+            let on = (active >> l) & 1 != 0;
+            affine &= !on || x == base.wrapping_add((l as u32).wrapping_mul(esize));
+        }
+        if affine {
+            self.track_lanes(wb, active, write, base, esize);
+        }
+        affine
     }
 
     /// The fast `ld.shared` `op` at `pc` for the lanes of `active` (bit `l`: thread
@@ -71,11 +107,12 @@ impl Machine<'_> {
         }
         let ws = self.slot(wb);
         let addr = ws + op.r.index() * LANES;
+        let tracked = self.track_warp(wb, active, (op.r, op.off, op.esize), false);
         each_lane!(active, |l| {
             let t = wb + l;
             // Read before the lane's own result is written (the registers may be the same).
             let x = self.vals[addr + l].wrapping_add(op.off as u64) as u32;
-            self.push_lane_access(t, AccessKind::Read, x, op.esize, pc);
+            self.push_lane_access(t, AccessKind::Read, (x, op.esize), pc, tracked);
             let (v, u) = match self.smem.read_uniform(x as usize, op.esize as usize) {
                 Some(r) => r,
                 None => self.read_bytes(Mem::Shared, 0, x as usize, op.esize as usize),
@@ -114,11 +151,12 @@ impl Machine<'_> {
         }
         let addr = ws + op.r.index() * LANES;
         let bits = 8 * op.esize as u8;
+        let tracked = self.track_warp(wb, active, (op.r, op.off, op.esize), true);
         each_lane!(active, |l| {
             let t = wb + l;
             let x = self.vals[addr + l].wrapping_add(op.off as u64) as u32;
             let (v, _) = self.get(ws + l, op.s);
-            self.push_lane_access(t, AccessKind::Write, x, op.esize, pc);
+            self.push_lane_access(t, AccessKind::Write, (x, op.esize), pc, tracked);
             // A known value under no input-dependent guard: no unknown bytes, no atom, no
             // term to keep (`exec_fast`'s store with those cases known).
             self.smem.write_small(x as usize, op.esize as usize, v, 0);

@@ -26,7 +26,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..35, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..39, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -101,6 +101,28 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                         ["lo", "ls", "hi", "hs"][*imm as usize % 4]
                     ),
                     33 => format!("div.s32 %r{a}, %r{b}, %r{c};"),
+                    // Consecutive elements per lane (`base + lane * size`: one entry of the
+                    // reorder check for the warp's accesses), overlapping other offsets'.
+                    34 => format!(
+                        "shl.b32 %r10, %r2, 2;\n    add.s32 %r10, %r10, %r11;\n    st.shared.u32 [%r10+{}], %r{c};",
+                        4 * (imm % 33)
+                    ),
+                    35 => format!(
+                        "shl.b32 %r10, %r2, 2;\n    add.s32 %r10, %r10, %r11;\n    ld.shared.u32 %r{a}, [%r10+{}];",
+                        4 * (imm % 33)
+                    ),
+                    36 => format!(
+                        "add.s32 %r10, %r2, %r11;\n    st.shared.u8 [%r10+{}], %r{c};",
+                        imm % 225
+                    ),
+                    // Descending addresses: not consecutive elements, each lane tracked.
+                    37 => format!(
+                        "sub.s32 %r10, 31, %r2;\n    shl.b32 %r10, %r10, 2;\n    add.s32 %r10, %r10, %r11;\n    st.shared.u32 [%r10+{}], %r{c};",
+                        4 * (imm % 33)
+                    ),
+                    38 => format!(
+                        "shl.b32 %r10, %r2, 3;\n    add.s32 %r10, %r10, %r11;\n    @%p{p} ld.shared.u64 %rd2, [%r10];\n    cvt.u32.u64 %r{a}, %rd2;"
+                    ),
                     30 => format!(
                         "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    @%p{p} st.shared.u16 [%r10+2], %r{c};"
                     ),
@@ -191,6 +213,59 @@ proptest! {
             (Ok(w), Ok(l)) => assert_same(&text, &w, &l),
             (Err(w), Err(l)) => prop_assert_eq!(w.to_string(), l.to_string()),
             (w, l) => panic!("warp {:?} but lanes {:?}\n{text}", w.err(), l.err()),
+        }
+    }
+}
+
+/// A kernel whose warps store consecutive elements of `width` bytes (lane `l` at
+/// `s + l * width + 256`), load the elements `shift` lanes over and store what they read
+/// where it shows (its value's id); the lanes below `first` exit first, or, `guarded`,
+/// skip the first store; `lone`: only lane `first` (the warp's first running lane, the
+/// reorder check's cursor) loads and stores again.
+fn shifted_elements(width: u32, shift: i32, first: u32, guarded: bool, lone: bool) -> String {
+    let (ty, v, w) = match width {
+        1 => ("u8", "%r3", "%r4"),
+        4 => ("u32", "%r3", "%r4"),
+        _ => ("u64", "%rd1", "%rd2"),
+    };
+    let load = 256 + shift * width as i32;
+    let (exit, guard) = if guarded {
+        ("", "@!%p1 ")
+    } else {
+        ("    @%p1 exit;\n", "")
+    };
+    let again = if lone { "@%p2 " } else { "" };
+    format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{{\n    .reg .b32 %r<16>;\n    .reg .pred %p<4>;\n    .reg .b64 %rd<4>;\n    .shared .align 8 .b8 s[1024];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r2, %laneid;\n    mov.u32 %r11, s;\n    setp.lt.u32 %p1, %r2, {first};\n    setp.eq.u32 %p2, %r2, {first};\n{exit}    mul.lo.u32 %r10, %r2, {width};\n    add.u32 %r10, %r10, %r11;\n    add.u32 %r3, %r1, 7;\n    cvt.u64.u32 %rd1, %r3;\n    {guard}st.shared.{ty} [%r10+256], {v};\n    {again}ld.shared.{ty} {w}, [%r10+{load}];\n    {again}st.shared.{ty} [%r10+640], {w};\n    ret;\n}}\n"
+    )
+}
+
+/// Lanes of a warp that load what other lanes of the warp stored in the same pass, at
+/// consecutive elements (one entry of the reorder check per warp instruction,
+/// `Machine::track_lanes`, and the pass checked element by element,
+/// `Tracker::check_elements`): a lane that reads a higher lane's element is found and the
+/// run repeated lane by lane, whatever the lowest lane of the warp's accesses.
+#[test]
+fn warp_consecutive_elements_agree_with_lanes() {
+    for width in [1, 4, 8] {
+        for shift in -2..=2 {
+            for first in [0, 1, 3] {
+                for (guarded, lone) in [(false, false), (true, false), (false, true), (true, true)]
+                {
+                    let text = shifted_elements(width, shift, first, guarded, lone);
+                    let module = ptx_parser::parse(&text).expect("generated PTX parses");
+                    let cfg = Config {
+                        threads: Some(CtaShape::linear(64)),
+                        ..Config::default()
+                    };
+                    let warp = emulate_on(&module, "k", &cfg, Paths::Fast);
+                    let lanes = emulate_on(&module, "k", &cfg, Paths::Lanes);
+                    match (warp, lanes) {
+                        (Ok(w), Ok(l)) => assert_same(&text, &w, &l),
+                        (w, l) => panic!("warp {:?} but lanes {:?}\n{text}", w.err(), l.err()),
+                    }
+                }
+            }
         }
     }
 }
