@@ -199,7 +199,11 @@ impl Machine<'_> {
         // common case): copied as one block.
         let lo = lanes.trailing_zeros() as usize;
         let hi = LANES - lanes.leading_zeros() as usize;
-        if (lanes >> lo).count_ones() as usize == hi - lo {
+        if lanes == u32::MAX {
+            // The whole warp (the common case): copies of a fixed size, without a call.
+            self.vals[i..i + LANES].copy_from_slice(out);
+            self.unk[i..i + LANES].fill(0);
+        } else if (lanes >> lo).count_ones() as usize == hi - lo {
             self.vals[i + lo..i + hi].copy_from_slice(&out[lo..hi]);
             self.unk[i + lo..i + hi].fill(0);
         } else {
@@ -285,6 +289,12 @@ impl Machine<'_> {
                     Alu::Xor => map!(|x, y| x ^ y),
                     // The low `bits` bits of a product do not depend on signedness.
                     Alu::MulLo => map!(|x, y| x.wrapping_mul(y)),
+                    // A shift by an immediate (the common case): `alu`'s shift with the
+                    // amount's cases decided once, a branch-free loop.
+                    Alu::Shl | Alu::Shr if imm.is_some() => {
+                        let y = imm.unwrap_or(0) & 0xffff_ffff;
+                        shift_rows(k, bits, signed, y, av, &mut out);
+                    }
                     // One loop per operation, so that it is decoded once, not per lane.
                     Alu::Shl => map!(|x, y| alu(Alu::Shl, bits, signed, x, y)),
                     Alu::Shr => map!(|x, y| alu(Alu::Shr, bits, signed, x, y)),
@@ -969,6 +979,35 @@ fn compare_rows(
         Cmp::Ge | Cmp::Geu | Cmp::Hs => each!(|x, y| x >= y),
         Cmp::Num => out.fill(1),
         Cmp::Nan => out.fill(0),
+    }
+}
+
+/// `alu(k, bits, signed, x, y)` of each lane's `x` (`a`), `k` a shift, `y` the amount (its
+/// low 32 bits, as `alu` reads it) the same for every lane, masked to `bits` (`out[l]`).
+#[inline(always)]
+fn shift_rows(k: Alu, bits: u8, signed: bool, y: u64, a: &[u64; LANES], out: &mut [u64; LANES]) {
+    let m = ones(bits);
+    let wide = y >= u64::from(bits);
+    match k {
+        Alu::Shl if wide => out.fill(0),
+        Alu::Shl => {
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = (x << y) & m;
+            }
+        }
+        // Arithmetic: the sign fills the result when the amount is the width or more.
+        _ if signed => {
+            let y = if wide { 63 } else { y };
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = ((sx(x, bits) >> y) as u64) & m;
+            }
+        }
+        _ if wide => out.fill(0),
+        _ => {
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = ((x & m) >> y) & m;
+            }
+        }
     }
 }
 

@@ -26,7 +26,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..39, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..42, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -115,6 +115,10 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                         "add.s32 %r10, %r2, %r11;\n    st.shared.u8 [%r10+{}], %r{c};",
                         imm % 225
                     ),
+                    // Shifts by immediates of the width and more too.
+                    39 => format!("shr.s32 %r{a}, %r{b}, {};", imm % 40),
+                    40 => format!("shl.b32 %r{a}, %r{b}, {};", imm % 40),
+                    41 => format!("shr.u16 %r{a}, %r{b}, {};", imm % 20),
                     // Descending addresses: not consecutive elements, each lane tracked.
                     37 => format!(
                         "sub.s32 %r10, 31, %r2;\n    shl.b32 %r10, %r10, 2;\n    add.s32 %r10, %r10, %r11;\n    st.shared.u32 [%r10+{}], %r{c};",
