@@ -194,6 +194,9 @@ impl Tracker {
         }
         let first = self.log.first()?;
         let e = i64::from(first.len);
+        if e == 0 {
+            return None;
+        }
         // Each entry as (lanes, base, write): lane `l` accesses `base + l * e`.
         let entry = |a: &Logged| {
             let (m, f) = if a.lanes != 0 {
