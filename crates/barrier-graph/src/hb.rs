@@ -882,6 +882,19 @@ impl HappensBefore {
             .map_or(NO_NODE, |m| m.0 + 1)
     }
 
+    /// The [`Self::chain_key`]s of every command of `thread`, in program order (`None` for
+    /// an id that is not a thread of the CTA): one lookup per thread for a caller that walks
+    /// its commands, instead of one per command.
+    #[inline]
+    pub fn chain_keys(&self, thread: ThreadId) -> Option<&[u32]> {
+        if thread.index() >= self.threads {
+            return None;
+        }
+        let start = *self.offsets.get(thread.index())?;
+        let end = *self.offsets.get(thread.index() + 1)?;
+        self.prev.get(start..end)
+    }
+
     /// [`Self::ordered`], given `b`'s [`Self::chain_key`].
     #[inline(always)]
     pub fn ordered_at(&self, a: (ThreadId, u32), b: (ThreadId, u32), b_key: u32) -> bool {

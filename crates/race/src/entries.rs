@@ -107,6 +107,11 @@ fn for_each_access<H: HappensBeforeQuery + ?Sized>(
     let mut dense: Vec<u32> = Vec::new();
     let mut sparse: FxHashMap<InstId, u32> = FxHashMap::default();
     let thread = t as u32;
+    // The thread's chain keys in one slice where the relation has them (an agent's one
+    // access asks for its own).
+    let keys = hb
+        .chain_keys(ThreadId(thread))
+        .filter(|keys| keys.len() == commands.len());
     for (i, command) in commands.iter().enumerate() {
         let CommandView::Access {
             kind,
@@ -142,10 +147,10 @@ fn for_each_access<H: HappensBeforeQuery + ?Sized>(
         let end = lo + u64::from(len);
         let count = if len == 0 { 0 } else { end.div_ceil(CHUNK) };
         debug_assert_eq!(count, weft_program::race_entries(addr, len));
-        let key = if count > 0 {
-            hb.chain_key((ThreadId(thread), index))
-        } else {
-            0
+        let key = match keys {
+            _ if count == 0 => 0,
+            Some(keys) => keys[i],
+            None => hb.chain_key((ThreadId(thread), index)),
         };
         let access = Access {
             first: u64::from(addr) / CHUNK,
@@ -237,6 +242,11 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     let (mut accesses, mut approx_accesses) = (0u64, 0u64);
     // Per region (shared, tensor memory): the run-start marks, indexed from its first chunk.
     let mut regions: [Vec<bool>; 2] = Default::default();
+    // Per region, the accesses that cover each chunk, as differences (+1 at an access's
+    // first chunk, -1 past its last, wrapping): summed, the exact size of each marked
+    // chunk's bucket, which the second pass then fills without growing it (the doublings
+    // cost a reallocation and copy each, and left up to half of each bucket unused).
+    let mut cover: [Vec<u32>; 2] = Default::default();
     let mut tmem = false;
     // A region whose chunks pass this is sparse (the joined `limit` below is checked too).
     let region_limit = 2 * commands as u64 + (1 << 15) + cells;
@@ -271,8 +281,12 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
             }
             if marks.len() < past as usize {
                 marks.resize(past as usize, false);
+                cover[region].resize(past as usize, 0);
             }
             let (lo, hi) = ((first - base) as usize, (first + count - base) as usize);
+            let diffs = &mut cover[region];
+            diffs[lo] = diffs[lo].wrapping_add(1);
+            diffs[hi] = diffs[hi].wrapping_sub(1);
             // The chunks that start runs: all of them, and the one after the last, when
             // repeats are checked too.
             if repeats {
@@ -292,8 +306,22 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     let shared_end = shared.len();
     let mut marks = shared;
     marks.extend_from_slice(&tensor);
-    let mut buckets: Vec<Vec<Entry>> = Vec::new();
-    buckets.resize_with(marks.len(), Vec::new);
+    // Each marked chunk's bucket with room for exactly the accesses that cover it (each
+    // pushes one entry there).
+    let mut buckets: Vec<Vec<Entry>> = Vec::with_capacity(marks.len());
+    for diffs in &cover {
+        let mut covering = 0u32;
+        let marked = marks.get(buckets.len()..).unwrap_or_default();
+        buckets.extend(diffs.iter().zip(marked).map(|(&d, &marked)| {
+            covering = covering.wrapping_add(d);
+            if marked {
+                Vec::with_capacity(covering as usize)
+            } else {
+                Vec::new()
+            }
+        }));
+    }
+    debug_assert_eq!(buckets.len(), marks.len());
     // The (bucket, thread) runs in which a read follows a write of the thread.
     let mut mixed: Vec<(usize, u32)> = Vec::new();
     // Second pass: each access's entries in the chunks of its span that start runs, in

@@ -302,6 +302,13 @@ pub trait HappensBeforeQuery: Sync {
         0
     }
 
+    /// Optionally, the [`Self::chain_key`]s of all commands of a thread of the CTA, in
+    /// program order: the race check walks each thread's commands and takes one slice per
+    /// thread instead of one lookup per access. `None`: asked per command.
+    fn chain_keys(&self, _thread: ThreadId) -> Option<&[u32]> {
+        None
+    }
+
     /// [`Self::ordered`], given `second`'s [`Self::chain_key`].
     fn ordered_at(&self, first: (ThreadId, u32), second: (ThreadId, u32), _key: u32) -> bool {
         self.ordered(first, second)
@@ -355,6 +362,11 @@ impl HappensBeforeQuery for barrier_graph::HappensBefore {
     #[inline]
     fn chain_key(&self, c: (ThreadId, u32)) -> u32 {
         barrier_graph::HappensBefore::chain_key(self, c.0, c.1)
+    }
+
+    #[inline]
+    fn chain_keys(&self, thread: ThreadId) -> Option<&[u32]> {
+        barrier_graph::HappensBefore::chain_keys(self, thread)
     }
 
     #[inline]
