@@ -895,6 +895,34 @@ impl HappensBefore {
         self.prev.get(start..end)
     }
 
+    /// Whether every lane of `warp` has the same [`Self::latest_before`] bound at the node a
+    /// [`Self::chain_key`] names (key 0, no node: all have none). Where it holds for every
+    /// key and warp of two sets of accesses that differ only by lanes of the same warps,
+    /// every test between them is answered alike (the race check's lane shifts).
+    /// `O(warp size)`; `false` where the row cannot be read.
+    pub fn lanes_agree(&self, key: u32, warp: u32) -> bool {
+        let Some(node) = key_node(key) else {
+            return true;
+        };
+        let (n, ws) = (self.threads, self.warp_size as usize);
+        let first = (warp as usize).saturating_mul(ws).min(n);
+        let last = first.saturating_add(ws).min(n);
+        let row = |r: u32| {
+            let start = r as usize * n;
+            self.bound.get(start + first..start + last)
+        };
+        let lanes = match self.rows.get(node.index()) {
+            // No row: every bound is 0.
+            None => return true,
+            Some(&Row::Dense(r)) => row(r),
+            Some(&Row::Gather { lanes, warp: w, .. }) if w == warp => self
+                .lanes
+                .get(lanes as usize..lanes as usize + (last - first)),
+            Some(&Row::Gather { base, .. }) => row(base),
+        };
+        lanes.is_some_and(|l| l.windows(2).all(|p| p[0] == p[1]))
+    }
+
     /// [`Self::ordered`], given `b`'s [`Self::chain_key`].
     #[inline(always)]
     pub fn ordered_at(&self, a: (ThreadId, u32), b: (ThreadId, u32), b_key: u32) -> bool {

@@ -261,6 +261,7 @@ pub(crate) const CHUNK: u64 = 4;
 mod entries;
 use entries::{Collected, Entry, OCC_NONE, collect_entries};
 
+mod shift;
 mod sweep;
 
 /// Options of the race check.
@@ -307,6 +308,16 @@ pub trait HappensBeforeQuery: Sync {
     /// thread instead of one lookup per access. `None`: asked per command.
     fn chain_keys(&self, _thread: ThreadId) -> Option<&[u32]> {
         None
+    }
+
+    /// Optionally, whether every test that involves a command of chain key `key` (as the
+    /// second command, or through its key's bounds) answers alike for every lane of `warp`
+    /// in the same place: for the barrier-graph's relation, whether the lanes' bounds at
+    /// the key's node agree. Lets the race check pass over a chunk whose accesses are the
+    /// chunk before's moved to other lanes of the same warps ([`Tuning::lane_shifts`]).
+    /// `false`: never assumed.
+    fn lanes_agree(&self, _key: u32, _warp: u32) -> bool {
+        false
     }
 
     /// [`Self::ordered`], given `second`'s [`Self::chain_key`].
@@ -367,6 +378,11 @@ impl HappensBeforeQuery for barrier_graph::HappensBefore {
     #[inline]
     fn chain_keys(&self, thread: ThreadId) -> Option<&[u32]> {
         barrier_graph::HappensBefore::chain_keys(self, thread)
+    }
+
+    #[inline]
+    fn lanes_agree(&self, key: u32, warp: u32) -> bool {
+        barrier_graph::HappensBefore::lanes_agree(self, key, warp)
     }
 
     #[inline]
@@ -586,6 +602,10 @@ struct Tuning {
     /// Races recorded in a chunk after which its thread pairs are checked for
     /// [`OpenPairs`] (`u64::MAX`: never).
     hot_records: u64,
+    /// Whether a chunk that is the chunk before it on other lanes of the same warps, after
+    /// a check of that chunk that found nothing, adds its counts unchecked (`shift`
+    /// module).
+    lane_shifts: bool,
 }
 
 impl Default for Tuning {
@@ -600,6 +620,7 @@ impl Default for Tuning {
             writes_apart: true,
             class_pairs: true,
             hot_records: HOT_RECORDS,
+            lane_shifts: true,
         }
     }
 }
@@ -611,12 +632,6 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
     tuning: Tuning,
 ) -> RaceReport {
     let start = Instant::now();
-    let Collected {
-        chunks,
-        accesses,
-        approx_accesses,
-        words,
-    } = collect_entries(program, hb, tuning.repeats);
     let ctx = Context {
         program,
         hb,
@@ -625,30 +640,66 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
         tuning,
         sides: first_sides(program),
     };
-    let acc = chunks
-        .par_iter()
-        .fold(Accumulator::default, |mut acc, chunk| {
-            let run = chunk.run;
-            // A run's repeats hold the same accesses: their naive pairs are the first's, and
-            // they stop where it stops.
-            let (before, stopped, over) =
-                (acc.naive_pairs, acc.chunks_stopped, acc.words_over_budget);
-            ctx.check_chunk(chunk.chunk, &chunk.entries, &mut acc);
-            if acc.benign_capped {
-                acc.benign_words_capped = acc.benign_words_capped.saturating_add(run);
+    let Collected {
+        chunks,
+        accesses,
+        approx_accesses,
+        words,
+    } = collect_entries(program, hb, tuning.repeats);
+    let lanes = shift::Lanes::of(program, hb, ctx.shifts_apply() && chunks.len() > 1);
+    // The runs of chunks that are each the chunk before on other lanes (`shift` module),
+    // at most `shift::MAX_RUN` long: the units of the parallel check.
+    let mut starts: Vec<usize> = Vec::new();
+    if ctx.shifts_apply() && chunks.len() > 1 {
+        let follows: Vec<bool> = (0..chunks.len())
+            .into_par_iter()
+            .map(|i| i > 0 && ctx.shifted(&chunks[i - 1], &chunks[i], &lanes))
+            .collect();
+        for (i, &f) in follows.iter().enumerate() {
+            if !f || starts.last().is_none_or(|&s| i - s >= shift::MAX_RUN) {
+                starts.push(i);
             }
-            let naive = acc.naive_pairs - before;
-            acc.naive_pairs = acc
-                .naive_pairs
-                .saturating_add(naive.saturating_mul(run - 1));
-            let stops = acc.chunks_stopped - stopped;
-            acc.chunks_stopped = acc
-                .chunks_stopped
-                .saturating_add(stops.saturating_mul(run - 1));
-            let over = acc.words_over_budget - over;
-            acc.words_over_budget = acc
-                .words_over_budget
-                .saturating_add(over.saturating_mul(run - 1));
+        }
+    } else {
+        starts.extend(0..chunks.len());
+    }
+    let acc = (0..starts.len())
+        .into_par_iter()
+        .fold(Accumulator::default, |mut acc, g| {
+            let end = starts.get(g + 1).copied().unwrap_or(chunks.len());
+            // The counts of the last chunk checked, if its check found nothing: each later
+            // chunk of the run is it on other lanes, and adds them unchecked.
+            let mut quiet: Option<shift::Counts> = None;
+            for chunk in &chunks[starts[g]..end] {
+                let run = chunk.run;
+                // A run's repeats hold the same accesses: their naive pairs are the first's,
+                // and they stop where it stops.
+                let (before, stopped, over) =
+                    (acc.naive_pairs, acc.chunks_stopped, acc.words_over_budget);
+                match quiet {
+                    Some(counts) => counts.replay(&mut acc),
+                    None => {
+                        let counts = shift::Counts::of(&acc);
+                        ctx.check_chunk(chunk.chunk, &chunk.entries, &mut acc);
+                        quiet = counts.quiet(shift::Counts::of(&acc), &acc);
+                    }
+                }
+                if acc.benign_capped {
+                    acc.benign_words_capped = acc.benign_words_capped.saturating_add(run);
+                }
+                let naive = acc.naive_pairs - before;
+                acc.naive_pairs = acc
+                    .naive_pairs
+                    .saturating_add(naive.saturating_mul(run - 1));
+                let stops = acc.chunks_stopped - stopped;
+                acc.chunks_stopped = acc
+                    .chunks_stopped
+                    .saturating_add(stops.saturating_mul(run - 1));
+                let over = acc.words_over_budget - over;
+                acc.words_over_budget = acc
+                    .words_over_budget
+                    .saturating_add(over.saturating_mul(run - 1));
+            }
             acc
         })
         .reduce(Accumulator::default, Accumulator::merge);
@@ -1982,6 +2033,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             if window.slots.is_empty() {
                 continue;
             }
+            acc.windows += 1;
             let Some(bkey) = self.key(tb, b) else {
                 continue;
             };
@@ -2662,6 +2714,12 @@ struct Accumulator {
     same_instruction_writes_at_least: bool,
     chunks_stopped: u64,
     words_over_budget: u64,
+    /// Races noted ([`Accumulator::note`]: recorded or not), so that a chunk's check that
+    /// found none is told from one that did ([`shift::Counts::quiet`]).
+    notes: u64,
+    /// Accesses tested against a window that was not empty: with none, a chunk's check
+    /// never looked at what its accesses wrote ([`shift::Counts::quiet`]).
+    windows: u64,
     /// The distinct benign instruction pairs recorded in the chunk being checked (at most
     /// [`MAX_BENIGN_PAIRS_PER_CHUNK`]), and whether a later one was not recorded.
     chunk_benign: FxHashSet<(InstId, InstId)>,
@@ -2704,6 +2762,7 @@ impl Accumulator {
     /// Notes that the current thread pair races on instructions `a` and `b` (for the
     /// saturation of the chunk), whether or not the race is recorded here; its class.
     fn note(&mut self, a: InstId, b: InstId, approx: bool, benign: bool) -> Class {
+        self.notes += 1;
         let class = if approx {
             Class::Possible
         } else if benign {
@@ -2794,6 +2853,8 @@ impl Accumulator {
         self.words_over_budget += other.words_over_budget;
         self.benign_words_capped += other.benign_words_capped;
         self.records += other.records;
+        self.notes += other.notes;
+        self.windows += other.windows;
         self.skipped.extend(other.skipped);
         for (key, theirs) in other.groups {
             match self.groups.get_mut(&key) {

@@ -2013,3 +2013,199 @@ fn a_word_over_its_test_budget_stops_and_says_so() {
     assert_eq!(cut.benign.len(), 1, "{cut:?}");
     assert!(cut.benign[0].thread_pairs_at_least, "{cut:?}");
 }
+
+/// Threads of the CTA running `code(t)`, with no warp steps (the lane shifts apply only
+/// then), warps of `warp_size`.
+fn unstepped(threads: u32, warp_size: u32, code: impl Fn(u32) -> Vec<Command>) -> Program {
+    Program::new(
+        CtaShape::linear(threads),
+        warp_size,
+        (0..threads)
+            .map(|t| ThreadProgram {
+                commands: code(t),
+                end: ThreadEnd::Exited,
+                steps: Vec::new(),
+            })
+            .collect(),
+    )
+    .expect("a valid program")
+}
+
+/// The report without its time.
+fn timeless(mut report: RaceReport) -> RaceReport {
+    report.stats.seconds = 0.0;
+    report
+}
+
+/// Warps whose lanes make their warp's accesses at `base + 4·lane` (a lane-shifted word per
+/// lane), in phases between barriers every thread takes; one lane of a warp may be odd (an
+/// access moved across a barrier, a different address, an extra access), and lanes may write
+/// values of their own: chunks that are the chunk before on the next lanes, next to chunks
+/// that only look like it.
+fn laned() -> impl Strategy<Value = Program> {
+    // (kind, block, byte offset, length, instruction, phase)
+    let op = (0u8..3, 0u32..3, 0u32..4, 1u32..5, 0u32..4, 0u32..3);
+    let warp = (
+        proptest::collection::vec(op, 1..5),
+        // The odd lane (4: none) and what is odd about it.
+        (0u32..5, 0u8..3),
+        any::<bool>(),
+    );
+    (proptest::collection::vec(warp, 1..4), 1u32..3).prop_map(|(warps, syncs)| {
+        let ws = 4;
+        let threads = ws * warps.len() as u32;
+        let mut program = unstepped(threads, ws, |t| {
+            let (ops, (odd, how), valued) = &warps[(t / ws) as usize];
+            let lane = t % ws;
+            let odd = *odd == lane;
+            let mut out = Vec::new();
+            for phase in 0..=syncs {
+                for (k, &(kind, block, off, len, inst, p)) in ops.iter().enumerate() {
+                    // The odd lane's first access moves to the next phase.
+                    let p = if odd && *how == 0 && k == 0 { p + 1 } else { p };
+                    if p.min(syncs) != phase {
+                        continue;
+                    }
+                    let addr = 64 * block + 4 * lane + off + if odd && *how == 1 { 4 } else { 0 };
+                    let kind =
+                        [AccessKind::Read, AccessKind::Write, AccessKind::Atomic][kind as usize];
+                    let c = Command::access(kind, addr, len, false, InstId(inst));
+                    out.push(if kind == AccessKind::Write && *valued {
+                        c.with_value((lane % 2 + 1) as u16)
+                    } else {
+                        c
+                    });
+                }
+                if odd && *how == 2 && phase == 0 {
+                    out.push(write(64 + 4 * lane, 4, 9));
+                }
+                if phase < syncs {
+                    out.push(sync_all(100 + phase));
+                }
+            }
+            out
+        });
+        program.values = vec![0x2a, 0x2b];
+        program
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Passing over the chunks that are the chunk before on the next lanes changes nothing
+    /// in the report, its counts included: each adds what the check of the chunk it repeats
+    /// added.
+    #[test]
+    fn lane_shifts_change_no_report(program in laned()) {
+        let analysis = barrier_graph::analyze(&program);
+        let Some(hb) = analysis.happens_before.as_ref() else {
+            return Ok(());
+        };
+        for config in [
+            Config::default(),
+            Config { detail: true, ..Config::default() },
+            Config { max_word_tests: Some(3), ..Config::default() },
+        ] {
+            let plain = Tuning { lane_shifts: false, ..Tuning::default() };
+            let expected = timeless(find_races_tuned(&program, hb, &config, plain));
+            let got = timeless(find_races_tuned(&program, hb, &config, Tuning::default()));
+            prop_assert_eq!(got, expected);
+        }
+    }
+}
+
+/// `H`'s answers, counting the bounds and tests asked.
+struct Counting<'a, H>(&'a H, std::sync::atomic::AtomicU64);
+
+impl<H: HappensBeforeQuery> Counting<'_, H> {
+    fn count(&self) {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl<H: HappensBeforeQuery> HappensBeforeQuery for Counting<'_, H> {
+    fn ordered(&self, first: (ThreadId, u32), second: (ThreadId, u32)) -> bool {
+        self.count();
+        self.0.ordered(first, second)
+    }
+
+    fn before_bound(&self, second: (ThreadId, u32), other: ThreadId) -> Option<u32> {
+        self.count();
+        self.0.before_bound(second, other)
+    }
+
+    fn chain_key(&self, c: (ThreadId, u32)) -> u32 {
+        self.0.chain_key(c)
+    }
+
+    fn chain_keys(&self, thread: ThreadId) -> Option<&[u32]> {
+        self.0.chain_keys(thread)
+    }
+
+    fn lanes_agree(&self, key: u32, warp: u32) -> bool {
+        self.0.lanes_agree(key, warp)
+    }
+
+    fn ordered_at(&self, first: (ThreadId, u32), second: (ThreadId, u32), key: u32) -> bool {
+        self.count();
+        self.0.ordered_at(first, second, key)
+    }
+
+    fn before_bound_at(&self, second: (ThreadId, u32), key: u32, other: ThreadId) -> Option<u32> {
+        self.count();
+        self.0.before_bound_at(second, key, other)
+    }
+
+    fn epoch(&self, command: (ThreadId, u32), key: u32) -> Option<u32> {
+        self.0.epoch(command, key)
+    }
+}
+
+#[test]
+fn a_warp_copy_pipeline_is_checked_once_per_warp() {
+    // CudaDMA's shape: a producer warp writes a word per lane and trip, a consumer warp
+    // reads it, barriers between (each trip's words: 4 lanes × 2 blocks). The words of one
+    // block are each the one before on the next lanes: one in four is checked.
+    let trips = 6u32;
+    let program = unstepped(8, 4, |t| {
+        let lane = t % 4;
+        let mut out = Vec::new();
+        for k in 0..trips {
+            let buffer = 32 * (k % 2);
+            if t < 4 {
+                out.push(write(buffer + 4 * lane, 4, 0).with_value(1 + (lane % 2) as u16));
+                out.push(write(buffer + 16 + 4 * lane, 4, 1));
+            }
+            out.push(sync_all(2));
+            if t >= 4 {
+                out.push(read(buffer + 4 * lane, 4, 3));
+                out.push(read(buffer + 16 + 4 * lane, 4, 4));
+            }
+            out.push(sync_all(5));
+        }
+        out
+    });
+    let mut program = program;
+    program.values = vec![0x2a, 0x2b];
+    let analysis = barrier_graph::analyze(&program);
+    let hb = analysis.happens_before.as_ref().expect("well synchronized");
+    let config = Config::default();
+    let plain = Tuning {
+        lane_shifts: false,
+        ..Tuning::default()
+    };
+    let every = Counting(hb, 0.into());
+    let expected = timeless(find_races_tuned(&program, &every, &config, plain));
+    let shifts = Counting(hb, 0.into());
+    let got = timeless(find_races_tuned(
+        &program,
+        &shifts,
+        &config,
+        Tuning::default(),
+    ));
+    assert_eq!(got, expected);
+    assert!(got.races.is_empty(), "{got:?}");
+    let (all, some) = (every.1.into_inner(), shifts.1.into_inner());
+    assert!(all > 0 && some * 4 <= all, "{some} queries of {all}");
+}
