@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use weft_program::{AccessKind, Command, CommandView, InstId, Program, ThreadId};
 
+use crate::shift::Lanes;
 use crate::{CHUNK, HappensBeforeQuery};
 
 /// One access's share of one chunk: 16 bytes (the chunk is its list's, [`Chunk::chunk`]).
@@ -174,6 +175,9 @@ pub(crate) struct Chunk {
     pub(crate) entries: Vec<Entry>,
     /// How many chunks it stands for (itself and the repeats after it).
     pub(crate) run: u64,
+    /// Its entries are not collected (`entries` is empty): they are the previous chunk's on
+    /// the next lanes ([`crate::shift`]), each thread one more.
+    pub(crate) shifted: bool,
 }
 
 /// What [`collect_entries`] gathered.
@@ -220,9 +224,10 @@ pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
     program: &Program,
     hb: &H,
     repeats: bool,
+    lanes: &Lanes,
 ) -> Collected {
     let all: Vec<(usize, &[Command])> = actors(program).collect();
-    collect_dense(&all, hb, repeats).unwrap_or_else(|| collect_sparse(&all, hb, repeats))
+    collect_dense(&all, hb, repeats, lanes).unwrap_or_else(|| collect_sparse(&all, hb, repeats))
 }
 
 /// [`collect_entries`] by bucketing; `None` when the address range is sparse (the chunks
@@ -231,6 +236,7 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     all: &[(usize, &[Command])],
     hb: &H,
     repeats: bool,
+    lanes: &Lanes,
 ) -> Option<Collected> {
     // Tensor memory lies far above shared memory (`weft_program::TMEM_BASE`): its chunks are
     // bucketed apart and indexed right after the shared ones (`dense_index`), so a Blackwell
@@ -247,11 +253,19 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     // chunk's bucket, which the second pass then fills without growing it (the doublings
     // cost a reallocation and copy each, and left up to half of each bucket unused).
     let mut cover: [Vec<u32>; 2] = Default::default();
+    // Per region, the accesses of one chunk by lane shifts ([`Lanes::step`]), and their
+    // step in chunks (`u32::MAX`: steps differ): a chunk all of whose accesses are such,
+    // of one step `d`, with as many accesses as the chunk `d` before it, is that chunk on
+    // the next lanes and is not collected ([`Chunk::shifted`]).
+    let shifts = lanes.any();
+    let mut shifted: [Vec<u32>; 2] = Default::default();
+    let mut steps: [Vec<u32>; 2] = Default::default();
     let mut tmem = false;
     // A region whose chunks pass this is sparse (the joined `limit` below is checked too).
     let region_limit = 2 * commands as u64 + (1 << 15) + cells;
     // First pass: the run starts (addresses and lengths only).
-    for &(_, thread) in all {
+    for &(t, thread) in all {
+        let step = lanes.step(t);
         for command in thread {
             let CommandView::Access {
                 addr, len, approx, ..
@@ -282,11 +296,22 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
             if marks.len() < past as usize {
                 marks.resize(past as usize, false);
                 cover[region].resize(past as usize, 0);
+                if shifts {
+                    shifted[region].resize(past as usize, 0);
+                    steps[region].resize(past as usize, 0);
+                }
             }
             let (lo, hi) = ((first - base) as usize, (first + count - base) as usize);
             let diffs = &mut cover[region];
             diffs[lo] = diffs[lo].wrapping_add(1);
             diffs[hi] = diffs[hi].wrapping_sub(1);
+            if let Some(d) = step
+                && count == 1
+            {
+                shifted[region][lo] += 1;
+                let s = &mut steps[region][lo];
+                *s = if *s == 0 || *s == d { d } else { u32::MAX };
+            }
             // The chunks that start runs: all of them, and the one after the last, when
             // repeats are checked too.
             if repeats {
@@ -308,38 +333,90 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     marks.extend_from_slice(&tensor);
     // Each marked chunk's bucket with room for exactly the accesses that cover it (each
     // pushes one entry there).
-    let mut buckets: Vec<Vec<Entry>> = Vec::with_capacity(marks.len());
+    // Each chunk's accesses, from the differences.
+    let mut covering: Vec<u32> = Vec::with_capacity(marks.len());
     for diffs in &cover {
-        let mut covering = 0u32;
-        let marked = marks.get(buckets.len()..).unwrap_or_default();
-        buckets.extend(diffs.iter().zip(marked).map(|(&d, &marked)| {
-            covering = covering.wrapping_add(d);
-            if marked {
-                Vec::with_capacity(covering as usize)
+        let mut n = 0u32;
+        covering.extend(diffs.iter().map(|&d| {
+            n = n.wrapping_add(d);
+            n
+        }));
+    }
+    debug_assert_eq!(covering.len(), marks.len());
+    // The chunks not collected: marked, every access a lane shift's of one step `d`, as
+    // many as in the chunk `d` before, which is the last chunk with accesses before it
+    // (so the check meets the two one after the other).
+    let mut virtual_chunks: Vec<bool> = vec![false; if shifts { marks.len() } else { 0 }];
+    if shifts {
+        for (region, (counts, ds)) in shifted.iter().zip(&steps).enumerate() {
+            let offset = if region == 0 { 0 } else { shared_end };
+            let mut last: Option<usize> = None;
+            for (i, (&n, &d)) in counts.iter().zip(ds).enumerate() {
+                let x = offset + i;
+                if !marks[x] || covering[x] == 0 {
+                    continue;
+                }
+                let before = x.checked_sub(d as usize);
+                virtual_chunks[x] = n == covering[x]
+                    && d != 0
+                    && d != u32::MAX
+                    && before.is_some()
+                    && before == last
+                    && before.is_some_and(|b| covering[b] == n);
+                last = Some(x);
+            }
+        }
+    }
+    let is_virtual = |d: usize| virtual_chunks.get(d).copied().unwrap_or(false);
+    // Each collected chunk's bucket with room for exactly the accesses that cover it (each
+    // pushes one entry there).
+    let buckets_len = marks.len();
+    let mut buckets: Vec<Vec<Entry>> = (0..buckets_len)
+        .map(|d| {
+            if marks[d] && !is_virtual(d) {
+                Vec::with_capacity(covering[d] as usize)
             } else {
                 Vec::new()
             }
-        }));
-    }
-    debug_assert_eq!(buckets.len(), marks.len());
+        })
+        .collect();
     // The (bucket, thread) runs in which a read follows a write of the thread.
     let mut mixed: Vec<(usize, u32)> = Vec::new();
+    // The dense index of a chunk.
+    let dense_index = |first: u64| {
+        if first >= tmem_chunk {
+            shared_end + (first - tmem_chunk) as usize
+        } else {
+            first as usize
+        }
+    };
+    // Whether a lane shift's every access of some bytes lies in one chunk not collected:
+    // then the thread adds no entry, and its accesses are not walked again (31 lanes of
+    // each warp of a copy loop).
+    let uncollected = |thread: &[Command]| {
+        thread.iter().all(|command| match command.view() {
+            CommandView::Access { addr, len, .. } => {
+                let (first, count) = span(addr, len);
+                count == 0 || (count == 1 && is_virtual(dense_index(first)))
+            }
+            _ => true,
+        })
+    };
     // Second pass: each access's entries in the chunks of its span that start runs, in
     // (thread, program index) order.
     for &(t, thread) in all {
+        if shifts && lanes.step(t).is_some() && uncollected(thread) {
+            continue;
+        }
         for_each_access(hb, t, thread, |_, a| {
             if a.count == 0 {
                 return;
             }
-            let d0 = if a.first >= tmem_chunk {
-                shared_end + (a.first - tmem_chunk) as usize
-            } else {
-                a.first as usize
-            };
+            let d0 = dense_index(a.first);
             for k in 0..a.count {
                 let d = d0 + k as usize;
                 // (The first chunk always starts a run.)
-                if !marks[d] {
+                if !marks[d] || is_virtual(d) {
                     continue;
                 }
                 let e = a.entry(k);
@@ -374,7 +451,8 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
         if marks[d] {
             let run = (next - d) as u64;
             next = d;
-            if !bucket.is_empty() {
+            let shifted = is_virtual(d);
+            if !bucket.is_empty() || shifted {
                 // The dense index back to the chunk.
                 let chunk = match d.checked_sub(shared_end) {
                     Some(k) => tmem_chunk + k as u64,
@@ -384,6 +462,7 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
                     chunk: chunk as u32,
                     entries: std::mem::take(bucket),
                     run,
+                    shifted,
                 });
                 words += run;
             }
@@ -451,6 +530,7 @@ fn collect_sparse<H: HappensBeforeQuery + ?Sized>(
             chunk: group[0].0,
             entries: group.iter().map(|&(_, e)| e).collect(),
             run: next - c,
+            shifted: false,
         });
     }
     let words = chunks.iter().map(|c| c.run).sum();

@@ -640,23 +640,28 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
         tuning,
         sides: first_sides(program),
     };
+    let lanes = shift::Lanes::of(program, hb, ctx.shifts_apply());
     let Collected {
         chunks,
         accesses,
         approx_accesses,
         words,
-    } = collect_entries(program, hb, tuning.repeats);
-    let lanes = shift::Lanes::of(program, hb, ctx.shifts_apply() && chunks.len() > 1);
+    } = collect_entries(program, hb, tuning.repeats, &lanes);
     // The runs of chunks that are each the chunk before on other lanes (`shift` module),
     // at most `shift::MAX_RUN` long: the units of the parallel check.
     let mut starts: Vec<usize> = Vec::new();
     if ctx.shifts_apply() && chunks.len() > 1 {
         let follows: Vec<bool> = (0..chunks.len())
             .into_par_iter()
-            .map(|i| i > 0 && ctx.shifted(&chunks[i - 1], &chunks[i], &lanes))
+            .map(|i| {
+                chunks[i].shifted || (i > 0 && ctx.shifted(&chunks[i - 1], &chunks[i], &lanes))
+            })
             .collect();
         for (i, &f) in follows.iter().enumerate() {
-            if !f || starts.last().is_none_or(|&s| i - s >= shift::MAX_RUN) {
+            // A chunk not collected stays with the chunks before it, whose entries it
+            // repeats (a run of them is at most a warp long).
+            let long = starts.last().is_none_or(|&s| i - s >= shift::MAX_RUN);
+            if !f || (long && !chunks[i].shifted) {
                 starts.push(i);
             }
         }
@@ -670,7 +675,15 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
             // The counts of the last chunk checked, if its check found nothing: each later
             // chunk of the run is it on other lanes, and adds them unchecked.
             let mut quiet: Option<shift::Counts> = None;
+            // The last collected chunk's entries, and the chunks not collected since: the
+            // entries of such a chunk are those on as many next lanes.
+            let (mut base, mut lag): (&[Entry], u32) = (&[], 0);
             for chunk in &chunks[starts[g]..end] {
+                if chunk.shifted {
+                    lag += 1;
+                } else {
+                    (base, lag) = (&chunk.entries, 0);
+                }
                 let run = chunk.run;
                 // A run's repeats hold the same accesses: their naive pairs are the first's,
                 // and they stop where it stops.
@@ -680,7 +693,19 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
                     Some(counts) => counts.replay(&mut acc),
                     None => {
                         let counts = shift::Counts::of(&acc);
-                        ctx.check_chunk(chunk.chunk, &chunk.entries, &mut acc);
+                        if lag == 0 {
+                            ctx.check_chunk(chunk.chunk, base, &mut acc);
+                        } else {
+                            let moved: Vec<Entry> = base
+                                .iter()
+                                .map(|&e| {
+                                    let mut moved = e;
+                                    moved.thread += lag;
+                                    moved
+                                })
+                                .collect();
+                            ctx.check_chunk(chunk.chunk, &moved, &mut acc);
+                        }
                         quiet = counts.quiet(shift::Counts::of(&acc), &acc);
                     }
                 }

@@ -32,6 +32,15 @@
 //! ([`Counts::quiet`]) leaves only counts, and the chunks after it that are shifts add the
 //! same counts ([`Counts::replay`]) and are not checked. A word whose check found anything
 //! is checked in full, as every word after it that is not a shift of a quiet one.
+//!
+//! Most such words are not even collected ([`crate::entries`], [`Chunk::shifted`]): the
+//! first pass counts, per word, the one-word accesses of lane shifts (whose lanes agree at
+//! their keys) and their step in words. A word all of whose accesses are such, of one step
+//! `d`, as many as in the word `d` before it, which is the last word with accesses before
+//! it, is that word on the next lanes: each of its accesses is the lane before's moved by
+//! `d` words, and there are no others. It gets no entries (a lane whose every access lies
+//! in such words is not walked again), and its check, when the word before's found
+//! something, runs on that word's entries with each thread one lane on.
 
 use rayon::prelude::*;
 use weft_program::{Command, CommandView, Program, ThreadId};
@@ -99,6 +108,18 @@ impl Lanes {
 
     fn shift(&self, t: u32) -> Option<u32> {
         self.shift.get(t as usize).copied().flatten()
+    }
+
+    /// Whether some thread is a lane shift.
+    pub(crate) fn any(&self) -> bool {
+        self.shift.iter().any(Option::is_some)
+    }
+
+    /// For actor `t`, a lane shift whose lanes agree at its chain keys: the chunks its
+    /// accesses are moved by from the thread before's.
+    pub(crate) fn step(&self, t: usize) -> Option<u32> {
+        let d = self.shift.get(t).copied().flatten()?;
+        (self.agree.get(t).copied().unwrap_or(false)).then_some(d / CHUNK as u32)
     }
 
     fn agree(&self, t: u32) -> bool {
