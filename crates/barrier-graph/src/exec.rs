@@ -60,11 +60,12 @@ pub(crate) struct ExecReplay {
 }
 
 impl ExecReplay {
-    /// Counts the arrivals of every event of `program`.
-    pub(crate) fn new(program: &Program) -> Self {
+    /// Counts the arrivals of every event of `program`, whose commands that are not shared
+    /// accesses are at `syncs` (per thread: execution events are among them).
+    pub(crate) fn new(program: &Program, syncs: &[Vec<u32>]) -> Self {
         let mut r = ExecReplay::default();
-        for t in &program.threads {
-            for c in &t.commands {
+        for (t, at) in program.threads.iter().zip(syncs) {
+            for c in at.iter().filter_map(|&i| t.commands.get(i as usize)) {
                 if let CommandView::Exec { op, event } = c.view() {
                     r.any = true;
                     if op != ExecOp::Wait {

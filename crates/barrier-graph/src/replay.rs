@@ -56,9 +56,9 @@ struct Replayer<'p> {
     program: &'p Program,
     warp_size: u32,
     file: BarrierFile,
-    /// Per thread, the indices of its next commands that are not shared accesses (shared
-    /// accesses synchronize nothing: the replay steps over them).
-    ahead: Vec<Ahead>,
+    /// Per thread, its commands that are not shared accesses and how many it has taken
+    /// (shared accesses synchronize nothing: the replay steps over them).
+    ahead: Ahead,
     cursors: Vec<Cursor>,
     queue: VecDeque<u32>,
     out: Trace,
@@ -67,12 +67,15 @@ struct Replayer<'p> {
     /// completed.
     stamp: Vec<u32>,
     /// Per-warp stamp, `node + 1` when a lane of the warp participates in the node being
-    /// completed (dedups warps without sorting the participants).
-    warp_stamp: Vec<u32>,
+    /// completed (dedups warps without sorting the participants), with the number of its
+    /// lanes that do.
+    warp_stamp: Vec<(u32, u32)>,
     /// Scratch: the warps of the node being completed.
     warps: Vec<u32>,
     /// Per-thread stamp of the lanes of the warp gather being built ([`Self::gathers`]).
     lane_stamp: Vec<u32>,
+    /// Per warp, how many of its lanes have exited.
+    warp_exits: Vec<u32>,
     /// Warp gathers considered so far (the stamp of [`Self::lane_stamp`]).
     gathers: u32,
     /// Scratch: the lanes of one warp registering together ([`Self::register_followers`]).
@@ -97,7 +100,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     let n = program.threads.len();
     let cta = program.num_threads().max(n as u32);
     let warp_size = program.warp_size();
-    let syncs = sync_counts(program);
+    let syncs = sync_positions(program);
     let mut r = Replayer {
         program,
         warp_size,
@@ -108,25 +111,29 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
                 .iter()
                 // Capacity for every barrier and mbarrier command: the registrations of a
                 // thread are pushed one by one, growing would copy them again.
-                .map(|&s| Vec::with_capacity(s))
+                .map(|s| Vec::with_capacity(s.len()))
                 .collect(),
             exit_index: vec![None; n],
             uncounted: Vec::new(),
             violations: Vec::new(),
             stuck: false,
             mbarriers: Default::default(),
-            exec: crate::exec::ExecReplay::new(program),
+            exec: crate::exec::ExecReplay::new(program, &syncs),
         },
         exit_order: Vec::new(),
         stamp: vec![0; n],
-        warp_stamp: vec![0; (n as u32).div_ceil(warp_size) as usize],
+        warp_stamp: vec![(0, 0); (n as u32).div_ceil(warp_size) as usize],
         warps: Vec::new(),
         lane_stamp: vec![0; n],
+        warp_exits: vec![0; (n as u32).div_ceil(warp_size) as usize],
         gathers: 0,
         batch: Vec::new(),
         batching,
         error: false,
-        ahead: (0..n).map(|_| Ahead::default()).collect(),
+        ahead: Ahead {
+            at: syncs,
+            taken: vec![0; n],
+        },
         cursors: vec![Cursor::Ready; n],
         queue: (0..n as u32).collect(),
     };
@@ -144,14 +151,23 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     r.out
 }
 
-/// Per thread, how many of its commands are not shared accesses. One pass over every
-/// command, on two threads for large programs.
-fn sync_counts(program: &Program) -> Vec<usize> {
+/// Per thread, the indices of its commands that are not shared accesses: one pass over
+/// every command before the replay (on two threads for large programs), which the replay
+/// then steps through ([`Ahead`]), sizes the registration lists by, and counts the
+/// execution-event arrivals in ([`crate::exec::ExecReplay::new`]). Before, three passes
+/// read every command: a count, the execution events, and the replay's own scans ahead.
+fn sync_positions(program: &Program) -> Vec<Vec<u32>> {
     const MIN_COMMANDS: usize = 1 << 16;
-    let of = |threads: &[weft_program::ThreadProgram]| -> Vec<usize> {
+    let of = |threads: &[weft_program::ThreadProgram]| -> Vec<Vec<u32>> {
         threads
             .iter()
-            .map(|t| t.commands.iter().filter(|c| !c.is_access()).count())
+            .map(|t| {
+                (0u32..)
+                    .zip(&t.commands)
+                    .filter(|(_, c)| !c.is_access())
+                    .map(|(i, _)| i)
+                    .collect()
+            })
             .collect()
     };
     let threads = &program.threads;
@@ -169,58 +185,31 @@ fn sync_counts(program: &Program) -> Vec<usize> {
     })
 }
 
-/// A thread's next commands that are not shared accesses, found [`AHEAD`] at a time by one
-/// scan over its program: the replay visits threads in barrier order, and one short
-/// sequential scan per thread every few steps reads its commands far faster than a scan at
-/// every step.
-#[derive(Debug, Default)]
+/// Where each thread is in its list of non-access commands ([`sync_positions`]).
 struct Ahead {
-    /// Their indices and the commands (read once, by the scan); `pos` of them are taken.
-    next: Vec<(u32, Command)>,
-    pos: usize,
-    /// Where the next scan starts.
-    from: u32,
+    /// Per thread, the indices of its commands that are not shared accesses.
+    at: Vec<Vec<u32>>,
+    /// Per thread, how many of them it has taken.
+    taken: Vec<u32>,
 }
 
-/// Non-access commands a scan collects.
-const AHEAD: usize = 32;
-
 impl Ahead {
-    /// The next command of `commands` (the thread's program) that is not a shared access
-    /// and its index (the program's length and `None` when none is left).
+    /// Thread `t`'s next command that is not a shared access and its index (the program's
+    /// length and `None` when none is left); `commands` is its program.
     #[inline]
-    fn peek(&mut self, commands: &[Command]) -> (u32, Option<Command>) {
-        if self.pos == self.next.len() {
-            self.scan(commands);
-        }
-        match self.next.get(self.pos) {
-            Some(&(pc, c)) => (pc, Some(c)),
+    fn peek(&self, t: usize, commands: &[Command]) -> (u32, Option<Command>) {
+        match self.at[t].get(self.taken[t] as usize) {
+            Some(&pc) => (pc, commands.get(pc as usize).copied()),
             None => (commands.len() as u32, None),
         }
     }
 
-    /// Collects the next [`AHEAD`] non-access commands.
-    #[inline(never)]
-    fn scan(&mut self, commands: &[Command]) {
-        self.next.clear();
-        self.pos = 0;
-        let mut at = self.from;
-        while let Some(&c) = commands.get(at as usize) {
-            at += 1;
-            if !c.is_access() {
-                self.next.push((at - 1, c));
-                if self.next.len() == AHEAD {
-                    break;
-                }
-            }
-        }
-        self.from = at;
-    }
-
-    /// Takes the command [`Self::peek`] named.
+    /// Thread `t` takes the command [`Self::peek`] named.
     #[inline]
-    fn take(&mut self) {
-        self.pos = (self.pos + 1).min(self.next.len());
+    fn take(&mut self, t: usize) {
+        if (self.taken[t] as usize) < self.at[t].len() {
+            self.taken[t] += 1;
+        }
     }
 }
 
@@ -248,12 +237,13 @@ impl Replayer<'_> {
     /// Thread `t`'s next command that is not a shared access and its index (the program's
     /// length and `None` when none is left).
     fn next_sync(&mut self, t: u32) -> (u32, Option<Command>) {
-        self.ahead[t as usize].peek(&self.program.threads[t as usize].commands)
+        self.ahead
+            .peek(t as usize, &self.program.threads[t as usize].commands)
     }
 
     /// Thread `t` takes the command [`Self::next_sync`] named.
     fn take_sync(&mut self, t: u32) {
-        self.ahead[t as usize].take();
+        self.ahead.take(t as usize);
     }
 
     /// Runs thread `t` until it blocks, exits, ends or errs.
@@ -421,12 +411,12 @@ impl Replayer<'_> {
                 let lane = q.wrapping_sub(first);
                 if lane >= ws
                     || taken & (1 << lane) != 0
-                    || self.cursors[q as usize] != Cursor::Ready
+                    || !matches!(self.cursors[q as usize], Cursor::Ready)
                 {
                     break;
                 }
-                let (pc, next) = self.ahead[q as usize].peek(&threads[q as usize].commands);
-                if next != Some(cmd) {
+                let (pc, next) = self.ahead.peek(q as usize, &threads[q as usize].commands);
+                if !next.is_some_and(|c| c == cmd) {
                     break;
                 }
                 taken |= 1 << lane;
@@ -452,17 +442,12 @@ impl Replayer<'_> {
         self.queue.drain(..followers);
         for q in &lanes[1..=followers] {
             let i = q.thread.index();
-            self.cursors[i] = match cursor {
-                Cursor::Blocked {
-                    key, generation, ..
-                } => Cursor::Blocked {
-                    key,
-                    generation,
-                    command: q.command,
-                },
-                other => other,
-            };
-            self.ahead[i].take();
+            let mut c = cursor;
+            if let Cursor::Blocked { command, .. } = &mut c {
+                *command = q.command;
+            }
+            self.cursors[i] = c;
+            self.ahead.take(i);
         }
         let last = lanes[n.max(1) - 1].thread;
         self.batch = lanes;
@@ -495,13 +480,20 @@ impl Replayer<'_> {
         lanes: Vec<Participant>,
         current: Option<ThreadId>,
     ) {
+        let ws = self.warp_size;
+        let w = lanes[0].thread.0 / ws;
+        // Lanes of an arrive that waited for each other: a gather node (below).
+        let gather = ws > 1 && matches!(key, BarrierKey::Named(_)) && !lanes[0].op.blocks();
+        // When no lane of the warp has exited, the node's id is known before the lanes'
+        // registrations are pushed, which then carry it at once: no second pass.
+        let early = (gather && self.warp_exits.get(w as usize) == Some(&0) && lanes.len() >= 2)
+            .then(|| DynamicBarrierId(self.out.nodes.len() as u32));
         for p in &lanes {
-            self.out.registrations[p.thread.index()].push(Registration::new(
-                p.command,
-                key.into(),
-                generation,
-                p.op,
-            ));
+            let mut r = Registration::new(p.command, key.into(), generation, p.op);
+            if let Some(id) = early {
+                r.set_gather(id);
+            }
+            self.out.registrations[p.thread.index()].push(r);
             let cursor = &mut self.cursors[p.thread.index()];
             if p.op.blocks() {
                 *cursor = Cursor::Blocked {
@@ -516,12 +508,22 @@ impl Replayer<'_> {
                 }
             }
         }
-        let ws = self.warp_size;
-        if ws == 1 || !matches!(key, BarrierKey::Named(_)) || lanes[0].op.blocks() {
+        if !gather {
+            return;
+        }
+        if early.is_some() {
+            // No exited lane to count: the node is the lanes.
+            self.out.nodes.push(DynamicBarrier {
+                key: key.into(),
+                generation,
+                expected: lanes.len() as u32,
+                participants: lanes,
+                exited: Vec::new(),
+                gather: true,
+            });
             return;
         }
         let n = self.program.threads.len() as u32;
-        let w = lanes[0].thread.0 / ws;
         self.gathers = self.gathers.wrapping_add(1);
         if self.gathers == 0 {
             self.lane_stamp.fill(0);
@@ -558,6 +560,12 @@ impl Replayer<'_> {
     }
 
     fn exit(&mut self, thread: ThreadId, index: u32) {
+        if let Some(e) = self
+            .warp_exits
+            .get_mut((thread.0 / self.warp_size) as usize)
+        {
+            *e += 1;
+        }
         self.cursors[thread.index()] = Cursor::Exited;
         self.out.exit_index[thread.index()] = Some(index);
         self.exit_order.push(thread);
@@ -571,21 +579,47 @@ impl Replayer<'_> {
     fn complete(&mut self, c: weft_program::Completion, current: Option<ThreadId>) {
         let id = DynamicBarrierId(self.out.nodes.len() as u32);
         let mark = id.0 + 1;
-        // One pass: the participants' stamps, their registrations' node, and the wake of
-        // the blocked ones in participant order (`counted_exits` reads only the stamps).
+        let ws = self.warp_size;
+        let mut warps = std::mem::take(&mut self.warps);
+        warps.clear();
+        // One pass: the participants' stamps and their warps (each warp with how many of
+        // its lanes take part), their registrations' node, and the wake of the blocked ones
+        // in participant order (`counted_exits` reads only the stamps and the warps).
+        let mut range = 0..0;
+        let mut warp = 0;
         for p in &c.participants {
             let t = p.thread.index();
-            self.stamp[t] = mark;
+            if self.stamp[t] != mark {
+                self.stamp[t] = mark;
+                // The lanes of a warp register together: divide only where the warp
+                // changes.
+                if !range.contains(&p.thread.0) {
+                    warp = p.thread.0 / ws;
+                    range = warp * ws..(warp + 1) * ws;
+                }
+                if let Some(s) = self.warp_stamp.get_mut(warp as usize) {
+                    if s.0 != mark {
+                        *s = (mark, 0);
+                        warps.push(warp);
+                    }
+                    s.1 += 1;
+                }
+            }
             let regs = &mut self.out.registrations[t];
             // The registration is almost always the thread's last (or nearly): look there
             // first, a binary search over a long history misses the cache every step.
-            let near = regs.len().saturating_sub(4);
-            let i = match regs[near..].iter().rposition(|r| r.command == p.command) {
-                Some(k) => Some(near + k),
-                None => regs.binary_search_by_key(&p.command, |r| r.command).ok(),
-            };
-            if let Some(i) = i {
-                regs[i].set_node(id);
+            match regs
+                .iter_mut()
+                .rev()
+                .take(4)
+                .find(|r| r.command == p.command)
+            {
+                Some(r) => r.set_node(id),
+                None => {
+                    if let Ok(i) = regs.binary_search_by_key(&p.command, |r| r.command) {
+                        regs[i].set_node(id);
+                    }
+                }
             }
             let cursor = &mut self.cursors[t];
             if p.op.blocks() && matches!(cursor, Cursor::Blocked { .. }) {
@@ -595,7 +629,8 @@ impl Replayer<'_> {
                 }
             }
         }
-        let exited = self.counted_exits(&c, mark, id);
+        let exited = self.counted_exits(&c, mark, id, &mut warps);
+        self.warps = warps;
         self.out.nodes.push(DynamicBarrier {
             key: c.key.into(),
             generation: c.generation,
@@ -608,12 +643,14 @@ impl Replayer<'_> {
 
     /// The exited threads the state machine counted as registered at this completion (the
     /// PTX rules of [`BarrierFile`]), with their exit indices. Also records the lanes of
-    /// registered warps that were *not* counted (see [`Trace::uncounted`]).
+    /// registered warps that were *not* counted (see [`Trace::uncounted`]). `warps` are the
+    /// warps of the participants, stamped by [`Self::complete`].
     fn counted_exits(
         &mut self,
         c: &weft_program::Completion,
         mark: u32,
         id: DynamicBarrierId,
+        warps: &mut [u32],
     ) -> Vec<(ThreadId, u32)> {
         let ws = self.warp_size;
         let n = self.program.threads.len() as u32;
@@ -632,25 +669,13 @@ impl Replayer<'_> {
         // A counted named barrier stands for whole warps: lanes of a registered warp that
         // neither registered nor were counted as exited must exit after this completion.
         if matches!(c.key, BarrierKey::Named(_)) && !c.all_threads {
-            let mut warps = std::mem::take(&mut self.warps);
-            warps.clear();
-            // The lanes of a warp register together: divide only where the warp changes.
-            let mut range = 0..0;
-            for p in &c.participants {
-                if range.contains(&p.thread.0) {
+            warps.sort_unstable();
+            for &w in warps.iter() {
+                let lanes = (w * ws..((w + 1) * ws).min(n)).len();
+                // Every lane of the warp took part: none is left to look for.
+                if self.warp_stamp[w as usize].1 as usize >= lanes {
                     continue;
                 }
-                let w = p.thread.0 / ws;
-                range = w * ws..(w + 1) * ws;
-                if let Some(s) = self.warp_stamp.get_mut(w as usize) {
-                    if *s != mark {
-                        *s = mark;
-                        warps.push(w);
-                    }
-                }
-            }
-            warps.sort_unstable();
-            for &w in &warps {
                 for t in (w * ws)..((w + 1) * ws).min(n) {
                     let t = ThreadId(t);
                     if self.stamp[t.index()] != mark && c.counted_exits.binary_search(&t).is_err() {
@@ -658,7 +683,6 @@ impl Replayer<'_> {
                     }
                 }
             }
-            self.warps = warps;
         }
         out.sort_unstable();
         out

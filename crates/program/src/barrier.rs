@@ -320,6 +320,26 @@ fn set_bit(set: &mut [u64], i: u32) {
     set[(i / 64) as usize] |= 1 << (i % 64);
 }
 
+/// [`set_bit`] of each of `bits`, one store per run of bits in the same word (the lanes of
+/// a warp that register together are a run of threads).
+fn set_bits(set: &mut [u64], bits: impl Iterator<Item = u32>) {
+    let mut word = u32::MAX;
+    let mut mask = 0u64;
+    for i in bits {
+        if i / 64 != word {
+            if mask != 0 {
+                set[word as usize] |= mask;
+            }
+            word = i / 64;
+            mask = 0;
+        }
+        mask |= 1 << (i % 64);
+    }
+    if mask != 0 {
+        set[word as usize] |= mask;
+    }
+}
+
 /// Lanes of one warp gathering at a barrier operation.
 #[derive(Debug, Clone)]
 struct Gather {
@@ -460,10 +480,13 @@ impl BarrierFile {
             let present = g.lanes.len() as u32 + self.exited_per_warp[warp as usize];
             let lanes_in_warp = (self.cta_threads - warp * self.warp_size).min(self.warp_size);
             let room = lanes_in_warp.saturating_sub(present) as usize;
+            // In the warp: its first thread at most `warp_size - 1` below (no division
+            // per lane).
+            let first = warp * self.warp_size;
             let same = lanes[k..]
                 .iter()
                 .take(room)
-                .take_while(|q| q.thread.0 / self.warp_size == warp && q.op == p.op)
+                .take_while(|q| q.thread.0.wrapping_sub(first) < self.warp_size && q.op == p.op)
                 .count();
             g.lanes.extend_from_slice(&lanes[k..k + same]);
             k += same;
@@ -735,9 +758,7 @@ impl BarrierFile {
             set_bit(&mut open.touched, warp);
             open.exited_counted += exited_in_warp;
         }
-        for p in &lanes {
-            set_bit(&mut open.arrived, p.thread.0);
-        }
+        set_bits(&mut open.arrived, lanes.iter().map(|p| p.thread.0));
         open.participants.extend_from_slice(&lanes);
         let registered = open.registered();
         if registered > open.expected {
