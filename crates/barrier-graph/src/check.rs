@@ -442,6 +442,9 @@ const BLOCK: usize = 256;
 struct Verdict {
     key: NodeKey,
     generation: u32,
+    /// The registration's node ([`Registration::node`], compact): equal nodes mean equal
+    /// keys and generations (see [`Self::answers`]).
+    node: u32,
     command: u32,
     last: Option<DynamicBarrierId>,
     /// The lane it was found for.
@@ -457,6 +460,7 @@ impl Verdict {
     const NONE: Verdict = Verdict {
         key: NodeKey::Exec(u32::MAX),
         generation: 0,
+        node: crate::NO_NODE,
         command: u32::MAX,
         last: None,
         thread: ThreadId(u32::MAX),
@@ -478,6 +482,7 @@ impl Verdict {
         Verdict {
             key: r.key,
             generation: r.generation,
+            node: r.node,
             command: r.command,
             last,
             thread,
@@ -486,22 +491,27 @@ impl Verdict {
         }
     }
 
-    /// The answer for lane `thread`'s `r` after `last`, if this one is it.
+    /// Whether this is the answer for lane `thread`'s `r` after `last` ([`Self::found`]).
     #[inline]
-    fn reuse(
-        &self,
-        r: &Registration,
-        last: Option<DynamicBarrierId>,
-        thread: ThreadId,
-    ) -> Option<Option<(BarrierKey, DynamicBarrierId, bool)>> {
-        let waiter = self.waiter?;
-        (self.command == r.command
-            && self.generation == r.generation
-            && self.key == r.key
+    fn answers(&self, r: &Registration, last: Option<DynamicBarrierId>, thread: ThreadId) -> bool {
+        let Some(waiter) = self.waiter else {
+            return false;
+        };
+        // A completed node is the generation of one barrier: only named and warp barrier
+        // registrations get generation nodes (mbarrier and execution-event registrations
+        // get nodes of their own kinds), each the node of its own key and generation. So
+        // one comparison of nodes stands for the key's and the generation's (a
+        // registration compares them when it has no node).
+        let same_generation = if self.node != crate::NO_NODE {
+            self.node == r.node
+        } else {
+            r.node == crate::NO_NODE && self.generation == r.generation && self.key == r.key
+        };
+        same_generation
+            && self.command == r.command
             && self.last == last
             && waiter != thread
-            && waiter != self.thread)
-            .then_some(self.found)
+            && waiter != self.thread
     }
 }
 
@@ -553,30 +563,26 @@ pub(crate) fn check_recycling(
                         }
                         let skip = r.node().is_none() && replay.stuck;
                         if r.generation > 1 && !skip {
-                            let found = match verdict.reuse(r, *last, t) {
-                                Some(found) => found,
-                                None => {
-                                    let key = r.key.barrier();
-                                    let found =
-                                        key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
-                                    let found = found.map(|(key, n)| {
-                                        // With a waiter this is one table lookup.
-                                        let ok = completes_before(
-                                            hb,
-                                            &nodes[n.index()],
-                                            n,
-                                            completions[n.index()],
-                                            &mut cache,
-                                            (t, r.command),
-                                            *last,
-                                        );
-                                        (key, n, ok)
-                                    });
-                                    *verdict = Verdict::of(r, *last, t, found, &completions);
-                                    found
-                                }
-                            };
-                            if let Some((key, n, false)) = found {
+                            if !verdict.answers(r, *last, t) {
+                                let key = r.key.barrier();
+                                let found =
+                                    key.and_then(|k| Some((k, gens.get(k, r.generation - 1)?)));
+                                let found = found.map(|(key, n)| {
+                                    // With a waiter this is one table lookup.
+                                    let ok = completes_before(
+                                        hb,
+                                        &nodes[n.index()],
+                                        n,
+                                        completions[n.index()],
+                                        &mut cache,
+                                        (t, r.command),
+                                        *last,
+                                    );
+                                    (key, n, ok)
+                                });
+                                *verdict = Verdict::of(r, *last, t, found, &completions);
+                            }
+                            if let Some((key, n, false)) = verdict.found {
                                 let command = CommandRef {
                                     thread: t,
                                     index: r.command,

@@ -223,7 +223,7 @@ pub struct Registration {
 /// The absent node of [`Registration`]'s compact fields. No node has this id: a graph of
 /// `u32::MAX` nodes would need hundreds of GB (each node is tens of bytes), far beyond
 /// the memory budget, and [`Registration::set_node`] checks it.
-const NO_NODE: u32 = u32::MAX;
+pub(crate) const NO_NODE: u32 = u32::MAX;
 
 fn compact(node: DynamicBarrierId) -> u32 {
     assert!(node.0 != NO_NODE, "dynamic barrier id out of range");
