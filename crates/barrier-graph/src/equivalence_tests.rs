@@ -1,12 +1,16 @@
 //! Fast paths against their references.
 //!
 //! - The replay registers the lanes of a warp that follow each other in its queue in one
-//!   call (`replay::Replayer::register_followers`); registering every lane in its own run
-//!   is the reference. Both must give the same trace: nodes, registrations, exits,
-//!   violations.
+//!   call (`replay::Replayer::register_followers`), numbers an arrive's gather node before
+//!   pushing its lanes' registrations when no lane of the warp has exited, and looks for
+//!   uncounted lanes only in warps some lane of which did not take part in a completion;
+//!   registering every lane in its own run, by the general paths, is the reference. Both
+//!   must give the same trace: nodes, registrations, exits, violations.
 //! - The recycling check summarizes, per generation without a waiter and blocking point,
-//!   the commands that point does not order (`check::Unordered`); testing each registration
-//!   and exit of the generation is the reference. Both must report the same violations.
+//!   the commands that point does not order (`check::Unordered`), and a lane takes the
+//!   answer of the lane before it in its warp at the same registration
+//!   (`check::Verdict`); testing each registration and exit of the generation, each lane
+//!   on its own, is the reference. Both must report the same violations.
 //! - [`HappensBefore::ordered_at`] and [`HappensBefore::before_bound_at`] take a command's
 //!   chain key instead of looking it up: they must answer as [`HappensBefore::ordered`] and
 //!   [`HappensBefore::before_bound`].

@@ -65,7 +65,9 @@ impl ExecReplay {
     pub(crate) fn new(program: &Program, syncs: &[Vec<u32>]) -> Self {
         let mut r = ExecReplay::default();
         for (t, at) in program.threads.iter().zip(syncs) {
-            for c in at.iter().filter_map(|&i| t.commands.get(i as usize)) {
+            // Named and warp barriers, the most common, are not decoded.
+            let commands = at.iter().filter_map(|&i| t.commands.get(i as usize));
+            for c in commands.filter(|c| !c.is_sync()) {
                 if let CommandView::Exec { op, event } = c.view() {
                     r.any = true;
                     if op != ExecOp::Wait {

@@ -80,7 +80,8 @@ struct Replayer<'p> {
     gathers: u32,
     /// Scratch: the lanes of one warp registering together ([`Self::register_followers`]).
     batch: Vec<Participant>,
-    /// Whether [`Self::register_followers`] takes the followers (off: the reference).
+    /// Whether [`Self::register_followers`] takes the followers, and the other shortcuts
+    /// for a warp's lanes are taken (off: the reference, every lane on its own).
     batching: bool,
     error: bool,
 }
@@ -90,7 +91,9 @@ pub(crate) fn replay(program: &Program) -> Trace {
 }
 
 /// [`replay`] registering every lane in its own run (the lanes of a warp that follow each
-/// other in the queue are not taken together): the reference the tests compare with.
+/// other in the queue are not taken together), with the general path wherever the replay
+/// has a shortcut for a warp's lanes (an arrive's gather node, the uncounted lanes of a
+/// completion): the reference the tests compare with.
 #[cfg(test)]
 pub(crate) fn replay_one_by_one(program: &Program) -> Trace {
     replay_with(program, false)
@@ -486,14 +489,23 @@ impl Replayer<'_> {
         let gather = ws > 1 && matches!(key, BarrierKey::Named(_)) && !lanes[0].op.blocks();
         // When no lane of the warp has exited, the node's id is known before the lanes'
         // registrations are pushed, which then carry it at once: no second pass.
-        let early = (gather && self.warp_exits.get(w as usize) == Some(&0) && lanes.len() >= 2)
-            .then(|| DynamicBarrierId(self.out.nodes.len() as u32));
+        // (The reference replay takes the general path below.)
+        let early = (self.batching
+            && gather
+            && self.warp_exits.get(w as usize) == Some(&0)
+            && lanes.len() >= 2)
+            .then_some(DynamicBarrierId(self.out.nodes.len() as u32));
+        // The lanes' registrations differ only in their commands and operations.
+        let mut proto = Registration::new(0, key.into(), generation, BarrierOp::Sync);
+        if let Some(id) = early {
+            proto.set_gather(id);
+        }
         for p in &lanes {
-            let mut r = Registration::new(p.command, key.into(), generation, p.op);
-            if let Some(id) = early {
-                r.set_gather(id);
-            }
-            self.out.registrations[p.thread.index()].push(r);
+            self.out.registrations[p.thread.index()].push(Registration {
+                command: p.command,
+                op: p.op,
+                ..proto
+            });
             let cursor = &mut self.cursors[p.thread.index()];
             if p.op.blocks() {
                 *cursor = Cursor::Blocked {
@@ -672,8 +684,9 @@ impl Replayer<'_> {
             warps.sort_unstable();
             for &w in warps.iter() {
                 let lanes = (w * ws..((w + 1) * ws).min(n)).len();
-                // Every lane of the warp took part: none is left to look for.
-                if self.warp_stamp[w as usize].1 as usize >= lanes {
+                // Every lane of the warp took part: none is left to look for (the
+                // reference replay looks).
+                if self.batching && self.warp_stamp[w as usize].1 as usize >= lanes {
                     continue;
                 }
                 for t in (w * ws)..((w + 1) * ws).min(n) {

@@ -482,12 +482,15 @@ impl BarrierFile {
             let room = lanes_in_warp.saturating_sub(present) as usize;
             // In the warp: its first thread at most `warp_size - 1` below (no division
             // per lane).
-            let first = warp * self.warp_size;
-            let same = lanes[k..]
-                .iter()
-                .take(room)
-                .take_while(|q| q.thread.0.wrapping_sub(first) < self.warp_size && q.op == p.op)
-                .count();
+            let (first, ws) = (warp * self.warp_size, self.warp_size);
+            let rest = &lanes[k..];
+            let mut same = 0;
+            while let Some(q) = rest.get(same).filter(|_| same < room) {
+                if q.thread.0.wrapping_sub(first) >= ws || q.op != p.op {
+                    break;
+                }
+                same += 1;
+            }
             g.lanes.extend_from_slice(&lanes[k..k + same]);
             k += same;
         }
@@ -1050,6 +1053,28 @@ mod tests {
         assert_eq!(got, Err(error));
         assert!(events.is_empty());
         assert_eq!(all.open_gathers(), one.open_gathers());
+    }
+
+    /// `set_bits` sets what `set_bit` of each bit sets: runs within a word, runs across
+    /// words, bits out of order and repeated.
+    #[test]
+    fn set_bits_is_set_bit_of_each() {
+        let cases: Vec<Vec<u32>> = vec![
+            vec![],
+            (0..32).collect(),
+            (40..100).collect(),
+            vec![3, 70, 4, 130, 3, 0, 191],
+            (96..128).rev().collect(),
+        ];
+        for bits in cases {
+            let mut one = vec![0u64; 3];
+            for &i in &bits {
+                set_bit(&mut one, i);
+            }
+            let mut all = vec![0u64; 3];
+            set_bits(&mut all, bits.iter().copied());
+            assert_eq!(all, one, "{bits:?}");
+        }
     }
 
     #[test]
