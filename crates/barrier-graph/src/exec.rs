@@ -60,23 +60,43 @@ pub(crate) struct ExecReplay {
 }
 
 impl ExecReplay {
-    /// Counts the arrivals of every event of `program`, whose commands that are not shared
-    /// accesses are at `syncs` (per thread: execution events are among them).
-    pub(crate) fn new(program: &Program, syncs: &[Vec<u32>]) -> Self {
-        let mut r = ExecReplay::default();
-        for (t, at) in program.threads.iter().zip(syncs) {
-            // Named and warp barriers, the most common, are not decoded.
-            let commands = at.iter().filter_map(|&i| t.commands.get(i as usize));
-            for c in commands.filter(|c| !c.is_sync()) {
-                if let CommandView::Exec { op, event } = c.view() {
-                    r.any = true;
-                    if op != ExecOp::Wait {
-                        *r.remaining.entry(event).or_insert(0) += 1;
-                    }
-                }
+    /// The replay's state before the first command, with the arrivals of every event.
+    pub(crate) fn new(arrivals: Arrivals) -> Self {
+        ExecReplay {
+            remaining: arrivals.remaining,
+            any: arrivals.any,
+            ..ExecReplay::default()
+        }
+    }
+}
+
+/// The arrivals (`Arrive` and `Sync` commands) naming each execution event, counted by the
+/// pass over every command before the replay.
+#[derive(Debug, Default)]
+pub(crate) struct Arrivals {
+    /// Per event, its arrivals.
+    remaining: FxHashMap<u32, u32>,
+    /// Whether the program has an execution event at all.
+    any: bool,
+}
+
+impl Arrivals {
+    /// Counts command `c` if it is an arrival.
+    pub(crate) fn count(&mut self, c: &weft_program::Command) {
+        if let CommandView::Exec { op, event } = c.view() {
+            self.any = true;
+            if op != ExecOp::Wait {
+                *self.remaining.entry(event).or_insert(0) += 1;
             }
         }
-        r
+    }
+
+    /// Adds the arrivals `other` counted.
+    pub(crate) fn merge(&mut self, other: Arrivals) {
+        self.any |= other.any;
+        for (event, n) in other.remaining {
+            *self.remaining.entry(event).or_insert(0) += n;
+        }
     }
 }
 

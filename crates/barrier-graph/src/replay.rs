@@ -56,9 +56,9 @@ struct Replayer<'p> {
     program: &'p Program,
     warp_size: u32,
     file: BarrierFile,
-    /// Per thread, its commands that are not shared accesses and how many it has taken
-    /// (shared accesses synchronize nothing: the replay steps over them).
-    ahead: Ahead,
+    /// Per thread, the indices of its next commands that are not shared accesses (shared
+    /// accesses synchronize nothing: the replay steps over them).
+    ahead: Vec<Ahead>,
     cursors: Vec<Cursor>,
     queue: VecDeque<u32>,
     out: Trace,
@@ -103,7 +103,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     let n = program.threads.len();
     let cta = program.num_threads().max(n as u32);
     let warp_size = program.warp_size();
-    let syncs = sync_positions(program);
+    let (syncs, arrivals) = sync_counts(program);
     let mut r = Replayer {
         program,
         warp_size,
@@ -114,14 +114,14 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
                 .iter()
                 // Capacity for every barrier and mbarrier command: the registrations of a
                 // thread are pushed one by one, growing would copy them again.
-                .map(|s| Vec::with_capacity(s.len()))
+                .map(|&s| Vec::with_capacity(s))
                 .collect(),
             exit_index: vec![None; n],
             uncounted: Vec::new(),
             violations: Vec::new(),
             stuck: false,
             mbarriers: Default::default(),
-            exec: crate::exec::ExecReplay::new(program, &syncs),
+            exec: crate::exec::ExecReplay::new(arrivals),
         },
         exit_order: Vec::new(),
         stamp: vec![0; n],
@@ -133,10 +133,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
         batch: Vec::new(),
         batching,
         error: false,
-        ahead: Ahead {
-            at: syncs,
-            taken: vec![0; n],
-        },
+        ahead: (0..n).map(|_| Ahead::default()).collect(),
         cursors: vec![Cursor::Ready; n],
         queue: (0..n as u32).collect(),
     };
@@ -154,24 +151,28 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     r.out
 }
 
-/// Per thread, the indices of its commands that are not shared accesses: one pass over
-/// every command before the replay (on two threads for large programs), which the replay
-/// then steps through ([`Ahead`]), sizes the registration lists by, and counts the
-/// execution-event arrivals in ([`crate::exec::ExecReplay::new`]). Before, three passes
-/// read every command: a count, the execution events, and the replay's own scans ahead.
-fn sync_positions(program: &Program) -> Vec<Vec<u32>> {
+/// Per thread, how many of its commands are not shared accesses, and the arrivals of
+/// every execution event ([`crate::exec::ExecReplay::new`]): one pass over every command,
+/// on two threads for large programs.
+fn sync_counts(program: &Program) -> (Vec<usize>, crate::exec::Arrivals) {
     const MIN_COMMANDS: usize = 1 << 16;
-    let of = |threads: &[weft_program::ThreadProgram]| -> Vec<Vec<u32>> {
-        threads
+    let of = |threads: &[weft_program::ThreadProgram]| {
+        let mut arrivals = crate::exec::Arrivals::default();
+        let counts = threads
             .iter()
             .map(|t| {
-                (0u32..)
-                    .zip(&t.commands)
-                    .filter(|(_, c)| !c.is_access())
-                    .map(|(i, _)| i)
-                    .collect()
+                let mut n = 0;
+                for c in t.commands.iter().filter(|c| !c.is_access()) {
+                    n += 1;
+                    // Named and warp barriers, the most common, are not decoded.
+                    if !c.is_sync() {
+                        arrivals.count(c);
+                    }
+                }
+                n
             })
-            .collect()
+            .collect::<Vec<usize>>();
+        (counts, arrivals)
     };
     let threads = &program.threads;
     if program.num_commands() < MIN_COMMANDS
@@ -182,37 +183,66 @@ fn sync_positions(program: &Program) -> Vec<Vec<u32>> {
     let (a, b) = threads.split_at(threads.len() / 2);
     std::thread::scope(|s| {
         let h = s.spawn(|| of(b));
-        let mut out = of(a);
-        out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        out
+        let (mut counts, mut arrivals) = of(a);
+        let (more, others) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        counts.extend(more);
+        arrivals.merge(others);
+        (counts, arrivals)
     })
 }
 
-/// Where each thread is in its list of non-access commands ([`sync_positions`]).
+/// A thread's next commands that are not shared accesses, found [`AHEAD`] at a time by one
+/// scan over its program: the replay visits threads in barrier order, and one short
+/// sequential scan per thread every few steps reads its commands far faster than a scan at
+/// every step.
+#[derive(Debug, Default)]
 struct Ahead {
-    /// Per thread, the indices of its commands that are not shared accesses.
-    at: Vec<Vec<u32>>,
-    /// Per thread, how many of them it has taken.
-    taken: Vec<u32>,
+    /// Their indices and the commands (read once, by the scan); `pos` of them are taken.
+    next: Vec<(u32, Command)>,
+    pos: usize,
+    /// Where the next scan starts.
+    from: u32,
 }
 
+/// Non-access commands a scan collects.
+const AHEAD: usize = 32;
+
 impl Ahead {
-    /// Thread `t`'s next command that is not a shared access and its index (the program's
-    /// length and `None` when none is left); `commands` is its program.
+    /// The next command of `commands` (the thread's program) that is not a shared access
+    /// and its index (the program's length and `None` when none is left).
     #[inline]
-    fn peek(&self, t: usize, commands: &[Command]) -> (u32, Option<Command>) {
-        match self.at[t].get(self.taken[t] as usize) {
-            Some(&pc) => (pc, commands.get(pc as usize).copied()),
+    fn peek(&mut self, commands: &[Command]) -> (u32, Option<Command>) {
+        if self.pos == self.next.len() {
+            self.scan(commands);
+        }
+        match self.next.get(self.pos) {
+            Some(&(pc, c)) => (pc, Some(c)),
             None => (commands.len() as u32, None),
         }
     }
 
-    /// Thread `t` takes the command [`Self::peek`] named.
-    #[inline]
-    fn take(&mut self, t: usize) {
-        if (self.taken[t] as usize) < self.at[t].len() {
-            self.taken[t] += 1;
+    /// Collects the next [`AHEAD`] non-access commands.
+    #[inline(never)]
+    fn scan(&mut self, commands: &[Command]) {
+        self.next.clear();
+        self.pos = 0;
+        let mut at = self.from;
+        while let Some(&c) = commands.get(at as usize) {
+            at += 1;
+            if !c.is_access() {
+                self.next.push((at - 1, c));
+                if self.next.len() == AHEAD {
+                    break;
+                }
+            }
         }
+        self.from = at;
+    }
+
+    /// Takes the command [`Self::peek`] named.
+    #[inline]
+    fn take(&mut self) {
+        self.pos = (self.pos + 1).min(self.next.len());
     }
 }
 
@@ -240,13 +270,12 @@ impl Replayer<'_> {
     /// Thread `t`'s next command that is not a shared access and its index (the program's
     /// length and `None` when none is left).
     fn next_sync(&mut self, t: u32) -> (u32, Option<Command>) {
-        self.ahead
-            .peek(t as usize, &self.program.threads[t as usize].commands)
+        self.ahead[t as usize].peek(&self.program.threads[t as usize].commands)
     }
 
     /// Thread `t` takes the command [`Self::next_sync`] named.
     fn take_sync(&mut self, t: u32) {
-        self.ahead.take(t as usize);
+        self.ahead[t as usize].take();
     }
 
     /// Runs thread `t` until it blocks, exits, ends or errs.
@@ -418,7 +447,7 @@ impl Replayer<'_> {
                 {
                     break;
                 }
-                let (pc, next) = self.ahead.peek(q as usize, &threads[q as usize].commands);
+                let (pc, next) = self.ahead[q as usize].peek(&threads[q as usize].commands);
                 if !next.is_some_and(|c| c == cmd) {
                     break;
                 }
@@ -450,7 +479,7 @@ impl Replayer<'_> {
                 *command = q.command;
             }
             self.cursors[i] = c;
-            self.ahead.take(i);
+            self.ahead[i].take();
         }
         let last = lanes[n.max(1) - 1].thread;
         self.batch = lanes;
