@@ -332,12 +332,27 @@ impl Machine<'_> {
         if matches!(c.key, weft_program::BarrierKey::Named(_)) {
             self.charge_node();
         }
-        let reds: Vec<usize> = c
-            .participants
-            .iter()
-            .filter(|p| p.op == BarrierOp::Red)
-            .map(|p| p.thread.index())
-            .collect();
+        // Wake the blocking participants, and find in the same pass (a generation of a
+        // CTA-wide barrier is hundreds of them) whether any reduces: rarely, and only then
+        // are they gathered. Waking first is the same: a reduction's results are written
+        // to registers, which the states do not touch.
+        let mut any_red = false;
+        for p in &c.participants {
+            any_red |= p.op == BarrierOp::Red;
+            let th = &mut self.th[p.thread.index()];
+            if p.op.blocks() && th.state == State::BarWait {
+                th.state = State::Run;
+            }
+        }
+        let reds: Vec<usize> = if any_red {
+            c.participants
+                .iter()
+                .filter(|p| p.op == BarrierOp::Red)
+                .map(|p| p.thread.index())
+                .collect()
+        } else {
+            Vec::new()
+        };
         if let Some(&first) = reds.first() {
             let kind = self.th[first].red_kind;
             let mut u = 0;
@@ -357,12 +372,6 @@ impl Machine<'_> {
                 if let Some(d) = self.th[t].wait_dest {
                     self.wr(t, Opnd::Reg(d), if u == 0 { v } else { 0 }, u);
                 }
-            }
-        }
-        for p in &c.participants {
-            let th = &mut self.th[p.thread.index()];
-            if p.op.blocks() && th.state == State::BarWait {
-                th.state = State::Run;
             }
         }
     }

@@ -100,7 +100,7 @@ impl Machine<'_> {
     /// `wb + l`, each with a known, in-bounds and aligned address: `Machine::warp_guards`),
     /// in lane order. Returns false, having done nothing, when the warp-level path does not
     /// apply ([`Machine::warp_access_ok`]).
-    #[inline(always)]
+    #[inline(never)]
     pub(super) fn warp_load(&mut self, wb: usize, active: u32, pc: u32, op: Load) -> bool {
         if !self.warp_access_ok(op.esize) {
             return false;
@@ -133,7 +133,7 @@ impl Machine<'_> {
     /// [`Machine::warp_load`]), in lane order, when every lane stores a known value and runs
     /// under no input-dependent branch (its bytes are then known, and tagged with their
     /// value's id). Returns false, having done nothing, otherwise.
-    #[inline(always)]
+    #[inline(never)]
     pub(super) fn warp_store(&mut self, wb: usize, active: u32, pc: u32, op: Store) -> bool {
         if !self.warp_access_ok(op.esize) {
             return false;
