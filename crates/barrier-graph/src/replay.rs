@@ -443,12 +443,12 @@ impl Replayer<'_> {
                 let lane = q.wrapping_sub(first);
                 if lane >= ws
                     || taken & (1 << lane) != 0
-                    || !matches!(self.cursors[q as usize], Cursor::Ready)
+                    || self.cursors[q as usize] != Cursor::Ready
                 {
                     break;
                 }
                 let (pc, next) = self.ahead[q as usize].peek(&threads[q as usize].commands);
-                if !next.is_some_and(|c| c == cmd) {
+                if next != Some(cmd) {
                     break;
                 }
                 taken |= 1 << lane;

@@ -331,8 +331,6 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     let shared_end = shared.len();
     let mut marks = shared;
     marks.extend_from_slice(&tensor);
-    // Each marked chunk's bucket with room for exactly the accesses that cover it (each
-    // pushes one entry there).
     // Each chunk's accesses, from the differences.
     let mut covering: Vec<u32> = Vec::with_capacity(marks.len());
     for diffs in &cover {
@@ -360,9 +358,7 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
                 virtual_chunks[x] = n == covering[x]
                     && d != 0
                     && d != u32::MAX
-                    && before.is_some()
-                    && before == last
-                    && before.is_some_and(|b| covering[b] == n);
+                    && before.is_some_and(|b| Some(b) == last && covering[b] == n);
                 last = Some(x);
             }
         }
@@ -370,8 +366,7 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     let is_virtual = |d: usize| virtual_chunks.get(d).copied().unwrap_or(false);
     // Each collected chunk's bucket with room for exactly the accesses that cover it (each
     // pushes one entry there).
-    let buckets_len = marks.len();
-    let mut buckets: Vec<Vec<Entry>> = (0..buckets_len)
+    let mut buckets: Vec<Vec<Entry>> = (0..marks.len())
         .map(|d| {
             if marks[d] && !is_virtual(d) {
                 Vec::with_capacity(covering[d] as usize)

@@ -321,14 +321,21 @@ impl Machine<'_> {
         } else {
             tr.high = tr.high.max(lane);
         }
-        tr.wrote |= write;
-        tr.log.push(Logged {
+        self.log(Logged {
             addr,
             len,
             lane,
             write,
             lanes: 0,
         });
+    }
+
+    /// Appends `entry` to the pass's log; a full log is checked at once.
+    #[inline(always)]
+    fn log(&mut self, entry: Logged) {
+        let tr = &mut self.track;
+        tr.wrote |= entry.write;
+        tr.log.push(entry);
         if tr.log.len() >= LOG_MAX {
             tr.flushed = true;
             if tr.check_log() {
@@ -365,20 +372,13 @@ impl Machine<'_> {
         if logged == 0 {
             return;
         }
-        tr.wrote |= write;
-        tr.log.push(Logged {
+        self.log(Logged {
             addr: base.wrapping_add(logged.trailing_zeros() * len),
             len,
             lane: 0,
             write,
             lanes: logged,
         });
-        if tr.log.len() >= LOG_MAX {
-            tr.flushed = true;
-            if tr.check_log() {
-                self.reorder();
-            }
-        }
     }
 
     /// The lock-step order became visible: this run is abandoned and repeated lane by lane.
