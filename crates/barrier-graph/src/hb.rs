@@ -76,10 +76,9 @@ pub struct HappensBefore {
     bound: Vec<u32>,
     /// Bounds of the lanes of warp gathers ([`Row::Gather`]), `warp_size` per gather.
     lanes: Vec<u32>,
-    /// Per command (flat, `offsets[t]..offsets[t+1]`): `1 +` the last node at which the
-    /// thread blocked at or before the command, or [`NO_NODE`].
-    prev: Vec<u32>,
-    offsets: Vec<usize>,
+    /// Per command of each thread: `1 +` the last node at which the thread blocked at or
+    /// before the command, or [`NO_NODE`] ([`Chains`]).
+    chains: Chains,
     /// Warp steps, per thread (empty when not warp-synchronous).
     steps: Vec<Vec<u32>>,
     /// Asynchronous copies, as agents numbered from `threads` on.
@@ -289,9 +288,13 @@ pub(crate) fn edges(
 
 /// Per thread, its chain of blocking nodes: the part of [`HappensBefore`] that needs only
 /// the registrations (built while the graph's edges are collected).
+#[derive(Debug, Clone)]
 pub(crate) struct Chains {
+    /// The keys, thread after thread, except that a thread whose keys are the same as the
+    /// thread before's shares that thread's ([`Self::spans`]).
     prev: Vec<u32>,
-    offsets: Vec<usize>,
+    /// Per thread, its keys' range of [`Self::prev`].
+    spans: Vec<(usize, usize)>,
 }
 
 impl Chains {
@@ -302,34 +305,57 @@ impl Chains {
         memory: bool,
     ) -> Self {
         let n = program.threads.len();
-        let mut offsets = Vec::with_capacity(n + 1);
+        let mut spans = Vec::with_capacity(n);
         let mut prev = Vec::with_capacity(program.num_commands());
+        // The blocking registrations of the thread before and this one's, with their lengths.
+        let (mut before, mut blocking): (Vec<(u32, u32)>, Vec<(u32, u32)>) = Default::default();
+        let mut before_len = usize::MAX;
         for (t, regs) in registrations.iter().enumerate() {
-            let start = prev.len();
-            offsets.push(start);
-            let len = program.threads[t].commands.len();
+            let len = program.threads.get(t).map_or(0, |p| p.commands.len());
             // The thread's blocking registrations `(command, node)` in program order, each
             // written as it comes: runs between blocking commands get the last node. An
             // entry takes effect at the first command at or after it and after every
             // earlier entry (its run starts there and ends where the next one starts).
-            let blocking = regs
-                .iter()
-                .filter(|r| !(memory && r.key.is_exec()))
-                .filter_map(|r| match r.gather() {
-                    Some(g) => Some((r.command, g)),
-                    None if r.op.blocks() => r.node().map(|m| (r.command, m)),
-                    None => None,
-                });
+            blocking.clear();
+            blocking.extend(
+                regs.iter()
+                    .filter(|r| !(memory && r.key.is_exec()))
+                    .filter_map(|r| match r.gather() {
+                        Some(g) => Some((r.command, g.0)),
+                        None if r.op.blocks() => r.node().map(|m| (r.command, m.0)),
+                        None => None,
+                    }),
+            );
+            // The lanes of a warp that ran together block at the same nodes at the same
+            // commands: their keys are the same, written once (a thread's keys are a
+            // function of its length and this list).
+            if let Some(&last) = spans.last()
+                && len == before_len
+                && blocking == before
+            {
+                spans.push(last);
+                continue;
+            }
+            let start = prev.len();
             let (mut from, mut value) = (0usize, NO_NODE);
-            for (c, m) in blocking {
+            for &(c, m) in &blocking {
                 from = from.max(c as usize).min(len);
                 prev.resize(start + from, value);
-                value = m.0 + 1;
+                value = m + 1;
             }
             prev.resize(start + len, value);
+            spans.push((start, prev.len()));
+            std::mem::swap(&mut before, &mut blocking);
+            before_len = len;
         }
-        offsets.push(prev.len());
-        Chains { prev, offsets }
+        Chains { prev, spans }
+    }
+
+    /// The keys of thread `t`.
+    #[inline]
+    fn of(&self, t: usize) -> Option<&[u32]> {
+        let &(start, end) = self.spans.get(t)?;
+        self.prev.get(start..end)
     }
 }
 
@@ -516,7 +542,6 @@ impl HappensBefore {
             }
             rows.push(Row::Dense((start / n.max(1)) as u32));
         }
-        let Chains { prev, offsets } = chains;
         let steps = if program.threads.iter().any(|t| !t.steps.is_empty()) {
             program.threads.iter().map(|t| t.steps.clone()).collect()
         } else {
@@ -528,8 +553,7 @@ impl HappensBefore {
             rows,
             bound,
             lanes,
-            prev,
-            offsets,
+            chains,
             steps,
             agents: Agents::default(),
         }
@@ -641,10 +665,7 @@ impl HappensBefore {
         };
         decided.reset(self.bound.len() / n.max(1));
         for (u, f) in first.iter_mut().enumerate() {
-            let (Some(&start), Some(&end)) = (self.offsets.get(u), self.offsets.get(u + 1)) else {
-                continue;
-            };
-            let Some(row) = self.prev.get(start..end) else {
+            let Some(row) = self.chains.of(u) else {
                 continue;
             };
             let k = row.partition_point(|&m| {
@@ -703,8 +724,8 @@ impl HappensBefore {
 
     /// Commands recorded for thread `t` (0 for an agent or an unknown id).
     fn len_of(&self, t: ThreadId) -> u32 {
-        match (self.offsets.get(t.index()), self.offsets.get(t.index() + 1)) {
-            (Some(&a), Some(&b)) if t.index() < self.threads => (b - a) as u32,
+        match self.chains.of(t.index()) {
+            Some(keys) if t.index() < self.threads => keys.len() as u32,
             _ => 0,
         }
     }
@@ -890,9 +911,7 @@ impl HappensBefore {
         if thread.index() >= self.threads {
             return None;
         }
-        let start = *self.offsets.get(thread.index())?;
-        let end = *self.offsets.get(thread.index() + 1)?;
-        self.prev.get(start..end)
+        self.chains.of(thread.index())
     }
 
     /// Whether every lane of `warp` has the same [`Self::latest_before`] bound at the node a
@@ -1015,10 +1034,7 @@ impl HappensBefore {
     /// The last dynamic barrier at which `thread` blocked (sync, red, warp sync) at or
     /// before command `index` (a blocking command at `index` counts). Constant time.
     pub fn prev_blocking(&self, thread: ThreadId, index: u32) -> Option<DynamicBarrierId> {
-        let start = *self.offsets.get(thread.index())?;
-        let end = *self.offsets.get(thread.index() + 1)?;
-        let k = start.checked_add(index as usize).filter(|&k| k < end)?;
-        key_node(self.prev[k])
+        key_node(*self.chains.of(thread.index())?.get(index as usize)?)
     }
 
     /// The commands of `other` with index `< before_bound(b, other)` happen before `b`
@@ -1056,9 +1072,7 @@ impl HappensBefore {
         // (the first command of each run is the blocking registration), and along the chain
         // `latest_before` is monotone (each node reaches the next): the first command whose
         // last blocking node is ordered after `a` is the first blocking registration that is.
-        let start = *self.offsets.get(other.index())?;
-        let end = *self.offsets.get(other.index() + 1)?;
-        let row = self.prev.get(start..end)?;
+        let row = self.chains.of(other.index())?;
         let k = row.partition_point(|&m| {
             m == NO_NODE || self.latest_before(DynamicBarrierId(m - 1), a.0) <= a.1
         });
