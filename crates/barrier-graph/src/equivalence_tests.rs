@@ -14,6 +14,9 @@
 //! - [`HappensBefore::ordered_at`] and [`HappensBefore::before_bound_at`] take a command's
 //!   chain key instead of looking it up: they must answer as [`HappensBefore::ordered`] and
 //!   [`HappensBefore::before_bound`].
+//! - The lanes whose blocking registrations and lengths are the lane before's share its row
+//!   of chain keys (`hb::Chains`): every thread's keys must be the definition's, its last
+//!   blocking node at or before each command.
 
 use proptest::prelude::*;
 
@@ -119,6 +122,36 @@ fn same_answers(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Each thread's chain keys, shared or not, against the definition: at command `i`, one
+/// more than the last node at which the thread blocked (a blocking registration, or its
+/// warp's gather) at or before `i`; 0 before the first.
+fn same_chain_keys(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
+    let threads = texts.iter().map(|text| thread(text, 0)).collect::<Vec<_>>();
+    let p = program(ws, threads);
+    let Some(hb) = analyze(&p).happens_before else {
+        return Ok(());
+    };
+    let trace = replay(&p);
+    for (t, regs) in trace.registrations.iter().enumerate() {
+        let len = p.threads[t].commands.len();
+        let expected: Vec<u32> = (0..len as u32)
+            .map(|i| {
+                regs.iter()
+                    .filter(|r| r.command <= i)
+                    .filter_map(|r| match r.gather() {
+                        Some(g) => Some(g.0 + 1),
+                        None if r.op.blocks() => r.node().map(|m| m.0 + 1),
+                        None => None,
+                    })
+                    .last()
+                    .unwrap_or(0)
+            })
+            .collect();
+        prop_assert_eq!(hb.chain_keys(ThreadId(t as u32)), Some(&expected[..]));
+    }
+    Ok(())
+}
+
 /// The violations with the recycling check's summaries and with its reference.
 fn same_recycling(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
     let threads = texts.iter().map(|text| thread(text, 0)).collect::<Vec<_>>();
@@ -156,6 +189,18 @@ proptest! {
     #[test]
     fn keyed_queries_answer_as_the_plain_ones(texts in arb_convergent(8, 4, 6)) {
         same_answers(4, &texts)?;
+    }
+
+    /// The shared rows of chain keys, on the same programs (whose lanes mostly run their
+    /// warp's text: many share) and on a partial last warp.
+    #[test]
+    fn shared_chain_keys_are_the_definition(texts in arb_convergent(8, 4, 6)) {
+        same_chain_keys(4, &texts)?;
+    }
+
+    #[test]
+    fn shared_chain_keys_with_a_partial_warp(texts in arb_convergent(20, 8, 5)) {
+        same_chain_keys(8, &texts)?;
     }
 
     /// A partial last warp, warps of eight lanes.
