@@ -51,6 +51,28 @@ pub(super) struct Sources {
     /// The singleton sets of the sources named by an instruction, at
     /// [`by_instruction`]'s index (0: not yet).
     by_inst: Vec<u32>,
+    /// A direct-mapped cache of the singleton sets of sources described by a static text
+    /// ([`by_text`]): `(address, length, id)`, id 0 empty. Every lane of every tensor-core
+    /// instruction asks for "a tensor-core result" (20 M times in FlashAttention-2's
+    /// backward kernel), which hashing the text made one of the emulator's larger costs.
+    by_text: Vec<(usize, usize, u32)>,
+}
+
+/// [`Sources::by_text`]'s entries (a power of two).
+const TEXT_CACHE: usize = 64;
+
+/// The static text that describes `s` (`Other`, `SpecialRegister`), as its address and
+/// length: they determine the text, so equal keys name the same source (equal texts at two
+/// addresses only take two entries).
+fn by_text(s: &ValueSource) -> Option<(usize, usize)> {
+    match *s {
+        ValueSource::Other(text) | ValueSource::SpecialRegister(text) => {
+            // Tagged by kind: the two kinds may describe themselves with one text.
+            let kind = usize::from(matches!(s, ValueSource::Other(_)));
+            Some((text.as_ptr() as usize, (text.len() << 1) | kind))
+        }
+        _ => None,
+    }
 }
 
 /// Where [`Sources::by_inst`] keeps the singleton set of `s`, when an instruction names it.
@@ -163,6 +185,7 @@ impl Sources {
             results: Vec::new(),
             singles: FxHashMap::default(),
             by_inst: Vec::new(),
+            by_text: vec![(0, 0, 0); TEXT_CACHE],
         }
     }
 
@@ -238,6 +261,15 @@ impl Sources {
         {
             return id;
         }
+        let text = by_text(&s);
+        let entry = text.map(|(at, len)| ((at >> 3) ^ len) & (TEXT_CACHE - 1));
+        if let (Some(key), Some(e)) = (text, entry)
+            && let Some(&(at, len, id)) = self.by_text.get(e)
+            && id != 0
+            && (at, len) == key
+        {
+            return id;
+        }
         let id = match self.singles.get(&s) {
             Some(&id) => id,
             None => {
@@ -251,6 +283,11 @@ impl Sources {
                 self.by_inst.resize(k + 1, 0);
             }
             self.by_inst[k] = id;
+        }
+        if let (Some((at, len)), Some(e)) = (text, entry)
+            && let Some(x) = self.by_text.get_mut(e)
+        {
+            *x = (at, len, id);
         }
         id
     }
