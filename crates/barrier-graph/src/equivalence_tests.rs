@@ -3,9 +3,11 @@
 //! - The replay registers the lanes of a warp that follow each other in its queue in one
 //!   call (`replay::Replayer::register_followers`), numbers an arrive's gather node before
 //!   pushing its lanes' registrations when no lane of the warp has exited, and looks for
-//!   uncounted lanes only in warps some lane of which did not take part in a completion;
-//!   registering every lane in its own run, by the general paths, is the reference. Both
-//!   must give the same trace: nodes, registrations, exits, violations.
+//!   uncounted lanes only in warps some lane of which did not take part in a completion,
+//!   and lets the lanes of a warp with the same synchronization commands share one list of
+//!   them (`replay::Lists`); registering every lane in its own run, by the general paths,
+//!   each with its own list, is the reference. Both must give the same trace: nodes,
+//!   registrations, exits, violations, mbarrier and execution-event records.
 //! - The recycling check summarizes, per generation without a waiter and blocking point,
 //!   the commands that point does not order (`check::Unordered`), and a lane takes the
 //!   answer of the lane before it in its warp at the same registration
@@ -46,20 +48,35 @@ fn arb_command(threads: u32, ws: u32) -> impl Strategy<Value = C> {
     ]
 }
 
+/// [`arb_command`], or an mbarrier or execution-event operation (two objects, two events):
+/// the steps of the replay that do not block, or block elsewhere than at a barrier.
+fn arb_command_or_async(threads: u32, ws: u32) -> impl Strategy<Value = C> {
+    let addr = proptest::sample::select(vec![0x100u32, 0x108]);
+    prop_oneof![
+        6 => arb_command(threads, ws),
+        1 => (0..4u8, addr, 1..=8u32).prop_map(|(op, a, v)| C::Mb(op, a, v)),
+        1 => (0..3u8, 0..2u32).prop_map(|(op, e)| C::Ex(op, e)),
+    ]
+}
+
 /// Programs whose lanes mostly run their warp's text (where the replay takes lanes
 /// together), some cut short (an exit part way) or with a command of their own: divergence,
 /// exited lanes and gathers that complete early.
 fn arb_convergent(threads: u32, ws: u32, max_len: usize) -> impl Strategy<Value = Vec<Vec<C>>> {
+    arb_convergent_of(threads, ws, max_len, move || arb_command(threads, ws))
+}
+
+/// [`arb_convergent`] of the commands `command` generates.
+fn arb_convergent_of<S: Strategy<Value = C>>(
+    threads: u32,
+    ws: u32,
+    max_len: usize,
+    command: impl Fn() -> S,
+) -> impl Strategy<Value = Vec<Vec<C>>> {
     let warps = threads.div_ceil(ws) as usize;
     (
-        proptest::collection::vec(
-            proptest::collection::vec(arb_command(threads, ws), 0..=max_len),
-            warps,
-        ),
-        proptest::collection::vec(
-            (0..8u32, 0..=max_len, arb_command(threads, ws)),
-            threads as usize,
-        ),
+        proptest::collection::vec(proptest::collection::vec(command(), 0..=max_len), warps),
+        proptest::collection::vec((0..8u32, 0..=max_len, command()), threads as usize),
     )
         .prop_map(move |(texts, lanes)| {
             lanes
@@ -90,6 +107,40 @@ fn same_trace(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
     prop_assert_eq!(&a.uncounted, &b.uncounted);
     prop_assert_eq!(&a.violations, &b.violations);
     prop_assert_eq!(a.stuck, b.stuck);
+    // The mbarrier and execution-event records, as their debug forms (maps sorted: their
+    // order is the hasher's).
+    let sorted = |m: Vec<String>| {
+        let mut m = m;
+        m.sort();
+        m
+    };
+    let (ma, mb) = (&a.mbarriers, &b.mbarriers);
+    prop_assert_eq!(format!("{:?}", ma.objects), format!("{:?}", mb.objects));
+    prop_assert_eq!(format!("{:?}", ma.waiting), format!("{:?}", mb.waiting));
+    prop_assert_eq!(&ma.edges, &mb.edges);
+    prop_assert_eq!(ma.errors, mb.errors);
+    for (x, y) in [
+        (
+            ma.live.iter().map(|e| format!("{e:?}")).collect(),
+            mb.live.iter().map(|e| format!("{e:?}")).collect(),
+        ),
+        (
+            ma.init_occ.iter().map(|e| format!("{e:?}")).collect(),
+            mb.init_occ.iter().map(|e| format!("{e:?}")).collect(),
+        ),
+        (
+            ma.reported.iter().map(|e| format!("{e:?}")).collect(),
+            mb.reported.iter().map(|e| format!("{e:?}")).collect(),
+        ),
+    ] {
+        prop_assert_eq!(sorted(x), sorted(y));
+    }
+    prop_assert_eq!(
+        format!("{:?}", a.exec.waiting),
+        format!("{:?}", b.exec.waiting)
+    );
+    prop_assert_eq!(&a.exec.edges, &b.exec.edges);
+    prop_assert_eq!(a.exec.any, b.exec.any);
     Ok(())
 }
 
@@ -183,6 +234,24 @@ proptest! {
     #[test]
     fn batched_replay_is_the_one_by_one_replay(texts in arb_convergent(8, 4, 6)) {
         same_trace(4, &texts)?;
+    }
+
+    /// Lanes that run their warp's text share one list of its commands and follow each
+    /// other in registrations (`replay::Lists`); with mbarrier and execution-event steps
+    /// between barriers, lanes that run on alone, lanes that leave the text part way.
+    #[test]
+    fn class_replay_with_mbarriers_and_events(
+        texts in arb_convergent_of(8, 4, 8, || arb_command_or_async(8, 4))
+    ) {
+        same_trace(4, &texts)?;
+    }
+
+    /// The same with warps of eight lanes and a partial last warp.
+    #[test]
+    fn class_replay_with_a_partial_warp(
+        texts in arb_convergent_of(20, 8, 6, || arb_command_or_async(20, 8))
+    ) {
+        same_trace(8, &texts)?;
     }
 
     /// The keyed happens-before queries, on the same programs.

@@ -56,9 +56,12 @@ struct Replayer<'p> {
     program: &'p Program,
     warp_size: u32,
     file: BarrierFile,
-    /// Per thread, the indices of its next commands that are not shared accesses (shared
-    /// accesses synchronize nothing: the replay steps over them).
-    ahead: Vec<Ahead>,
+    /// The commands that are not shared accesses, per class of lanes.
+    lists: Lists,
+    /// Per thread, its place: its class (high half) and how many commands of the class's
+    /// list it has taken (low half). Two lanes at the same place have the same next
+    /// command: one comparison tells.
+    place: Vec<u64>,
     cursors: Vec<Cursor>,
     queue: VecDeque<u32>,
     out: Trace,
@@ -93,7 +96,8 @@ pub(crate) fn replay(program: &Program) -> Trace {
 /// [`replay`] registering every lane in its own run (the lanes of a warp that follow each
 /// other in the queue are not taken together), with the general path wherever the replay
 /// has a shortcut for a warp's lanes (an arrive's gather node, the uncounted lanes of a
-/// completion): the reference the tests compare with.
+/// completion, a list of commands shared by the lanes of a class): the reference the tests
+/// compare with.
 #[cfg(test)]
 pub(crate) fn replay_one_by_one(program: &Program) -> Trace {
     replay_with(program, false)
@@ -103,18 +107,19 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     let n = program.threads.len();
     let cta = program.num_threads().max(n as u32);
     let warp_size = program.warp_size();
-    let (syncs, arrivals) = sync_counts(program);
+    let (lists, arrivals) = sync_lists(program, batching);
     let mut r = Replayer {
         program,
         warp_size,
         file: BarrierFile::new(cta, warp_size),
         out: Trace {
             nodes: Vec::new(),
-            registrations: syncs
+            registrations: lists
+                .class
                 .iter()
                 // Capacity for every barrier and mbarrier command: the registrations of a
                 // thread are pushed one by one, growing would copy them again.
-                .map(|&s| Vec::with_capacity(s))
+                .map(|&k| Vec::with_capacity(lists.lists[k as usize].len()))
                 .collect(),
             exit_index: vec![None; n],
             uncounted: Vec::new(),
@@ -133,7 +138,8 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
         batch: Vec::new(),
         batching,
         error: false,
-        ahead: (0..n).map(|_| Ahead::default()).collect(),
+        place: lists.class.iter().map(|&k| u64::from(k) << 32).collect(),
+        lists,
         cursors: vec![Cursor::Ready; n],
         queue: (0..n as u32).collect(),
     };
@@ -151,28 +157,100 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     r.out
 }
 
-/// Per thread, how many of its commands are not shared accesses, and the arrivals of
-/// every execution event ([`crate::exec::ExecReplay::new`]): one pass over every command,
-/// on two threads for large programs.
-fn sync_counts(program: &Program) -> (Vec<usize>, crate::exec::Arrivals) {
+/// The commands of every thread that are not shared accesses (shared accesses synchronize
+/// nothing: the replay steps over them), with their indices, shared by the lanes of a warp
+/// whose lists are the same: a *class*. The lanes of a warp usually run the same
+/// synchronization commands, so one list (read once, by the pass before the replay) serves
+/// all 32, and a lane's place in it is one number; a lane queued behind a lane of its class
+/// at the same place has the same next command without reading it.
+#[derive(Debug, Default)]
+struct Lists {
+    /// Per class, the commands of its lanes that are not shared accesses and their indices.
+    lists: Vec<Vec<(u32, Command)>>,
+    /// Per thread, its class.
+    class: Vec<u32>,
+}
+
+/// Classes of a warp a lane is compared with before it gets a class of its own (a warp
+/// whose lanes run many different lists is not worth comparing every lane with each).
+const CLASSES_TRIED: usize = 4;
+
+/// The commands of `commands` that are not shared accesses, with their indices.
+fn sync_list(commands: &[Command]) -> Vec<(u32, Command)> {
+    commands
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.is_access())
+        .map(|(i, &c)| (i as u32, c))
+        .collect()
+}
+
+/// Whether the commands of `commands` that are not shared accesses are `list`, index for
+/// index (no list built: the common case of a lane like the first of its warp).
+fn same_list(list: &[(u32, Command)], commands: &[Command]) -> bool {
+    // Each of the list's commands at its index, and no other command that is not an
+    // access: the same commands at the same indices.
+    list.iter()
+        .all(|&(i, c)| commands.get(i as usize) == Some(&c))
+        && sync_count(commands) == list.len()
+}
+
+/// How many of `commands` are not shared accesses: four at a time (this is the pass over
+/// every command of every lane, mostly accesses).
+fn sync_count(commands: &[Command]) -> usize {
+    let mut quads = commands.chunks_exact(4);
+    let mut n = 0;
+    for q in &mut quads {
+        n += usize::from(!q[0].is_access())
+            + usize::from(!q[1].is_access())
+            + usize::from(!q[2].is_access())
+            + usize::from(!q[3].is_access());
+    }
+    n + quads.remainder().iter().filter(|c| !c.is_access()).count()
+}
+
+/// [`Lists`] of `program`, and the arrivals of every execution event
+/// ([`crate::exec::ExecReplay::new`]): one pass over every command, on two threads for
+/// large programs. `share`: lanes of a warp with the same list share one (off: every thread
+/// has its own, the reference the tests compare with).
+fn sync_lists(program: &Program, share: bool) -> (Lists, crate::exec::Arrivals) {
     const MIN_COMMANDS: usize = 1 << 16;
+    let ws = program.warp_size().max(1) as usize;
+    // `threads` starts at a warp's first lane.
     let of = |threads: &[weft_program::ThreadProgram]| {
         let mut arrivals = crate::exec::Arrivals::default();
-        let counts = threads
-            .iter()
-            .map(|t| {
-                let mut n = 0;
-                for c in t.commands.iter().filter(|c| !c.is_access()) {
-                    n += 1;
-                    // Named and warp barriers, the most common, are not decoded.
-                    if !c.is_sync() {
+        let mut out = Lists::default();
+        // Per class, whether its list has commands `arrivals` counts.
+        let mut counted = Vec::new();
+        for warp in threads.chunks(ws) {
+            let first = out.lists.len();
+            for t in warp {
+                let tried = first..out.lists.len().min(first + CLASSES_TRIED);
+                let class = match tried
+                    .filter(|_| share)
+                    .find(|&k| same_list(&out.lists[k], &t.commands))
+                {
+                    Some(k) => k,
+                    None => {
+                        out.lists.push(sync_list(&t.commands));
+                        // Named and warp barriers, the most common, are not decoded.
+                        counted.push(
+                            out.lists[out.lists.len() - 1]
+                                .iter()
+                                .any(|(_, c)| !c.is_sync()),
+                        );
+                        out.lists.len() - 1
+                    }
+                };
+                if counted[class] {
+                    for (_, c) in out.lists[class].iter().filter(|(_, c)| !c.is_sync()) {
                         arrivals.count(c);
                     }
                 }
-                n
-            })
-            .collect::<Vec<usize>>();
-        (counts, arrivals)
+                out.class.push(class as u32);
+            }
+        }
+        (out, arrivals)
     };
     let threads = &program.threads;
     if program.num_commands() < MIN_COMMANDS
@@ -180,70 +258,19 @@ fn sync_counts(program: &Program) -> (Vec<usize>, crate::exec::Arrivals) {
     {
         return of(threads);
     }
-    let (a, b) = threads.split_at(threads.len() / 2);
+    // Split at a warp's first lane: a class is within a warp.
+    let half = (threads.len() / 2).div_ceil(ws) * ws;
+    let (a, b) = threads.split_at(half.min(threads.len()));
     std::thread::scope(|s| {
         let h = s.spawn(|| of(b));
-        let (mut counts, mut arrivals) = of(a);
+        let (mut lists, mut arrivals) = of(a);
         let (more, others) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        counts.extend(more);
+        let base = lists.lists.len() as u32;
+        lists.lists.extend(more.lists);
+        lists.class.extend(more.class.iter().map(|&k| k + base));
         arrivals.merge(others);
-        (counts, arrivals)
+        (lists, arrivals)
     })
-}
-
-/// A thread's next commands that are not shared accesses, found [`AHEAD`] at a time by one
-/// scan over its program: the replay visits threads in barrier order, and one short
-/// sequential scan per thread every few steps reads its commands far faster than a scan at
-/// every step.
-#[derive(Debug, Default)]
-struct Ahead {
-    /// Their indices and the commands (read once, by the scan); `pos` of them are taken.
-    next: Vec<(u32, Command)>,
-    pos: usize,
-    /// Where the next scan starts.
-    from: u32,
-}
-
-/// Non-access commands a scan collects.
-const AHEAD: usize = 32;
-
-impl Ahead {
-    /// The next command of `commands` (the thread's program) that is not a shared access
-    /// and its index (the program's length and `None` when none is left).
-    #[inline]
-    fn peek(&mut self, commands: &[Command]) -> (u32, Option<Command>) {
-        if self.pos == self.next.len() {
-            self.scan(commands);
-        }
-        match self.next.get(self.pos) {
-            Some(&(pc, c)) => (pc, Some(c)),
-            None => (commands.len() as u32, None),
-        }
-    }
-
-    /// Collects the next [`AHEAD`] non-access commands.
-    #[inline(never)]
-    fn scan(&mut self, commands: &[Command]) {
-        self.next.clear();
-        self.pos = 0;
-        let mut at = self.from;
-        while let Some(&c) = commands.get(at as usize) {
-            at += 1;
-            if !c.is_access() {
-                self.next.push((at - 1, c));
-                if self.next.len() == AHEAD {
-                    break;
-                }
-            }
-        }
-        self.from = at;
-    }
-
-    /// Takes the command [`Self::peek`] named.
-    #[inline]
-    fn take(&mut self) {
-        self.pos = (self.pos + 1).min(self.next.len());
-    }
 }
 
 impl Replayer<'_> {
@@ -269,13 +296,18 @@ impl Replayer<'_> {
 
     /// Thread `t`'s next command that is not a shared access and its index (the program's
     /// length and `None` when none is left).
-    fn next_sync(&mut self, t: u32) -> (u32, Option<Command>) {
-        self.ahead[t as usize].peek(&self.program.threads[t as usize].commands)
+    fn next_sync(&self, t: u32) -> (u32, Option<Command>) {
+        let place = self.place[t as usize];
+        let list = &self.lists.lists[(place >> 32) as usize];
+        match list.get(place as u32 as usize) {
+            Some(&(pc, c)) => (pc, Some(c)),
+            None => (self.program.threads[t as usize].commands.len() as u32, None),
+        }
     }
 
     /// Thread `t` takes the command [`Self::next_sync`] named.
     fn take_sync(&mut self, t: u32) {
-        self.ahead[t as usize].take();
+        self.place[t as usize] += 1;
     }
 
     /// Runs thread `t` until it blocks, exits, ends or errs.
@@ -438,7 +470,9 @@ impl Replayer<'_> {
         if self.batching && lanes.len() < missing && ws <= 64 {
             let first = warp * ws;
             let mut taken = 1u64 << (t - first);
-            let threads = &self.program.threads;
+            // The running lane took `cmd`: a lane of its class that has not taken it yet is
+            // at the same command.
+            let place = self.place[t as usize] - 1;
             for &q in self.queue.iter() {
                 let lane = q.wrapping_sub(first);
                 if lane >= ws
@@ -447,10 +481,14 @@ impl Replayer<'_> {
                 {
                     break;
                 }
-                let (pc, next) = self.ahead[q as usize].peek(&threads[q as usize].commands);
-                if next != Some(cmd) {
-                    break;
-                }
+                let pc = if self.place[q as usize] == place {
+                    p.command
+                } else {
+                    match self.next_sync(q) {
+                        (pc, Some(next)) if next == cmd => pc,
+                        _ => break,
+                    }
+                };
                 taken |= 1 << lane;
                 lanes.push(Participant {
                     thread: ThreadId(q),
@@ -479,7 +517,7 @@ impl Replayer<'_> {
                 *command = q.command;
             }
             self.cursors[i] = c;
-            self.ahead[i].take();
+            self.place[i] += 1;
         }
         let last = lanes[n.max(1) - 1].thread;
         self.batch = lanes;
@@ -505,6 +543,9 @@ impl Replayer<'_> {
     /// lanes. Lanes of a non-blocking operation (`bar.arrive`) waited for each other: when
     /// there was more than one lane (or an exited lane completed the gather), that wait
     /// is a gather node of the graph.
+    // Not inlined into `events` (with both this and `complete` inlined there, saxpy512's
+    // replay ran 3 M instructions more).
+    #[inline(never)]
     fn warp_registered(
         &mut self,
         key: BarrierKey,
@@ -617,6 +658,8 @@ impl Replayer<'_> {
     }
 
     /// A generation completed: make it a node, wake its blocked participants.
+    // Not inlined: see `warp_registered`.
+    #[inline(never)]
     fn complete(&mut self, c: weft_program::Completion, current: Option<ThreadId>) {
         let id = DynamicBarrierId(self.out.nodes.len() as u32);
         let mark = id.0 + 1;

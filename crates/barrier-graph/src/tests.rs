@@ -32,6 +32,11 @@ pub(crate) enum C {
     W(u32),
     /// exit.
     X,
+    /// An mbarrier operation on shared address `addr` with value `v`: `op` 0 init, 1
+    /// arrive, 2 wait for parity `v % 2`, 3 inval.
+    Mb(u8, u32, u32),
+    /// An execution-event operation on event `e`: `op` 0 arrive, 1 sync, 2 wait.
+    Ex(u8, u32),
 }
 
 fn cmd(c: C, inst: u32) -> Command {
@@ -48,6 +53,28 @@ fn cmd(c: C, inst: u32) -> Command {
         C::R(a) => Command::access(weft_program::AccessKind::Read, a, 4, false, i),
         C::W(a) => Command::access(weft_program::AccessKind::Write, a, 4, false, i),
         C::X => Command::exit(i),
+        C::Mb(op, addr, v) => {
+            let op = match op {
+                0 => weft_program::MbarrierOp::Init,
+                1 => weft_program::MbarrierOp::Arrive,
+                2 => weft_program::MbarrierOp::WaitParity,
+                _ => weft_program::MbarrierOp::Inval,
+            };
+            let v = if op == weft_program::MbarrierOp::WaitParity {
+                v % 2
+            } else {
+                v
+            };
+            Command::mbarrier(op, addr, v, i)
+        }
+        C::Ex(op, e) => {
+            let op = match op {
+                0 => weft_program::ExecOp::Arrive,
+                1 => weft_program::ExecOp::Sync,
+                _ => weft_program::ExecOp::Wait,
+            };
+            Command::exec(op, e, i)
+        }
     }
 }
 
