@@ -340,11 +340,46 @@ fn set_bits(set: &mut [u64], bits: impl Iterator<Item = u32>) {
     }
 }
 
+/// Bit `thread - first` of each of `lanes`, lanes of the warp whose first thread is
+/// `first`: without a branch per lane. Meaningful when the warp has at most 64 lanes.
+fn lane_bits(first: u32, lanes: &[Participant]) -> u64 {
+    lanes.iter().fold(0, |mask, p| {
+        mask | 1u64.wrapping_shl(p.thread.0.wrapping_sub(first))
+    })
+}
+
+/// Sets bit `first + l` of `set` for each bit `l` of `mask` (lanes of a warp of at most 64
+/// lanes whose first thread is `first`): one word operation, two for a warp that straddles
+/// two words (a warp size that does not divide 64).
+fn set_lane_bits(set: &mut [u64], first: u32, mask: u64) {
+    let word = (first / 64) as usize;
+    let bits = u128::from(mask) << (first % 64);
+    set[word] |= bits as u64;
+    let high = (bits >> 64) as u64;
+    if high != 0 {
+        set[word + 1] |= high;
+    }
+}
+
+/// [`set_bits`] of the threads of `lanes`, lanes of the warp whose first thread is `first`
+/// (`ws` lanes): with [`set_lane_bits`] when the warp has at most 64 lanes.
+fn set_warp_bits(set: &mut [u64], first: u32, ws: u32, lanes: &[Participant]) {
+    let inside = lanes.iter().all(|p| p.thread.0.wrapping_sub(first) < ws);
+    if ws <= 64 && inside {
+        set_lane_bits(set, first, lane_bits(first, lanes));
+    } else {
+        set_bits(set, lanes.iter().map(|p| p.thread.0));
+    }
+}
+
 /// Lanes of one warp gathering at a barrier operation.
 #[derive(Debug, Clone)]
 struct Gather {
     key: GatherKey,
     lanes: Vec<Participant>,
+    /// [`lane_bits`] of `lanes` (kept as they join, so that the warp's arrival bits are
+    /// set at once when it registers); meaningful when the warp has at most 64 lanes.
+    mask: u64,
 }
 
 /// The barrier stored in slot `index` (the inverse of `BarrierFile::slot_index`).
@@ -373,7 +408,17 @@ pub struct BarrierFile {
     /// The thread and warp bitsets of completed generations, cleared, for the next ones
     /// (a loop completes a generation per trip: each allocated both).
     spare: Vec<(Vec<u64>, Vec<u64>)>,
+    /// Emptied lane lists of registered warps ([`BarrierFile::recycle_lanes`]), for the
+    /// next gathers: a loop's warps gather once per trip, each a list.
+    spare_lanes: Vec<Vec<Participant>>,
+    /// Emptied participant lists of completed generations
+    /// ([`BarrierFile::recycle_participants`]), for the next generations.
+    spare_participants: Vec<Vec<Participant>>,
 }
+
+/// Emptied lists kept for reuse at most (more than a CTA's warps ever hold at once would
+/// only keep memory).
+const SPARE_LISTS: usize = 64;
 
 impl BarrierFile {
     /// A fresh CTA: all barriers unconfigured, no thread exited.
@@ -392,6 +437,8 @@ impl BarrierFile {
             slots: vec![Slot::default(); (NUM_NAMED_BARRIERS + warps) as usize],
             gathers: vec![None; warps as usize],
             spare: Vec::new(),
+            spare_lanes: Vec::new(),
+            spare_participants: Vec::new(),
         }
     }
 
@@ -427,7 +474,9 @@ impl BarrierFile {
         aligned: bool,
     ) -> Result<Vec<Event>, SyncError> {
         let warp = self.join(participant, id, count, inst, aligned)?;
-        self.try_register_gather(warp)
+        let mut events = Vec::new();
+        self.try_register_gather(warp, &mut events)?;
+        Ok(events)
     }
 
     /// [`BarrierFile::register`] of each of `lanes` in turn (the same operation, e.g. the
@@ -445,9 +494,9 @@ impl BarrierFile {
     ) -> Result<(), SyncError> {
         let mut k = 0;
         while k < lanes.len() {
-            let (n, result) = self.register_run(&lanes[k..], id, count, inst, aligned);
+            let (n, result) = self.register_run_into(&lanes[k..], id, count, inst, aligned, events);
             k += n;
-            events.extend(result?);
+            result?;
         }
         Ok(())
     }
@@ -465,8 +514,24 @@ impl BarrierFile {
         inst: InstId,
         aligned: bool,
     ) -> (usize, Result<Vec<Event>, SyncError>) {
+        let mut events = Vec::new();
+        let (n, result) = self.register_run_into(lanes, id, count, inst, aligned, &mut events);
+        (n, result.map(|()| events))
+    }
+
+    /// [`BarrierFile::register_run`], appending the events to `events` (nothing at an
+    /// error).
+    fn register_run_into(
+        &mut self,
+        lanes: &[Participant],
+        id: u32,
+        count: BarrierCount,
+        inst: InstId,
+        aligned: bool,
+        events: &mut Vec<Event>,
+    ) -> (usize, Result<(), SyncError>) {
         let Some(&p) = lanes.first() else {
-            return (0, Ok(Vec::new()));
+            return (0, Ok(()));
         };
         let warp = match self.join(p, id, count, inst, aligned) {
             Ok(warp) => warp,
@@ -483,18 +548,27 @@ impl BarrierFile {
             // In the warp: its first thread at most `warp_size - 1` below (no division
             // per lane).
             let (first, ws) = (warp * self.warp_size, self.warp_size);
+            let fits = |q: &Participant| (q.thread.0.wrapping_sub(first) < ws) & (q.op == p.op);
             let rest = &lanes[k..];
-            let mut same = 0;
-            while let Some(q) = rest.get(same).filter(|_| same < room) {
-                if q.thread.0.wrapping_sub(first) >= ws || q.op != p.op {
-                    break;
-                }
-                same += 1;
-            }
-            g.lanes.extend_from_slice(&lanes[k..k + same]);
+            let rest = &rest[..rest.len().min(room)];
+            // The whole run at once, without a branch per lane (the lanes of a warp that
+            // execute the operation together all fit), its lanes' bits in the same pass;
+            // lane by lane up to the first that does not fit otherwise.
+            let (all, mask) = rest.iter().fold((true, 0u64), |(all, mask), q| {
+                let lane = q.thread.0.wrapping_sub(first);
+                (all & fits(q), mask | 1u64.wrapping_shl(lane))
+            });
+            let (same, mask) = if all {
+                (rest.len(), mask)
+            } else {
+                let same = rest.iter().position(|q| !fits(q)).unwrap_or(rest.len());
+                (same, lane_bits(first, &rest[..same]))
+            };
+            g.lanes.extend_from_slice(&rest[..same]);
+            g.mask |= mask;
             k += same;
         }
-        (k, self.try_register_gather(warp))
+        (k, self.try_register_gather(warp, events))
     }
 
     /// The lane joins its warp's gather (the checks of [`BarrierFile::register`] that come
@@ -527,6 +601,7 @@ impl BarrierFile {
             inst: aligned.then_some(inst),
         };
         let warp = self.warp_of(participant.thread);
+        let bit = lane_bits(warp * self.warp_size, &[participant]);
         match &mut self.gathers[warp as usize] {
             Some(g) if g.key != key => {
                 return Err(SyncError::WarpDivergence {
@@ -537,12 +612,23 @@ impl BarrierFile {
                     participant,
                 });
             }
-            Some(g) => g.lanes.push(participant),
+            Some(g) => {
+                g.lanes.push(participant);
+                g.mask |= bit;
+            }
             slot @ None => {
-                // Room for the whole warp: lanes join one at a time.
-                let mut lanes = Vec::with_capacity(self.warp_size.min(64) as usize);
+                // Room for the whole warp (a list given back, or a new one): lanes join
+                // one at a time.
+                let mut lanes = self
+                    .spare_lanes
+                    .pop()
+                    .unwrap_or_else(|| Vec::with_capacity(self.warp_size.min(64) as usize));
                 lanes.push(participant);
-                *slot = Some(Gather { key, lanes })
+                *slot = Some(Gather {
+                    key,
+                    lanes,
+                    mask: bit,
+                })
             }
         }
         Ok(warp)
@@ -566,10 +652,11 @@ impl BarrierFile {
         })
     }
 
-    /// Registers `warp` if every non-exited lane has joined its gather.
-    fn try_register_gather(&mut self, warp: u32) -> Result<Vec<Event>, SyncError> {
+    /// Registers `warp` if every non-exited lane has joined its gather, appending the
+    /// events to `events` (nothing at an error).
+    fn try_register_gather(&mut self, warp: u32, events: &mut Vec<Event>) -> Result<(), SyncError> {
         if !self.gather_complete(warp) {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let Some(g) = self.gathers[warp as usize].take() else {
             unreachable!("checked above")
@@ -580,12 +667,15 @@ impl BarrierFile {
         // generation, even when the count equals the CTA size: PTX releases only the former
         // when the missing threads have exited, so mixing them would make the outcome depend
         // on when threads exit. The mismatch is reported.
+        let mask = (self.warp_size <= 64).then_some(g.mask);
         self.register_unit(
             g.lanes,
+            mask,
             BarrierKey::Named(g.key.id),
             config,
             expected,
             g.key.count == BarrierCount::All,
+            events,
         )
     }
 
@@ -611,9 +701,9 @@ impl BarrierFile {
     ) -> Result<(), SyncError> {
         let mut k = 0;
         while k < lanes.len() {
-            let (n, result) = self.register_warp_run(&lanes[k..], mask);
+            let (n, result) = self.register_warp_run_into(&lanes[k..], mask, events);
             k += n;
-            events.extend(result?);
+            result?;
         }
         Ok(())
     }
@@ -631,8 +721,21 @@ impl BarrierFile {
         lanes: &[Participant],
         mask: u32,
     ) -> (usize, Result<Vec<Event>, SyncError>) {
+        let mut events = Vec::new();
+        let (n, result) = self.register_warp_run_into(lanes, mask, &mut events);
+        (n, result.map(|()| events))
+    }
+
+    /// [`BarrierFile::register_warp_run`], appending the events to `events` (nothing at an
+    /// error).
+    fn register_warp_run_into(
+        &mut self,
+        lanes: &[Participant],
+        mask: u32,
+        events: &mut Vec<Event>,
+    ) -> (usize, Result<(), SyncError>) {
         let Some(&participant) = lanes.first() else {
-            return (0, Ok(Vec::new()));
+            return (0, Ok(()));
         };
         let warp = self.warp_of(participant.thread);
         let key = BarrierKey::Warp(warp);
@@ -683,25 +786,33 @@ impl BarrierFile {
             n += 1;
         }
         let n = n.max(1);
+        let mut unit = self.spare_lanes.pop().unwrap_or_default();
+        unit.extend_from_slice(&lanes[..n]);
         let result = self.register_unit(
-            lanes[..n].to_vec(),
+            unit,
+            None,
             key,
             BarrierConfig::Mask(mask),
             expected,
             false,
+            events,
         );
         (n, result)
     }
 
-    /// Registers `lanes` (non-empty, all of one warp) at once.
+    /// Registers `lanes` (non-empty, all of one warp) at once, appending the events to
+    /// `events` (nothing at an error). `mask`: their [`lane_bits`], when known.
+    #[allow(clippy::too_many_arguments)]
     fn register_unit(
         &mut self,
         lanes: Vec<Participant>,
+        mask: Option<u64>,
         key: BarrierKey,
         config: BarrierConfig,
         expected: u32,
         all: bool,
-    ) -> Result<Vec<Event>, SyncError> {
+        events: &mut Vec<Event>,
+    ) -> Result<(), SyncError> {
         let first_lane = lanes[0];
         let last_lane = lanes[lanes.len() - 1];
         let warp = self.warp_of(first_lane.thread);
@@ -722,18 +833,23 @@ impl BarrierFile {
                     vec![0; self.exited_per_warp.len().div_ceil(64)],
                 )
             });
+            let participants = self
+                .spare_participants
+                .pop()
+                .unwrap_or_else(|| Vec::with_capacity(expected.min(self.cta_threads) as usize));
             self.slots[index].open = Some(Open {
                 config,
                 all,
                 expected,
                 red: first_lane.op == BarrierOp::Red,
-                participants: Vec::with_capacity(expected.min(self.cta_threads) as usize),
+                participants,
                 arrived,
                 touched,
                 exited_counted,
             });
         }
         let exited_in_warp = self.exited_per_warp[warp as usize];
+        let (warp_first, ws) = (warp * self.warp_size, self.warp_size);
         let Some(open) = self.slots[index].open.as_mut() else {
             unreachable!("opened above")
         };
@@ -761,7 +877,10 @@ impl BarrierFile {
             set_bit(&mut open.touched, warp);
             open.exited_counted += exited_in_warp;
         }
-        set_bits(&mut open.arrived, lanes.iter().map(|p| p.thread.0));
+        match mask {
+            Some(mask) => set_lane_bits(&mut open.arrived, warp_first, mask),
+            None => set_warp_bits(&mut open.arrived, warp_first, ws, &lanes),
+        }
         open.participants.extend_from_slice(&lanes);
         let registered = open.registered();
         if registered > open.expected {
@@ -774,15 +893,35 @@ impl BarrierFile {
             });
         }
         let complete = registered == open.expected;
-        let mut events = vec![Event::WarpRegistered {
+        events.push(Event::WarpRegistered {
             key,
             generation,
             lanes,
-        }];
+        });
         if complete {
             events.push(Event::Completed(self.complete(index, key)));
         }
-        Ok(events)
+        Ok(())
+    }
+
+    /// Gives back the lane list of an [`Event::WarpRegistered`] that the caller is done
+    /// with, for a later gather to fill instead of allocating its own (a loop gathers
+    /// each warp once per trip). Optional: a list that is dropped instead is only
+    /// allocated again.
+    pub fn recycle_lanes(&mut self, mut lanes: Vec<Participant>) {
+        if self.spare_lanes.len() < SPARE_LISTS && lanes.capacity() > 0 {
+            lanes.clear();
+            self.spare_lanes.push(lanes);
+        }
+    }
+
+    /// Gives back the participant list of a [`Completion`] that the caller is done with,
+    /// for a later generation (as [`BarrierFile::recycle_lanes`] does for gathers).
+    pub fn recycle_participants(&mut self, mut participants: Vec<Participant>) {
+        if self.spare_participants.len() < SPARE_LISTS && participants.capacity() > 0 {
+            participants.clear();
+            self.spare_participants.push(participants);
+        }
     }
 
     fn exited_lanes_in_mask(&self, warp: u32, mask: u32) -> u32 {
@@ -869,11 +1008,12 @@ impl BarrierFile {
         // that stops it) leaves it.
         if let Some(g) = &mut self.gathers[warp as usize] {
             g.lanes.retain(|p| p.thread != thread);
+            g.mask = lane_bits(warp * self.warp_size, &g.lanes);
             if g.lanes.is_empty() {
                 self.gathers[warp as usize] = None;
             }
         }
-        events.extend(self.try_register_gather(warp)?);
+        self.try_register_gather(warp, &mut events)?;
         Ok(events)
     }
 
@@ -1053,6 +1193,266 @@ mod tests {
         assert_eq!(got, Err(error));
         assert!(events.is_empty());
         assert_eq!(all.open_gathers(), one.open_gathers());
+    }
+
+    /// `set_warp_bits` sets what `set_bit` of each lane's thread sets: full and partial
+    /// warps, warps that straddle two words (a warp size that does not divide 64), warps
+    /// wider than 64 lanes, lanes out of order and repeated, a lane outside the warp.
+    #[test]
+    fn set_warp_bits_is_set_bit_of_each() {
+        for ws in [1u32, 3, 32, 48, 64, 80] {
+            for warp in 0..4u32 {
+                let first = warp * ws;
+                let in_warp: Vec<u32> = (first..first + ws).collect();
+                let cases: Vec<Vec<u32>> = vec![
+                    in_warp.clone(),
+                    in_warp.iter().copied().step_by(2).collect(),
+                    in_warp.iter().rev().copied().collect(),
+                    vec![first, first, first + ws - 1],
+                    vec![first, first + ws],
+                ];
+                for threads in cases {
+                    let ps: Vec<Participant> =
+                        threads.iter().map(|&t| p(t, BarrierOp::Sync)).collect();
+                    let mut one = vec![0u64; 6];
+                    for &t in &threads {
+                        set_bit(&mut one, t);
+                    }
+                    let mut all = vec![0u64; 6];
+                    set_warp_bits(&mut all, first, ws, &ps);
+                    assert_eq!(all, one, "ws {ws} warp {warp} {threads:?}");
+                }
+            }
+        }
+    }
+
+    /// A small deterministic generator (xorshift) for the random sequences below.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u32) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % u64::from(n.max(1))) as u32
+        }
+    }
+
+    /// Everything observable of a file: its open generations and gathers, each barrier's
+    /// completed generations, and its state (the arrival bits, the gathers' lane bits).
+    fn observe(file: &BarrierFile, warps: u32) -> String {
+        let keys = (0..NUM_NAMED_BARRIERS)
+            .map(BarrierKey::Named)
+            .chain((0..warps).map(BarrierKey::Warp));
+        let completed: Vec<u32> = keys.map(|k| file.completed_generations(k)).collect();
+        format!(
+            "{:?} {:?} {completed:?} {:?} {:?}",
+            file.open_generations(),
+            file.open_gathers(),
+            file.slots,
+            file.gathers
+        )
+    }
+
+    /// Checks what the file keeps beside its registrations against them: each open
+    /// generation's arrival bits are its participants' threads, each gather's lane bits
+    /// its lanes'.
+    fn check_bits(file: &BarrierFile, what: &str) {
+        for slot in &file.slots {
+            if let Some(open) = &slot.open {
+                let mut bits = vec![0u64; open.arrived.len()];
+                for p in &open.participants {
+                    set_bit(&mut bits, p.thread.0);
+                }
+                assert_eq!(open.arrived, bits, "{what}: arrival bits");
+            }
+        }
+        if file.warp_size <= 64 {
+            for (w, g) in file.gathers.iter().enumerate() {
+                if let Some(g) = g {
+                    let first = w as u32 * file.warp_size;
+                    let mut mask = 0u64;
+                    for p in &g.lanes {
+                        mask |= 1 << (p.thread.0 - first);
+                    }
+                    assert_eq!(g.mask, mask, "{what}: lane bits of warp {w}");
+                }
+            }
+        }
+    }
+
+    /// Gives the lists of `events` back to `file`, as the emulator does once it has
+    /// applied them.
+    fn give_back(file: &mut BarrierFile, events: Vec<Event>) {
+        for e in events {
+            match e {
+                Event::WarpRegistered { lanes, .. } => file.recycle_lanes(lanes),
+                Event::Completed(c) => file.recycle_participants(c.participants),
+            }
+        }
+    }
+
+    /// `events` with each run of registrations of the same generation merged into one.
+    fn merged(events: Vec<Event>) -> Vec<Event> {
+        let mut out: Vec<Event> = Vec::new();
+        for e in events {
+            if let (
+                Some(Event::WarpRegistered {
+                    key,
+                    generation,
+                    lanes,
+                    ..
+                }),
+                Event::WarpRegistered {
+                    key: k,
+                    generation: g,
+                    lanes: more,
+                },
+            ) = (out.last_mut(), &e)
+                && (*key, *generation) == (*k, *g)
+            {
+                lanes.extend_from_slice(more);
+                continue;
+            }
+            out.push(e);
+        }
+        out
+    }
+
+    /// Registering runs of lanes at once (`register_lanes`, `register_run` as the replay
+    /// calls it, `register_warp_lanes`; the lists of the events given back and reused)
+    /// gives the events, the errors and the state that registering each lane alone gives,
+    /// on random sequences of named-barrier operations (arrive, sync, red; of valid and
+    /// invalid ids and counts; aligned or not), warp barriers and exits, on full and
+    /// partial warps of several sizes, with runs of whole warps, of some of their lanes,
+    /// of lanes out of order, repeated, of two warps or of two operations.
+    #[test]
+    fn runs_register_as_lanes_one_by_one() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for case in 0..4000 {
+            let ws = [1, 3, 4, 32, 32, 48][rng.below(6) as usize];
+            let warps = 1 + rng.below(3);
+            let n = (ws * warps - rng.below(ws.min(3))).max(1);
+            let warps = n.div_ceil(ws);
+            let mut one = BarrierFile::new(n, ws);
+            let mut all = BarrierFile::new(n, ws);
+            for step in 0..rng.below(60) {
+                let what = format!("case {case} step {step} (n {n}, ws {ws})");
+                let t = rng.below(n);
+                if rng.below(8) == 0 {
+                    let expected = one.exit(ThreadId(t));
+                    let got = all.exit(ThreadId(t));
+                    assert_eq!(got, expected, "{what}: exit {t}");
+                    give_back(&mut all, got.unwrap_or_default());
+                    assert_eq!(observe(&all, warps), observe(&one, warps), "{what}");
+                    check_bits(&all, &what);
+                    continue;
+                }
+                // The lanes: most often the non-exited lanes of a warp in order, some of
+                // them, or lanes of another warp, repeated or out of order.
+                let w = t / ws;
+                let lanes_of = |w: u32| (w * ws..((w + 1) * ws).min(n)).map(ThreadId);
+                let mut threads: Vec<ThreadId> = match rng.below(8) {
+                    0 => lanes_of(w).filter(|_| rng.below(2) == 0).collect(),
+                    1 => lanes_of(w).chain(lanes_of((w + 1) % warps)).collect(),
+                    2 => lanes_of(w).rev().collect(),
+                    3 => vec![ThreadId(t), ThreadId(t), ThreadId(rng.below(n))],
+                    _ => lanes_of(w).filter(|&q| !one.has_exited(q)).collect(),
+                };
+                if threads.is_empty() {
+                    threads.push(ThreadId(t));
+                }
+                let ops = [BarrierOp::Arrive, BarrierOp::Sync, BarrierOp::Red];
+                let op = ops[rng.below(3) as usize];
+                let other = ops[rng.below(3) as usize];
+                let mixed = rng.below(6) == 0;
+                let mut ps: Vec<Participant> = threads
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &thread)| Participant {
+                        thread,
+                        command: k as u32,
+                        op: if mixed && k % 5 == 4 { other } else { op },
+                    })
+                    .collect();
+                // One lane at a time, up to the first error.
+                let mut expected = Vec::new();
+                let mut error = None;
+                let mut got = Vec::new();
+                let result;
+                let mut warp_barrier = false;
+                if rng.below(5) == 0 {
+                    // Warp barriers register as syncs.
+                    for q in &mut ps {
+                        q.op = BarrierOp::Sync;
+                    }
+                    let mask = if rng.below(3) == 0 {
+                        rng.below(u32::MAX)
+                    } else {
+                        u32::MAX
+                    };
+                    for &q in &ps {
+                        match one.register_warp(q, mask) {
+                            Ok(e) => expected.extend(e),
+                            Err(e) => {
+                                error = Some(e);
+                                break;
+                            }
+                        }
+                    }
+                    result = all.register_warp_lanes(&ps, mask, &mut got);
+                    // A run of a warp barrier is one registration of its lanes (what the
+                    // single ones return together).
+                    warp_barrier = true;
+                } else {
+                    let id = if rng.below(20) == 0 { 16 } else { rng.below(3) };
+                    let count = match rng.below(4) {
+                        0 => BarrierCount::All,
+                        1 if rng.below(4) == 0 => BarrierCount::Threads(rng.below(n + 2)),
+                        _ => BarrierCount::Threads(ws * (1 + rng.below(warps))),
+                    };
+                    let inst = InstId(rng.below(2));
+                    let aligned = rng.below(2) == 0;
+                    for &q in &ps {
+                        match one.register(q, id, count, inst, aligned) {
+                            Ok(e) => expected.extend(e),
+                            Err(e) => {
+                                error = Some(e);
+                                break;
+                            }
+                        }
+                    }
+                    result = if rng.below(2) == 0 {
+                        all.register_lanes(&ps, id, count, inst, aligned, &mut got)
+                    } else {
+                        // As the replay registers: run by run.
+                        let mut k = 0;
+                        let mut result = Ok(());
+                        while k < ps.len() {
+                            let (taken, r) = all.register_run(&ps[k..], id, count, inst, aligned);
+                            k += taken;
+                            match r {
+                                Ok(e) => got.extend(e),
+                                Err(e) => {
+                                    result = Err(e);
+                                    break;
+                                }
+                            }
+                        }
+                        result
+                    };
+                }
+                assert_eq!(result.err(), error, "{what}: {ps:?}");
+                if warp_barrier {
+                    assert_eq!(merged(got.clone()), merged(expected), "{what}: {ps:?}");
+                } else {
+                    assert_eq!(got, expected, "{what}: {ps:?}");
+                }
+                give_back(&mut all, got);
+                assert_eq!(observe(&all, warps), observe(&one, warps), "{what}");
+                check_bits(&all, &what);
+            }
+        }
     }
 
     /// `set_bits` sets what `set_bit` of each bit sets: runs within a word, runs across

@@ -237,6 +237,14 @@ impl Machine<'_> {
         if u != 0 {
             return false;
         }
+        if group == u32::MAX {
+            // A whole warp: its row compared without a branch per lane.
+            let (vals, unk) = (&self.vals[i..i + LANES], &self.unk[i..i + LANES]);
+            return vals
+                .iter()
+                .zip(unk)
+                .fold(true, |same, (&x, &xu)| same & (x == v) & (xu == 0));
+        }
         let mut same = true;
         each_lane!(group, |l| {
             same &= self.vals[i + l] == v && self.unk[i + l] == 0;
@@ -259,9 +267,10 @@ impl Machine<'_> {
     }
 
     /// The lock-step barrier steps of the lanes of `group` at `pc`: each lane counts its
-    /// step, moves past `pc`, waits and records `cmd` ([`Machine::push_lanes`]). Returns the
-    /// lanes as participants of operation `op`, in lane order (in the `bar_lanes` scratch
-    /// vector, which the caller gives back).
+    /// step, moves past `pc`, waits and records `cmd` (as [`Machine::push`] does, then
+    /// [`Machine::lanes_recorded`] for the group). Returns the lanes as participants of
+    /// operation `op`, in lane order (in the `bar_lanes` scratch vector, which the caller
+    /// gives back).
     fn barrier_steps(
         &mut self,
         wb: usize,
@@ -270,22 +279,32 @@ impl Machine<'_> {
         cmd: Command,
         op: BarrierOp,
     ) -> Vec<Participant> {
+        debug_assert!(!cmd.is_access(), "accesses go through push");
         let mut participants = std::mem::take(&mut self.bar_lanes);
         participants.clear();
-        each_lane!(group, |l| {
-            let th = &mut self.th[wb + l];
-            th.executed += 1;
-            th.pc = pc + 1;
-            th.state = State::BarWait;
-        });
+        participants.reserve(group.count_ones() as usize);
         self.instructions += u64::from(group.count_ones());
-        self.push_lanes(wb, group, cmd, |t, command| {
+        // One pass over the lanes: each lane's state, command list and count of non-access
+        // commands.
+        let next = pc + 1;
+        each_lane!(group, |l| {
+            let t = wb + l;
+            let th = &mut self.th[t];
+            th.executed += 1;
+            th.pc = next;
+            th.state = State::BarWait;
+            let cmds = &mut self.cmds[t];
+            let command = cmds.len() as u32;
+            cmds.push(cmd);
+            let synced = &mut self.coll.synced[t];
+            *synced = synced.wrapping_add(1);
             participants.push(Participant {
                 thread: ThreadId(t as u32),
                 command,
                 op,
-            })
+            });
         });
+        self.lanes_recorded(wb, group, cmd);
         participants
     }
 
@@ -315,12 +334,24 @@ impl Machine<'_> {
         for e in events {
             match e {
                 Event::WarpRegistered { lanes, .. } => {
-                    for p in lanes {
-                        let th = &mut self.th[p.thread.index()];
-                        if !p.op.blocks() && th.state == State::BarWait {
-                            th.state = State::Run;
+                    // The lanes of one registration share its operation (the key of the
+                    // gather holds it; the emulator registers every lane of a warp barrier
+                    // as a sync): a blocking one's lanes wait for the completion, and only
+                    // an arrive's are visited.
+                    debug_assert!(
+                        lanes
+                            .iter()
+                            .all(|p| Some(p.op) == lanes.first().map(|q| q.op))
+                    );
+                    if lanes.first().is_some_and(|p| !p.op.blocks()) {
+                        for p in &lanes {
+                            let th = &mut self.th[p.thread.index()];
+                            if !p.op.blocks() && th.state == State::BarWait {
+                                th.state = State::Run;
+                            }
                         }
                     }
+                    self.bars.recycle_lanes(lanes);
                 }
                 Event::Completed(c) => self.complete(c),
             }
@@ -374,5 +405,6 @@ impl Machine<'_> {
                 }
             }
         }
+        self.bars.recycle_participants(c.participants);
     }
 }

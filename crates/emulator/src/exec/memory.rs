@@ -384,38 +384,29 @@ impl Machine<'_> {
         }
     }
 
-    /// [`Machine::push`] of the command `c`, which is not an access, for each lane of
-    /// `group` (bit `l`: thread `wb + l`) in lane order; `f` gets each lane's thread and
-    /// command index. The memory budget is checked once, after the lanes, when the count
-    /// passed a multiple of 1024 (where `push` checks it): the usage only grows, so every
-    /// stop a lane's check would make this check makes too (in a lock-step pass, a stop
-    /// repeats the run lane by lane).
-    pub(super) fn push_lanes(
-        &mut self,
-        wb: usize,
-        group: u32,
-        c: Command,
-        mut f: impl FnMut(usize, u32),
-    ) {
-        debug_assert!(!c.is_access(), "accesses go through push");
-        let before = self.commands;
-        let mut m = group;
-        let mut last = wb;
-        while m != 0 {
-            let t = wb + m.trailing_zeros() as usize;
-            m &= m - 1;
-            let idx = self.cmds[t].len() as u32;
-            self.cmds[t].push(c);
-            self.coll.synced[t] = self.coll.synced[t].wrapping_add(1);
-            if self.cfg.warp_sync {
-                let w = t / WARP_SIZE as usize;
-                self.steps[t].push(self.warp_step[w]);
-            }
-            self.commands += 1;
-            last = t;
-            f(t, idx);
+    /// What [`Machine::record`] does for each lane of `group` (bit `l`: thread `wb + l`,
+    /// lanes of one warp) once each has appended the non-access command `c` to its list:
+    /// the lanes' warp step under `--warp-sync` (the lanes are of one warp, so of one warp
+    /// step) and the count of commands, for the whole group at once. The memory budget is
+    /// checked once, as at the group's last lane, when the count passed a multiple of 1024
+    /// (where `record` checks it): the usage only grows, so every stop a lane's check
+    /// would make this check makes too (in a lock-step pass, a stop repeats the run lane
+    /// by lane).
+    pub(super) fn lanes_recorded(&mut self, wb: usize, group: u32, c: Command) {
+        debug_assert!(wb % WARP_SIZE as usize == 0, "lanes of one warp");
+        if group == 0 {
+            return;
         }
+        if self.cfg.warp_sync {
+            let step = self.warp_step[wb / WARP_SIZE as usize];
+            each_lane!(group, |l| {
+                self.steps[wb + l].push(step);
+            });
+        }
+        let before = self.commands;
+        self.commands += u64::from(group.count_ones());
         if self.commands / 1024 != before / 1024 {
+            let last = wb + (31 - group.leading_zeros()) as usize;
             self.check_memory(last, c.inst().0);
         }
     }

@@ -2,7 +2,8 @@
 //! straight-line integer code (comparisons of every kind, signed and unsigned, divisions by
 //! zero among them), shared stores and loads (racy ones too; of 1, 2, 4 and 8
 //! bytes, signed, guarded, of known and unknown values, with and without value terms),
-//! branches on the lane and thread index, uniform loops, early exits, barriers, shuffles
+//! branches on the lane and thread index, uniform loops, early exits, barriers (for all
+//! threads and counted, arrives and syncs), shuffles
 //! (with and without a predicate result, some from lanes out of range or inactive, some of
 //! an unknown parameter), votes and `activemask`, with and without `--warp-sync`, on full
 //! and partial warps.
@@ -26,7 +27,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..42, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..44, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -68,6 +69,11 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                     17 => format!("and.b32 %r{a}, %r1, {};", imm % 64),
                     18 if top => "bar.sync 0;".to_string(),
                     19 if top => "bar.warp.sync -1;".to_string(),
+                    // Counted barriers: arrives that release their warp at once, syncs that
+                    // wait for the count (of one to three warps; more than the CTA is an
+                    // error), on warps of which some lanes exited.
+                    42 if top => format!("bar.arrive 1, {};", 32 * (1 + imm % 3)),
+                    43 if top => format!("bar.sync 1, {};", 32 * (1 + imm % 3)),
                     20 => format!("setp.eq.u32 %p{p}, %r1, {};", imm % 80),
                     21 => format!("@%p{p} exit;"),
                     22 => format!("redux.sync.add.u32 %r{a}, %r{b}, -1;"),
