@@ -786,8 +786,13 @@ impl BarrierFile {
             n += 1;
         }
         let n = n.max(1);
-        let mut unit = self.spare_lanes.pop().unwrap_or_default();
-        unit.extend_from_slice(&lanes[..n]);
+        let unit = match self.spare_lanes.pop() {
+            Some(mut unit) => {
+                unit.extend_from_slice(&lanes[..n]);
+                unit
+            }
+            None => lanes[..n].to_vec(),
+        };
         let result = self.register_unit(
             unit,
             None,
@@ -893,13 +898,21 @@ impl BarrierFile {
             });
         }
         let complete = registered == open.expected;
-        events.push(Event::WarpRegistered {
+        let unit = Event::WarpRegistered {
             key,
             generation,
             lanes,
-        });
-        if complete {
-            events.push(Event::Completed(self.complete(index, key)));
+        };
+        let done = complete.then(|| Event::Completed(self.complete(index, key)));
+        if events.capacity() == 0 {
+            // A new list (the callers that return one): allocated once, at its size.
+            *events = match done {
+                Some(done) => vec![unit, done],
+                None => vec![unit],
+            };
+        } else {
+            events.push(unit);
+            events.extend(done);
         }
         Ok(())
     }

@@ -238,12 +238,14 @@ impl Machine<'_> {
             return false;
         }
         if group == u32::MAX {
-            // A whole warp: its row compared without a branch per lane.
+            // A whole warp: its row compared without a branch per lane (an OR of the
+            // differences, which the compiler vectorizes).
             let (vals, unk) = (&self.vals[i..i + LANES], &self.unk[i..i + LANES]);
-            return vals
+            let differ = vals
                 .iter()
                 .zip(unk)
-                .fold(true, |same, (&x, &xu)| same & (x == v) & (xu == 0));
+                .fold(0, |d, (&x, &xu)| d | (x ^ v) | u64::from(xu));
+            return differ == 0;
         }
         let mut same = true;
         each_lane!(group, |l| {
