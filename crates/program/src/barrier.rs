@@ -348,9 +348,9 @@ fn lane_bits(first: u32, lanes: &[Participant]) -> u64 {
     })
 }
 
-/// Sets bit `first + l` of `set` for each bit `l` of `mask` (lanes of a warp of at most 64
-/// lanes whose first thread is `first`): one word operation, two for a warp that straddles
-/// two words (a warp size that does not divide 64).
+/// Sets bit `first + l` of `set` for each bit `l` of `mask` (lanes within 64 of the first
+/// thread `first` of their warp): one word operation, two for lanes that straddle two
+/// words (a warp size that does not divide 64).
 fn set_lane_bits(set: &mut [u64], first: u32, mask: u64) {
     let word = (first / 64) as usize;
     let bits = u128::from(mask) << (first % 64);
@@ -358,17 +358,6 @@ fn set_lane_bits(set: &mut [u64], first: u32, mask: u64) {
     let high = (bits >> 64) as u64;
     if high != 0 {
         set[word + 1] |= high;
-    }
-}
-
-/// [`set_bits`] of the threads of `lanes`, lanes of the warp whose first thread is `first`
-/// (`ws` lanes): with [`set_lane_bits`] when the warp has at most 64 lanes.
-fn set_warp_bits(set: &mut [u64], first: u32, ws: u32, lanes: &[Participant]) {
-    let inside = lanes.iter().all(|p| p.thread.0.wrapping_sub(first) < ws);
-    if ws <= 64 && inside {
-        set_lane_bits(set, first, lane_bits(first, lanes));
-    } else {
-        set_bits(set, lanes.iter().map(|p| p.thread.0));
     }
 }
 
@@ -785,6 +774,9 @@ impl BarrierFile {
             room -= 1;
             n += 1;
         }
+        // The lanes' bits: those the loop took, or the first lane alone (a lane of the
+        // warp below 32, checked above).
+        let bits = if n == 0 { 1 << lane } else { u64::from(seen) };
         let n = n.max(1);
         let unit = match self.spare_lanes.pop() {
             Some(mut unit) => {
@@ -795,7 +787,7 @@ impl BarrierFile {
         };
         let result = self.register_unit(
             unit,
-            None,
+            Some(bits),
             key,
             BarrierConfig::Mask(mask),
             expected,
@@ -806,7 +798,8 @@ impl BarrierFile {
     }
 
     /// Registers `lanes` (non-empty, all of one warp) at once, appending the events to
-    /// `events` (nothing at an error). `mask`: their [`lane_bits`], when known.
+    /// `events` (nothing at an error). `mask`: their [`lane_bits`], when the lanes are
+    /// within 64 of the warp's first (else each lane's bit is set).
     #[allow(clippy::too_many_arguments)]
     fn register_unit(
         &mut self,
@@ -854,7 +847,7 @@ impl BarrierFile {
             });
         }
         let exited_in_warp = self.exited_per_warp[warp as usize];
-        let (warp_first, ws) = (warp * self.warp_size, self.warp_size);
+        let warp_first = warp * self.warp_size;
         let Some(open) = self.slots[index].open.as_mut() else {
             unreachable!("opened above")
         };
@@ -884,7 +877,7 @@ impl BarrierFile {
         }
         match mask {
             Some(mask) => set_lane_bits(&mut open.arrived, warp_first, mask),
-            None => set_warp_bits(&mut open.arrived, warp_first, ws, &lanes),
+            None => set_bits(&mut open.arrived, lanes.iter().map(|p| p.thread.0)),
         }
         open.participants.extend_from_slice(&lanes);
         let registered = open.registered();
@@ -1208,12 +1201,12 @@ mod tests {
         assert_eq!(all.open_gathers(), one.open_gathers());
     }
 
-    /// `set_warp_bits` sets what `set_bit` of each lane's thread sets: full and partial
-    /// warps, warps that straddle two words (a warp size that does not divide 64), warps
-    /// wider than 64 lanes, lanes out of order and repeated, a lane outside the warp.
+    /// `set_lane_bits` of `lane_bits` sets what `set_bit` of each lane's thread sets: full
+    /// and partial warps, warps that straddle two words (a warp size that does not divide
+    /// 64), lanes out of order and repeated.
     #[test]
-    fn set_warp_bits_is_set_bit_of_each() {
-        for ws in [1u32, 3, 32, 48, 64, 80] {
+    fn lane_bits_set_what_set_bit_of_each_sets() {
+        for ws in [1u32, 3, 32, 48, 64] {
             for warp in 0..4u32 {
                 let first = warp * ws;
                 let in_warp: Vec<u32> = (first..first + ws).collect();
@@ -1222,7 +1215,6 @@ mod tests {
                     in_warp.iter().copied().step_by(2).collect(),
                     in_warp.iter().rev().copied().collect(),
                     vec![first, first, first + ws - 1],
-                    vec![first, first + ws],
                 ];
                 for threads in cases {
                     let ps: Vec<Participant> =
@@ -1232,7 +1224,7 @@ mod tests {
                         set_bit(&mut one, t);
                     }
                     let mut all = vec![0u64; 6];
-                    set_warp_bits(&mut all, first, ws, &ps);
+                    set_lane_bits(&mut all, first, lane_bits(first, &ps));
                     assert_eq!(all, one, "ws {ws} warp {warp} {threads:?}");
                 }
             }
