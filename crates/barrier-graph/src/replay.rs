@@ -591,6 +591,8 @@ impl Replayer<'_> {
             }
         }
         if !gather {
+            // The list goes back to the barrier file, for a later gather to fill.
+            self.file.recycle_lanes(lanes);
             return;
         }
         if early.is_some() {
@@ -623,6 +625,7 @@ impl Replayer<'_> {
             .filter_map(|t| self.out.exit_index[t.index()].map(|e| (t, e)))
             .collect();
         if lanes.len() + exited.len() < 2 {
+            self.file.recycle_lanes(lanes);
             return;
         }
         let id = DynamicBarrierId(self.out.nodes.len() as u32);
