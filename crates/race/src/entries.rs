@@ -9,7 +9,7 @@ use crate::shift::Lanes;
 use crate::{CHUNK, HappensBeforeQuery};
 
 /// One access's share of one chunk: 16 bytes (the chunk is its list's, [`Chunk::chunk`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Entry {
     pub(crate) thread: u32,
     pub(crate) index: u32,
@@ -170,6 +170,7 @@ fn for_each_access<H: HappensBeforeQuery + ?Sized>(
 }
 
 /// One chunk checked: its entries, ordered by (thread, reads before writes, program index).
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Chunk {
     pub(crate) chunk: u32,
     pub(crate) entries: Vec<Entry>,
@@ -181,6 +182,7 @@ pub(crate) struct Chunk {
 }
 
 /// What [`collect_entries`] gathered.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Collected {
     /// The chunks checked, in chunk order.
     pub(crate) chunks: Vec<Chunk>,
@@ -217,17 +219,195 @@ fn run_starts(addr: u32, len: u32) -> [u64; 2] {
 /// reads or only writes a word). An address range sparse beyond twice the commands falls back
 /// to sorting the run starts and the entries.
 ///
-/// With `repeats` false every chunk is checked (the property tests' reference). (Called
+/// With `repeats` false every chunk is checked (the property tests' reference); with
+/// `followers` false every thread's commands are read (the same). (Called
 /// once; kept out of line so that profiles tell it from the merges.)
 #[inline(never)]
 pub(crate) fn collect_entries<H: HappensBeforeQuery + ?Sized>(
     program: &Program,
     hb: &H,
     repeats: bool,
+    followers: bool,
     lanes: &Lanes,
 ) -> Collected {
     let all: Vec<(usize, &[Command])> = actors(program).collect();
-    collect_dense(&all, hb, repeats, lanes).unwrap_or_else(|| collect_sparse(&all, hb, repeats))
+    collect_dense(&all, hb, repeats, followers, lanes)
+        .unwrap_or_else(|| collect_sparse(&all, hb, repeats))
+}
+
+/// The first pass's tallies of [`collect_dense`], per region (shared, tensor memory),
+/// indexed from the region's first chunk.
+struct Tally {
+    /// Whether repeats are passed over ([`run_starts`]).
+    repeats: bool,
+    /// Whether some thread is a lane shift.
+    shifts: bool,
+    /// The first chunk of tensor memory.
+    tmem_chunk: u64,
+    /// A region whose chunks pass this is sparse.
+    region_limit: u64,
+    /// The run-start marks.
+    regions: [Vec<bool>; 2],
+    /// The accesses that cover each chunk, as differences (+1 at an access's first chunk,
+    /// -1 past its last, wrapping): summed, the exact size of each marked chunk's bucket,
+    /// which the second pass then fills without growing it (the doublings cost a
+    /// reallocation and copy each, and left up to half of each bucket unused).
+    cover: [Vec<u32>; 2],
+    /// The accesses of one chunk by lane shifts ([`Lanes::step`]), and their step in chunks
+    /// (`u32::MAX`: steps differ): a chunk all of whose accesses are such, of one step `d`,
+    /// with as many accesses as the chunk `d` before it, is that chunk on the next lanes
+    /// and is not collected ([`Chunk::shifted`]).
+    shifted: [Vec<u32>; 2],
+    steps: [Vec<u32>; 2],
+    /// Whether some access lies in tensor memory.
+    tmem: bool,
+}
+
+/// Meets a chunk's step so far (0: none yet) with a lane shift's step `d`: `u32::MAX` once
+/// two differ.
+#[inline]
+fn meet(step: &mut u32, d: u32) {
+    *step = if *step == 0 || *step == d {
+        d
+    } else {
+        u32::MAX
+    };
+}
+
+/// Calls `f` on `m` elements of `slice` from `from`, `s > 0` apart (in one loop over a
+/// slice when they are adjacent, which the compiler vectorizes).
+#[inline]
+fn strided<T>(slice: &mut [T], from: usize, s: usize, m: usize, f: impl FnMut(&mut T)) {
+    if s == 1 {
+        slice[from..from + m].iter_mut().for_each(f);
+    } else {
+        slice[from..].iter_mut().step_by(s).take(m).for_each(f);
+    }
+}
+
+impl Tally {
+    /// Notes an access of `count > 0` chunks from `first`, by a lane shift of `step` chunks
+    /// if `step` is some; `None` when its region turns sparse. (The notes of a program's
+    /// accesses may come in any order: each adds to counts, sets marks or meets steps.)
+    #[inline]
+    fn note(&mut self, first: u64, count: u64, step: Option<u32>) -> Option<()> {
+        // Shared accesses end below tensor memory (the emulator keeps them there), so an
+        // access lies in one region.
+        let (region, base) = if first >= self.tmem_chunk {
+            self.tmem = true;
+            (1, self.tmem_chunk)
+        } else {
+            (0, 0)
+        };
+        let marks = &mut self.regions[region];
+        // One past the chunk after the access's last (a run start).
+        let past = first + count + 1 - base;
+        if past > self.region_limit {
+            return None;
+        }
+        if marks.len() < past as usize {
+            marks.resize(past as usize, false);
+            self.cover[region].resize(past as usize, 0);
+            if self.shifts {
+                self.shifted[region].resize(past as usize, 0);
+                self.steps[region].resize(past as usize, 0);
+            }
+        }
+        let (lo, hi) = ((first - base) as usize, (first + count - base) as usize);
+        let diffs = &mut self.cover[region];
+        diffs[lo] = diffs[lo].wrapping_add(1);
+        diffs[hi] = diffs[hi].wrapping_sub(1);
+        if let Some(d) = step
+            && count == 1
+        {
+            self.shifted[region][lo] += 1;
+            meet(&mut self.steps[region][lo], d);
+        }
+        // The chunks that start runs: all of them, and the one after the last, when
+        // repeats are checked too.
+        if self.repeats {
+            marks[lo] = true;
+            marks[hi] = true;
+        } else {
+            marks[lo..=hi].fill(true);
+        }
+        Some(())
+    }
+
+    /// Notes the accesses of `m` followers of a thread ([`Lanes::followers`]) at distance
+    /// `d` from its access of `count > 0` chunks at byte `addr`: the `k`-th's at
+    /// `addr + k·d`, each by a lane shift of `step` chunks if `step` is some. As `m` calls
+    /// of [`Self::note`], in one strided loop per tally where the accesses climb within one
+    /// region without wrapping.
+    #[inline]
+    fn note_followers(
+        &mut self,
+        addr: u32,
+        count: u64,
+        m: usize,
+        d: u32,
+        step: Option<u32>,
+    ) -> Option<()> {
+        let first = u64::from(addr) / CHUNK;
+        let s = u64::from(d) / CHUNK;
+        let top = u64::from(addr) + m as u64 * u64::from(d);
+        let last = top / CHUNK;
+        let tmem = first >= self.tmem_chunk;
+        if m == 0 || s == 0 || top > u64::from(u32::MAX) || (last >= self.tmem_chunk) != tmem {
+            let mut moved = addr;
+            for _ in 0..m {
+                moved = moved.wrapping_add(d);
+                self.note(u64::from(moved) / CHUNK, count, step)?;
+            }
+            return Some(());
+        }
+        let (region, base) = if tmem {
+            self.tmem = true;
+            (1, self.tmem_chunk)
+        } else {
+            (0, 0)
+        };
+        // The last follower's is the highest access: its past is the farthest.
+        let past = last + count + 1 - base;
+        if past > self.region_limit {
+            return None;
+        }
+        let past = past as usize;
+        let marks = &mut self.regions[region];
+        if marks.len() < past {
+            marks.resize(past, false);
+            self.cover[region].resize(past, 0);
+            if self.shifts {
+                self.shifted[region].resize(past, 0);
+                self.steps[region].resize(past, 0);
+            }
+        }
+        // The followers' first chunks, and the chunks past their last.
+        let (s, lo, hi) = (
+            s as usize,
+            (first + s - base) as usize,
+            (first + s + count - base) as usize,
+        );
+        let diffs = &mut self.cover[region];
+        strided(diffs, lo, s, m, |c| *c = c.wrapping_add(1));
+        strided(diffs, hi, s, m, |c| *c = c.wrapping_sub(1));
+        if let Some(d) = step
+            && count == 1
+        {
+            strided(&mut self.shifted[region], lo, s, m, |n| *n += 1);
+            strided(&mut self.steps[region], lo, s, m, |x| meet(x, d));
+        }
+        if self.repeats {
+            strided(marks, lo, s, m, |x| *x = true);
+            strided(marks, hi, s, m, |x| *x = true);
+        } else {
+            for k in 0..m {
+                let at = lo + k * s;
+                marks[at..=at + count as usize].fill(true);
+            }
+        }
+        Some(())
+    }
 }
 
 /// [`collect_entries`] by bucketing; `None` when the address range is sparse (the chunks
@@ -236,8 +416,17 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     all: &[(usize, &[Command])],
     hb: &H,
     repeats: bool,
+    followers: bool,
     lanes: &Lanes,
 ) -> Option<Collected> {
+    // A thread's followers ([`Lanes::followers`]), where their accesses are read from its.
+    let followers = |t: usize| {
+        if followers {
+            lanes.followers(t)
+        } else {
+            (0, 0)
+        }
+    };
     // Tensor memory lies far above shared memory (`weft_program::TMEM_BASE`): its chunks are
     // bucketed apart and indexed right after the shared ones (`dense_index`), so a Blackwell
     // kernel's two regions stay one dense range.
@@ -246,26 +435,27 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     // (Tensor memory adds at most its 65,536 cells.)
     let cells = u64::from(weft_program::TMEM_LANES * weft_program::TMEM_COLUMNS);
     let (mut accesses, mut approx_accesses) = (0u64, 0u64);
-    // Per region (shared, tensor memory): the run-start marks, indexed from its first chunk.
-    let mut regions: [Vec<bool>; 2] = Default::default();
-    // Per region, the accesses that cover each chunk, as differences (+1 at an access's
-    // first chunk, -1 past its last, wrapping): summed, the exact size of each marked
-    // chunk's bucket, which the second pass then fills without growing it (the doublings
-    // cost a reallocation and copy each, and left up to half of each bucket unused).
-    let mut cover: [Vec<u32>; 2] = Default::default();
-    // Per region, the accesses of one chunk by lane shifts ([`Lanes::step`]), and their
-    // step in chunks (`u32::MAX`: steps differ): a chunk all of whose accesses are such,
-    // of one step `d`, with as many accesses as the chunk `d` before it, is that chunk on
-    // the next lanes and is not collected ([`Chunk::shifted`]).
     let shifts = lanes.any();
-    let mut shifted: [Vec<u32>; 2] = Default::default();
-    let mut steps: [Vec<u32>; 2] = Default::default();
-    let mut tmem = false;
-    // A region whose chunks pass this is sparse (the joined `limit` below is checked too).
-    let region_limit = 2 * commands as u64 + (1 << 15) + cells;
-    // First pass: the run starts (addresses and lengths only).
-    for &(t, thread) in all {
-        let step = lanes.step(t);
+    let mut tally = Tally {
+        repeats,
+        shifts,
+        tmem_chunk,
+        // A region whose chunks pass this is sparse (the joined `limit` below is checked
+        // too).
+        region_limit: 2 * commands as u64 + (1 << 15) + cells,
+        regions: Default::default(),
+        cover: Default::default(),
+        shifted: Default::default(),
+        steps: Default::default(),
+        tmem: false,
+    };
+    // First pass: the run starts (addresses and lengths only). A thread's followers
+    // ([`Lanes::followers`]) are its accesses moved: their commands are not read.
+    let mut t = 0;
+    while let Some(&(_, thread)) = all.get(t) {
+        let (m, d) = followers(t);
+        let (step, next) = (lanes.step(t), lanes.step(t + 1));
+        let lanes_here = 1 + m as u64;
         for command in thread {
             let CommandView::Access {
                 addr, len, approx, ..
@@ -273,55 +463,27 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
             else {
                 continue;
             };
-            accesses += 1;
-            approx_accesses += u64::from(approx);
+            accesses += lanes_here;
+            approx_accesses += u64::from(approx) * lanes_here;
             if len == 0 {
                 continue;
             }
             let (first, count) = span(addr, len);
-            // Shared accesses end below tensor memory (the emulator keeps them there), so an
-            // access lies in one region.
-            let (region, base) = if first >= tmem_chunk {
-                tmem = true;
-                (1, tmem_chunk)
-            } else {
-                (0, 0)
-            };
-            let marks = &mut regions[region];
-            // One past the chunk after the access's last (a run start).
-            let past = first + count + 1 - base;
-            if past > region_limit {
-                return None;
-            }
-            if marks.len() < past as usize {
-                marks.resize(past as usize, false);
-                cover[region].resize(past as usize, 0);
-                if shifts {
-                    shifted[region].resize(past as usize, 0);
-                    steps[region].resize(past as usize, 0);
-                }
-            }
-            let (lo, hi) = ((first - base) as usize, (first + count - base) as usize);
-            let diffs = &mut cover[region];
-            diffs[lo] = diffs[lo].wrapping_add(1);
-            diffs[hi] = diffs[hi].wrapping_sub(1);
-            if let Some(d) = step
-                && count == 1
-            {
-                shifted[region][lo] += 1;
-                let s = &mut steps[region][lo];
-                *s = if *s == 0 || *s == d { d } else { u32::MAX };
-            }
-            // The chunks that start runs: all of them, and the one after the last, when
-            // repeats are checked too.
-            if repeats {
-                marks[lo] = true;
-                marks[hi] = true;
-            } else {
-                marks[lo..=hi].fill(true);
-            }
+            tally.note(first, count, step)?;
+            // (A distance is a multiple of 4: each follower's access covers as many
+            // chunks.)
+            tally.note_followers(addr, count, m, d, next)?;
         }
+        t += 1 + m;
     }
+    let Tally {
+        regions,
+        cover,
+        shifted,
+        steps,
+        tmem,
+        ..
+    } = tally;
     let limit = 2 * commands as u64 + (1 << 15) + if tmem { cells } else { 0 };
     let [shared, tensor] = regions;
     if (shared.len() + tensor.len()) as u64 > limit {
@@ -385,24 +547,12 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
             first as usize
         }
     };
-    // Whether a lane shift's every access of some bytes lies in one chunk not collected:
-    // then the thread adds no entry, and its accesses are not walked again (31 lanes of
-    // each warp of a copy loop).
-    let uncollected = |thread: &[Command]| {
-        thread.iter().all(|command| match command.view() {
-            CommandView::Access { addr, len, .. } => {
-                let (first, count) = span(addr, len);
-                count == 0 || (count == 1 && is_virtual(dense_index(first)))
-            }
-            _ => true,
-        })
-    };
-    // Second pass: each access's entries in the chunks of its span that start runs, in
-    // (thread, program index) order.
-    for &(t, thread) in all {
-        if shifts && lanes.step(t).is_some() && uncollected(thread) {
-            continue;
-        }
+    // Whether an access of `count` chunks from `first` by a lane shift lies in one chunk
+    // not collected. A lane shift whose every access of some bytes does adds no entry, and
+    // its accesses are not walked again (31 lanes of each warp of a copy loop).
+    let hidden = |first: u64, count: u64| count == 1 && is_virtual(dense_index(first));
+    // Each access's entries in the chunks of its span that start runs.
+    let mut add = |t: usize, thread: &[Command]| {
         for_each_access(hb, t, thread, |_, a| {
             if a.count == 0 {
                 return;
@@ -427,6 +577,58 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
                 bucket.push(e);
             }
         });
+    };
+    // Per follower of a thread, whether it adds entries.
+    let mut adds: Vec<bool> = Vec::new();
+    // Second pass: the entries, in (thread, program index) order. A thread's followers
+    // ([`Lanes::followers`]) that are lane shifts are found to add none from its accesses
+    // moved, without reading their commands.
+    let mut t = 0;
+    while let Some(&(_, thread)) = all.get(t) {
+        let uncollected = shifts
+            && lanes.step(t).is_some()
+            && thread.iter().all(|command| match command.view() {
+                CommandView::Access { addr, len, .. } => {
+                    let (first, count) = span(addr, len);
+                    count == 0 || hidden(first, count)
+                }
+                _ => true,
+            });
+        if !uncollected {
+            add(t, thread);
+        }
+        let (m, d) = followers(t);
+        adds.clear();
+        // (Followers share their step: all are lane shifts, or none.)
+        adds.resize(m, !(shifts && lanes.step(t + 1).is_some()));
+        let mut left = adds.iter().filter(|&&a| !a).count();
+        for command in thread {
+            if left == 0 {
+                break;
+            }
+            let CommandView::Access { addr, len, .. } = command.view() else {
+                continue;
+            };
+            let (_, count) = span(addr, len);
+            if count == 0 {
+                continue;
+            }
+            let mut moved = addr;
+            for a in adds.iter_mut() {
+                moved = moved.wrapping_add(d);
+                if !*a && !hidden(u64::from(moved) / CHUNK, count) {
+                    *a = true;
+                    left -= 1;
+                }
+            }
+        }
+        for (k, &a) in adds.iter().enumerate() {
+            if a {
+                let u = t + 1 + k;
+                add(u, all[u].1);
+            }
+        }
+        t += 1 + m;
     }
     mixed.sort_unstable();
     mixed.dedup();

@@ -606,6 +606,10 @@ struct Tuning {
     /// a check of that chunk that found nothing, adds its counts unchecked (`shift`
     /// module).
     lane_shifts: bool,
+    /// Whether the entries' collection reads the accesses of a thread's followers, lanes
+    /// that make its accesses moved ([`shift::Lanes::followers`]), from the thread's commands
+    /// (else from their own).
+    followers: bool,
 }
 
 impl Default for Tuning {
@@ -621,6 +625,7 @@ impl Default for Tuning {
             class_pairs: true,
             hot_records: HOT_RECORDS,
             lane_shifts: true,
+            followers: true,
         }
     }
 }
@@ -646,7 +651,7 @@ fn find_races_tuned<H: HappensBeforeQuery + ?Sized>(
         accesses,
         approx_accesses,
         words,
-    } = collect_entries(program, hb, tuning.repeats, &lanes);
+    } = collect_entries(program, hb, tuning.repeats, tuning.followers, &lanes);
     // The runs of chunks that are each the chunk before on other lanes (`shift` module),
     // at most `shift::MAX_RUN` long: the units of the parallel check.
     let mut starts: Vec<usize> = Vec::new();

@@ -122,6 +122,22 @@ impl Lanes {
         (self.agree.get(t).copied().unwrap_or(false)).then_some(d / CHUNK as u32)
     }
 
+    /// The threads right after actor `t` that are each the thread before with every
+    /// address moved by one same distance `d` (bytes, a multiple of 4): how many (`m`), and
+    /// `d`. The `k`-th of them (from 1) makes `t`'s accesses with each address moved by
+    /// `k·d` (wrapping), has `t`'s commands otherwise and its chain keys, and all `m` have
+    /// one [`Self::step`] (they lie in one run of shifts, whose lanes agree or not as one).
+    pub(crate) fn followers(&self, t: usize) -> (usize, u32) {
+        let Some(&Some(d)) = self.shift.get(t + 1) else {
+            return (0, 0);
+        };
+        let m = self.shift[t + 1..]
+            .iter()
+            .take_while(|&&s| s == Some(d))
+            .count();
+        (m, d)
+    }
+
     fn agree(&self, t: u32) -> bool {
         self.agree.get(t as usize).copied().unwrap_or(false)
     }

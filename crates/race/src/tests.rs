@@ -2115,6 +2115,75 @@ proptest! {
     }
 }
 
+/// Warps whose lanes make their warp's accesses (1 to 9 bytes, some over several words)
+/// at `base + lane·d`, `d` a multiple of 4 or -4, in phases between barriers; the lanes of a
+/// warp from one on may be moved further: threads followed by lanes that are them moved
+/// ([`shift::Lanes::followers`]), by distances that change within a warp.
+fn followed() -> impl Strategy<Value = Program> {
+    // (kind, block, byte offset, length, instruction, phase)
+    let op = (0u8..3, 0u32..3, 0u32..4, 1u32..10, 0u32..4, 0u32..3);
+    let warp = (
+        proptest::collection::vec(op, 1..5),
+        prop::sample::select(vec![0u32, 4, 8, 12, 4u32.wrapping_neg()]),
+        // The lane from which the distance grows (4: none), and by how many words.
+        (0u32..5, 1u32..3),
+    );
+    (proptest::collection::vec(warp, 1..4), 1u32..3).prop_map(|(warps, syncs)| {
+        let ws = 4;
+        let threads = ws * warps.len() as u32;
+        unstepped(threads, ws, |t| {
+            let (ops, d, (from, more)) = &warps[(t / ws) as usize];
+            let lane = t % ws;
+            let moved = lane.wrapping_mul(*d).wrapping_add(if lane >= *from {
+                4 * more * (lane - from + 1)
+            } else {
+                0
+            });
+            let mut out = Vec::new();
+            for phase in 0..=syncs {
+                for &(kind, block, off, len, inst, p) in ops {
+                    if p.min(syncs) != phase {
+                        continue;
+                    }
+                    let addr = (64 + 64 * block + off).wrapping_add(moved);
+                    let kind =
+                        [AccessKind::Read, AccessKind::Write, AccessKind::Atomic][kind as usize];
+                    out.push(Command::access(kind, addr, len, false, InstId(inst)));
+                }
+                if phase < syncs {
+                    out.push(sync_all(100 + phase));
+                }
+            }
+            out
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Reading the accesses of a thread's followers from its commands collects what reading
+    /// their own does: the same chunks, entries, runs and chunks not collected.
+    #[test]
+    fn followers_collect_as_their_commands(program in followed()) {
+        let analysis = barrier_graph::analyze(&program);
+        let Some(hb) = analysis.happens_before.as_ref() else {
+            return Ok(());
+        };
+        let lanes = shift::Lanes::of(&program, hb, true);
+        for repeats in [true, false] {
+            let own = collect_entries(&program, hb, repeats, false, &lanes);
+            let moved = collect_entries(&program, hb, repeats, true, &lanes);
+            prop_assert_eq!(moved, own);
+        }
+        let config = Config::default();
+        let own = Tuning { followers: false, ..Tuning::default() };
+        let expected = timeless(find_races_tuned(&program, hb, &config, own));
+        let got = timeless(find_races_tuned(&program, hb, &config, Tuning::default()));
+        prop_assert_eq!(got, expected);
+    }
+}
+
 /// `H`'s answers, counting the bounds and tests asked.
 struct Counting<'a, H>(&'a H, std::sync::atomic::AtomicU64);
 
