@@ -274,6 +274,16 @@ fn meet(step: &mut u32, d: u32) {
     };
 }
 
+/// Whether the accesses at `addr + k·d` for `k` from 0 to `m` climb without wrapping and
+/// lie in one region (shared or tensor memory): their chunks are then `s = d / 4` apart in
+/// the region's (and the dense) index.
+#[inline]
+fn climbs(addr: u32, m: usize, d: u32, tmem_chunk: u64) -> bool {
+    let top = u64::from(addr) + m as u64 * u64::from(d);
+    top <= u64::from(u32::MAX)
+        && (top / CHUNK >= tmem_chunk) == (u64::from(addr) / CHUNK >= tmem_chunk)
+}
+
 /// Calls `f` on `m` elements of `slice` from `from`, `s > 0` apart (in one loop over a
 /// slice when they are adjacent, which the compiler vectorizes).
 #[inline]
@@ -350,10 +360,9 @@ impl Tally {
     ) -> Option<()> {
         let first = u64::from(addr) / CHUNK;
         let s = u64::from(d) / CHUNK;
-        let top = u64::from(addr) + m as u64 * u64::from(d);
-        let last = top / CHUNK;
+        let last = first + m as u64 * s;
         let tmem = first >= self.tmem_chunk;
-        if m == 0 || s == 0 || top > u64::from(u32::MAX) || (last >= self.tmem_chunk) != tmem {
+        if m == 0 || s == 0 || !climbs(addr, m, d, self.tmem_chunk) {
             let mut moved = addr;
             for _ in 0..m {
                 moved = moved.wrapping_add(d);
@@ -578,6 +587,15 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
             }
         });
     };
+    // Per dense index, how many chunks not collected begin there (in a row): a thread's
+    // followers one word apart whose accesses of one word lie in such a row are found
+    // uncollected at once, per access.
+    let mut hidden_run: Vec<u32> = vec![0; if shifts { marks.len() + 1 } else { 0 }];
+    for d in (0..virtual_chunks.len()).rev() {
+        if virtual_chunks[d] {
+            hidden_run[d] = hidden_run[d + 1].saturating_add(1);
+        }
+    }
     // Per follower of a thread, whether it adds entries.
     let mut adds: Vec<bool> = Vec::new();
     // Second pass: the entries, in (thread, program index) order. A thread's followers
@@ -609,13 +627,20 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
             let CommandView::Access { addr, len, .. } = command.view() else {
                 continue;
             };
-            let (_, count) = span(addr, len);
+            let (first, count) = span(addr, len);
             if count == 0 {
                 continue;
             }
-            let mut moved = addr;
-            for a in adds.iter_mut() {
-                moved = moved.wrapping_add(d);
+            // The followers in a row of uncollected chunks right after this access's, when
+            // they are one word apart: none of them adds entries for this access.
+            let row = if count == 1 && d == CHUNK as u32 && climbs(addr, m, d, tmem_chunk) {
+                let next = dense_index(first) + 1;
+                (hidden_run.get(next).copied().unwrap_or(0) as usize).min(m)
+            } else {
+                0
+            };
+            for (k, a) in adds.iter_mut().enumerate().skip(row) {
+                let moved = addr.wrapping_add((k as u32 + 1).wrapping_mul(d));
                 if !*a && !hidden(u64::from(moved) / CHUNK, count) {
                     *a = true;
                     left -= 1;

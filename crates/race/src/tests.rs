@@ -2117,8 +2117,9 @@ proptest! {
 
 /// Warps whose lanes make their warp's accesses (1 to 9 bytes, some over several words)
 /// at `base + lane·d`, `d` a multiple of 4 or -4, in phases between barriers; the lanes of a
-/// warp from one on may be moved further: threads followed by lanes that are them moved
-/// ([`shift::Lanes::followers`]), by distances that change within a warp.
+/// warp from one on may be moved further, and warps start at words of their own: threads
+/// followed by lanes that are them moved ([`shift::Lanes::followers`]), by distances that
+/// change within a warp, next to chunks that are not lane shifts.
 fn followed() -> impl Strategy<Value = Program> {
     // (kind, block, byte offset, length, instruction, phase)
     let op = (0u8..3, 0u32..3, 0u32..4, 1u32..10, 0u32..4, 0u32..3);
@@ -2127,12 +2128,14 @@ fn followed() -> impl Strategy<Value = Program> {
         prop::sample::select(vec![0u32, 4, 8, 12, 4u32.wrapping_neg()]),
         // The lane from which the distance grows (4: none), and by how many words.
         (0u32..5, 1u32..3),
+        // The words the warp's accesses are moved by (warps meet in some words).
+        0u32..6,
     );
     (proptest::collection::vec(warp, 1..4), 1u32..3).prop_map(|(warps, syncs)| {
         let ws = 4;
         let threads = ws * warps.len() as u32;
         unstepped(threads, ws, |t| {
-            let (ops, d, (from, more)) = &warps[(t / ws) as usize];
+            let (ops, d, (from, more), words) = &warps[(t / ws) as usize];
             let lane = t % ws;
             let moved = lane.wrapping_mul(*d).wrapping_add(if lane >= *from {
                 4 * more * (lane - from + 1)
@@ -2145,7 +2148,7 @@ fn followed() -> impl Strategy<Value = Program> {
                     if p.min(syncs) != phase {
                         continue;
                     }
-                    let addr = (64 + 64 * block + off).wrapping_add(moved);
+                    let addr = (64 + 64 * block + 4 * words + off).wrapping_add(moved);
                     let kind =
                         [AccessKind::Read, AccessKind::Write, AccessKind::Atomic][kind as usize];
                     out.push(Command::access(kind, addr, len, false, InstId(inst)));
