@@ -299,7 +299,8 @@ impl Tally {
     /// Notes an access of `count > 0` chunks from `first`, by a lane shift of `step` chunks
     /// if `step` is some; `None` when its region turns sparse. (The notes of a program's
     /// accesses may come in any order: each adds to counts, sets marks or meets steps.)
-    #[inline]
+    // (Always inlined: a call per access costs as much as the note.)
+    #[inline(always)]
     fn note(&mut self, first: u64, count: u64, step: Option<u32>) -> Option<()> {
         // Shared accesses end below tensor memory (the emulator keeps them there), so an
         // access lies in one region.
@@ -560,8 +561,71 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     // not collected. A lane shift whose every access of some bytes does adds no entry, and
     // its accesses are not walked again (31 lanes of each warp of a copy loop).
     let hidden = |first: u64, count: u64| count == 1 && is_virtual(dense_index(first));
-    // Each access's entries in the chunks of its span that start runs.
-    let mut add = |t: usize, thread: &[Command]| {
+    // Per dense index, how many chunks not collected begin there (in a row): a thread's
+    // followers one word apart whose accesses of one word lie in such a row are found
+    // uncollected at once, per access.
+    let mut hidden_run: Vec<u32> = vec![0; if shifts { marks.len() + 1 } else { 0 }];
+    for d in (0..virtual_chunks.len()).rev() {
+        if virtual_chunks[d] {
+            hidden_run[d] = hidden_run[d + 1].saturating_add(1);
+        }
+    }
+    // Per actor, whether it adds no entry: a lane shift whose every access of some bytes
+    // lies in one chunk not collected (31 lanes of each warp of a copy loop). A thread's
+    // followers ([`Lanes::followers`]) are found so from its accesses moved, without
+    // reading their commands.
+    let mut skip: Vec<bool> = vec![false; if shifts { all.len() } else { 0 }];
+    let mut t = 0;
+    while shifts && let Some(&(_, thread)) = all.get(t) {
+        skip[t] = lanes.step(t).is_some()
+            && thread.iter().all(|command| match command.view() {
+                CommandView::Access { addr, len, .. } => {
+                    let (first, count) = span(addr, len);
+                    count == 0 || hidden(first, count)
+                }
+                _ => true,
+            });
+        let (m, d) = followers(t);
+        // Per follower, whether it may add no entry (all do, or none: they share their
+        // step); `left` of them.
+        let skips = &mut skip[t + 1..=t + m];
+        skips.fill(lanes.step(t + 1).is_some());
+        let mut left = if m > 0 && skips[0] { m } else { 0 };
+        for command in thread {
+            if left == 0 {
+                break;
+            }
+            let CommandView::Access { addr, len, .. } = command.view() else {
+                continue;
+            };
+            let (first, count) = span(addr, len);
+            if count == 0 {
+                continue;
+            }
+            // The followers in a row of uncollected chunks right after this access's, when
+            // they are one word apart: none of them adds entries for this access.
+            let row = if count == 1 && d == CHUNK as u32 && climbs(addr, m, d, tmem_chunk) {
+                let next = dense_index(first) + 1;
+                (hidden_run.get(next).copied().unwrap_or(0) as usize).min(m)
+            } else {
+                0
+            };
+            for (k, s) in skips.iter_mut().enumerate().skip(row) {
+                let moved = addr.wrapping_add((k as u32 + 1).wrapping_mul(d));
+                if *s && !hidden(u64::from(moved) / CHUNK, count) {
+                    *s = false;
+                    left -= 1;
+                }
+            }
+        }
+        t += 1 + m;
+    }
+    // Second pass: each access's entries in the chunks of its span that start runs, in
+    // (thread, program index) order.
+    for &(t, thread) in all {
+        if skip.get(t).copied().unwrap_or(false) {
+            continue;
+        }
         for_each_access(hb, t, thread, |_, a| {
             if a.count == 0 {
                 return;
@@ -586,74 +650,6 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
                 bucket.push(e);
             }
         });
-    };
-    // Per dense index, how many chunks not collected begin there (in a row): a thread's
-    // followers one word apart whose accesses of one word lie in such a row are found
-    // uncollected at once, per access.
-    let mut hidden_run: Vec<u32> = vec![0; if shifts { marks.len() + 1 } else { 0 }];
-    for d in (0..virtual_chunks.len()).rev() {
-        if virtual_chunks[d] {
-            hidden_run[d] = hidden_run[d + 1].saturating_add(1);
-        }
-    }
-    // Per follower of a thread, whether it adds entries.
-    let mut adds: Vec<bool> = Vec::new();
-    // Second pass: the entries, in (thread, program index) order. A thread's followers
-    // ([`Lanes::followers`]) that are lane shifts are found to add none from its accesses
-    // moved, without reading their commands.
-    let mut t = 0;
-    while let Some(&(_, thread)) = all.get(t) {
-        let uncollected = shifts
-            && lanes.step(t).is_some()
-            && thread.iter().all(|command| match command.view() {
-                CommandView::Access { addr, len, .. } => {
-                    let (first, count) = span(addr, len);
-                    count == 0 || hidden(first, count)
-                }
-                _ => true,
-            });
-        if !uncollected {
-            add(t, thread);
-        }
-        let (m, d) = followers(t);
-        adds.clear();
-        // (Followers share their step: all are lane shifts, or none.)
-        adds.resize(m, !(shifts && lanes.step(t + 1).is_some()));
-        let mut left = adds.iter().filter(|&&a| !a).count();
-        for command in thread {
-            if left == 0 {
-                break;
-            }
-            let CommandView::Access { addr, len, .. } = command.view() else {
-                continue;
-            };
-            let (first, count) = span(addr, len);
-            if count == 0 {
-                continue;
-            }
-            // The followers in a row of uncollected chunks right after this access's, when
-            // they are one word apart: none of them adds entries for this access.
-            let row = if count == 1 && d == CHUNK as u32 && climbs(addr, m, d, tmem_chunk) {
-                let next = dense_index(first) + 1;
-                (hidden_run.get(next).copied().unwrap_or(0) as usize).min(m)
-            } else {
-                0
-            };
-            for (k, a) in adds.iter_mut().enumerate().skip(row) {
-                let moved = addr.wrapping_add((k as u32 + 1).wrapping_mul(d));
-                if !*a && !hidden(u64::from(moved) / CHUNK, count) {
-                    *a = true;
-                    left -= 1;
-                }
-            }
-        }
-        for (k, &a) in adds.iter().enumerate() {
-            if a {
-                let u = t + 1 + k;
-                add(u, all[u].1);
-            }
-        }
-        t += 1 + m;
     }
     mixed.sort_unstable();
     mixed.dedup();
