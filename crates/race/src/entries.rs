@@ -349,8 +349,9 @@ impl Tally {
     /// `d` from its access of `count > 0` chunks at byte `addr`: the `k`-th's at
     /// `addr + k·d`, each by a lane shift of `step` chunks if `step` is some. As `m` calls
     /// of [`Self::note`], in one strided loop per tally where the accesses climb within one
-    /// region without wrapping.
-    #[inline]
+    /// region without wrapping. (Out of line: the loop over the accesses of threads without
+    /// followers stays as small as it was.)
+    #[inline(never)]
     fn note_followers(
         &mut self,
         addr: u32,
@@ -465,7 +466,8 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     while let Some(&(_, thread)) = all.get(t) {
         let (m, d) = followers(t);
         let (step, next) = (lanes.step(t), lanes.step(t + 1));
-        let lanes_here = 1 + m as u64;
+        // The thread's accesses, and those over-approximated (its followers have as many).
+        let (mut own, mut own_approx) = (0u64, 0u64);
         for command in thread {
             let CommandView::Access {
                 addr, len, approx, ..
@@ -473,8 +475,8 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
             else {
                 continue;
             };
-            accesses += lanes_here;
-            approx_accesses += u64::from(approx) * lanes_here;
+            own += 1;
+            own_approx += u64::from(approx);
             if len == 0 {
                 continue;
             }
@@ -482,8 +484,12 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
             tally.note(first, count, step)?;
             // (A distance is a multiple of 4: each follower's access covers as many
             // chunks.)
-            tally.note_followers(addr, count, m, d, next)?;
+            if m > 0 {
+                tally.note_followers(addr, count, m, d, next)?;
+            }
         }
+        accesses += own * (1 + m as u64);
+        approx_accesses += own_approx * (1 + m as u64);
         t += 1 + m;
     }
     let Tally {
@@ -564,8 +570,10 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     // Per dense index, how many chunks not collected begin there (in a row): a thread's
     // followers one word apart whose accesses of one word lie in such a row are found
     // uncollected at once, per access.
-    let mut hidden_run: Vec<u32> = vec![0; if shifts { marks.len() + 1 } else { 0 }];
-    for d in (0..virtual_chunks.len()).rev() {
+    // (Only where some chunk is not collected.)
+    let hides = virtual_chunks.contains(&true);
+    let mut hidden_run: Vec<u32> = vec![0; if hides { marks.len() + 1 } else { 0 }];
+    for d in (0..if hides { virtual_chunks.len() } else { 0 }).rev() {
         if virtual_chunks[d] {
             hidden_run[d] = hidden_run[d + 1].saturating_add(1);
         }

@@ -41,6 +41,13 @@
 //! `d` words, and there are no others. It gets no entries (a lane whose every access lies
 //! in such words is not walked again), and its check, when the word before's found
 //! something, runs on that word's entries with each thread one lane on.
+//!
+//! The collection reads a lane's commands once per warp, not once per lane: the lanes right
+//! after a thread that are each the one before moved by one distance ([`Lanes::followers`])
+//! make the thread's accesses moved, so both passes take their accesses from the thread's
+//! commands (the first tallies them in strided loops; the second finds the followers that
+//! add no entry from the rows of uncollected words), and only the commands of followers
+//! that do add entries are read.
 
 use rayon::prelude::*;
 use weft_program::{Command, CommandView, Program, ThreadId};
