@@ -188,13 +188,13 @@ fn same_chain_keys(ws: u32, texts: &[Vec<C>]) -> Result<(), TestCaseError> {
         let expected: Vec<u32> = (0..len as u32)
             .map(|i| {
                 regs.iter()
+                    .rev()
                     .filter(|r| r.command <= i)
-                    .filter_map(|r| match r.gather() {
+                    .find_map(|r| match r.gather() {
                         Some(g) => Some(g.0 + 1),
                         None if r.op.blocks() => r.node().map(|m| m.0 + 1),
                         None => None,
                     })
-                    .last()
                     .unwrap_or(0)
             })
             .collect();

@@ -308,7 +308,8 @@ impl Chains {
         let mut spans = Vec::with_capacity(n);
         let mut prev = Vec::with_capacity(program.num_commands());
         // The blocking registrations of the thread before and this one's, with their lengths.
-        let (mut before, mut blocking): (Vec<(u32, u32)>, Vec<(u32, u32)>) = Default::default();
+        let mut before: Vec<(u32, u32)> = Vec::new();
+        let mut blocking: Vec<(u32, u32)> = Vec::new();
         let mut before_len = usize::MAX;
         for (t, regs) in registrations.iter().enumerate() {
             let len = program.threads.get(t).map_or(0, |p| p.commands.len());
