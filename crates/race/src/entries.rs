@@ -296,34 +296,48 @@ fn strided<T>(slice: &mut [T], from: usize, s: usize, m: usize, f: impl FnMut(&m
 }
 
 impl Tally {
+    /// The region of chunk `first` (0: shared, 1: tensor memory) and the region's first
+    /// chunk. Shared accesses end below tensor memory (the emulator keeps them there), so an
+    /// access lies in one region.
+    #[inline(always)]
+    fn region(&mut self, first: u64) -> (usize, u64) {
+        if first >= self.tmem_chunk {
+            self.tmem = true;
+            (1, self.tmem_chunk)
+        } else {
+            (0, 0)
+        }
+    }
+
+    /// Grows `region`'s tallies to `past` chunks; `None` when that passes the limit (the
+    /// region is sparse).
+    #[inline(always)]
+    fn reach(&mut self, region: usize, past: u64) -> Option<()> {
+        if past > self.region_limit {
+            return None;
+        }
+        let past = past as usize;
+        if self.regions[region].len() < past {
+            self.regions[region].resize(past, false);
+            self.cover[region].resize(past, 0);
+            if self.shifts {
+                self.shifted[region].resize(past, 0);
+                self.steps[region].resize(past, 0);
+            }
+        }
+        Some(())
+    }
+
     /// Notes an access of `count > 0` chunks from `first`, by a lane shift of `step` chunks
     /// if `step` is some; `None` when its region turns sparse. (The notes of a program's
     /// accesses may come in any order: each adds to counts, sets marks or meets steps.)
     // (Always inlined: a call per access costs as much as the note.)
     #[inline(always)]
     fn note(&mut self, first: u64, count: u64, step: Option<u32>) -> Option<()> {
-        // Shared accesses end below tensor memory (the emulator keeps them there), so an
-        // access lies in one region.
-        let (region, base) = if first >= self.tmem_chunk {
-            self.tmem = true;
-            (1, self.tmem_chunk)
-        } else {
-            (0, 0)
-        };
-        let marks = &mut self.regions[region];
+        let (region, base) = self.region(first);
         // One past the chunk after the access's last (a run start).
-        let past = first + count + 1 - base;
-        if past > self.region_limit {
-            return None;
-        }
-        if marks.len() < past as usize {
-            marks.resize(past as usize, false);
-            self.cover[region].resize(past as usize, 0);
-            if self.shifts {
-                self.shifted[region].resize(past as usize, 0);
-                self.steps[region].resize(past as usize, 0);
-            }
-        }
+        self.reach(region, first + count + 1 - base)?;
+        let marks = &mut self.regions[region];
         let (lo, hi) = ((first - base) as usize, (first + count - base) as usize);
         let diffs = &mut self.cover[region];
         diffs[lo] = diffs[lo].wrapping_add(1);
@@ -363,7 +377,6 @@ impl Tally {
         let first = u64::from(addr) / CHUNK;
         let s = u64::from(d) / CHUNK;
         let last = first + m as u64 * s;
-        let tmem = first >= self.tmem_chunk;
         if m == 0 || s == 0 || !climbs(addr, m, d, self.tmem_chunk) {
             let mut moved = addr;
             for _ in 0..m {
@@ -372,27 +385,11 @@ impl Tally {
             }
             return Some(());
         }
-        let (region, base) = if tmem {
-            self.tmem = true;
-            (1, self.tmem_chunk)
-        } else {
-            (0, 0)
-        };
+        // The accesses climb within the region of the first.
+        let (region, base) = self.region(first);
         // The last follower's is the highest access: its past is the farthest.
-        let past = last + count + 1 - base;
-        if past > self.region_limit {
-            return None;
-        }
-        let past = past as usize;
+        self.reach(region, last + count + 1 - base)?;
         let marks = &mut self.regions[region];
-        if marks.len() < past {
-            marks.resize(past, false);
-            self.cover[region].resize(past, 0);
-            if self.shifts {
-                self.shifted[region].resize(past, 0);
-                self.steps[region].resize(past, 0);
-            }
-        }
         // The followers' first chunks, and the chunks past their last.
         let (s, lo, hi) = (
             s as usize,
