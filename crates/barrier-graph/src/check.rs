@@ -611,12 +611,10 @@ pub(crate) fn check_recycling(
     let regs = &replay.registrations;
     let mut failures = if crate::parallel(replay) {
         let mid = regs.len() / 2 / ws * ws;
-        std::thread::scope(|s| {
-            let h = s.spawn(|| check(mid, &regs[mid..]));
-            let mut failures = check(0, &regs[..mid]);
-            failures.merge(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-            failures
-        })
+        let (mut failures, more) =
+            rayon::join(|| check(0, &regs[..mid]), || check(mid, &regs[mid..]));
+        failures.merge(more);
+        failures
     } else {
         check(0, regs)
     };

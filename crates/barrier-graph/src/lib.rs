@@ -372,12 +372,7 @@ pub fn analyze(program: &Program) -> Analysis {
         };
         let chains = || hb::Chains::build(program, &replay.registrations, memory);
         if parallel(&replay) {
-            std::thread::scope(|s| {
-                let h = s.spawn(chains);
-                let preds = edges();
-                let chains = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                (preds, chains)
-            })
+            rayon::join(edges, chains)
         } else {
             (edges(), chains())
         }
@@ -503,11 +498,20 @@ pub fn analyze(program: &Program) -> Analysis {
 }
 
 /// Whether the trace is large enough for the independent parts of the analysis to run on
-/// two threads (a thread costs tens of microseconds).
+/// two threads (handing work to another thread costs microseconds) and the caller allows
+/// two ([`two_threads`]).
 pub(crate) fn parallel(replay: &trace::Trace) -> bool {
     const MIN_REGISTRATIONS: usize = 1 << 16;
     let total: usize = replay.registrations.iter().map(Vec::len).sum();
-    total >= MIN_REGISTRATIONS && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+    total >= MIN_REGISTRATIONS && two_threads()
+}
+
+/// Whether the rayon pool this stage runs in has more than one thread. The analysis splits
+/// its independent parts with `rayon::join` (whose halves merge in a fixed order, so the
+/// result does not depend on the split), and only when this holds: `weft -j 1` runs the
+/// whole stage on one thread.
+pub(crate) fn two_threads() -> bool {
+    rayon::current_num_threads() > 1
 }
 
 #[cfg(test)]

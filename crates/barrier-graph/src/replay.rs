@@ -253,24 +253,18 @@ fn sync_lists(program: &Program, share: bool) -> (Lists, crate::exec::Arrivals) 
         (out, arrivals)
     };
     let threads = &program.threads;
-    if program.num_commands() < MIN_COMMANDS
-        || !std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
-    {
+    if program.num_commands() < MIN_COMMANDS || !crate::two_threads() {
         return of(threads);
     }
     // Split at a warp's first lane: a class is within a warp.
     let half = (threads.len() / 2).div_ceil(ws) * ws;
     let (a, b) = threads.split_at(half.min(threads.len()));
-    std::thread::scope(|s| {
-        let h = s.spawn(|| of(b));
-        let (mut lists, mut arrivals) = of(a);
-        let (more, others) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        let base = lists.lists.len() as u32;
-        lists.lists.extend(more.lists);
-        lists.class.extend(more.class.iter().map(|&k| k + base));
-        arrivals.merge(others);
-        (lists, arrivals)
-    })
+    let ((mut lists, mut arrivals), (more, others)) = rayon::join(|| of(a), || of(b));
+    let base = lists.lists.len() as u32;
+    lists.lists.extend(more.lists);
+    lists.class.extend(more.class.iter().map(|&k| k + base));
+    arrivals.merge(others);
+    (lists, arrivals)
 }
 
 impl Replayer<'_> {
