@@ -873,19 +873,17 @@ impl Machine<'_> {
         budget: u64,
     ) -> (Option<Vec<(TermId, u64)>>, u64) {
         let terms = &self.src.terms;
+        // Each evaluation of a term is charged its size, which bounds the nodes a
+        // (memoised) evaluation visits.
         let work = std::cell::Cell::new(0u64);
-        let eval = |t: TermId, known: &FxHashMap<TermId, u64>, memo: &mut FxHashMap<_, _>| {
-            // A term's size bounds the nodes its evaluation visits.
-            work.set(work.get() + u64::from(terms.size(t)));
-            terms.eval(t, known, memo)
-        };
+        let charge = |t: TermId| work.set(work.get() + u64::from(terms.size(t)));
         if leaves.is_empty() || leaves.len() > 4 {
             return (None, 0);
         }
         let value_of = |leaf: TermId, v: u64| self.field_value(leaf, v);
-        // One map of field values and one memo, cleared per evaluation (not allocated).
-        let mut known = FxHashMap::default();
-        let mut memo = FxHashMap::default();
+        // One list of field values and one of node values, refilled per evaluation.
+        let mut known: Vec<(TermId, u64)> = Vec::with_capacity(leaves.len());
+        let mut vals = Vec::new();
         let mut cands: Vec<Vec<u64>> = Vec::with_capacity(leaves.len());
         for &leaf in leaves {
             let (w, _) = terms.natural(leaf);
@@ -897,6 +895,7 @@ impl Machine<'_> {
                     continue;
                 }
                 let alone = l.as_slice() == [leaf];
+                let compiled = terms.compile(&[*base]);
                 for &(lo, hi) in set.iter() {
                     if alone && *base == leaf && *bits >= w {
                         // The first and last 16 values of the interval: every residue of a
@@ -911,10 +910,11 @@ impl Machine<'_> {
                     let mut f = |v: u64| {
                         known.clear();
                         for &x in l {
-                            known.insert(x, value_of(x, v.min(top(terms.natural(x).0))));
+                            known.push((x, value_of(x, v.min(top(terms.natural(x).0)))));
                         }
-                        memo.clear();
-                        eval(*base, &known, &mut memo).map(|x| x & top(*bits))
+                        charge(*base);
+                        compiled.run(&known, &mut vals);
+                        compiled.root(&vals, 0).map(|x| x & top(*bits))
                     };
                     for x in [lo, hi.saturating_add(1)] {
                         let (mut a, mut b) = (0u64, half);
@@ -957,6 +957,8 @@ impl Machine<'_> {
             }
         }
         let free: Vec<usize> = (0..leaves.len()).filter(|&k| rep[k] == k).collect();
+        let bases: Vec<TermId> = vars.iter().map(|((base, _), _)| *base).collect();
+        let compiled = terms.compile(&bases);
         // Proposals in increasing order of the first field, then the next, … (bounded).
         let mut idx = vec![0usize; leaves.len()];
         let mut tried = 0u32;
@@ -967,11 +969,13 @@ impl Machine<'_> {
             }
             known.clear();
             for (k, &leaf) in leaves.iter().enumerate() {
-                known.insert(leaf, value_of(leaf, cands[rep[k]][idx[rep[k]]]));
+                known.push((leaf, value_of(leaf, cands[rep[k]][idx[rep[k]]])));
             }
-            memo.clear();
-            let ok = vars.iter().all(|((base, bits), set)| {
-                eval(*base, &known, &mut memo).is_some_and(|x| {
+            compiled.run(&known, &mut vals);
+            // Charged as the evaluations one by one, up to the first that fails.
+            let ok = vars.iter().enumerate().all(|(k, ((base, bits), set))| {
+                charge(*base);
+                compiled.root(&vals, k).is_some_and(|x| {
                     let x = x & top(*bits);
                     set.iter().any(|&(lo, hi)| lo <= x && x <= hi)
                 })
@@ -1058,13 +1062,16 @@ impl Machine<'_> {
             return None;
         }
         let mut out: Set = Vec::new();
-        let mut known = FxHashMap::default();
-        let mut memo = FxHashMap::default();
+        let bases: Vec<TermId> = self.choices.store.keys().map(|(base, _)| *base).collect();
+        let compiled = terms.compile(&bases);
+        let mut vals = Vec::new();
         for v in 0..=limit {
-            known.insert(leaf, if signed { sx(v, w) as u64 } else { v });
-            memo.clear();
-            let ok = self.choices.store.iter().all(|((base, bits), set)| {
-                terms.eval(*base, &known, &mut memo).is_some_and(|x| {
+            compiled.run(
+                &[(leaf, if signed { sx(v, w) as u64 } else { v })],
+                &mut vals,
+            );
+            let ok = (self.choices.store.iter().enumerate()).all(|(k, ((_, bits), set))| {
+                compiled.root(&vals, k).is_some_and(|x| {
                     let x = x & top(*bits);
                     set.iter().any(|&(lo, hi)| lo <= x && x <= hi)
                 })

@@ -1016,134 +1016,263 @@ impl Terms {
         known: &FxHashMap<TermId, u64>,
         memo: &mut FxHashMap<TermId, Option<u64>>,
     ) -> Option<u64> {
-        use super::alu::{Alu, alu, compare, cvt, div_rem, mask, mul, sx};
-        use crate::ir::{Cmp, Kind, MulMode, Ty};
         if let Some(&v) = known.get(&t) {
             return Some(v);
         }
         if let Some(&v) = memo.get(&t) {
             return v;
         }
-        let mut ev = |x: Option<TermId>| x.and_then(|x| self.eval(x, known, memo));
-        let v = match self.node(t) {
-            Node::Const(c) => Some(c),
-            Node::Param { .. } | Node::Period { .. } | Node::Atom { .. } => None,
-            Node::Affine { base, k, bits } => ev(Some(base)).map(|b| mask(b.wrapping_add(k), bits)),
-            Node::Not(p) => ev(Some(p)).map(|p| u64::from(p & 1 == 0)),
-            Node::Cmp {
-                rel,
-                signed,
-                bits,
-                a,
-                b,
-            } => {
-                let (a, b) = (ev(Some(a)), ev(Some(b)));
-                match (a, b) {
-                    (Some(a), Some(b)) => {
-                        let cmp = match rel {
-                            Rel::Eq => Cmp::Eq,
-                            Rel::Ne => Cmp::Ne,
-                            Rel::Lt => Cmp::Lt,
-                            Rel::Le => Cmp::Le,
-                            Rel::Gt => Cmp::Gt,
-                            Rel::Ge => Cmp::Ge,
-                        };
-                        Some(u64::from(compare(cmp, bits, signed, a, b)))
-                    }
-                    _ => None,
-                }
-            }
-            Node::Op {
-                op,
-                bits,
-                signed,
-                args,
-            } => {
-                let a = ev(args[0]);
-                let b = ev(args[1]);
-                let c = ev(args[2]);
-                let two = |k: Alu| Some(mask(alu(k, bits, signed, a?, b?), bits));
-                match op {
-                    OpKind::Add => two(Alu::Add),
-                    OpKind::Sub => two(Alu::Sub),
-                    OpKind::And => two(Alu::And),
-                    OpKind::Or => two(Alu::Or),
-                    OpKind::Xor => two(Alu::Xor),
-                    OpKind::Shl => two(Alu::Shl),
-                    OpKind::Shr => two(Alu::Shr),
-                    OpKind::Min => two(Alu::Min),
-                    OpKind::Max => two(Alu::Max),
-                    OpKind::Mul => two(Alu::MulLo),
-                    OpKind::MulHi => Some(mask(mul(a?, b?, bits, signed, MulMode::Hi), bits)),
-                    OpKind::MulWide => {
-                        let w = bits.saturating_mul(2).min(64);
-                        Some(mask(mul(a?, b?, bits, signed, MulMode::Wide), w))
-                    }
-                    OpKind::Div | OpKind::Rem => {
-                        div_rem(a?, b?, bits, signed, op == OpKind::Rem).map(|v| mask(v, bits))
-                    }
-                    OpKind::Abs => Some(mask(sx(a?, bits).wrapping_abs() as u64, bits)),
-                    OpKind::Neg => Some(mask(sx(a?, bits).wrapping_neg() as u64, bits)),
-                    OpKind::Not => Some(mask(!a?, bits)),
-                    OpKind::Cnot => Some(u64::from(mask(a?, bits) == 0)),
-                    OpKind::Selp => Some(if c? & 1 != 0 { a? } else { b? }),
-                    OpKind::BoolAnd => Some((a? & 1) & (b? & 1)),
-                    OpKind::BoolOr => Some((a? & 1) | (b? & 1)),
-                    OpKind::BoolXor => Some((a? & 1) ^ (b? & 1)),
-                    OpKind::Cvt => {
-                        let from = b?;
-                        let kind = |s: bool| if s { Kind::S } else { Kind::U };
-                        let dst = Ty {
-                            bits,
-                            kind: kind(signed),
-                        };
-                        let src = Ty {
-                            bits: (from >> 1) as u8,
-                            kind: kind(from & 1 != 0),
-                        };
-                        cvt(a?, dst, src, 0, false, false)
-                    }
-                    OpKind::Pack => {
-                        let parts = args.iter().flatten().count() as u8;
-                        let w = bits.checked_div(parts)?;
-                        [a, b, c]
-                            .iter()
-                            .take(usize::from(parts))
-                            .enumerate()
-                            .try_fold(0u64, |acc, (i, x)| {
-                                let shift = u32::from(w).checked_mul(i as u32)?;
-                                Some(acc | mask((*x)?, w).checked_shl(shift)?)
-                            })
-                            .map(|v| mask(v, bits))
-                    }
-                    OpKind::FCmp(cmp, w) => {
-                        Some(u64::from(super::alu::compare_float(cmp, w, a?, b?)))
-                    }
-                    OpKind::FArith(f, ftz, sat) => {
-                        let n = f.sources();
-                        let b = if n >= 2 { b? } else { 0 };
-                        let c = if n >= 3 { c? } else { 0 };
-                        super::float::farith(f, bits, ftz, sat, a?, b, c)
-                    }
-                    OpKind::FCvt {
-                        dst,
-                        src,
-                        round,
-                        sat,
-                        ftz,
-                    } => super::float::cvt_float(a?, dst, src, round, sat, ftz),
-                    OpKind::Other(_) | OpKind::Inst(_) => None,
-                }
-            }
-        };
+        let node = self.node(t);
+        let v = apply(
+            node,
+            args(node).map(|x| x.and_then(|x| self.eval(x, known, memo))),
+        );
         memo.insert(t, v);
         v
+    }
+
+    /// The nodes of `roots` for evaluation over and over at different values of their
+    /// fields ([`Compiled::run`]).
+    pub(crate) fn compile(&self, roots: &[TermId]) -> Compiled {
+        let mut index: FxHashMap<TermId, u32> = FxHashMap::default();
+        let mut nodes = Vec::new();
+        let mut order = Vec::with_capacity(roots.len());
+        // Depth first, a node after its arguments (`true`: its arguments are placed).
+        let mut stack: Vec<(TermId, bool)> = Vec::new();
+        for &root in roots {
+            stack.push((root, false));
+            while let Some((t, placed)) = stack.pop() {
+                if index.contains_key(&t) {
+                    continue;
+                }
+                let node = self.node(t);
+                let of = args(node);
+                if !placed {
+                    stack.push((t, true));
+                    stack.extend(of.into_iter().rev().flatten().map(|x| (x, false)));
+                    continue;
+                }
+                // Terms are hash-consed bottom-up (an argument is older than its node), so
+                // every argument is placed by now.
+                let at = of.map(|x| x.and_then(|x| index.get(&x).copied()).unwrap_or(u32::MAX));
+                index.insert(t, nodes.len() as u32);
+                nodes.push((t, node, at));
+            }
+            order.push(index.get(&root).copied().unwrap_or(u32::MAX));
+        }
+        Compiled {
+            nodes,
+            roots: order,
+        }
+    }
+}
+
+/// The argument terms of `node`, in the order [`apply`] takes their values.
+fn args(node: Node) -> [Option<TermId>; 3] {
+    match node {
+        Node::Affine { base, .. } => [Some(base), None, None],
+        Node::Not(p) => [Some(p), None, None],
+        Node::Cmp { a, b, .. } => [Some(a), Some(b), None],
+        Node::Op { args, .. } => args,
+        Node::Param { .. } | Node::Const(_) | Node::Period { .. } | Node::Atom { .. } => [None; 3],
+    }
+}
+
+/// The value of `node` given its arguments' values ([`args`]; `None`: not determined),
+/// `None` when they do not determine it. A field (`Param`), a period and an atom are
+/// determined by no argument: what [`Terms::eval`]'s `known` gives them is looked up before.
+fn apply(node: Node, [a, b, c]: [Option<u64>; 3]) -> Option<u64> {
+    use super::alu::{Alu, alu, compare, cvt, div_rem, mask, mul, sx};
+    use crate::ir::{Cmp, Kind, MulMode, Ty};
+    match node {
+        Node::Const(c) => Some(c),
+        Node::Param { .. } | Node::Period { .. } | Node::Atom { .. } => None,
+        Node::Affine { k, bits, .. } => a.map(|b| mask(b.wrapping_add(k), bits)),
+        Node::Not(_) => a.map(|p| u64::from(p & 1 == 0)),
+        Node::Cmp {
+            rel, signed, bits, ..
+        } => match (a, b) {
+            (Some(a), Some(b)) => {
+                let cmp = match rel {
+                    Rel::Eq => Cmp::Eq,
+                    Rel::Ne => Cmp::Ne,
+                    Rel::Lt => Cmp::Lt,
+                    Rel::Le => Cmp::Le,
+                    Rel::Gt => Cmp::Gt,
+                    Rel::Ge => Cmp::Ge,
+                };
+                Some(u64::from(compare(cmp, bits, signed, a, b)))
+            }
+            _ => None,
+        },
+        Node::Op {
+            op,
+            bits,
+            signed,
+            args,
+        } => {
+            let two = |k: Alu| Some(mask(alu(k, bits, signed, a?, b?), bits));
+            match op {
+                OpKind::Add => two(Alu::Add),
+                OpKind::Sub => two(Alu::Sub),
+                OpKind::And => two(Alu::And),
+                OpKind::Or => two(Alu::Or),
+                OpKind::Xor => two(Alu::Xor),
+                OpKind::Shl => two(Alu::Shl),
+                OpKind::Shr => two(Alu::Shr),
+                OpKind::Min => two(Alu::Min),
+                OpKind::Max => two(Alu::Max),
+                OpKind::Mul => two(Alu::MulLo),
+                OpKind::MulHi => Some(mask(mul(a?, b?, bits, signed, MulMode::Hi), bits)),
+                OpKind::MulWide => {
+                    let w = bits.saturating_mul(2).min(64);
+                    Some(mask(mul(a?, b?, bits, signed, MulMode::Wide), w))
+                }
+                OpKind::Div | OpKind::Rem => {
+                    div_rem(a?, b?, bits, signed, op == OpKind::Rem).map(|v| mask(v, bits))
+                }
+                OpKind::Abs => Some(mask(sx(a?, bits).wrapping_abs() as u64, bits)),
+                OpKind::Neg => Some(mask(sx(a?, bits).wrapping_neg() as u64, bits)),
+                OpKind::Not => Some(mask(!a?, bits)),
+                OpKind::Cnot => Some(u64::from(mask(a?, bits) == 0)),
+                OpKind::Selp => Some(if c? & 1 != 0 { a? } else { b? }),
+                OpKind::BoolAnd => Some((a? & 1) & (b? & 1)),
+                OpKind::BoolOr => Some((a? & 1) | (b? & 1)),
+                OpKind::BoolXor => Some((a? & 1) ^ (b? & 1)),
+                OpKind::Cvt => {
+                    let from = b?;
+                    let kind = |s: bool| if s { Kind::S } else { Kind::U };
+                    let dst = Ty {
+                        bits,
+                        kind: kind(signed),
+                    };
+                    let src = Ty {
+                        bits: (from >> 1) as u8,
+                        kind: kind(from & 1 != 0),
+                    };
+                    cvt(a?, dst, src, 0, false, false)
+                }
+                OpKind::Pack => {
+                    let parts = args.iter().flatten().count() as u8;
+                    let w = bits.checked_div(parts)?;
+                    [a, b, c]
+                        .iter()
+                        .take(usize::from(parts))
+                        .enumerate()
+                        .try_fold(0u64, |acc, (i, x)| {
+                            let shift = u32::from(w).checked_mul(i as u32)?;
+                            Some(acc | mask((*x)?, w).checked_shl(shift)?)
+                        })
+                        .map(|v| mask(v, bits))
+                }
+                OpKind::FCmp(cmp, w) => Some(u64::from(super::alu::compare_float(cmp, w, a?, b?))),
+                OpKind::FArith(f, ftz, sat) => {
+                    let n = f.sources();
+                    let b = if n >= 2 { b? } else { 0 };
+                    let c = if n >= 3 { c? } else { 0 };
+                    super::float::farith(f, bits, ftz, sat, a?, b, c)
+                }
+                OpKind::FCvt {
+                    dst,
+                    src,
+                    round,
+                    sat,
+                    ftz,
+                } => super::float::cvt_float(a?, dst, src, round, sat, ftz),
+                OpKind::Other(_) | OpKind::Inst(_) => None,
+            }
+        }
+    }
+}
+
+/// Terms compiled for repeated evaluation ([`Terms::compile`]): [`Terms::eval`] of each root
+/// with the same `known` for all, without its maps. The searches for inputs that follow a
+/// path evaluate the same few terms at thousands of field values.
+pub(crate) struct Compiled {
+    /// Every node the roots reach, once, each after its arguments: the term, its node and
+    /// its arguments' places in this list (`u32::MAX`: none).
+    nodes: Vec<(TermId, Node, [u32; 3])>,
+    /// The place of each root, in the order given.
+    roots: Vec<u32>,
+}
+
+impl Compiled {
+    /// Evaluates every node; `known` gives the fields' values (as [`Terms::eval`]'s, whose
+    /// keys are fields: `Param` nodes). `vals` then holds each node's value, read with
+    /// [`Compiled::root`].
+    pub(crate) fn run(&self, known: &[(TermId, u64)], vals: &mut Vec<Option<u64>>) {
+        vals.clear();
+        for &(t, node, at) in &self.nodes {
+            let v = match node {
+                Node::Param { .. } => known.iter().find(|(x, _)| *x == t).map(|&(_, v)| v),
+                _ => apply(node, at.map(|i| vals.get(i as usize).copied().flatten())),
+            };
+            vals.push(v);
+        }
+    }
+
+    /// The value of root `k` after [`Compiled::run`] filled `vals`.
+    pub(crate) fn root(&self, vals: &[Option<u64>], k: usize) -> Option<u64> {
+        let at = *self.roots.get(k)?;
+        vals.get(at as usize).copied().flatten()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// [`Compiled::run`] gives every root the value [`Terms::eval`] gives it, on random
+        /// term graphs over three fields (one of them left without a value), a period and
+        /// an atom, with every kind of argument list.
+        #[test]
+        fn compiled_terms_evaluate_as_eval_does(
+            steps in proptest::collection::vec(
+                (0u8..12, 0usize..64, 0usize..64, 0usize..64, 0u64..300, proptest::bool::ANY),
+                1..40,
+            ),
+            roots in proptest::collection::vec(0usize..64, 1..6),
+            x in 0u64..1000,
+            y in proptest::num::u64::ANY,
+        ) {
+            let mut t = Terms::default();
+            let f0 = t.param(0, 4, false).unwrap();
+            let f1 = t.param(8, 8, true).unwrap();
+            let unset = t.param(16, 2, false).unwrap();
+            let mut pool = vec![f0, f1, unset, t.period(3, 32).unwrap(), t.atom(32).unwrap()];
+            for (kind, a, b, c, k, signed) in steps {
+                let pick = |i: usize| pool[i % pool.len()];
+                let (a, b, c) = (pick(a), pick(b), pick(c));
+                let ops = [
+                    OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Rem,
+                    OpKind::Shl, OpKind::Shr, OpKind::Min, OpKind::Max, OpKind::Xor,
+                ];
+                let new = match kind {
+                    0 => t.add_const(a, k, 32),
+                    1 => t.constant(k),
+                    2 => t.cmp(Rel::Lt, signed, 32, a, b),
+                    3 => t.not(a),
+                    4 => t.op(OpKind::Selp, 32, false, [Some(a), Some(b), Some(c)]),
+                    5 => t.op(OpKind::Pack, 32, false, [Some(a), Some(b), None]),
+                    k => t.op(ops[(k as usize + a.0 as usize) % ops.len()], 32, signed, [Some(a), Some(b), None]),
+                };
+                if let Some(new) = new {
+                    pool.push(new);
+                }
+            }
+            let roots: Vec<TermId> = roots.iter().map(|&r| pool[r % pool.len()]).collect();
+            let known = [(f0, x), (f1, y)];
+            let map: FxHashMap<TermId, u64> = known.iter().copied().collect();
+            let compiled = t.compile(&roots);
+            let mut vals = Vec::new();
+            compiled.run(&known, &mut vals);
+            for (k, &r) in roots.iter().enumerate() {
+                let mut memo = FxHashMap::default();
+                proptest::prop_assert_eq!(compiled.root(&vals, k), t.eval(r, &map, &mut memo));
+            }
+        }
+    }
 
     /// Atoms are no arena nodes; terms over them are value terms, which are not capped in
     /// size (an accumulator's term grows a node per trip) and never disturb terms of the
