@@ -913,8 +913,12 @@ impl Machine<'_> {
                             known.push((x, value_of(x, v.min(top(terms.natural(x).0)))));
                         }
                         charge(*base);
-                        compiled.run(&known, &mut vals);
-                        compiled.root(&vals, 0).map(|x| x & top(*bits))
+                        let mut value = None;
+                        compiled.eval_roots(&known, &mut vals, |_, x| {
+                            value = x;
+                            true
+                        });
+                        value.map(|x| x & top(*bits))
                     };
                     for x in [lo, hi.saturating_add(1)] {
                         let (mut a, mut b) = (0u64, half);
@@ -971,12 +975,12 @@ impl Machine<'_> {
             for (k, &leaf) in leaves.iter().enumerate() {
                 known.push((leaf, value_of(leaf, cands[rep[k]][idx[rep[k]]])));
             }
-            compiled.run(&known, &mut vals);
-            // Charged as the evaluations one by one, up to the first that fails.
-            let ok = vars.iter().enumerate().all(|(k, ((base, bits), set))| {
-                charge(*base);
-                compiled.root(&vals, k).is_some_and(|x| {
-                    let x = x & top(*bits);
+            // Each term charged as it is evaluated, up to the first that fails.
+            let ok = compiled.eval_roots(&known, &mut vals, |k, x| {
+                let ((base, bits), set) = vars[k];
+                charge(base);
+                x.is_some_and(|x| {
+                    let x = x & top(bits);
                     set.iter().any(|&(lo, hi)| lo <= x && x <= hi)
                 })
             });
@@ -1063,16 +1067,17 @@ impl Machine<'_> {
         }
         let mut out: Set = Vec::new();
         let bases: Vec<TermId> = self.choices.store.keys().map(|(base, _)| *base).collect();
+        let sets: Vec<(u8, &Set)> = (self.choices.store.iter())
+            .map(|((_, bits), set)| (*bits, set))
+            .collect();
         let compiled = terms.compile(&bases);
         let mut vals = Vec::new();
         for v in 0..=limit {
-            compiled.run(
-                &[(leaf, if signed { sx(v, w) as u64 } else { v })],
-                &mut vals,
-            );
-            let ok = (self.choices.store.iter().enumerate()).all(|(k, ((_, bits), set))| {
-                compiled.root(&vals, k).is_some_and(|x| {
-                    let x = x & top(*bits);
+            let known = [(leaf, if signed { sx(v, w) as u64 } else { v })];
+            let ok = compiled.eval_roots(&known, &mut vals, |k, x| {
+                let (bits, set) = sets[k];
+                x.is_some_and(|x| {
+                    let x = x & top(bits);
                     set.iter().any(|&(lo, hi)| lo <= x && x <= hi)
                 })
             });

@@ -1032,7 +1032,7 @@ impl Terms {
     }
 
     /// The nodes of `roots` for evaluation over and over at different values of their
-    /// fields ([`Compiled::run`]).
+    /// fields ([`Compiled::eval_roots`]).
     pub(crate) fn compile(&self, roots: &[TermId]) -> Compiled {
         let mut index: FxHashMap<TermId, u32> = FxHashMap::default();
         let mut nodes = Vec::new();
@@ -1197,24 +1197,34 @@ pub(crate) struct Compiled {
 }
 
 impl Compiled {
-    /// Evaluates every node; `known` gives the fields' values (as [`Terms::eval`]'s, whose
-    /// keys are fields: `Param` nodes). `vals` then holds each node's value, read with
-    /// [`Compiled::root`].
-    pub(crate) fn run(&self, known: &[(TermId, u64)], vals: &mut Vec<Option<u64>>) {
+    /// Evaluates the roots in order, each once the nodes it reaches are (the nodes of the
+    /// first roots come first), and hands each value to `accept` (`None`: not
+    /// determined), stopping at the first it rejects; returns whether it accepted all.
+    /// `known` gives the fields' values, as [`Terms::eval`]'s (whose keys are fields:
+    /// `Param` nodes); `vals` is scratch space.
+    pub(crate) fn eval_roots(
+        &self,
+        known: &[(TermId, u64)],
+        vals: &mut Vec<Option<u64>>,
+        mut accept: impl FnMut(usize, Option<u64>) -> bool,
+    ) -> bool {
         vals.clear();
-        for &(t, node, at) in &self.nodes {
-            let v = match node {
-                Node::Param { .. } => known.iter().find(|(x, _)| *x == t).map(|&(_, v)| v),
-                _ => apply(node, at.map(|i| vals.get(i as usize).copied().flatten())),
-            };
-            vals.push(v);
+        for (k, &root) in self.roots.iter().enumerate() {
+            while vals.len() <= root as usize {
+                let Some(&(t, node, at)) = self.nodes.get(vals.len()) else {
+                    break;
+                };
+                let v = match node {
+                    Node::Param { .. } => known.iter().find(|(x, _)| *x == t).map(|&(_, v)| v),
+                    _ => apply(node, at.map(|i| vals.get(i as usize).copied().flatten())),
+                };
+                vals.push(v);
+            }
+            if !accept(k, vals.get(root as usize).copied().flatten()) {
+                return false;
+            }
         }
-    }
-
-    /// The value of root `k` after [`Compiled::run`] filled `vals`.
-    pub(crate) fn root(&self, vals: &[Option<u64>], k: usize) -> Option<u64> {
-        let at = *self.roots.get(k)?;
-        vals.get(at as usize).copied().flatten()
+        true
     }
 }
 
@@ -1223,7 +1233,7 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
-        /// [`Compiled::run`] gives every root the value [`Terms::eval`] gives it, on random
+        /// [`Compiled::eval_roots`] gives every root the value [`Terms::eval`] gives it, on random
         /// term graphs over three fields (one of them left without a value), a period and
         /// an atom, with every kind of argument list.
         #[test]
@@ -1266,11 +1276,27 @@ mod tests {
             let map: FxHashMap<TermId, u64> = known.iter().copied().collect();
             let compiled = t.compile(&roots);
             let mut vals = Vec::new();
-            compiled.run(&known, &mut vals);
-            for (k, &r) in roots.iter().enumerate() {
-                let mut memo = FxHashMap::default();
-                proptest::prop_assert_eq!(compiled.root(&vals, k), t.eval(r, &map, &mut memo));
-            }
+            let mut got = Vec::new();
+            let all = compiled.eval_roots(&known, &mut vals, |k, v| {
+                got.push((k, v));
+                true
+            });
+            proptest::prop_assert!(all);
+            let want: Vec<_> = roots
+                .iter()
+                .map(|&r| t.eval(r, &map, &mut FxHashMap::default()))
+                .enumerate()
+                .collect();
+            proptest::prop_assert_eq!(got, want);
+            // Stopped at the first root rejected.
+            let mut seen = 0;
+            let stop = roots.len() / 2;
+            let all = compiled.eval_roots(&known, &mut vals, |k, _| {
+                seen += 1;
+                k != stop
+            });
+            proptest::prop_assert!(!all);
+            proptest::prop_assert_eq!(seen, stop + 1);
         }
     }
 
