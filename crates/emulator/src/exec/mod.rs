@@ -55,6 +55,7 @@ mod tmem;
 mod unknown;
 mod values;
 mod warp;
+mod warp_pure;
 mod warp_shared;
 mod warpgroup;
 mod written;

@@ -12,7 +12,9 @@
 //!   thread until it blocks, in thread order. While lane `c` is the next to run, the lanes
 //!   `c..` of its warp that are runnable at its PC form a *group* that executes lane-local
 //!   instructions together (fast-path instructions, integer ALU and address arithmetic,
-//!   loads and stores, opaque instructions: [`lane_local`]) until a lane diverges or an
+//!   loads, stores and atomics, opaque, floating-point and tensor-core instructions,
+//!   `ldmatrix`: [`lane_local`]; the pure ones once per distinct operand tuple,
+//!   `warp_pure.rs`) until a lane diverges or an
 //!   instruction with effects beyond the lane comes. This moves the lanes after `c` ahead of
 //!   `c`'s later instructions in the same pass. Registers are private, so only shared
 //!   memory can observe it: every shared access in such a pass goes through
@@ -36,6 +38,7 @@ use super::collectives::shfl_source;
 use super::fast::{FastInst, FastOp, Src};
 use super::values::LANES;
 use super::warp_shared::{Load, Store};
+use super::warpgroup::WgKind;
 use super::{Machine, State};
 use crate::ir::{Cmp, Inst, Op, Opnd, RegId, ShflMode};
 
@@ -71,15 +74,27 @@ pub(super) enum Group {
 }
 
 /// Whether `op` reads and writes only the executing lane's registers and memory windows
-/// (tensor-core instructions are not: `wgmma` orders warpgroups, `warpgroup` module)
-/// (shared accesses are recorded commands, which [`Machine::track_access`] watches), and
-/// never blocks, stops the emulation or changes control flow: the instructions a group
-/// executes lane by lane inside its lock-step.
+/// (shared accesses are recorded commands, which [`Machine::track_access`] watches) and
+/// per-thread state, and never blocks, stops the emulation or changes control flow: the
+/// instructions a group executes lane by lane inside its lock-step. Tensor-core results
+/// (`mma.sync`: unknown registers) and `ldmatrix`/`stmatrix` (each lane's own row) are;
+/// `wgmma` instructions, which order warpgroups, are excluded by the caller
+/// (`Machine::wg_lane_local`). An asynchronous copy is not: its record's index is global.
 pub(super) fn lane_local(op: Op) -> bool {
     op.computes()
         || matches!(
             op,
-            Op::Ld | Op::St | Op::Float { .. } | Op::Texture | Op::Skip
+            Op::Ld
+                | Op::St
+                | Op::Atom(_)
+                | Op::RedMem(_)
+                | Op::Float { .. }
+                | Op::Texture
+                | Op::Skip
+                | Op::TensorCore
+                | Op::Ldmatrix(_)
+                | Op::Stmatrix(_)
+                | Op::CpAsyncCommit
         )
 }
 
@@ -787,7 +802,7 @@ impl Machine<'_> {
             .get(pc as usize)
             .is_some_and(|f| !matches!(f.op, FastOp::Slow))
             || self.ir.insts.get(pc as usize).is_some_and(|i| {
-                (lane_local(i.op) && self.wg_free(pc))
+                (lane_local(i.op) && self.wg_lane_local(pc))
                     || matches!(i.op, Op::Bar(_) | Op::WarpSync)
                     || meets_in_warp(i.op)
             });
@@ -856,14 +871,18 @@ impl Machine<'_> {
             let Some(&inst) = self.ir.insts.get(pc as usize) else {
                 break;
             };
-            if lane_local(inst.op) && self.wg_free(pc) {
+            if lane_local(inst.op) && self.wg_lane_local(pc) {
                 let cta_limit = self.cfg.cta_limit();
                 if self.instructions + lanes > cta_limit {
                     break;
                 }
-                each_lane!(group, |l| {
-                    self.step_slow(wb + l);
-                });
+                // With a step left in every lane's budget, a pure instruction is computed
+                // once per distinct operand tuple (`warp_pure`).
+                if room == 0 || !self.warp_pure(wb, group, pc, &inst) {
+                    each_lane!(group, |l| {
+                        self.step_slow(wb + l);
+                    });
+                }
                 advanced = true;
                 if self.stop {
                     return Group::Advanced;
@@ -907,6 +926,16 @@ impl Machine<'_> {
     /// effects beyond the lane: `warpgroup` module).
     fn wg_free(&self, pc: u32) -> bool {
         self.wg.kinds.get(pc as usize).is_none_or(Option::is_none)
+    }
+
+    /// Whether the warpgroup part of the instruction at `pc` is lane-local: none, or the
+    /// count of an `.aligned` instruction other than `wgmma` (`WgKind::Warp`: a list per
+    /// thread, checked once every thread has exited).
+    fn wg_lane_local(&self, pc: u32) -> bool {
+        self.wg
+            .kinds
+            .get(pc as usize)
+            .is_none_or(|k| matches!(k, None | Some(WgKind::Warp)))
     }
 
     /// Whether a lane of warp `w` waits at an `activemask`.

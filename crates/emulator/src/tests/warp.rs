@@ -5,8 +5,10 @@
 //! branches on the lane and thread index, uniform loops, early exits, barriers (for all
 //! threads and counted, arrives and syncs), shuffles
 //! (with and without a predicate result, some from lanes out of range or inactive, some of
-//! an unknown parameter), votes and `activemask`, with and without `--warp-sync`, on full
-//! and partial warps.
+//! an unknown parameter), votes and `activemask`, floating-point arithmetic (computed and
+//! opaque, guarded, of known values and of unknown ones by the same or other sources),
+//! `mma.sync`, `ldmatrix`, shared atomics and global loads, with and without
+//! `--warp-sync`, on full and partial warps.
 
 use proptest::prelude::*;
 
@@ -27,7 +29,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..44, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..60, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -133,6 +135,35 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                     38 => format!(
                         "shl.b32 %r10, %r2, 3;\n    add.s32 %r10, %r10, %r11;\n    @%p{p} ld.shared.u64 %rd2, [%r10];\n    cvt.u32.u64 %r{a}, %rd2;"
                     ),
+                    // Floating-point arithmetic, computed (`.rn`) and opaque, tensor-core
+                    // results, `ldmatrix` rows, shared atomics, global loads: lock-step
+                    // groups step the pure ones once per distinct operand tuple
+                    // (`warp_pure`), on lanes with equal and different operands.
+                    44 => format!("mov.b32 %f{a}, %r{b};"),
+                    45 => format!("add.rn.f32 %f{a}, %f{b}, %f{c};"),
+                    46 => format!("mul.f32 %f{a}, %f{b}, 0f3F000000;"),
+                    47 => format!("ex2.approx.ftz.f32 %f{a}, %f{b};"),
+                    48 => format!("fma.rn.f32 %f{a}, %f{b}, %f{c}, %f{a};"),
+                    49 => format!(
+                        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {{%f{a}, %f{b}, %f{c}, %f9}}, {{%r{b}, %r{c}}}, {{%r{a}}}, {{%f{b}, %f{c}, %f{a}, %f9}};"
+                    ),
+                    50 => format!("mov.b32 %r{a}, %f{b};"),
+                    51 => format!(
+                        "and.b32 %r10, %r{b}, 240;\n    add.s32 %r10, %r10, %r11;\n    ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{%r{a}}}, [%r10];"
+                    ),
+                    52 => format!(
+                        "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    atom.shared.add.u32 %r{a}, [%r10], %r{c};"
+                    ),
+                    53 => format!("ld.global.u32 %r{a}, [%rd3+{}];", 4 * (imm % 4)),
+                    54 => format!("@%p{p} sub.rn.f32 %f{a}, %f{b}, %f{c};"),
+                    55 => format!("cvt.rn.f32.u32 %f{a}, %r{b};\n    cp.async.commit_group;"),
+                    // Float results that commands show: stored (each lane its own word
+                    // of `fs`, so that no reorder check repeats the run lane by lane),
+                    // and branched on.
+                    56 | 57 => format!(
+                        "mov.u32 %r10, fs;\n    shl.b32 %r12, %r2, 2;\n    add.s32 %r10, %r10, %r12;\n    st.shared.f32 [%r10], %f{c};"
+                    ),
+                    58 | 59 => format!("setp.lt.f32 %p{p}, %f{b}, %f{c};"),
                     30 => format!(
                         "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    @%p{p} st.shared.u16 [%r10+2], %r{c};"
                     ),
@@ -168,7 +199,7 @@ fn kernel(items: &[Item]) -> String {
     let mut labels = 0;
     emit(items, true, &mut body, &mut labels, 0);
     format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{{\n    .reg .b32 %r<32>;\n    .reg .pred %p<8>;\n    .reg .b64 %rd<4>;\n    .shared .align 8 .b8 s[256];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r11, s;\n    mov.u32 %r2, %laneid;\n    mul.lo.s32 %r3, %r1, 7;\n    and.b32 %r4, %r1, 3;\n    mov.u32 %r5, 0;\n    mov.u32 %r6, 1;\n    mov.u32 %r7, 2;\n    mov.u32 %r8, 3;\n    mov.u32 %r9, 4;\n    setp.lt.u32 %p1, %r2, 5;\n    setp.eq.u32 %p2, %r4, 1;\n    setp.gt.u32 %p3, %r1, 40;\n    setp.ne.u32 %p4, %r2, 31;\n{body}    ret;\n}}\n"
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 n)\n{{\n    .reg .b32 %r<32>;\n    .reg .pred %p<8>;\n    .reg .b64 %rd<4>;\n    .reg .f32 %f<12>;\n    .shared .align 16 .b8 s[256];\n    .shared .align 4 .b8 fs[128];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r11, s;\n    mov.u32 %r2, %laneid;\n    mul.lo.s32 %r3, %r1, 7;\n    and.b32 %r4, %r1, 3;\n    mov.u32 %r5, 0;\n    mov.u32 %r6, 1;\n    mov.u32 %r7, 2;\n    mov.u32 %r8, 3;\n    mov.u32 %r9, 4;\n    setp.lt.u32 %p1, %r2, 5;\n    setp.eq.u32 %p2, %r4, 1;\n    setp.gt.u32 %p3, %r1, 40;\n    setp.ne.u32 %p4, %r2, 31;\n    mov.u64 %rd3, 4096;\n    cvt.rn.f32.u32 %f2, %r2;\n    cvt.rn.f32.u32 %f3, %r4;\n    mov.b32 %f4, %r5;\n    mov.b32 %f5, %r6;\n    mov.b32 %f6, 0f3F800000;\n    mov.b32 %f7, %r3;\n    mov.b32 %f8, %r9;\n    mov.b32 %f9, %r7;\n{body}    ret;\n}}\n"
     )
 }
 
