@@ -29,7 +29,7 @@ enum Item {
 }
 
 fn item(depth: u32) -> BoxedStrategy<Item> {
-    let inst = (0u8..60, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
+    let inst = (0u8..64, 2u8..10, 2u8..10, 2u8..10, 1u8..5, 0u32..300)
         .prop_map(|(k, a, b, c, p, imm)| Item::Inst(k, a, b, c, p, imm));
     if depth == 0 {
         return inst.boxed();
@@ -164,6 +164,14 @@ fn emit(items: &[Item], top: bool, out: &mut String, labels: &mut u32, depth: u3
                         "mov.u32 %r10, fs;\n    shl.b32 %r12, %r2, 2;\n    add.s32 %r10, %r10, %r12;\n    st.shared.f32 [%r10], %f{c};"
                     ),
                     58 | 59 => format!("setp.lt.f32 %p{p}, %f{b}, %f{c};"),
+                    // Integer arithmetic on a termed unknown and lane-dependent values:
+                    // distinct results per lane, stored in each lane's word.
+                    60 | 61 => {
+                        format!("ld.param.u32 %r{a}, [n];\n    add.s32 %r{a}, %r{a}, %r{b};")
+                    }
+                    62 | 63 => format!(
+                        "mov.u32 %r10, fs;\n    shl.b32 %r12, %r2, 2;\n    add.s32 %r10, %r10, %r12;\n    st.shared.u32 [%r10], %r{c};"
+                    ),
                     30 => format!(
                         "and.b32 %r10, %r{b}, 252;\n    add.s32 %r10, %r10, %r11;\n    @%p{p} st.shared.u16 [%r10+2], %r{c};"
                     ),
