@@ -363,12 +363,13 @@ pub fn analyze(program: &Program) -> Analysis {
     // stage's relation, see `exec`).
     let relation = |memory: bool| {
         let edges = || {
-            let mut preds = hb::edges(&replay.nodes, &replay.registrations, memory);
-            hb::add_edges(&replay.mbarriers.edges, &mut preds);
-            if !memory {
-                hb::add_edges(&replay.exec.edges, &mut preds);
-            }
-            preds
+            let exec: &[_] = if memory { &[] } else { &replay.exec.edges };
+            hb::edges(
+                &replay.nodes,
+                &replay.registrations,
+                memory,
+                &[&replay.mbarriers.edges, exec],
+            )
         };
         let chains = || hb::Chains::build(program, &replay.registrations, memory);
         if parallel(&replay) {
@@ -380,8 +381,8 @@ pub fn analyze(program: &Program) -> Analysis {
     let (preds, chains) = relation(false);
     let mut edges = Vec::new();
     let mut forward = None;
-    for (to, ps) in preds.iter().enumerate() {
-        for &from in ps {
+    for to in 0..preds.len() {
+        for &from in preds.of(to) {
             if from.index() >= to {
                 forward.get_or_insert((from, DynamicBarrierId(to as u32)));
             }
