@@ -46,6 +46,13 @@ impl Entry {
     pub(crate) fn occ(&self) -> u32 {
         self.meta >> 5
     }
+
+    /// Whether `other` is this entry but for the thread: the same program index, chain key,
+    /// kind, bytes and occurrence.
+    #[inline]
+    pub(crate) fn same_but_thread(&self, other: &Entry) -> bool {
+        (self.index, self.key, self.meta) == (other.index, other.key, other.meta)
+    }
 }
 
 /// The threads and agents of the race check: the CTA's threads, then one agent per

@@ -263,6 +263,8 @@ use entries::{Collected, Entry, OCC_NONE, collect_entries};
 
 mod shift;
 mod sweep;
+mod twins;
+use twins::{Quiet, Twins};
 
 /// Options of the race check.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -610,6 +612,9 @@ struct Tuning {
     /// that make its accesses moved ([`shift::Lanes::followers`]), from the thread's commands
     /// (else from their own).
     followers: bool,
+    /// Whether thread pairs of lanes that make the same accesses in a chunk (`twins`
+    /// module) add the counts of the first such pair whose merges noted nothing, unmerged.
+    twins: bool,
 }
 
 impl Default for Tuning {
@@ -626,6 +631,7 @@ impl Default for Tuning {
             hot_records: HOT_RECORDS,
             lane_shifts: true,
             followers: true,
+            twins: true,
         }
     }
 }
@@ -1060,9 +1066,15 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             }
         }));
         acc.naive_pairs += naive_pairs(self.program, &lists);
-        self.count_same_instruction_writes(chunk, &lists, acc);
-        // A chunk the sweep proves race-free has nothing for the merges to find.
-        if let Some(tests) = self.sweep_race_free(&lists) {
+        // The chunk's twin classes, made where a check first needs them.
+        let mut twins: Option<Twins> = None;
+        let exempt = self.count_same_instruction_writes(chunk, &lists, &mut twins, acc);
+        // A chunk the sweep proves race-free has nothing for the merges to find. One with
+        // exempt pairs has two concurrent writes, which fail the sweep (whose tests then
+        // count for nothing): it is not tried.
+        if exempt == 0
+            && let Some(tests) = self.sweep_race_free(&lists)
+        {
             acc.race_tests += tests;
             return;
         }
@@ -1152,6 +1164,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // two lie in the chunk (`ordered_copies` passes over consecutive ones by range).
         // Made with `runs`: a thread is in no chain.
         let mut chains: Option<Vec<Option<Chain>>> = None;
+        // Per twin class pair (and whether the writes' merge was skipped), the counts of a
+        // thread pair of them whose merges noted nothing: every later one adds the same.
+        let mut twin_merges: FxHashMap<(u32, u32, bool), Quiet> = FxHashMap::default();
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
@@ -1188,6 +1203,32 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 .take_while(|&y| y < x)
                 .chain(x + 1..s0)
                 .chain(s1..lists.len());
+            // While the chunk has found nothing (so has no classes of sites), a row of a
+            // lane of a twin class of several lanes whose every thread pair is of a class pair
+            // found quiet before adds their counts, unmerged (`twins` module).
+            if found.is_empty()
+                && let Some(tw) = twins.as_ref()
+                && tw.shared_at(x)
+            {
+                let spent = acc
+                    .race_tests
+                    .saturating_add((acc.records - records_start).saturating_mul(RECORD_TESTS));
+                let before = readers.partition_point(|&r| r < x);
+                let ranges = [x + 1..s0, s1..lists.len()];
+                if let Some((visits, q)) = tw.replay_row(
+                    x,
+                    &readers[..before],
+                    ranges,
+                    &twin_merges,
+                    spent,
+                    budget_end,
+                ) {
+                    acc.thread_pairs_visited += visits;
+                    acc.race_tests += q.tests;
+                    acc.windows += q.windows;
+                    continue;
+                }
+            }
             let mut by_class = classes.as_ref().and_then(|c| {
                 c.row(
                     x,
@@ -1414,6 +1455,25 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         (&kept.0[..], &kept.1[..])
                     }
                 };
+                // Two lanes of twin classes whose merges were quiet before: the same again.
+                let twin =
+                    if (hi.thread as usize) < self.program.threads.len() && self.twins_apply() {
+                        let twins =
+                            twins.get_or_insert_with(|| self.twins(&lists, &mut acc.lanes_agree));
+                        twins.pair(x, y).map(|(a, b)| (a, b, skip_writes))
+                    } else {
+                        None
+                    };
+                if let Some(q) = twin.and_then(|key| twin_merges.get(&key)) {
+                    acc.race_tests += q.tests;
+                    acc.windows += q.windows;
+                    continue;
+                }
+                let before = Quiet {
+                    tests: acc.race_tests,
+                    windows: acc.windows,
+                };
+                let notes = acc.notes;
                 // Against an agent's one access, the merges' tests first, with nothing
                 // recorded (`merge_one`): where all are ordered, that is all they do.
                 let ordered = match (hi.reads, hi.writes) {
@@ -1442,6 +1502,15 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.writes, acc);
                     }
                     self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
+                }
+                if let Some(key) = twin
+                    && acc.notes == notes
+                {
+                    let q = Quiet {
+                        tests: acc.race_tests - before.tests,
+                        windows: acc.windows - before.windows,
+                    };
+                    twin_merges.insert(key, q);
                 }
                 // `recent` holds real races only until the benign pairs join it below.
                 racing.extend(acc.recent.iter().copied());
@@ -1638,22 +1707,28 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
     /// dynamic instruction by two lanes of one warp that share a byte (the first one they
     /// share lies in this chunk) and are not ordered by happens-before. Exactly the pairs
     /// `merge` would otherwise report; a join on (instruction, occurrence or warp step) per
-    /// pair of lanes, only in chunks where two lanes of a warp have plain writes.
+    /// pair of lanes, only in chunks where two lanes of a warp have plain writes. Returns
+    /// how many it counted here (up to [`SAME_INSTRUCTION_CAP`]).
     fn count_same_instruction_writes(
         &self,
         chunk: u32,
         lists: &[ThreadLists<'_>],
+        twins: &mut Option<Twins>,
         acc: &mut Accumulator,
-    ) {
+    ) -> u64 {
+        let all = lists;
         let warp_size = self.program.warp_size();
         if warp_size == 1 {
-            return;
+            return 0;
         }
         let has_plain_write = |l: &ThreadLists<'_>| l.writes.iter().any(|e| e.occ() != OCC_NONE);
         // Only the CTA's threads: every agent is a warp of its own (they come last).
         let cta = self.program.threads.len();
         let lists = &lists[..lists.partition_point(|l| (l.thread as usize) < cta)];
         let mut counted = 0u64;
+        // Per twin class pair, what one lane pair of them counted and tested: each other
+        // counts and tests the same (`twins` module).
+        let mut memo: FxHashMap<(u32, u32), (u64, u64)> = FxHashMap::default();
         let mut start = 0;
         while start < lists.len() {
             // `lists` is sorted by thread, so the lanes of a warp are contiguous.
@@ -1664,10 +1739,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     .position(|l| self.warp(l.thread) != warp)
                     .unwrap_or(lists.len() - start);
             let group = &lists[start..end];
+            let base = start;
             start = end;
             if group.iter().filter(|l| has_plain_write(l)).count() < 2 {
                 continue;
             }
+            let twins = if self.twins_apply() {
+                Some(&*twins.get_or_insert_with(|| self.twins(all, &mut acc.lanes_agree)))
+            } else {
+                None
+            };
             // Each lane's plain writes keyed by dynamic instruction, sorted by key (keys are
             // distinct within a lane: one access per lane per dynamic instruction).
             let keyed: Vec<Vec<(u64, &Entry)>> = group
@@ -1696,6 +1777,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 .collect();
             for x in 0..group.len() {
                 for y in x + 1..group.len() {
+                    let pair = twins.and_then(|t| t.pair(base + x, base + y));
+                    if let Some(&(n, tests)) = pair.and_then(|p| memo.get(&p))
+                        && counted + n < SAME_INSTRUCTION_CAP
+                    {
+                        acc.same_instruction_writes += n;
+                        acc.race_tests += tests;
+                        counted += n;
+                        continue;
+                    }
+                    let before = (counted, acc.race_tests);
                     let (xs, ys) = (&keyed[x], &keyed[y]);
                     let (mut i, mut j) = (0, 0);
                     while i < xs.len() && j < ys.len() {
@@ -1715,16 +1806,20 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                                 counted += 1;
                                 if counted >= SAME_INSTRUCTION_CAP {
                                     acc.same_instruction_writes_at_least = true;
-                                    return;
+                                    return counted;
                                 }
                             }
                             i += 1;
                             j += 1;
                         }
                     }
+                    if let Some(p) = pair {
+                        memo.insert(p, (counted - before.0, acc.race_tests - before.1));
+                    }
                 }
             }
         }
+        counted
     }
 
     /// Whether two plain writes of one dynamic instruction by lanes `ta` and `tb` of one warp
@@ -2777,6 +2872,9 @@ struct Accumulator {
     /// the warp that happens before that thread's commands of that key
     /// ([`Context::lockstep_bound`]; every lane of the warp asks the same).
     lockstep_steps: FxHashMap<(u32, u32, u32), u32>,
+    /// [`HappensBeforeQuery::lanes_agree`] per (chain key, warp), as the twin classes of
+    /// the chunks checked so far asked it (`twins` module).
+    lanes_agree: FxHashMap<(u32, u32), bool>,
 }
 
 impl Group {

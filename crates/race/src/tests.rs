@@ -221,6 +221,17 @@ fn sync_all(inst: u32) -> Command {
     )
 }
 
+/// `bar.sync id, threads`.
+fn warp_barrier(id: u32, threads: u32) -> Command {
+    Command::barrier(
+        weft_program::BarrierOp::Sync,
+        id,
+        weft_program::BarrierCount::Threads(threads),
+        true,
+        InstId(98),
+    )
+}
+
 /// `threads` threads of warp size `warp_size`, thread `t` running `code(t)`; steps are the
 /// command indices (lock-step when every lane runs the same number of commands).
 fn per_thread(threads: u32, warp_size: u32, code: impl Fn(u32) -> Vec<Command>) -> Program {
@@ -2280,4 +2291,208 @@ fn a_warp_copy_pipeline_is_checked_once_per_warp() {
     assert!(got.races.is_empty(), "{got:?}");
     let (all, some) = (every.1.into_inner(), shifts.1.into_inner());
     assert!(all > 0 && some * 4 <= all, "{some} queries of {all}");
+}
+
+/// Warps whose lanes all make the same accesses (a warp matrix store: every lane writes the
+/// warp's fragment), some at an address of their own lane, in phases between barriers;
+/// one lane of a warp may be odd (an access moved across a barrier, an extra access to
+/// another word before each barrier, a value of its own, an access less, an mbarrier arrival that orders its
+/// accesses alone before another warp's), and
+/// the writes may carry values: chunks of twin lanes, next to lanes that only look like
+/// twins, with races between lanes of one warp and across warps.
+fn twinned() -> impl Strategy<Value = Program> {
+    // (kind, word, byte offset, length, instruction, phase, at the lane's own word)
+    let op = (
+        0u8..3,
+        0u32..3,
+        0u32..4,
+        1u32..6,
+        0u32..4,
+        0u32..3,
+        prop::bool::weighted(0.2),
+    );
+    let warp = (
+        proptest::collection::vec(op, 1..6),
+        // The odd lane (4: none) and what is odd about it.
+        (0u32..5, 0u8..5),
+        // Values: none, one for every lane, one per lane.
+        0u8..3,
+    );
+    (proptest::collection::vec(warp, 1..4), 1u32..3).prop_map(|(warps, syncs)| {
+        let ws = 4;
+        let threads = ws * warps.len() as u32;
+        // The first warp (not the last) whose odd lane alone arrives at an mbarrier in the
+        // second phase, which the last warp waits at before its second phase: that lane's
+        // accesses of the phase happen before the last warp's, its twins' do not.
+        let last = warps.len() - 1;
+        let arriver = warps
+            .iter()
+            .position(|(_, (odd, how), _)| *odd < ws && *how == 4)
+            .filter(|&w| w != last);
+        let mbarrier = |op, value| Command::mbarrier(op, 256, value, InstId(99));
+        use weft_program::MbarrierOp;
+        let mut program = unstepped(threads, ws, |t| {
+            let (ops, (odd, how), valued) = &warps[(t / ws) as usize];
+            let lane = t % ws;
+            let odd = *odd == lane;
+            let mut out = Vec::new();
+            let warp = (t / ws) as usize;
+            if arriver.is_some() && t == last as u32 * ws {
+                out.push(mbarrier(MbarrierOp::Init, 1));
+            }
+            for phase in 0..=syncs {
+                if phase == 1 && arriver.is_some() && warp == last {
+                    out.push(mbarrier(MbarrierOp::WaitParity, 0));
+                    // Each lane's wait is a node of its own: a barrier of the warp after
+                    // them gives its lanes' accesses one chain key.
+                    out.push(warp_barrier(1, ws));
+                }
+                for (k, &(kind, word, off, len, inst, p, own)) in ops.iter().enumerate() {
+                    let p = if odd && *how == 0 && k == 0 { p + 1 } else { p };
+                    if p.min(syncs) != phase || (odd && *how == 3 && k + 1 == ops.len()) {
+                        continue;
+                    }
+                    let addr = 4 * word + off + if own { 16 + 4 * lane } else { 0 };
+                    let kind =
+                        [AccessKind::Read, AccessKind::Write, AccessKind::Atomic][kind as usize];
+                    let c = Command::access(kind, addr, len, false, InstId(inst));
+                    out.push(match (kind, valued) {
+                        (AccessKind::Write, 1) => c.with_value(1),
+                        (AccessKind::Write, 2) => c.with_value((lane % 2 + 1) as u16),
+                        _ if odd && *how == 2 && kind == AccessKind::Write => c.with_value(2),
+                        _ => c,
+                    });
+                }
+                if phase == 1 && arriver == Some(warp) {
+                    out.push(if odd {
+                        mbarrier(MbarrierOp::Arrive, 1)
+                    } else {
+                        write(128 + 4 * lane, 4, 9)
+                    });
+                }
+                if phase < syncs {
+                    if odd && *how == 1 {
+                        out.push(write(128 + 4 * lane, 4, 9));
+                    }
+                    out.push(sync_all(100 + phase));
+                }
+            }
+            out
+        });
+        program.values = vec![0x2a, 0x2b];
+        program
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// Adding the counts of a quiet class pair of twin lanes for each later thread pair of
+    /// it, unmerged (and the same-instruction count of a class pair for each later lane
+    /// pair), changes nothing in the report, its counts included.
+    #[test]
+    fn twin_lanes_change_no_report(program in twinned()) {
+        let analysis = barrier_graph::analyze(&program);
+        let Some(hb) = analysis.happens_before.as_ref() else {
+            return Ok(());
+        };
+        for config in [
+            Config::default(),
+            Config { detail: true, ..Config::default() },
+            Config { max_word_tests: Some(5), ..Config::default() },
+        ] {
+            let plain = Tuning { twins: false, ..Tuning::default() };
+            let expected = timeless(find_races_tuned(&program, hb, &config, plain));
+            let got = timeless(find_races_tuned(&program, hb, &config, Tuning::default()));
+            prop_assert_eq!(got, expected);
+        }
+    }
+}
+
+#[test]
+fn a_warp_matrix_store_is_merged_once_per_class_pair() {
+    // A CUTLASS wmma epilogue's shape: each warp stores its fragment from every lane (the
+    // whole fragment per lane), a barrier, every thread reads a word of it, a barrier, and
+    // again. The lanes of a warp are twins in every word of its fragment.
+    let (warps, ws, trips) = (4u32, 8u32, 3u32);
+    let program = unstepped(warps * ws, ws, |t| {
+        let (warp, lane) = (t / ws, t % ws);
+        let mut out = Vec::new();
+        for _ in 0..trips {
+            out.push(write(64 * warp, 64, 1));
+            out.push(sync_all(2));
+            out.push(read(
+                4 * (t % 16) + 64 * ((warp + 1) % warps),
+                4,
+                3 + lane % 2,
+            ));
+            out.push(sync_all(5));
+        }
+        out
+    });
+    let analysis = barrier_graph::analyze(&program);
+    let hb = analysis.happens_before.as_ref().expect("well synchronized");
+    let config = Config::default();
+    let plain = Tuning {
+        twins: false,
+        ..Tuning::default()
+    };
+    let every = Counting(hb, 0.into());
+    let expected = timeless(find_races_tuned(&program, &every, &config, plain));
+    let twins = Counting(hb, 0.into());
+    let got = timeless(find_races_tuned(
+        &program,
+        &twins,
+        &config,
+        Tuning::default(),
+    ));
+    assert_eq!(got, expected);
+    assert!(got.races.is_empty(), "{got:?}");
+    assert!(got.stats.same_instruction_writes > 0, "{got:?}");
+    let (all, some) = (every.1.into_inner(), twins.1.into_inner());
+    assert!(all > 0 && some * 4 <= all, "{some} queries of {all}");
+}
+
+#[test]
+fn twins_whose_lanes_disagree_are_merged_one_by_one() {
+    // The lanes of warp 0 store one word alike, but only lane 1 arrives at the mbarrier
+    // that warp 1 waits at before reading it: lanes 0, 2 and 3 race with warp 1, lane 1
+    // does not. Lane 1's pairs are quiet; those of its twins after it must still be merged.
+    use weft_program::MbarrierOp;
+    let mbarrier = |op, value| Command::mbarrier(op, 256, value, InstId(50));
+    let program = unstepped(8, 4, |t| {
+        let mut out = Vec::new();
+        if t == 4 {
+            out.push(mbarrier(MbarrierOp::Init, 1));
+        }
+        out.push(sync_all(100));
+        if t >= 4 {
+            // Each lane's wait is a node of its own: a barrier of the warp after them gives
+            // its lanes' reads one chain key.
+            out.push(mbarrier(MbarrierOp::WaitParity, 0));
+            out.push(warp_barrier(1, 4));
+            out.push(read(0, 4, 3));
+        } else {
+            out.push(write(0, 4, 1));
+            out.push(if t == 1 {
+                mbarrier(MbarrierOp::Arrive, 1)
+            } else {
+                write(128 + 4 * t, 4, 9)
+            });
+        }
+        out.push(sync_all(101));
+        out
+    });
+    let analysis = barrier_graph::analyze(&program);
+    let hb = analysis.happens_before.as_ref().expect("well synchronized");
+    let config = Config::default();
+    let plain = Tuning {
+        twins: false,
+        ..Tuning::default()
+    };
+    let expected = timeless(find_races_tuned(&program, hb, &config, plain));
+    let got = timeless(find_races_tuned(&program, hb, &config, Tuning::default()));
+    assert_eq!(got, expected);
+    assert_eq!(got.races.len(), 1, "{got:?}");
+    assert_eq!(got.races[0].thread_pairs, 12, "{got:?}");
 }

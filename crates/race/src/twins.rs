@@ -1,0 +1,276 @@
+//! Lanes of one warp that make the same accesses in a chunk: their thread pairs are decided
+//! once per pair of classes.
+//!
+//! A warp matrix store (`wmma.store`) is modelled as every lane writing the warp's whole
+//! fragment (its layout is opaque), and a warp's lanes load a tile they all read the same
+//! way: in such a word every lane of the warp has the same entries — the same program
+//! indices, chain keys, bytes, occurrences, and commands (instruction, kind, address, width,
+//! flags, written value). A CUTLASS wmma epilogue's word is stored by the 32 lanes of a warp
+//! in each of its iterations, so the merges tested its 496 lane pairs one by one (and the
+//! same-instruction count joined each), every one finding the same: 5·10⁷ happens-before
+//! tests for one kernel, 80% of its race stage.
+//!
+//! [`Twins::of`] puts the lists of a chunk into *twin classes*: lanes of one warp whose
+//! entries and commands are equal but for the thread. Where, besides, the relation answers
+//! alike for every lane of the warp at every chain key of the chunk's threads
+//! ([`HappensBeforeQuery::lanes_agree`]), every test a merge of two CTA threads makes is
+//! program order within a thread, or a bound of the node of a chain key of one of the two
+//! at the other thread, which every lane of that one's warp shares (the argument of the
+//! lane shifts, `shift` module; a program with warp steps, whose lock-step order depends
+//! on the lanes' steps, has no twins). So two thread pairs `(lo, hi)` and `(lo', hi')`
+//! with `lo`, `lo'` in one class and `hi`, `hi'` in one class make exactly the same tests,
+//! get the same answers and see the same windows, whose keys are the same too: where the
+//! first pair's merges noted no race (a quiet merge), the second's note none either, and
+//! add only the same counts, which the chunk's check adds without merging (a merge that
+//! noted something is never replayed: every pair is merged as before). The same holds for
+//! the join of the same-instruction rule, whose count and tests per class pair are added
+//! the same way (up to its cap, where the exact join takes over).
+
+use rustc_hash::FxHashMap;
+use weft_program::Command;
+
+use crate::{Context, HappensBeforeQuery, ThreadLists};
+
+/// No twin class: an agent (each is a warp of its own, and merges with it are not
+/// replayed).
+pub(crate) const NO_TWIN: u32 = u32::MAX;
+
+/// Classes of a warp's lanes a new list is compared with at most (the latest first): a warp
+/// whose lanes all differ costs at most that many comparisons per list.
+const MAX_COMPARED: usize = 4;
+
+/// The twin classes of one chunk's lists.
+#[derive(Debug, Default)]
+pub(crate) struct Twins {
+    /// Per list of the chunk, its class, or [`NO_TWIN`].
+    of: Vec<u32>,
+    /// Per class, whether it has several lanes (a pair of two classes of one lane each is
+    /// one thread pair: nothing to keep).
+    shared: Vec<bool>,
+    /// Per list, the end of the run of lists after it of its class.
+    run_end: Vec<u32>,
+}
+
+impl Twins {
+    /// The class pair of lists `x` and `y` (lower thread's class first) when a thread pair
+    /// of these classes may come again: both have a class, one of them of several lanes.
+    pub(crate) fn pair(&self, x: usize, y: usize) -> Option<(u32, u32)> {
+        let (lo, hi) = if x < y { (x, y) } else { (y, x) };
+        let (a, b) = (*self.of.get(lo)?, *self.of.get(hi)?);
+        let shared = |c: u32| self.shared.get(c as usize).copied().unwrap_or(false);
+        (a != NO_TWIN && b != NO_TWIN && (shared(a) || shared(b))).then_some((a, b))
+    }
+}
+
+impl Twins {
+    /// Whether list `x` is of a class of several lanes.
+    pub(crate) fn shared_at(&self, x: usize) -> bool {
+        self.of
+            .get(x)
+            .and_then(|&c| self.shared.get(c as usize))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The thread pairs of row `x` with the lists `readers` and then those of `ranges` (the
+    /// order in which the row visits them, before the chunk has found anything, so none of
+    /// them skips the writes' merge), when each is of a class pair found quiet before
+    /// (`quiet`) and none reaches the word's budget of tests (`end`, counted from
+    /// `spent`): how many, and the counts their merges add. `None`: the row is visited pair
+    /// by pair. A run of lists of one class costs one lookup.
+    pub(crate) fn replay_row(
+        &self,
+        x: usize,
+        readers: &[usize],
+        ranges: [std::ops::Range<usize>; 2],
+        quiet: &FxHashMap<(u32, u32, bool), Quiet>,
+        spent: u64,
+        end: Option<u64>,
+    ) -> Option<(u64, Quiet)> {
+        let a = *self.of.get(x)?;
+        let mut visits = 0u64;
+        let mut sum = Quiet {
+            tests: 0,
+            windows: 0,
+        };
+        // The tests of the last pair: the budget is checked before each pair, and the sums
+        // only grow, so the check before the last decides.
+        let mut last = 0u64;
+        let mut add = |y: usize, n: u64| -> Option<()> {
+            let b = *self.of.get(y)?;
+            if b == NO_TWIN {
+                return None;
+            }
+            let key = if x < y { (a, b, false) } else { (b, a, false) };
+            let q = quiet.get(&key)?;
+            visits += n;
+            sum.tests = sum.tests.saturating_add(q.tests.saturating_mul(n));
+            sum.windows = sum.windows.saturating_add(q.windows.saturating_mul(n));
+            last = q.tests;
+            Some(())
+        };
+        for &y in readers {
+            add(y, 1)?;
+        }
+        for range in ranges {
+            let mut y = range.start;
+            while y < range.end {
+                let to = (*self.run_end.get(y)? as usize).min(range.end);
+                add(y, (to - y) as u64)?;
+                y = to;
+            }
+        }
+        let before_last = sum.tests - last;
+        if visits > 0 && end.is_some_and(|end| spent.saturating_add(before_last) >= end) {
+            return None;
+        }
+        Some((visits, sum))
+    }
+}
+
+/// What a class pair's quiet merges added to the counts: the happens-before tests and the
+/// accesses tested against a window that was not empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Quiet {
+    pub(crate) tests: u64,
+    pub(crate) windows: u64,
+}
+
+impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
+    /// Whether twin classes apply at all: the tuning, no warp steps (the lock-step order
+    /// depends on each lane's steps), lanes to share.
+    pub(crate) fn twins_apply(&self) -> bool {
+        self.tuning.twins
+            && self.sweepable
+            && !self.config.warp_sync
+            && self.program.warp_size() > 1
+    }
+
+    /// The twin classes of a chunk's `lists` (sorted by thread); `agree` keeps the answers
+    /// of [`HappensBeforeQuery::lanes_agree`] per (chain key, warp) between chunks.
+    pub(crate) fn twins(
+        &self,
+        lists: &[ThreadLists<'_>],
+        agree: &mut FxHashMap<(u32, u32), bool>,
+    ) -> Twins {
+        let mut of = vec![NO_TWIN; lists.len()];
+        if !self.twins_apply() {
+            return Twins {
+                of,
+                shared: Vec::new(),
+                run_end: Vec::new(),
+            };
+        }
+        let threads = self.program.threads.len();
+        // Only the CTA's threads: agents come last, each a warp of its own.
+        let cta = lists.partition_point(|l| (l.thread as usize) < threads);
+        // Per class, its first list and its lanes.
+        let mut firsts: Vec<usize> = Vec::new();
+        let mut members: Vec<u32> = Vec::new();
+        // Per warp of the chunk, its lists and its first class.
+        let mut warps: Vec<(usize, usize, u32)> = Vec::new();
+        let mut start = 0;
+        while start < cta {
+            let warp = self.warp(lists[start].thread);
+            let end = start
+                + lists[start..cta]
+                    .iter()
+                    .position(|l| self.warp(l.thread) != warp)
+                    .unwrap_or(cta - start);
+            let first_class = firsts.len();
+            warps.push((start, end, first_class as u32));
+            for x in start..end {
+                let class = (first_class..firsts.len())
+                    .rev()
+                    .take(MAX_COMPARED)
+                    .find(|&c| self.same_accesses(&lists[firsts[c]], &lists[x]));
+                of[x] = match class {
+                    Some(c) => {
+                        members[c] += 1;
+                        c as u32
+                    }
+                    None => {
+                        firsts.push(x);
+                        members.push(1);
+                        firsts.len() as u32 - 1
+                    }
+                };
+            }
+            start = end;
+        }
+        // A warp with a class of several lanes needs its lanes to agree at every chain key
+        // of the chunk's threads, which are those of the classes' first lists; else each of
+        // its lanes is a class of its own.
+        let mut keys: Option<Vec<u32>> = None;
+        for (i, &(from, to, c0)) in warps.iter().enumerate() {
+            let c1 = warps.get(i + 1).map_or(firsts.len(), |w| w.2 as usize);
+            if members[c0 as usize..c1].iter().all(|&m| m < 2) {
+                continue;
+            }
+            let keys = keys.get_or_insert_with(|| {
+                let mut keys: Vec<u32> = firsts
+                    .iter()
+                    .flat_map(|&f| lists[f].reads.iter().chain(lists[f].writes))
+                    .map(|e| e.key)
+                    .collect();
+                keys.sort_unstable();
+                keys.dedup();
+                keys
+            });
+            let warp = self.warp(lists[from].thread);
+            let agrees = keys.iter().all(|&key| {
+                *agree
+                    .entry((key, warp))
+                    .or_insert_with(|| self.hb.lanes_agree(key, warp))
+            });
+            if !agrees {
+                for x in from..to {
+                    let c = of[x] as usize;
+                    if members[c] > 1 {
+                        members[c] -= 1;
+                        of[x] = members.len() as u32;
+                        members.push(1);
+                    }
+                }
+            }
+        }
+        let shared = members.iter().map(|&m| m > 1).collect();
+        let mut run_end = vec![0u32; of.len()];
+        for x in (0..of.len()).rev() {
+            run_end[x] = match of.get(x + 1) {
+                Some(&c) if c == of[x] => run_end[x + 1],
+                _ => x as u32 + 1,
+            };
+        }
+        Twins {
+            of,
+            shared,
+            run_end,
+        }
+    }
+
+    /// Whether two lists of lanes make the same accesses: equal entries but for the thread,
+    /// from equal commands.
+    fn same_accesses(&self, a: &ThreadLists<'_>, b: &ThreadLists<'_>) -> bool {
+        if a.reads.len() != b.reads.len() || a.writes.len() != b.writes.len() {
+            return false;
+        }
+        let commands = |t: u32| self.program.actor_commands(t as usize);
+        let (ca, cb): (&[Command], &[Command]) = (commands(a.thread), commands(b.thread));
+        let pairs = a
+            .reads
+            .iter()
+            .zip(b.reads)
+            .chain(a.writes.iter().zip(b.writes));
+        for (x, y) in pairs {
+            if !x.same_but_thread(y) {
+                return false;
+            }
+            match (ca.get(x.index as usize), cb.get(y.index as usize)) {
+                (Some(p), Some(q)) if p == q => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+}
