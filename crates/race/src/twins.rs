@@ -224,11 +224,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     .or_insert_with(|| self.hb.lanes_agree(key, warp))
             });
             if !agrees {
-                for x in from..to {
-                    let c = of[x] as usize;
+                for class in &mut of[from..to] {
+                    let c = *class as usize;
                     if members[c] > 1 {
                         members[c] -= 1;
-                        of[x] = members.len() as u32;
+                        *class = members.len() as u32;
                         members.push(1);
                     }
                 }
