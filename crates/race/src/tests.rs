@@ -2101,6 +2101,36 @@ fn laned() -> impl Strategy<Value = Program> {
     })
 }
 
+/// Whether `program`'s race report, counts included, is the same with the `plain` tuning as
+/// with the default one, under the default configuration, `detail`, and a budget of
+/// `word_tests` tests per word.
+fn same_report_as(
+    program: &Program,
+    plain: Tuning,
+    word_tests: u64,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    let analysis = barrier_graph::analyze(program);
+    let Some(hb) = analysis.happens_before.as_ref() else {
+        return Ok(());
+    };
+    for config in [
+        Config::default(),
+        Config {
+            detail: true,
+            ..Config::default()
+        },
+        Config {
+            max_word_tests: Some(word_tests),
+            ..Config::default()
+        },
+    ] {
+        let expected = timeless(find_races_tuned(program, hb, &config, plain));
+        let got = timeless(find_races_tuned(program, hb, &config, Tuning::default()));
+        prop_assert_eq!(got, expected);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -2109,20 +2139,7 @@ proptest! {
     /// added.
     #[test]
     fn lane_shifts_change_no_report(program in laned()) {
-        let analysis = barrier_graph::analyze(&program);
-        let Some(hb) = analysis.happens_before.as_ref() else {
-            return Ok(());
-        };
-        for config in [
-            Config::default(),
-            Config { detail: true, ..Config::default() },
-            Config { max_word_tests: Some(3), ..Config::default() },
-        ] {
-            let plain = Tuning { lane_shifts: false, ..Tuning::default() };
-            let expected = timeless(find_races_tuned(&program, hb, &config, plain));
-            let got = timeless(find_races_tuned(&program, hb, &config, Tuning::default()));
-            prop_assert_eq!(got, expected);
-        }
+        same_report_as(&program, Tuning { lane_shifts: false, ..Tuning::default() }, 3)?;
     }
 }
 
@@ -2392,20 +2409,7 @@ proptest! {
     /// pair), changes nothing in the report, its counts included.
     #[test]
     fn twin_lanes_change_no_report(program in twinned()) {
-        let analysis = barrier_graph::analyze(&program);
-        let Some(hb) = analysis.happens_before.as_ref() else {
-            return Ok(());
-        };
-        for config in [
-            Config::default(),
-            Config { detail: true, ..Config::default() },
-            Config { max_word_tests: Some(5), ..Config::default() },
-        ] {
-            let plain = Tuning { twins: false, ..Tuning::default() };
-            let expected = timeless(find_races_tuned(&program, hb, &config, plain));
-            let got = timeless(find_races_tuned(&program, hb, &config, Tuning::default()));
-            prop_assert_eq!(got, expected);
-        }
+        same_report_as(&program, Tuning { twins: false, ..Tuning::default() }, 5)?;
     }
 }
 
