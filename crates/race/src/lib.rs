@@ -1076,6 +1076,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             && let Some(tests) = self.sweep_race_free(&lists)
         {
             acc.race_tests += tests;
+            if let Some(t) = twins {
+                acc.spare_twins.0 = t;
+            }
             return;
         }
         // Each thread's class of sites, needed once a race is found in the chunk.
@@ -1166,7 +1169,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let mut chains: Option<Vec<Option<Chain>>> = None;
         // Per twin class pair (and whether the writes' merge was skipped), the counts of a
         // thread pair of them whose merges noted nothing: every later one adds the same.
-        let mut twin_merges: FxHashMap<(u32, u32, bool), Quiet> = FxHashMap::default();
+        let mut twin_merges = std::mem::take(&mut acc.spare_twins.1);
+        twin_merges.clear();
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
@@ -1458,8 +1462,13 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 // Two lanes of twin classes whose merges were quiet before: the same again.
                 let twin =
                     if (hi.thread as usize) < self.program.threads.len() && self.twins_apply() {
-                        let twins =
-                            twins.get_or_insert_with(|| self.twins(&lists, &mut acc.lanes_agree));
+                        let twins = twins.get_or_insert_with(|| {
+                            self.twins(
+                                &lists,
+                                &mut acc.lanes_agree,
+                                std::mem::take(&mut acc.spare_twins.0),
+                            )
+                        });
                         twins.pair(x, y).map(|(a, b)| (a, b, skip_writes))
                     } else {
                         None
@@ -1572,6 +1581,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // (marked when the report is built: a pair saturated by races reported in an
         // earlier chunk has its group in another fold's accumulator).
         acc.skipped.extend(skipped);
+        acc.spare_twins.1 = twin_merges;
+        if let Some(t) = twins {
+            acc.spare_twins.0 = t;
+        }
     }
 
     /// Per instruction writing in this chunk, its one (address, width, known value id) if
@@ -1745,7 +1758,13 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 continue;
             }
             let twins = if self.twins_apply() {
-                Some(&*twins.get_or_insert_with(|| self.twins(all, &mut acc.lanes_agree)))
+                Some(&*twins.get_or_insert_with(|| {
+                    self.twins(
+                        all,
+                        &mut acc.lanes_agree,
+                        std::mem::take(&mut acc.spare_twins.0),
+                    )
+                }))
             } else {
                 None
             };
@@ -2875,6 +2894,9 @@ struct Accumulator {
     /// [`HappensBeforeQuery::lanes_agree`] per (chain key, warp), as the twin classes of
     /// the chunks checked so far asked it (`twins` module).
     lanes_agree: FxHashMap<(u32, u32), bool>,
+    /// The last chunk's twin classes and quiet class pairs, whose space the next chunk's
+    /// reuse (a chunk allocating its own cost FlashAttention-2's backward kernel 5%).
+    spare_twins: (Twins, FxHashMap<(u32, u32, bool), Quiet>),
 }
 
 impl Group {

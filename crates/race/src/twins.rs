@@ -49,7 +49,15 @@ pub(crate) struct Twins {
     shared: Vec<bool>,
     /// Per list, the end of the run of lists after it of its class.
     run_end: Vec<u32>,
+    /// Space [`Context::twins`] works in, kept with the classes so that the next chunk's
+    /// classes reuse it: per class its first list and its lanes, per warp its lists and
+    /// first class, the chain keys of the classes' first lists.
+    scratch: Scratch,
 }
+
+/// [`Twins::scratch`]: per class its first list and its lanes, per warp its lists and first
+/// class, the chain keys of the classes' first lists.
+type Scratch = (Vec<usize>, Vec<u32>, Vec<(usize, usize, u32)>, Vec<u32>);
 
 impl Twins {
     /// The class pair of lists `x` and `y` (lower thread's class first) when a thread pair
@@ -146,29 +154,42 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             && self.program.warp_size() > 1
     }
 
-    /// The twin classes of a chunk's `lists` (sorted by thread); `agree` keeps the answers
-    /// of [`HappensBeforeQuery::lanes_agree`] per (chain key, warp) between chunks.
+    /// The twin classes of a chunk's `lists` (sorted by thread), in the vectors of `out`
+    /// (an earlier chunk's classes, whose space they reuse); `agree` keeps the answers of
+    /// [`HappensBeforeQuery::lanes_agree`] per (chain key, warp) between chunks.
     pub(crate) fn twins(
         &self,
         lists: &[ThreadLists<'_>],
         agree: &mut FxHashMap<(u32, u32), bool>,
+        out: Twins,
     ) -> Twins {
-        let mut of = vec![NO_TWIN; lists.len()];
+        let Twins {
+            mut of,
+            mut shared,
+            mut run_end,
+            scratch: (mut firsts, mut members, mut warps, mut keys),
+        } = out;
+        of.clear();
+        of.resize(lists.len(), NO_TWIN);
+        shared.clear();
+        run_end.clear();
+        firsts.clear();
+        members.clear();
+        warps.clear();
+        keys.clear();
         if !self.twins_apply() {
             return Twins {
                 of,
-                shared: Vec::new(),
-                run_end: Vec::new(),
+                shared,
+                run_end,
+                scratch: (firsts, members, warps, keys),
             };
         }
         let threads = self.program.threads.len();
         // Only the CTA's threads: agents come last, each a warp of its own.
         let cta = lists.partition_point(|l| (l.thread as usize) < threads);
-        // Per class, its first list and its lanes.
-        let mut firsts: Vec<usize> = Vec::new();
-        let mut members: Vec<u32> = Vec::new();
-        // Per warp of the chunk, its lists and its first class.
-        let mut warps: Vec<(usize, usize, u32)> = Vec::new();
+        // Per class, its first list and its lanes (`firsts`, `members`); per warp of the
+        // chunk, its lists and its first class (`warps`).
         let mut start = 0;
         while start < cta {
             let warp = self.warp(lists[start].thread);
@@ -201,22 +222,22 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // A warp with a class of several lanes needs its lanes to agree at every chain key
         // of the chunk's threads, which are those of the classes' first lists; else each of
         // its lanes is a class of its own.
-        let mut keys: Option<Vec<u32>> = None;
+        let mut keys_made = false;
         for (i, &(from, to, c0)) in warps.iter().enumerate() {
             let c1 = warps.get(i + 1).map_or(firsts.len(), |w| w.2 as usize);
             if members[c0 as usize..c1].iter().all(|&m| m < 2) {
                 continue;
             }
-            let keys = keys.get_or_insert_with(|| {
-                let mut keys: Vec<u32> = firsts
-                    .iter()
-                    .flat_map(|&f| lists[f].reads.iter().chain(lists[f].writes))
-                    .map(|e| e.key)
-                    .collect();
+            if !keys_made {
+                keys_made = true;
+                keys.extend(
+                    (firsts.iter())
+                        .flat_map(|&f| lists[f].reads.iter().chain(lists[f].writes))
+                        .map(|e| e.key),
+                );
                 keys.sort_unstable();
                 keys.dedup();
-                keys
-            });
+            }
             let warp = self.warp(lists[from].thread);
             let agrees = keys.iter().all(|&key| {
                 *agree
@@ -234,8 +255,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 }
             }
         }
-        let shared = members.iter().map(|&m| m > 1).collect();
-        let mut run_end = vec![0u32; of.len()];
+        shared.extend(members.iter().map(|&m| m > 1));
+        run_end.resize(of.len(), 0);
         for x in (0..of.len()).rev() {
             run_end[x] = match of.get(x + 1) {
                 Some(&c) if c == of[x] => run_end[x + 1],
@@ -246,6 +267,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             of,
             shared,
             run_end,
+            scratch: (firsts, members, warps, keys),
         }
     }
 
