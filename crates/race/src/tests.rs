@@ -2288,26 +2288,33 @@ fn a_warp_copy_pipeline_is_checked_once_per_warp() {
     });
     let mut program = program;
     program.values = vec![0x2a, 0x2b];
-    let analysis = barrier_graph::analyze(&program);
-    let hb = analysis.happens_before.as_ref().expect("well synchronized");
-    let config = Config::default();
     let plain = Tuning {
         lane_shifts: false,
         ..Tuning::default()
     };
+    let (got, all, some) = report_and_queries(&program, plain);
+    assert!(got.races.is_empty(), "{got:?}");
+    assert!(all > 0 && some * 4 <= all, "{some} queries of {all}");
+}
+
+/// `program`'s race report with the default tuning, which must be its report with `plain`,
+/// and the happens-before queries each made: (report, queries with `plain`, queries with
+/// the default tuning).
+fn report_and_queries(program: &Program, plain: Tuning) -> (RaceReport, u64, u64) {
+    let analysis = barrier_graph::analyze(program);
+    let hb = analysis.happens_before.as_ref().expect("well synchronized");
+    let config = Config::default();
     let every = Counting(hb, 0.into());
-    let expected = timeless(find_races_tuned(&program, &every, &config, plain));
-    let shifts = Counting(hb, 0.into());
+    let expected = timeless(find_races_tuned(program, &every, &config, plain));
+    let tuned = Counting(hb, 0.into());
     let got = timeless(find_races_tuned(
-        &program,
-        &shifts,
+        program,
+        &tuned,
         &config,
         Tuning::default(),
     ));
     assert_eq!(got, expected);
-    assert!(got.races.is_empty(), "{got:?}");
-    let (all, some) = (every.1.into_inner(), shifts.1.into_inner());
-    assert!(all > 0 && some * 4 <= all, "{some} queries of {all}");
+    (got, every.1.into_inner(), tuned.1.into_inner())
 }
 
 /// Warps whose lanes all make the same accesses (a warp matrix store: every lane writes the
@@ -2434,26 +2441,13 @@ fn a_warp_matrix_store_is_merged_once_per_class_pair() {
         }
         out
     });
-    let analysis = barrier_graph::analyze(&program);
-    let hb = analysis.happens_before.as_ref().expect("well synchronized");
-    let config = Config::default();
     let plain = Tuning {
         twins: false,
         ..Tuning::default()
     };
-    let every = Counting(hb, 0.into());
-    let expected = timeless(find_races_tuned(&program, &every, &config, plain));
-    let twins = Counting(hb, 0.into());
-    let got = timeless(find_races_tuned(
-        &program,
-        &twins,
-        &config,
-        Tuning::default(),
-    ));
-    assert_eq!(got, expected);
+    let (got, all, some) = report_and_queries(&program, plain);
     assert!(got.races.is_empty(), "{got:?}");
     assert!(got.stats.same_instruction_writes > 0, "{got:?}");
-    let (all, some) = (every.1.into_inner(), twins.1.into_inner());
     assert!(all > 0 && some * 4 <= all, "{some} queries of {all}");
 }
 
