@@ -20,7 +20,7 @@
 
 use super::Machine;
 use super::alu::sx;
-use super::terms::{Constraint, Node, OpKind, Set, TermId, complement, intersect, top};
+use super::terms::{Compiled, Constraint, Node, OpKind, Set, TermId, complement, intersect, top};
 use super::values::TERMED;
 use crate::{Choice, Expr, Variable};
 use rustc_hash::FxHashMap;
@@ -884,18 +884,21 @@ impl Machine<'_> {
         // One list of field values and one of node values, refilled per evaluation.
         let mut known: Vec<(TermId, u64)> = Vec::with_capacity(leaves.len());
         let mut vals = Vec::new();
+        // Each variable's term, compiled once for the bisections of every field it reads.
+        let singles: Vec<Compiled> = (vars.iter())
+            .map(|((base, _), _)| terms.compile(&[*base]))
+            .collect();
         let mut cands: Vec<Vec<u64>> = Vec::with_capacity(leaves.len());
         for &leaf in leaves {
             let (w, _) = terms.natural(leaf);
             let max = top(w);
             let half = top(w.saturating_sub(1).max(1));
             let mut c: Vec<u64> = (0..=8).chain((4..31).map(|s| 1u64 << s)).collect();
-            for (((base, bits), set), l) in vars.iter().zip(var_leaves) {
+            for ((((base, bits), set), l), compiled) in vars.iter().zip(var_leaves).zip(&singles) {
                 if !l.contains(&leaf) {
                     continue;
                 }
                 let alone = l.as_slice() == [leaf];
-                let compiled = terms.compile(&[*base]);
                 for &(lo, hi) in set.iter() {
                     if alone && *base == leaf && *bits >= w {
                         // The first and last 16 values of the interval: every residue of a
