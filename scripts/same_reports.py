@@ -64,6 +64,10 @@ def run_one(weft, name, args):
     p = subprocess.run([weft, *args, "--format", "json", "-j", "1"], capture_output=True, text=True, cwd=ROOT)
     try:
         report = scrub(json.loads(p.stdout))
+        # The generated kernels lie in a fresh temporary directory per run: their file name
+        # without it.
+        for kernel in report.get("kernels", []):
+            kernel["file"] = Path(kernel.get("file", "")).name
     except json.JSONDecodeError:
         report = {"stdout": p.stdout, "stderr": p.stderr}
     return name, {"exit": p.returncode, "report": report}
