@@ -7,6 +7,8 @@
 //! arrays this replaces did, so a 1 GiB `.shared` array or a 1 MiB `.local` array per thread
 //! costs what the kernel touches, not what it declares.
 
+use super::values::LANES;
+
 /// Bytes per page.
 pub(super) const PAGE: usize = 4096;
 
@@ -227,6 +229,103 @@ impl Paged {
             4 => page.write_small::<4>(at, v, u),
             _ => page.write_small::<8>(at, v, u),
         };
+    }
+
+    /// The page index and the offset in it of the bytes of a warp's run of accesses: lane
+    /// `l` of `lanes` (not empty) accesses `len` (1, 2, 4 or 8) bytes at
+    /// `first + (l - f) * len`, `f` the lowest lane of `lanes`. `None` unless every lane's
+    /// bytes lie inside the window and in one page.
+    #[inline(always)]
+    fn run_page(&self, first: usize, len: usize, lanes: u32) -> Option<(usize, usize)> {
+        if lanes == 0 || !matches!(len, 1 | 2 | 4 | 8) {
+            return None;
+        }
+        let span = (31 - lanes.leading_zeros() - lanes.trailing_zeros()) as usize + 1;
+        let end = first.checked_add(span * len)?;
+        if end > self.len || first / PAGE != (end - 1) / PAGE {
+            return None;
+        }
+        Some((first / PAGE, first % PAGE))
+    }
+
+    /// [`Paged::read_uniform`] of every lane of a warp's run of accesses (as for
+    /// [`Paged::run_page`]), into `out[l]` for each lane `l` of `lanes`, when all of them
+    /// lie in one page of the window and each lane's bytes share one source. Returns false
+    /// otherwise (`out` is then partly written; the caller reads lane by lane).
+    #[inline(always)]
+    pub(super) fn read_lanes(
+        &self,
+        first: usize,
+        len: usize,
+        lanes: u32,
+        out: &mut [(u64, u32); LANES],
+    ) -> bool {
+        let Some((page, at0)) = self.run_page(first, len, lanes) else {
+            return false;
+        };
+        let Some(slot) = self.slots.get(page) else {
+            return false;
+        };
+        let Some(p) = &slot.page else {
+            each_lane!(lanes, |l| {
+                out[l] = (0, slot.fill);
+            });
+            return true;
+        };
+        let f = lanes.trailing_zeros() as usize;
+        macro_rules! each {
+            ($n:literal) => {{
+                let mut ok = true;
+                each_lane!(lanes, |l| {
+                    match p.read_uniform::<$n>(at0 + (l - f) * $n) {
+                        Some(r) => out[l] = r,
+                        None => ok = false,
+                    }
+                });
+                ok
+            }};
+        }
+        match len {
+            1 => each!(1),
+            2 => each!(2),
+            4 => each!(4),
+            _ => each!(8),
+        }
+    }
+
+    /// [`Paged::write_small`] of known values (source 0) for every lane of a warp's run of
+    /// accesses (as for [`Paged::run_page`]): `vals[l]` for each lane `l` of `lanes`, in lane
+    /// order, when all of them lie in one page of the window that is already allocated.
+    /// Returns false, having written nothing, otherwise.
+    #[inline(always)]
+    pub(super) fn write_lanes(
+        &mut self,
+        first: usize,
+        len: usize,
+        lanes: u32,
+        vals: &[u64; LANES],
+    ) -> bool {
+        let Some((page, at0)) = self.run_page(first, len, lanes) else {
+            return false;
+        };
+        let Some(p) = self.slots.get_mut(page).and_then(|x| x.page.as_mut()) else {
+            return false;
+        };
+        let f = lanes.trailing_zeros() as usize;
+        macro_rules! each {
+            ($n:literal) => {
+                each_lane!(lanes, |l| {
+                    p.write_small::<$n>(at0 + (l - f) * $n, vals[l], 0);
+                })
+            };
+        }
+        match len {
+            1 => each!(1),
+            2 => each!(2),
+            4 => each!(4),
+            _ => each!(8),
+        }
+        true
     }
 
     /// [`Paged::write`], never inlined (see [`Paged::write_small`]).

@@ -245,8 +245,14 @@ impl Machine<'_> {
     /// runs the others lane by lane). Out of line: the per-lane arrays of these loops would
     /// make the stack frame of `lockstep`, which is called at every turn of a lane and
     /// mostly returns at once, many pages deep.
+    /// The operation is read here from the fast table at `pc` (the caller's copy of it,
+    /// passed by reference to a fresh stack copy, was read back across two stores: a
+    /// store-forwarding stall at every call).
     #[inline(never)]
-    fn warp_alu(&mut self, ws: usize, active: u32, op: FastOp) -> u32 {
+    fn warp_alu(&mut self, ws: usize, active: u32, pc: u32) -> u32 {
+        let Some(&FastInst { op, .. }) = self.fast.get(pc as usize) else {
+            return 0;
+        };
         // The values of operand `$s` for every lane: its register row in place, or the
         // immediate for every lane.
         macro_rules! row {
@@ -414,7 +420,7 @@ impl Machine<'_> {
             | FastOp::Mad { .. }
             | FastOp::Mov { .. }
             | FastOp::Setp { .. }
-            | FastOp::DivRem { .. } => self.warp_alu(ws, active, op),
+            | FastOp::DivRem { .. } => self.warp_alu(ws, active, pc),
             FastOp::Bra { .. } => return active,
             FastOp::LdShared {
                 d,

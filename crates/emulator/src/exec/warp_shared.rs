@@ -108,6 +108,9 @@ impl Machine<'_> {
         let ws = self.slot(wb);
         let addr = ws + op.r.index() * LANES;
         let tracked = self.track_warp(wb, active, (op.r, op.off, op.esize), false);
+        if tracked && self.load_run(wb, active, pc, op) {
+            return true;
+        }
         each_lane!(active, |l| {
             let t = wb + l;
             // Read before the lane's own result is written (the registers may be the same).
@@ -152,6 +155,9 @@ impl Machine<'_> {
         let addr = ws + op.r.index() * LANES;
         let bits = 8 * op.esize as u8;
         let tracked = self.track_warp(wb, active, (op.r, op.off, op.esize), true);
+        if tracked && self.store_run(wb, active, pc, op) {
+            return true;
+        }
         each_lane!(active, |l| {
             let t = wb + l;
             let x = self.vals[addr + l].wrapping_add(op.off as u64) as u32;
@@ -161,6 +167,108 @@ impl Machine<'_> {
             // term to keep (`exec_fast`'s store with those cases known).
             self.smem.write_small(x as usize, op.esize as usize, v, 0);
             self.tag_value(t, u128::from(mask(v, bits)));
+        });
+        true
+    }
+
+    /// The address of the lowest lane of `active` in a warp's access at `[r+off]`, and
+    /// whether its lanes' commands can be recorded at once ([`Machine::lanes_recorded`] for
+    /// accesses): no warp steps to record (`--warp-sync`), and the count of commands does not
+    /// reach a multiple of 1024 within the lanes (where [`Machine::record`] checks the
+    /// memory budget, at that lane).
+    #[inline(always)]
+    fn run_start(&self, wb: usize, active: u32, r: RegId, off: i64) -> Option<u32> {
+        let n = u64::from(active.count_ones());
+        if self.cfg.warp_sync || active == 0 || self.commands / 1024 != (self.commands + n) / 1024
+        {
+            return None;
+        }
+        let first = active.trailing_zeros() as usize;
+        let i = self.slot(wb) + r.index() * LANES + first;
+        Some(self.vals[i].wrapping_add(off as u64) as u32)
+    }
+
+    /// [`Machine::warp_load`] of a warp whose lane `l` reads at `base + l * esize` (the
+    /// reorder check already has the accesses: [`Machine::track_warp`]) with every lane's
+    /// bytes in one page, each lane's of one source ([`super::paged::Paged::read_lanes`]):
+    /// the reads first (no lane's effect changes another's bytes or address register), then
+    /// each lane's command, then each lane's result, in lane order. What the lane-by-lane
+    /// loop does, with one page lookup; the memory budget is not checked
+    /// ([`Machine::run_start`]). Returns false, having done nothing, otherwise.
+    #[inline(always)]
+    fn load_run(&mut self, wb: usize, active: u32, pc: u32, op: Load) -> bool {
+        let Some(x0) = self.run_start(wb, active, op.r, op.off) else {
+            return false;
+        };
+        let mut got = [(0u64, 0u32); LANES];
+        if !self
+            .smem
+            .read_lanes(x0 as usize, op.esize as usize, active, &mut got)
+        {
+            return false;
+        }
+        let first = active.trailing_zeros() as usize;
+        self.commands += u64::from(active.count_ones());
+        each_lane!(active, |l| {
+            let t = wb + l;
+            let x = x0.wrapping_add((l - first) as u32 * op.esize);
+            let may = self.th[t].may > 0;
+            self.cmds[t].push(Command::access(
+                AccessKind::Read,
+                x,
+                op.esize,
+                may,
+                InstId(pc),
+            ));
+        });
+        let ws = self.slot(wb);
+        each_lane!(active, |l| {
+            let (v, u) = got[l];
+            let u = if u == self.uninit_shared {
+                self.src
+                    .single(crate::ValueSource::SharedUnknown(InstId(pc)))
+            } else {
+                self.loaded_term(u, op.signed)
+            };
+            let v = if op.signed { sx(v, op.bits) as u64 } else { v };
+            self.put(ws + l, op.d, v, u);
+        });
+        true
+    }
+
+    /// [`Machine::warp_store`] of known values by a warp whose lane `l` writes at
+    /// `base + l * esize` (tracked, as for [`Machine::load_run`]) into one page already
+    /// allocated ([`super::paged::Paged::write_lanes`]): the bytes first, then each lane's
+    /// command tagged with its value's id, in lane order (value ids are numbered in the
+    /// order values come). Returns false, having done nothing, otherwise.
+    #[inline(always)]
+    fn store_run(&mut self, wb: usize, active: u32, pc: u32, op: Store) -> bool {
+        let Some(x0) = self.run_start(wb, active, op.r, op.off) else {
+            return false;
+        };
+        let ws = self.slot(wb);
+        let (vals, _) = self.lanes_of(ws, op.s);
+        if !self
+            .smem
+            .write_lanes(x0 as usize, op.esize as usize, active, &vals)
+        {
+            return false;
+        }
+        let first = active.trailing_zeros() as usize;
+        let bits = 8 * op.esize as u8;
+        self.commands += u64::from(active.count_ones());
+        each_lane!(active, |l| {
+            let t = wb + l;
+            let x = x0.wrapping_add((l - first) as u32 * op.esize);
+            // The callers checked: every lane runs under no input-dependent branch.
+            self.cmds[t].push(Command::access(
+                AccessKind::Write,
+                x,
+                op.esize,
+                false,
+                InstId(pc),
+            ));
+            self.tag_value(t, u128::from(mask(vals[l], bits)));
         });
         true
     }
