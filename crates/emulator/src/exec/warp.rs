@@ -815,10 +815,16 @@ impl Machine<'_> {
         if !startable {
             return Group::Nothing;
         }
-        let mut group = 0u32;
-        for t in c..end {
-            if self.th[t].state == State::Run && self.th[t].pc == pc {
-                group |= 1 << (t - wb);
+        // One pass over the lanes `c..`: the group, the lanes that run (at any PC) and the
+        // most instructions a lane of the group has executed.
+        let (mut group, mut running, mut most) = (0u32, 0u32, 0u64);
+        for (l, th) in (c - wb..).zip(self.th.get(c..end).unwrap_or_default()) {
+            let run = th.state == State::Run;
+            let here = run && th.pc == pc;
+            running |= u32::from(run) << l;
+            group |= u32::from(here) << l;
+            if here {
+                most = most.max(th.executed);
             }
         }
         if group.count_ones() < 2 {
@@ -828,16 +834,12 @@ impl Machine<'_> {
         let last = wb + 31 - group.leading_zeros() as usize;
         // Lanes between `c` and the group's last lane that run elsewhere would run in
         // between in the reference schedule: only a contiguous group may complete a
-        // collective in place.
-        let contiguous =
-            (c..=last).all(|t| group & (1 << (t - wb)) != 0 || self.th[t].state != State::Run);
+        // collective in place. (`running` holds only lanes from `c` on.)
+        let upto = (u64::MAX >> (63 - (last - wb))) as u32;
+        let contiguous = running & !group & upto == 0;
         self.pass_lockstep = true;
         self.lockstep_used = true;
         self.cursor = c;
-        let mut most = 0;
-        each_lane!(group, |l| {
-            most = most.max(self.th[wb + l].executed);
-        });
         // Fast steps the budget allows every lane, and fast steps not yet counted.
         let mut room = self.cfg.step_limit.saturating_sub(most);
         let mut pending = 0u64;
@@ -870,10 +872,9 @@ impl Machine<'_> {
                 continue;
             }
             // The general interpreter counts its own steps: count the fast ones first.
-            self.warp_count(wb, group, pending);
+            self.warp_advance(wb, group, pending, pc);
             room -= pending;
             pending = 0;
-            self.warp_set_pc(wb, group, pc);
             let Some(&inst) = self.ir.insts.get(pc as usize) else {
                 break;
             };
@@ -919,8 +920,7 @@ impl Machine<'_> {
             }
             break;
         }
-        self.warp_count(wb, group, pending);
-        self.warp_set_pc(wb, group, pc);
+        self.warp_advance(wb, group, pending, pc);
         if advanced {
             Group::Advanced
         } else {
@@ -952,23 +952,16 @@ impl Machine<'_> {
         })
     }
 
-    /// Counts `steps` executed instructions for each lane of `mask`.
+    /// Counts `steps` executed instructions for each lane of `mask` and moves each to `pc`,
+    /// in one pass over the lanes.
     #[inline(always)]
-    fn warp_count(&mut self, wb: usize, mask: u32, steps: u64) {
-        if steps == 0 {
-            return;
-        }
+    fn warp_advance(&mut self, wb: usize, mask: u32, steps: u64, pc: u32) {
         each_lane!(mask, |l| {
-            self.th[wb + l].executed += steps;
+            let th = &mut self.th[wb + l];
+            th.executed += steps;
+            th.pc = pc;
         });
         self.instructions += u64::from(mask.count_ones()) * steps;
-    }
-
-    #[inline(always)]
-    fn warp_set_pc(&mut self, wb: usize, mask: u32, pc: u32) {
-        each_lane!(mask, |l| {
-            self.th[wb + l].pc = pc;
-        });
     }
 }
 
