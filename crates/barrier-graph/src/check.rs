@@ -362,6 +362,16 @@ fn reaches(
     }
 }
 
+/// Whether the tests' reference answers are asked for ([`REFERENCE`]).
+#[inline]
+fn reference() -> bool {
+    #[cfg(test)]
+    if REFERENCE.with(std::cell::Cell::get) {
+        return true;
+    }
+    false
+}
+
 #[cfg(test)]
 thread_local! {
     /// Tests: [`completes_before`] answers for generations without a waiter by testing
@@ -521,9 +531,26 @@ impl Verdict {
     }
 }
 
+/// The lane of a block whose answers the next lanes of its warp with the same
+/// registrations take ([`check_recycling`]).
+struct Model {
+    /// Whether its block's answers hold for another lane with the same registrations:
+    /// no failure, and every checked registration's answer the one of a generation with a
+    /// waiter other than the lane (a generation without one, [`Unordered`], compares
+    /// threads).
+    clean: bool,
+    /// Bit `l`: lane `l` of the warp is the waiter of a generation the block checked
+    /// against (its own registrations answer those by program order).
+    waiters: u64,
+    /// The lane's last blocking node after the block.
+    last: Option<DynamicBarrierId>,
+}
+
+/// `same`: [`crate::hb::repeats`] of the registrations.
 pub(crate) fn check_recycling(
     program: &Program,
     replay: &Trace,
+    same: &[bool],
     hb: &HappensBefore,
 ) -> Vec<SyncViolation> {
     let nodes = &replay.nodes;
@@ -543,7 +570,14 @@ pub(crate) fn check_recycling(
     // the prefetcher follows); the threads are split in warp-aligned halves for two
     // workers. The failures are grouped and sorted by `Groups::finish`, so the order in
     // which they are found does not matter.
+    //
+    // A lane whose registrations are the lane before's (`same`) has the same last
+    // blocking node at each of them, so the same answers, unless an answer compares
+    // threads: a generation without a waiter, or one whose waiter is either lane. When the
+    // lane before's block (or the lane whose answers it took) had none of those and no
+    // failure, the lane takes the block's outcome without walking it.
     let ws = (program.warp_size() as usize).max(1);
+    let models = ws <= 64 && !reference();
     let check = |first: usize, chunk: &[Vec<Registration>]| -> Groups {
         let mut failures = Groups::default();
         let mut cache = Unordered::new();
@@ -551,15 +585,33 @@ pub(crate) fn check_recycling(
         for (w, warp) in chunk.chunks(ws).enumerate() {
             let mut lasts: Vec<Option<DynamicBarrierId>> = vec![None; warp.len()];
             let longest = warp.iter().map(Vec::len).max().unwrap_or(0);
+            let warp_first = first + w * ws;
             for start in (0..longest).step_by(BLOCK) {
                 let end = (start + BLOCK).min(longest);
                 verdicts.clear();
                 verdicts.resize(end - start, Verdict::NONE);
+                let mut model: Option<Model> = None;
                 for (lane, (regs, last)) in warp.iter().zip(&mut lasts).enumerate() {
+                    let repeat = same.get(warp_first + lane) == Some(&true);
+                    if !repeat {
+                        model = None;
+                    }
                     let Some(block) = regs.get(start..end.min(regs.len())) else {
                         continue;
                     };
-                    let t = ThreadId((first + w * ws + lane) as u32);
+                    if let Some(m) = &model
+                        && m.clean
+                        && m.waiters & (1 << lane) == 0
+                    {
+                        *last = m.last;
+                        continue;
+                    }
+                    let t = ThreadId((warp_first + lane) as u32);
+                    let mut next = Model {
+                        clean: models,
+                        waiters: 0,
+                        last: None,
+                    };
                     for (r, verdict) in block.iter().zip(&mut verdicts) {
                         // A lane that waited at its warp's gather registers when the gather
                         // completes: everything before that completion happens before the
@@ -588,7 +640,19 @@ pub(crate) fn check_recycling(
                                 });
                                 *verdict = Verdict::of(r, *last, t, found, &completions);
                             }
+                            if verdict.found.is_some() {
+                                match verdict.waiter {
+                                    Some(p) if p != t => {
+                                        let l = p.index().wrapping_sub(warp_first);
+                                        if l < ws {
+                                            next.waiters |= 1 << l;
+                                        }
+                                    }
+                                    _ => next.clean = false,
+                                }
+                            }
                             if let Some((key, n, false)) = verdict.found {
+                                next.clean = false;
                                 let command = CommandRef {
                                     thread: t,
                                     index: r.command,
@@ -603,6 +667,8 @@ pub(crate) fn check_recycling(
                             }
                         }
                     }
+                    next.last = *last;
+                    model = Some(next);
                 }
             }
         }

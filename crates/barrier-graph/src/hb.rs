@@ -285,13 +285,44 @@ impl Preds {
     }
 }
 
+/// Per thread, whether its registrations are the thread before's, field for field (the
+/// lanes of a warp that run the same synchronization commands together register at the
+/// same nodes at the same commands). Whatever a thread's registrations alone decide (its
+/// graph edges, its chain of blocking nodes, most of its recycling checks) is then the
+/// thread before's: one comparison per registration here instead of the work in each of
+/// those passes.
+pub(crate) fn repeats(registrations: &[Vec<Registration>]) -> Vec<bool> {
+    let mut out = Vec::with_capacity(registrations.len());
+    let mut before: Option<&[Registration]> = None;
+    for regs in registrations {
+        out.push(before.is_some_and(|b| same_registrations(b, regs)));
+        before = Some(regs);
+    }
+    out
+}
+
+/// `a == b`, the cheapest fields first and without a branch per field.
+fn same_registrations(a: &[Registration], b: &[Registration]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            (x.command == y.command)
+                & (x.node == y.node)
+                & (x.gather == y.gather)
+                & (x.generation == y.generation)
+                & (x.op == y.op)
+                & (x.key == y.key)
+        })
+}
+
 /// Deduplicated graph edges `pred -> node`, grouped by target ([`Preds`]): those of the
 /// registrations and counted exits, and `extra` (`from -> to`: mbarrier phases or execution
 /// events before the wait nodes they release). `memory`: leave out the registrations at
-/// execution events ([`crate::exec`]).
+/// execution events ([`crate::exec`]). `same`: [`repeats`] of the registrations (a thread
+/// whose registrations are the thread before's adds the same edges again: it is skipped).
 pub(crate) fn edges(
     nodes: &[DynamicBarrier],
     registrations: &[Vec<Registration>],
+    same: &[bool],
     memory: bool,
     extra: &[&[(DynamicBarrierId, DynamicBarrierId)]],
 ) -> Preds {
@@ -310,6 +341,10 @@ pub(crate) fn edges(
     };
     let mut last_block: Vec<Option<DynamicBarrierId>> = vec![None; registrations.len()];
     for (t, regs) in registrations.iter().enumerate() {
+        if t > 0 && same.get(t) == Some(&true) {
+            last_block[t] = last_block[t - 1];
+            continue;
+        }
         let mut last = None;
         for r in regs {
             if memory && r.key.is_exec() {
@@ -369,9 +404,11 @@ pub(crate) struct Chains {
 
 impl Chains {
     /// `memory`: leave out the registrations at execution events ([`crate::exec`]).
+    /// `same`: [`repeats`] of the registrations.
     pub(crate) fn build(
         program: &Program,
         registrations: &[Vec<Registration>],
+        same: &[bool],
         memory: bool,
     ) -> Self {
         let n = program.threads.len();
@@ -387,16 +424,30 @@ impl Chains {
             // written as it comes: runs between blocking commands get the last node. An
             // entry takes effect at the first command at or after it and after every
             // earlier entry (its run starts there and ends where the next one starts).
+            // The registrations of the thread before: its blocking list, which is `before`
+            // (the last list written, or one equal to it).
+            let repeat = t > 0 && same.get(t) == Some(&true);
+            if repeat
+                && len == before_len
+                && let Some(&last) = spans.last()
+            {
+                spans.push(last);
+                continue;
+            }
             blocking.clear();
-            blocking.extend(
-                regs.iter()
-                    .filter(|r| !(memory && r.key.is_exec()))
-                    .filter_map(|r| match r.gather() {
-                        Some(g) => Some((r.command, g.0)),
-                        None if r.op.blocks() => r.node().map(|m| (r.command, m.0)),
-                        None => None,
-                    }),
-            );
+            if repeat {
+                blocking.extend_from_slice(&before);
+            } else {
+                blocking.extend(
+                    regs.iter()
+                        .filter(|r| !(memory && r.key.is_exec()))
+                        .filter_map(|r| match r.gather() {
+                            Some(g) => Some((r.command, g.0)),
+                            None if r.op.blocks() => r.node().map(|m| (r.command, m.0)),
+                            None => None,
+                        }),
+                );
+            }
             // The lanes of a warp that ran together block at the same nodes at the same
             // commands: their keys are the same, written once (a thread's keys are a
             // function of its length and this list).

@@ -358,6 +358,9 @@ pub struct Analysis {
 pub fn analyze(program: &Program) -> Analysis {
     let start = Instant::now();
     let mut replay = replay::replay(program);
+    // Which threads register as the thread before (the lanes of a warp that ran together):
+    // the passes over each thread's registrations below skip them.
+    let same = hb::repeats(&replay.registrations);
     // The threads' blocking chains need only the registrations: build them beside the
     // edges when the trace is large. `memory`: leave execution events out (the race
     // stage's relation, see `exec`).
@@ -367,11 +370,12 @@ pub fn analyze(program: &Program) -> Analysis {
             hb::edges(
                 &replay.nodes,
                 &replay.registrations,
+                &same,
                 memory,
                 &[&replay.mbarriers.edges, exec],
             )
         };
-        let chains = || hb::Chains::build(program, &replay.registrations, memory);
+        let chains = || hb::Chains::build(program, &replay.registrations, &same, memory);
         if parallel(&replay) {
             rayon::join(edges, chains)
         } else {
@@ -427,7 +431,7 @@ pub fn analyze(program: &Program) -> Analysis {
             format!("internal: barrier dependence graph has a cycle through {a} -> {b}"),
         ));
     }
-    violations.extend(check::check_recycling(program, &replay, &execution));
+    violations.extend(check::check_recycling(program, &replay, &same, &execution));
     let (phases, invals) = if replay.stuck {
         Default::default()
     } else {
