@@ -509,8 +509,9 @@ impl BarrierFile {
     }
 
     /// [`BarrierFile::register_run`], appending the events to `events` (nothing at an
-    /// error).
-    fn register_run_into(
+    /// error): a caller that registers run after run reuses one list instead of a new one
+    /// per run.
+    pub fn register_run_into(
         &mut self,
         lanes: &[Participant],
         id: u32,
@@ -716,8 +717,8 @@ impl BarrierFile {
     }
 
     /// [`BarrierFile::register_warp_run`], appending the events to `events` (nothing at an
-    /// error).
-    fn register_warp_run_into(
+    /// error), as [`BarrierFile::register_run_into`].
+    pub fn register_warp_run_into(
         &mut self,
         lanes: &[Participant],
         mask: u32,
