@@ -8,8 +8,6 @@
 //! generations), and for the others the checks of [`crate::check`] find the violation
 //! from this one trace (WEFT paper, Theorem 1).
 
-use std::collections::VecDeque;
-
 use rustc_hash::FxHashSet;
 use weft_program::{
     BarrierConfig, BarrierFile, BarrierKey, BarrierOp, Command, CommandView, Event, InstId,
@@ -63,7 +61,7 @@ struct Replayer<'p> {
     /// command: one comparison tells.
     place: Vec<u64>,
     cursors: Vec<Cursor>,
-    queue: VecDeque<u32>,
+    queue: Queue,
     out: Trace,
     exit_order: Vec<ThreadId>,
     /// Per-thread stamp: `node + 1` when the thread is a participant of the node being
@@ -83,6 +81,8 @@ struct Replayer<'p> {
     gathers: u32,
     /// Scratch: the lanes of one warp registering together ([`Self::register_followers`]).
     batch: Vec<Participant>,
+    /// An emptied event list, for the next run's registration (one list, not one per run).
+    spare_events: Vec<Event>,
     /// Whether [`Self::register_followers`] takes the followers, and the other shortcuts
     /// for a warp's lanes are taken (off: the reference, every lane on its own).
     batching: bool,
@@ -136,12 +136,16 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
         warp_exits: vec![0; (n as u32).div_ceil(warp_size) as usize],
         gathers: 0,
         batch: Vec::new(),
+        spare_events: Vec::new(),
         batching,
         error: false,
         place: lists.class.iter().map(|&k| u64::from(k) << 32).collect(),
         lists,
         cursors: vec![Cursor::Ready; n],
-        queue: (0..n as u32).collect(),
+        queue: Queue {
+            items: (0..n as u32).collect(),
+            head: 0,
+        },
     };
     while let Some(t) = r.queue.pop_front() {
         r.run(t);
@@ -154,7 +158,105 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     } else {
         r.finish();
     }
+    if batching {
+        arrive_nodes(&mut r.out);
+    }
     r.out
+}
+
+/// Gives every arrive's registration at a named or warp barrier the node of its
+/// generation, if that completed: what [`Replayer::complete`] gives the registrations of
+/// its participants, which are the registrations at the generation. Done here for the
+/// arrives, in one pass over each thread's registrations, because an arriving lane has
+/// usually registered again by the time its generation completes (its registration is not
+/// the last one), and nothing in the replay reads an arrive's node (the mbarrier and
+/// execution-event waits ask for the last blocking registration's).
+fn arrive_nodes(out: &mut Trace) {
+    // Per barrier (named ids, then warps), the node of each completed generation.
+    let slot = |k: BarrierKey| match k {
+        BarrierKey::Named(id) => id as usize,
+        BarrierKey::Warp(w) => weft_program::NUM_NAMED_BARRIERS as usize + w as usize,
+    };
+    let mut nodes: Vec<Vec<u32>> = Vec::new();
+    for (i, n) in out.nodes.iter().enumerate() {
+        let crate::NodeKey::Barrier(k) = n.key else {
+            continue;
+        };
+        if n.gather {
+            continue;
+        }
+        let (s, g) = (slot(k), n.generation as usize);
+        if nodes.len() <= s {
+            nodes.resize_with(s + 1, Vec::new);
+        }
+        if nodes[s].len() <= g {
+            nodes[s].resize(g + 1, crate::NO_NODE);
+        }
+        nodes[s][g] = i as u32;
+    }
+    for regs in &mut out.registrations {
+        for r in regs.iter_mut() {
+            if r.op.blocks() || r.node().is_some() {
+                continue;
+            }
+            let crate::NodeKey::Barrier(k) = r.key else {
+                continue;
+            };
+            if let Some(&n) = nodes
+                .get(slot(k))
+                .and_then(|gens| gens.get(r.generation as usize))
+                && n != crate::NO_NODE
+            {
+                r.set_node(DynamicBarrierId(n));
+            }
+        }
+    }
+}
+
+/// The ready threads in the order they run: a vector read from `head` on, so that
+/// [`Replayer::register_followers`] reads the lanes queued behind the running one as one
+/// slice, and taking them is one addition.
+#[derive(Debug, Default)]
+struct Queue {
+    items: Vec<u32>,
+    head: usize,
+}
+
+impl Queue {
+    /// Threads taken from the front before the vector is moved down (amortized: at least
+    /// as many as are left).
+    const COMPACT: usize = 1 << 10;
+
+    fn pop_front(&mut self) -> Option<u32> {
+        let t = *self.items.get(self.head)?;
+        self.head += 1;
+        if self.head == self.items.len() {
+            self.items.clear();
+            self.head = 0;
+        } else if self.head >= Self::COMPACT && 2 * self.head >= self.items.len() {
+            self.items.drain(..self.head);
+            self.head = 0;
+        }
+        Some(t)
+    }
+
+    fn push_back(&mut self, t: u32) {
+        self.items.push(t);
+    }
+
+    /// The queued threads, first to run first.
+    fn front(&self) -> &[u32] {
+        &self.items[self.head..]
+    }
+
+    /// Takes the first `k` threads (at most [`Self::front`]'s length).
+    fn skip(&mut self, k: usize) {
+        self.head += k;
+        if self.head >= self.items.len() {
+            self.items.clear();
+            self.head = 0;
+        }
+    }
 }
 
 /// The commands of every thread that are not shared accesses (shared accesses synchronize
@@ -467,7 +569,7 @@ impl Replayer<'_> {
             // The running lane took `cmd`: a lane of its class that has not taken it yet is
             // at the same command.
             let place = self.place[t as usize] - 1;
-            for &q in self.queue.iter() {
+            for &q in self.queue.front() {
                 let lane = q.wrapping_sub(first);
                 if lane >= ws
                     || taken & (1 << lane) != 0
@@ -494,16 +596,18 @@ impl Replayer<'_> {
                 }
             }
         }
+        let mut events = std::mem::take(&mut self.spare_events);
         let (n, result) = match registering {
             Registering::Named(id, count, aligned) => {
                 self.file
-                    .register_run(&lanes, id, count, cmd.inst(), aligned)
+                    .register_run_into(&lanes, id, count, cmd.inst(), aligned, &mut events)
             }
-            Registering::Warp(mask) => self.file.register_warp_run(&lanes, mask),
+            Registering::Warp(mask) => self.file.register_warp_run_into(&lanes, mask, &mut events),
         };
+        let result = result.map(|()| events);
         // The followers that registered took their step; the others stay queued.
         let followers = n.max(1) - 1;
-        self.queue.drain(..followers);
+        self.queue.skip(followers);
         for q in &lanes[1..=followers] {
             let i = q.thread.index();
             let mut c = cursor;
@@ -520,8 +624,8 @@ impl Replayer<'_> {
 
     /// Applies what a registration or exit caused. `current` is the running thread (it is
     /// not queued; it continues when its cursor is ready).
-    fn events(&mut self, events: Vec<Event>, current: Option<ThreadId>) {
-        for e in events {
+    fn events(&mut self, mut events: Vec<Event>, current: Option<ThreadId>) {
+        for e in events.drain(..) {
             match e {
                 Event::WarpRegistered {
                     key,
@@ -530,6 +634,9 @@ impl Replayer<'_> {
                 } => self.warp_registered(key, generation, lanes, current),
                 Event::Completed(c) => self.complete(c, current),
             }
+        }
+        if self.spare_events.capacity() == 0 {
+            self.spare_events = events;
         }
     }
 
@@ -686,19 +793,25 @@ impl Replayer<'_> {
                     s.1 += 1;
                 }
             }
-            let regs = &mut self.out.registrations[t];
-            // The registration is almost always the thread's last (or nearly): look there
-            // first, a binary search over a long history misses the cache every step.
-            match regs
-                .iter_mut()
-                .rev()
-                .take(4)
-                .find(|r| r.command == p.command)
-            {
-                Some(r) => r.set_node(id),
-                None => {
-                    if let Ok(i) = regs.binary_search_by_key(&p.command, |r| r.command) {
-                        regs[i].set_node(id);
+            // An arrive's registration gets its node after the replay (`arrive_nodes`): the
+            // lane ran on and registered more since, and only the nodes of blocking
+            // registrations are read before then. (The reference replay sets it here.)
+            if p.op.blocks() || !self.batching {
+                let regs = &mut self.out.registrations[t];
+                // The registration is almost always the thread's last (or nearly): look
+                // there first, a binary search over a long history misses the cache every
+                // step.
+                match regs
+                    .iter_mut()
+                    .rev()
+                    .take(4)
+                    .find(|r| r.command == p.command)
+                {
+                    Some(r) => r.set_node(id),
+                    None => {
+                        if let Ok(i) = regs.binary_search_by_key(&p.command, |r| r.command) {
+                            regs[i].set_node(id);
+                        }
                     }
                 }
             }
