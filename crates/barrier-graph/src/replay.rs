@@ -322,8 +322,9 @@ fn sync_lists(program: &Program, share: bool) -> (Lists, crate::exec::Arrivals) 
     let of = |threads: &[weft_program::ThreadProgram]| {
         let mut arrivals = crate::exec::Arrivals::default();
         let mut out = Lists::default();
-        // Per class, whether its list has commands `arrivals` counts.
-        let mut counted = Vec::new();
+        // Per class, the commands of its list that `arrivals` counts (not named or warp
+        // barriers: an exit, execution events), in order.
+        let mut counted: Vec<Vec<Command>> = Vec::new();
         for warp in threads.chunks(ws) {
             let first = out.lists.len();
             for t in warp {
@@ -339,15 +340,15 @@ fn sync_lists(program: &Program, share: bool) -> (Lists, crate::exec::Arrivals) 
                         counted.push(
                             out.lists[out.lists.len() - 1]
                                 .iter()
-                                .any(|(_, c)| !c.is_sync()),
+                                .filter(|(_, c)| !c.is_sync())
+                                .map(|&(_, c)| c)
+                                .collect(),
                         );
                         out.lists.len() - 1
                     }
                 };
-                if counted[class] {
-                    for (_, c) in out.lists[class].iter().filter(|(_, c)| !c.is_sync()) {
-                        arrivals.count(c);
-                    }
+                for c in &counted[class] {
+                    arrivals.count(c);
                 }
                 out.class.push(class as u32);
             }
@@ -569,15 +570,21 @@ impl Replayer<'_> {
             // The running lane took `cmd`: a lane of its class that has not taken it yet is
             // at the same command.
             let place = self.place[t as usize] - 1;
-            for &q in self.queue.front() {
+            // The lanes that can follow: at most the queue's front, and one fewer than are
+            // missing (the running lane is one); read through local slices.
+            let front = self.queue.front();
+            let front = &front[..front.len().min(missing - lanes.len())];
+            lanes.reserve(front.len());
+            let (cursors, places) = (&self.cursors[..], &self.place[..]);
+            for &q in front {
                 let lane = q.wrapping_sub(first);
                 if lane >= ws
                     || taken & (1 << lane) != 0
-                    || self.cursors[q as usize] != Cursor::Ready
+                    || cursors.get(q as usize) != Some(&Cursor::Ready)
                 {
                     break;
                 }
-                let pc = if self.place[q as usize] == place {
+                let pc = if places.get(q as usize) == Some(&place) {
                     p.command
                 } else {
                     match self.next_sync(q) {
@@ -591,9 +598,6 @@ impl Replayer<'_> {
                     command: pc,
                     op: p.op,
                 });
-                if lanes.len() >= missing {
-                    break;
-                }
             }
         }
         let mut events = std::mem::take(&mut self.spare_events);
@@ -608,14 +612,15 @@ impl Replayer<'_> {
         // The followers that registered took their step; the others stay queued.
         let followers = n.max(1) - 1;
         self.queue.skip(followers);
+        let (cursors, places) = (&mut self.cursors[..], &mut self.place[..]);
         for q in &lanes[1..=followers] {
             let i = q.thread.index();
             let mut c = cursor;
             if let Cursor::Blocked { command, .. } = &mut c {
                 *command = q.command;
             }
-            self.cursors[i] = c;
-            self.place[i] += 1;
+            cursors[i] = c;
+            places[i] += 1;
         }
         let last = lanes[n.max(1) - 1].thread;
         self.batch = lanes;
@@ -671,13 +676,17 @@ impl Replayer<'_> {
         if let Some(id) = early {
             proto.set_gather(id);
         }
+        // Local slices: nothing the loop writes moves them.
+        let registrations = &mut self.out.registrations[..];
+        let cursors = &mut self.cursors[..];
+        let queue = &mut self.queue;
         for p in &lanes {
-            self.out.registrations[p.thread.index()].push(Registration {
+            registrations[p.thread.index()].push(Registration {
                 command: p.command,
                 op: p.op,
                 ..proto
             });
-            let cursor = &mut self.cursors[p.thread.index()];
+            let cursor = &mut cursors[p.thread.index()];
             if p.op.blocks() {
                 *cursor = Cursor::Blocked {
                     key,
@@ -687,7 +696,7 @@ impl Replayer<'_> {
             } else if matches!(cursor, Cursor::Blocked { .. }) {
                 *cursor = Cursor::Ready;
                 if Some(p.thread) != current {
-                    self.queue.push_back(p.thread.0);
+                    queue.push_back(p.thread.0);
                 }
             }
         }
@@ -775,17 +784,24 @@ impl Replayer<'_> {
         // in participant order (`counted_exits` reads only the stamps and the warps).
         let mut range = 0..0;
         let mut warp = 0;
+        // Local slices: nothing the loop writes moves them.
+        let batching = self.batching;
+        let stamp = &mut self.stamp[..];
+        let warp_stamp = &mut self.warp_stamp[..];
+        let registrations = &mut self.out.registrations[..];
+        let cursors = &mut self.cursors[..];
+        let queue = &mut self.queue;
         for p in &c.participants {
             let t = p.thread.index();
-            if self.stamp[t] != mark {
-                self.stamp[t] = mark;
+            if stamp[t] != mark {
+                stamp[t] = mark;
                 // The lanes of a warp register together: divide only where the warp
                 // changes.
                 if !range.contains(&p.thread.0) {
                     warp = p.thread.0 / ws;
                     range = warp * ws..(warp + 1) * ws;
                 }
-                if let Some(s) = self.warp_stamp.get_mut(warp as usize) {
+                if let Some(s) = warp_stamp.get_mut(warp as usize) {
                     if s.0 != mark {
                         *s = (mark, 0);
                         warps.push(warp);
@@ -796,8 +812,8 @@ impl Replayer<'_> {
             // An arrive's registration gets its node after the replay (`arrive_nodes`): the
             // lane ran on and registered more since, and only the nodes of blocking
             // registrations are read before then. (The reference replay sets it here.)
-            if p.op.blocks() || !self.batching {
-                let regs = &mut self.out.registrations[t];
+            if p.op.blocks() || !batching {
+                let regs = &mut registrations[t];
                 // The registration is almost always the thread's last (or nearly): look
                 // there first, a binary search over a long history misses the cache every
                 // step.
@@ -815,11 +831,11 @@ impl Replayer<'_> {
                     }
                 }
             }
-            let cursor = &mut self.cursors[t];
+            let cursor = &mut cursors[t];
             if p.op.blocks() && matches!(cursor, Cursor::Blocked { .. }) {
                 *cursor = Cursor::Ready;
                 if Some(p.thread) != current {
-                    self.queue.push_back(p.thread.0);
+                    queue.push_back(p.thread.0);
                 }
             }
         }
