@@ -516,7 +516,11 @@ impl HappensBefore {
                 .map(|p| p.thread)
                 .chain(node.exited.iter().map(|&(t, _)| t));
             let w = threads.next()?.0 / ws;
-            threads.all(|t| t.index() < n && t.0 / ws == w).then_some(w)
+            // In the warp: its first thread at most `ws - 1` below (no division per thread).
+            let first = w * ws;
+            threads
+                .all(|t| t.index() < n && t.0.wrapping_sub(first) < ws)
+                .then_some(w)
         };
         let warps: Vec<Option<u32>> = nodes.iter().map(one_warp).collect();
         let dense_rows = nodes
