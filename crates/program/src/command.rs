@@ -407,6 +407,51 @@ impl Command {
         matches!(self.tag, Tag::Read | Tag::Write | Tag::Atomic)
     }
 
+    /// 0 exactly when `other` is this command with an access's address moved by `d` bytes
+    /// (wrapping) and its written value free: a command that is not an access must equal
+    /// `other`, an access must have `other`'s instruction, kind, length and flags. Without a
+    /// branch, on the command as two words (the race stage compares every lane's commands
+    /// with the lane before's).
+    #[inline(always)]
+    pub fn moved_mismatch(&self, other: &Command, d: u32) -> u64 {
+        // Only a plain write has a value id (`with_value`): ignoring the value bits compares
+        // every other command whole.
+        const NO_VALUE: u64 = !(0xffff << 32);
+        let (x0, x1) = self.words();
+        let (y0, y1) = other.words();
+        let moved = if self.is_access() {
+            u64::from(d) << 32
+        } else {
+            0
+        };
+        (x0.wrapping_add(moved) ^ y0) | ((x1 ^ y1) & NO_VALUE)
+    }
+
+    /// The command as two words: its instruction and first operand (an access's address),
+    /// then its second operand, value id, flags and tag (the order of their bytes in memory
+    /// today, so that each word is one load).
+    #[inline(always)]
+    fn words(&self) -> (u64, u64) {
+        (
+            u64::from(self.inst.0) | (u64::from(self.a) << 32),
+            u64::from(self.b)
+                | (u64::from(self.value) << 32)
+                | (u64::from(self.small) << 48)
+                | (u64::from(self.tag as u8) << 56),
+        )
+    }
+
+    /// How far `other`'s address lies past this access's (wrapping); 0 for a command that is
+    /// not an access.
+    #[inline(always)]
+    pub fn address_distance(&self, other: &Command) -> u32 {
+        if self.is_access() {
+            other.a.wrapping_sub(self.a)
+        } else {
+            0
+        }
+    }
+
     /// The decoded command.
     pub fn view(&self) -> CommandView {
         match self.tag {

@@ -260,12 +260,18 @@ struct Tally {
     /// which the second pass then fills without growing it (the doublings cost a
     /// reallocation and copy each, and left up to half of each bucket unused).
     cover: [Vec<u32>; 2],
-    /// The accesses of one chunk by lane shifts ([`Lanes::step`]), and their step in chunks
-    /// (`u32::MAX`: steps differ): a chunk all of whose accesses are such, of one step `d`,
-    /// with as many accesses as the chunk `d` before it, is that chunk on the next lanes
-    /// and is not collected ([`Chunk::shifted`]).
+    /// The one-chunk accesses of one chunk by lane shifts ([`Lanes::step`]), as differences
+    /// like `cover` (a warp's followers add theirs to a range of chunks at once), and their
+    /// step in chunks (`u32::MAX`: steps differ): a chunk all of whose accesses are such, of
+    /// one step `d`, with as many accesses as the chunk `d` before it, is that chunk on the
+    /// next lanes and is not collected ([`Chunk::shifted`]).
     shifted: [Vec<u32>; 2],
     steps: [Vec<u32>; 2],
+    /// Per chunk, the followers of one word each that [`Self::note_followers`] last marked
+    /// from it: `m << 1 | 1` for `m` followers whose steps it met, `m << 1` for `m` without
+    /// (0: none). The marks and steps are met, not counted: a loop's later trips, which note
+    /// the same followers of the same chunk again, change neither.
+    applied: [Vec<u32>; 2],
     /// Whether some access lies in tensor memory.
     tmem: bool,
 }
@@ -330,6 +336,7 @@ impl Tally {
             if self.shifts {
                 self.shifted[region].resize(past, 0);
                 self.steps[region].resize(past, 0);
+                self.applied[region].resize(past, 0);
             }
         }
         Some(())
@@ -352,7 +359,9 @@ impl Tally {
         if let Some(d) = step
             && count == 1
         {
-            self.shifted[region][lo] += 1;
+            let counts = &mut self.shifted[region];
+            counts[lo] = counts[lo].wrapping_add(1);
+            counts[hi] = counts[hi].wrapping_sub(1);
             meet(&mut self.steps[region][lo], d);
         }
         // The chunks that start runs: all of them, and the one after the last, when
@@ -370,7 +379,10 @@ impl Tally {
     /// `d` from its access of `count > 0` chunks at byte `addr`: the `k`-th's at
     /// `addr + k·d`, each by a lane shift of `step` chunks if `step` is some. As `m` calls
     /// of [`Self::note`], in one strided loop per tally where the accesses climb within one
-    /// region without wrapping. (Out of line: the loop over the accesses of threads without
+    /// region without wrapping. Where they tile a range (`d` is their length), their
+    /// differences cancel but at its ends; where each is one word at the next (a copy
+    /// loop's lanes), the marks and steps they would set again are passed over
+    /// ([`Self::applied`]). (Out of line: the loop over the accesses of threads without
     /// followers stays as small as it was.)
     #[inline(never)]
     fn note_followers(
@@ -396,23 +408,61 @@ impl Tally {
         let (region, base) = self.region(first);
         // The last follower's is the highest access: its past is the farthest.
         self.reach(region, last + count + 1 - base)?;
-        let marks = &mut self.regions[region];
         // The followers' first chunks, and the chunks past their last.
         let (s, lo, hi) = (
             s as usize,
             (first + s - base) as usize,
             (first + s + count - base) as usize,
         );
+        // Accesses that tile `lo..lo + m·s`: each one's past is the next one's first.
+        let tiled = s as u64 == count;
         let diffs = &mut self.cover[region];
-        strided(diffs, lo, s, m, |c| *c = c.wrapping_add(1));
-        strided(diffs, hi, s, m, |c| *c = c.wrapping_sub(1));
+        if tiled {
+            diffs[lo] = diffs[lo].wrapping_add(1);
+            diffs[lo + m * s] = diffs[lo + m * s].wrapping_sub(1);
+        } else {
+            strided(diffs, lo, s, m, |c| *c = c.wrapping_add(1));
+            strided(diffs, hi, s, m, |c| *c = c.wrapping_sub(1));
+        }
+        if step.is_some() && count == 1 {
+            let counts = &mut self.shifted[region];
+            if s == 1 {
+                counts[lo] = counts[lo].wrapping_add(1);
+                counts[lo + m] = counts[lo + m].wrapping_sub(1);
+            } else {
+                strided(counts, lo, s, m, |n| *n = n.wrapping_add(1));
+                strided(counts, hi, s, m, |n| *n = n.wrapping_sub(1));
+            }
+        }
+        // The marks and steps: set again as they are where the same followers were noted
+        // from this chunk before (one word each, at the next words: `d` is 4 and a step 1).
+        if s == 1
+            && count == 1
+            && let Some(key) = u32::try_from(m)
+                .ok()
+                .filter(|&m| m < 1 << 31)
+                .map(|m| m << 1 | u32::from(step.is_some()))
+        {
+            let applied = &mut self.applied[region][lo];
+            if *applied == key {
+                return Some(());
+            }
+            *applied = key;
+        }
         if let Some(d) = step
             && count == 1
         {
-            strided(&mut self.shifted[region], lo, s, m, |n| *n += 1);
             strided(&mut self.steps[region], lo, s, m, |x| meet(x, d));
         }
-        if self.repeats {
+        let marks = &mut self.regions[region];
+        if tiled {
+            // Each access's first chunk is the one past the access before.
+            if self.repeats {
+                strided(marks, lo, s, m + 1, |x| *x = true);
+            } else {
+                marks[lo..=lo + m * s].fill(true);
+            }
+        } else if self.repeats {
             strided(marks, lo, s, m, |x| *x = true);
             strided(marks, hi, s, m, |x| *x = true);
         } else {
@@ -462,6 +512,7 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
         cover: Default::default(),
         shifted: Default::default(),
         steps: Default::default(),
+        applied: Default::default(),
         tmem: false,
     };
     // First pass: the run starts (addresses and lengths only). A thread's followers
@@ -531,7 +582,10 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
         for (region, (counts, ds)) in shifted.iter().zip(&steps).enumerate() {
             let offset = if region == 0 { 0 } else { shared_end };
             let mut last: Option<usize> = None;
-            for (i, (&n, &d)) in counts.iter().zip(ds).enumerate() {
+            // The lane shifts' accesses of each chunk, from their differences.
+            let mut n = 0u32;
+            for (i, (&diff, &d)) in counts.iter().zip(ds).enumerate() {
+                n = n.wrapping_add(diff);
                 let x = offset + i;
                 if !marks[x] || covering[x] == 0 {
                     continue;

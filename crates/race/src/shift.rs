@@ -50,7 +50,7 @@
 //! that do add entries are read.
 
 use rayon::prelude::*;
-use weft_program::{Command, CommandView, Program, ThreadId};
+use weft_program::{Command, Program, ThreadId};
 
 use crate::entries::Chunk;
 use crate::{Accumulator, CHUNK, Context, HappensBeforeQuery, SAME_INSTRUCTION_CAP};
@@ -155,49 +155,32 @@ impl Lanes {
 /// Whether lane `cur` makes the accesses of lane `prev` (the same commands at the same
 /// indices, but for the accesses' addresses and written values), every address moved by one
 /// distance, a multiple of 4: that distance. (The chain keys are compared apart.)
-fn lane_shift(prev: &[Command], cur: &[Command]) -> Option<u32> {
+///
+/// The distance is the first access's; the commands are then compared in blocks without a
+/// branch per command ([`Command::moved_mismatch`]): 310 lanes of a CudaDMA kernel's 2,663
+/// commands each were 25.5 M instructions compared one by one through their views.
+pub(crate) fn lane_shift(prev: &[Command], cur: &[Command]) -> Option<u32> {
+    /// Commands compared between two looks at the result.
+    const BLOCK: usize = 64;
     if prev.len() != cur.len() {
         return None;
     }
-    let mut d: Option<u32> = None;
-    for (x, y) in prev.iter().zip(cur) {
-        if !x.is_access() {
-            if x != y {
-                return None;
-            }
-            continue;
-        }
-        if x.inst() != y.inst() {
-            return None;
-        }
-        let (
-            CommandView::Access {
-                kind,
-                addr,
-                len,
-                may,
-                approx,
-            },
-            CommandView::Access {
-                kind: kind2,
-                addr: addr2,
-                len: len2,
-                may: may2,
-                approx: approx2,
-            },
-        ) = (x.view(), y.view())
-        else {
-            return None;
-        };
-        if (kind, len, may, approx) != (kind2, len2, may2, approx2) {
-            return None;
-        }
-        let moved = addr2.wrapping_sub(addr);
-        if *d.get_or_insert(moved) != moved {
-            return None;
-        }
+    // A lane without accesses has no distance; one whose first access moves by other than a
+    // multiple of 4 is no shift, whatever the rest.
+    let first = prev.iter().position(Command::is_access)?;
+    let d = prev[first].address_distance(&cur[first]);
+    if d % CHUNK as u32 != 0 {
+        return None;
     }
-    d.filter(|d| d % CHUNK as u32 == 0)
+    let mismatch = |xs: &[Command], ys: &[Command]| {
+        xs.iter()
+            .zip(ys)
+            .fold(0, |n, (x, y)| n | x.moved_mismatch(y, d))
+    };
+    let (xs, ys) = (prev.chunks_exact(BLOCK), cur.chunks_exact(BLOCK));
+    let (x_tail, y_tail) = (xs.remainder(), ys.remainder());
+    let same = xs.zip(ys).all(|(x, y)| mismatch(x, y) == 0) && mismatch(x_tail, y_tail) == 0;
+    same.then_some(d)
 }
 
 /// Whether the lanes of every warp agree at every chain key of thread `t`'s accesses

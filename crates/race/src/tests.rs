@@ -2494,3 +2494,121 @@ fn twins_whose_lanes_disagree_are_merged_one_by_one() {
     assert_eq!(got.races.len(), 1, "{got:?}");
     assert_eq!(got.races[0].thread_pairs, 12, "{got:?}");
 }
+
+/// [`shift::lane_shift`] as it was first written: command by command, through the views.
+fn lane_shift_by_views(prev: &[Command], cur: &[Command]) -> Option<u32> {
+    if prev.len() != cur.len() {
+        return None;
+    }
+    let mut d: Option<u32> = None;
+    for (x, y) in prev.iter().zip(cur) {
+        if !x.is_access() {
+            if x != y {
+                return None;
+            }
+            continue;
+        }
+        if x.inst() != y.inst() {
+            return None;
+        }
+        let (
+            CommandView::Access {
+                kind,
+                addr,
+                len,
+                may,
+                approx,
+            },
+            CommandView::Access {
+                kind: kind2,
+                addr: addr2,
+                len: len2,
+                may: may2,
+                approx: approx2,
+            },
+        ) = (x.view(), y.view())
+        else {
+            return None;
+        };
+        if (kind, len, may, approx) != (kind2, len2, may2, approx2) {
+            return None;
+        }
+        let moved = addr2.wrapping_sub(addr);
+        if *d.get_or_insert(moved) != moved {
+            return None;
+        }
+    }
+    d.filter(|d| d % CHUNK as u32 == 0)
+}
+
+/// One command of a lane, from a small alphabet so that two lanes' often agree: (shape,
+/// operand, length or second operand, instruction, flag, value).
+fn lane_command((shape, a, b, inst, flag, value): (u8, u32, u32, u32, bool, u16)) -> Command {
+    use weft_program::{BarrierCount, BarrierOp, ExecOp, MbarrierOp};
+    let inst = InstId(inst);
+    let kinds = [AccessKind::Read, AccessKind::Write, AccessKind::Atomic];
+    match shape {
+        0..=2 => Command::access(kinds[shape as usize], a, b, flag, inst).with_value(value),
+        3 => Command::approx_access(AccessKind::Write, a, b, flag, inst).with_value(value),
+        4 => Command::barrier(BarrierOp::Sync, a, BarrierCount::Threads(b), flag, inst),
+        5 => Command::barrier(BarrierOp::Arrive, a, BarrierCount::All, flag, inst),
+        6 => Command::warp_sync(a, inst),
+        7 => Command::mbarrier(MbarrierOp::Arrive, a, b, inst),
+        8 => Command::exec(ExecOp::Sync, a, inst),
+        _ => Command::exit(inst),
+    }
+}
+
+/// Two lanes' commands: the first's, and the second's as the first's with every access
+/// moved by one distance and other values written, then a few commands edited: one field
+/// changed (the address, length, instruction, flag, kind or operand) or the command replaced.
+fn lane_pair() -> impl Strategy<Value = (Vec<Command>, Vec<Command>)> {
+    let command = (0u8..10, 0u32..24, 0u32..6, 0u32..3, any::<bool>(), 0u16..3);
+    let edit = (0usize..200, 0u8..7, command.clone());
+    (
+        proptest::collection::vec(command, 0..150),
+        prop::sample::select(vec![0u32, 4, 8, 2, 4u32.wrapping_neg(), 1 << 31]),
+        proptest::collection::vec(edit, 0..3),
+        0u32..3,
+    )
+        .prop_map(|(commands, d, edits, extra)| {
+            let prev: Vec<Command> = commands.iter().copied().map(lane_command).collect();
+            let mut fields: Vec<_> = commands
+                .iter()
+                .map(|&(shape, a, b, inst, flag, value)| {
+                    let a = if shape <= 3 { a.wrapping_add(d) } else { a };
+                    // The values written differ from lane to lane.
+                    (shape, a, b, inst, flag, value.wrapping_add(1) % 3)
+                })
+                .collect();
+            for (at, field, other) in edits {
+                let n = fields.len().max(1);
+                if let Some(f) = fields.get_mut(at % n) {
+                    match field {
+                        0 => f.1 = f.1.wrapping_add(4),
+                        1 => f.2 += 1,
+                        2 => f.3 += 1,
+                        3 => f.4 = !f.4,
+                        // Another kind of access, or another command.
+                        4 => f.0 = (f.0 + 1) % 4,
+                        5 => f.0 = (f.0 + 1) % 10,
+                        _ => *f = other,
+                    }
+                }
+            }
+            let mut cur: Vec<Command> = fields.into_iter().map(lane_command).collect();
+            // Lanes of different lengths now and then.
+            cur.truncate(cur.len().saturating_sub(extra.saturating_sub(1) as usize));
+            (prev, cur)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+    /// The lane comparison by words gives the distance the comparison by views does.
+    #[test]
+    fn lane_shift_compares_as_the_views((prev, cur) in lane_pair()) {
+        prop_assert_eq!(shift::lane_shift(&prev, &cur), lane_shift_by_views(&prev, &cur));
+    }
+}
