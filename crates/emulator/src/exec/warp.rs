@@ -278,14 +278,14 @@ impl Machine<'_> {
                 let known = self.known_of(ws, a, self.known_of(ws, b, active));
                 let m = ones(bits);
                 let mut out = [0u64; LANES];
-                let (sa, sb);
+                let sa;
                 let av: &[u64; LANES] = row!(a, sa);
-                // An immediate second operand (the common case) is not spread over lanes.
-                let imm = match b {
-                    Src::Imm(y) => Some(y),
-                    Src::Reg(_) => None,
+                // An immediate second operand (the common case) is not spread over lanes:
+                // `bv` is then never read (`map!` takes `imm`).
+                let (imm, bv) = match b {
+                    Src::Imm(y) => (Some(y), av),
+                    Src::Reg(r) => (None, self.row(ws, r)),
                 };
-                let bv: &[u64; LANES] = row!(b, sb);
                 macro_rules! map {
                     (|$x:ident, $y:ident| $e:expr) => {
                         match imm {
@@ -332,13 +332,23 @@ impl Machine<'_> {
                     self.known_of(ws, a, self.known_of(ws, b, self.known_of(ws, c, active)));
                 let m = ones(bits);
                 let mut out = [0u64; LANES];
-                let (sa, sb, sc);
+                let (sa, sc);
                 let av: &[u64; LANES] = row!(a, sa);
-                let bv: &[u64; LANES] = row!(b, sb);
                 let cv: &[u64; LANES] = row!(c, sc);
-                for (l, o) in out.iter_mut().enumerate() {
-                    // `mad.lo`: the low `bits` bits, whatever the signedness.
-                    *o = av[l].wrapping_mul(bv[l]).wrapping_add(cv[l]) & m;
+                // `mad.lo`: the low `bits` bits, whatever the signedness. An immediate
+                // factor (the common case) is not spread over lanes.
+                match b {
+                    Src::Imm(y) => {
+                        for (l, o) in out.iter_mut().enumerate() {
+                            *o = av[l].wrapping_mul(y).wrapping_add(cv[l]) & m;
+                        }
+                    }
+                    Src::Reg(r) => {
+                        let bv = self.row(ws, r);
+                        for (l, o) in out.iter_mut().enumerate() {
+                            *o = av[l].wrapping_mul(bv[l]).wrapping_add(cv[l]) & m;
+                        }
+                    }
                 }
                 self.put_lanes(ws, d, known, &out);
                 known

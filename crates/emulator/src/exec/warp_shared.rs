@@ -179,8 +179,7 @@ impl Machine<'_> {
     #[inline(always)]
     fn run_start(&self, wb: usize, active: u32, r: RegId, off: i64) -> Option<u32> {
         let n = u64::from(active.count_ones());
-        if self.cfg.warp_sync || active == 0 || self.commands / 1024 != (self.commands + n) / 1024
-        {
+        if self.cfg.warp_sync || active == 0 || self.commands / 1024 != (self.commands + n) / 1024 {
             return None;
         }
         let first = active.trailing_zeros() as usize;
