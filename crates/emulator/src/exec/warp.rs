@@ -825,16 +825,10 @@ impl Machine<'_> {
         if !startable {
             return Group::Nothing;
         }
-        // One pass over the lanes `c..`: the group, the lanes that run (at any PC) and the
-        // most instructions a lane of the group has executed.
-        let (mut group, mut running, mut most) = (0u32, 0u32, 0u64);
-        for (l, th) in (c - wb..).zip(self.th.get(c..end).unwrap_or_default()) {
-            let run = th.state == State::Run;
-            let here = run && th.pc == pc;
-            running |= u32::from(run) << l;
-            group |= u32::from(here) << l;
-            if here {
-                most = most.max(th.executed);
+        let mut group = 0u32;
+        for t in c..end {
+            if self.th[t].state == State::Run && self.th[t].pc == pc {
+                group |= 1 << (t - wb);
             }
         }
         if group.count_ones() < 2 {
@@ -844,12 +838,16 @@ impl Machine<'_> {
         let last = wb + 31 - group.leading_zeros() as usize;
         // Lanes between `c` and the group's last lane that run elsewhere would run in
         // between in the reference schedule: only a contiguous group may complete a
-        // collective in place. (`running` holds only lanes from `c` on.)
-        let upto = (u64::MAX >> (63 - (last - wb))) as u32;
-        let contiguous = running & !group & upto == 0;
+        // collective in place.
+        let contiguous =
+            (c..=last).all(|t| group & (1 << (t - wb)) != 0 || self.th[t].state != State::Run);
         self.pass_lockstep = true;
         self.lockstep_used = true;
         self.cursor = c;
+        let mut most = 0;
+        each_lane!(group, |l| {
+            most = most.max(self.th[wb + l].executed);
+        });
         // Fast steps the budget allows every lane, and fast steps not yet counted.
         let mut room = self.cfg.step_limit.saturating_sub(most);
         let mut pending = 0u64;
