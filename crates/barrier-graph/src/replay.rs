@@ -83,6 +83,8 @@ struct Replayer<'p> {
     batch: Vec<Participant>,
     /// An emptied event list, for the next run's registration (one list, not one per run).
     spare_events: Vec<Event>,
+    /// Whether a completion left the node of an arrive's registration to [`arrive_nodes`].
+    deferred: bool,
     /// Whether [`Self::register_followers`] takes the followers, and the other shortcuts
     /// for a warp's lanes are taken (off: the reference, every lane on its own).
     batching: bool,
@@ -137,6 +139,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
         gathers: 0,
         batch: Vec::new(),
         spare_events: Vec::new(),
+        deferred: false,
         batching,
         error: false,
         place: lists.class.iter().map(|&k| u64::from(k) << 32).collect(),
@@ -158,7 +161,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     } else {
         r.finish();
     }
-    if batching {
+    if r.deferred {
         arrive_nodes(&mut r.out);
     }
     r.out
@@ -791,6 +794,7 @@ impl Replayer<'_> {
         let registrations = &mut self.out.registrations[..];
         let cursors = &mut self.cursors[..];
         let queue = &mut self.queue;
+        let mut deferred = false;
         for p in &c.participants {
             let t = p.thread.index();
             if stamp[t] != mark {
@@ -812,7 +816,9 @@ impl Replayer<'_> {
             // An arrive's registration gets its node after the replay (`arrive_nodes`): the
             // lane ran on and registered more since, and only the nodes of blocking
             // registrations are read before then. (The reference replay sets it here.)
-            if p.op.blocks() || !batching {
+            if batching && !p.op.blocks() {
+                deferred = true;
+            } else {
                 let regs = &mut registrations[t];
                 // The registration is almost always the thread's last (or nearly): look
                 // there first, a binary search over a long history misses the cache every
@@ -839,6 +845,7 @@ impl Replayer<'_> {
                 }
             }
         }
+        self.deferred |= deferred;
         let exited = self.counted_exits(&c, mark, id, &mut warps);
         self.warps = warps;
         self.out.nodes.push(DynamicBarrier {
