@@ -88,6 +88,9 @@ impl Machine<'_> {
             self.th[t].path_exit = true;
             return;
         }
+        // The exit is the thread's last command: room for exactly one more (a full vector
+        // would otherwise double, to be shrunk again when the program is finished).
+        self.cmds[t].reserve_exact(1);
         self.push(t, Command::exit(InstId(pc)));
         self.th[t].state = State::Exited;
         match self.bars.exit(ThreadId(t as u32)) {
