@@ -260,12 +260,14 @@ struct Tally {
     /// which the second pass then fills without growing it (the doublings cost a
     /// reallocation and copy each, and left up to half of each bucket unused).
     cover: [Vec<u32>; 2],
-    /// The one-chunk accesses of one chunk by lane shifts ([`Lanes::step`]), as differences
-    /// like `cover` (a warp's followers add theirs to a range of chunks at once), and their
-    /// step in chunks (`u32::MAX`: steps differ): a chunk all of whose accesses are such, of
-    /// one step `d`, with as many accesses as the chunk `d` before it, is that chunk on the
-    /// next lanes and is not collected ([`Chunk::shifted`]).
+    /// The one-chunk accesses of one chunk by lane shifts ([`Lanes::step`]), and their step
+    /// in chunks (`u32::MAX`: steps differ): a chunk all of whose accesses are such, of one
+    /// step `d`, with as many accesses as the chunk `d` before it, is that chunk on the next
+    /// lanes and is not collected ([`Chunk::shifted`]). Those of a warp's followers of one
+    /// word each at the next words are added to a range of chunks at once, as differences
+    /// like `cover` (`shifted_runs`).
     shifted: [Vec<u32>; 2],
+    shifted_runs: [Vec<u32>; 2],
     steps: [Vec<u32>; 2],
     /// Per chunk, the followers of one word each that [`Self::note_followers`] last marked
     /// from it: `m << 1 | 1` for `m` followers whose steps it met, `m << 1` for `m` without
@@ -336,7 +338,6 @@ impl Tally {
             if self.shifts {
                 self.shifted[region].resize(past, 0);
                 self.steps[region].resize(past, 0);
-                self.applied[region].resize(past, 0);
             }
         }
         Some(())
@@ -359,9 +360,7 @@ impl Tally {
         if let Some(d) = step
             && count == 1
         {
-            let counts = &mut self.shifted[region];
-            counts[lo] = counts[lo].wrapping_add(1);
-            counts[hi] = counts[hi].wrapping_sub(1);
+            self.shifted[region][lo] += 1;
             meet(&mut self.steps[region][lo], d);
         }
         // The chunks that start runs: all of them, and the one after the last, when
@@ -408,6 +407,12 @@ impl Tally {
         let (region, base) = self.region(first);
         // The last follower's is the highest access: its past is the farthest.
         self.reach(region, last + count + 1 - base)?;
+        // (The tallies only followers keep grow here, not with every access's.)
+        let past = self.regions[region].len();
+        if self.applied[region].len() < past {
+            self.applied[region].resize(past, 0);
+            self.shifted_runs[region].resize(past, 0);
+        }
         // The followers' first chunks, and the chunks past their last.
         let (s, lo, hi) = (
             s as usize,
@@ -425,13 +430,12 @@ impl Tally {
             strided(diffs, hi, s, m, |c| *c = c.wrapping_sub(1));
         }
         if step.is_some() && count == 1 {
-            let counts = &mut self.shifted[region];
             if s == 1 {
-                counts[lo] = counts[lo].wrapping_add(1);
-                counts[lo + m] = counts[lo + m].wrapping_sub(1);
+                let runs = &mut self.shifted_runs[region];
+                runs[lo] = runs[lo].wrapping_add(1);
+                runs[lo + m] = runs[lo + m].wrapping_sub(1);
             } else {
-                strided(counts, lo, s, m, |n| *n = n.wrapping_add(1));
-                strided(counts, hi, s, m, |n| *n = n.wrapping_sub(1));
+                strided(&mut self.shifted[region], lo, s, m, |n| *n += 1);
             }
         }
         // The marks and steps: set again as they are where the same followers were noted
@@ -511,6 +515,7 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
         regions: Default::default(),
         cover: Default::default(),
         shifted: Default::default(),
+        shifted_runs: Default::default(),
         steps: Default::default(),
         applied: Default::default(),
         tmem: false,
@@ -551,6 +556,7 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
         regions,
         cover,
         shifted,
+        shifted_runs,
         steps,
         tmem,
         ..
@@ -579,13 +585,16 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     // (so the check meets the two one after the other).
     let mut virtual_chunks: Vec<bool> = vec![false; if shifts { marks.len() } else { 0 }];
     if shifts {
-        for (region, (counts, ds)) in shifted.iter().zip(&steps).enumerate() {
+        for (region, ((counts, runs), ds)) in
+            shifted.iter().zip(&shifted_runs).zip(&steps).enumerate()
+        {
             let offset = if region == 0 { 0 } else { shared_end };
             let mut last: Option<usize> = None;
-            // The lane shifts' accesses of each chunk, from their differences.
-            let mut n = 0u32;
-            for (i, (&diff, &d)) in counts.iter().zip(ds).enumerate() {
-                n = n.wrapping_add(diff);
+            // The followers' accesses of each chunk, from their differences.
+            let mut in_runs = 0u32;
+            for (i, (&own, &d)) in counts.iter().zip(ds).enumerate() {
+                in_runs = in_runs.wrapping_add(runs.get(i).copied().unwrap_or(0));
+                let n = own.wrapping_add(in_runs);
                 let x = offset + i;
                 if !marks[x] || covering[x] == 0 {
                     continue;
