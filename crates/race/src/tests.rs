@@ -2612,3 +2612,74 @@ proptest! {
         prop_assert_eq!(shift::lane_shift(&prev, &cur), lane_shift_by_views(&prev, &cur));
     }
 }
+
+/// The lists of one chunk's entries, per thread and then reads and writes, as
+/// [`Context::check_chunk`] makes them.
+fn thread_lists(entries: &[Entry]) -> Vec<ThreadLists<'_>> {
+    entries
+        .chunk_by(|a, b| a.thread == b.thread)
+        .map(|slice| {
+            let split = slice.partition_point(|e| e.writes() == 0);
+            ThreadLists {
+                thread: slice[0].thread,
+                reads: &slice[..split],
+                writes: &slice[split..],
+            }
+        })
+        .collect()
+}
+
+/// Whether some chunk of `program` whose classes [`Context::may_have_twins`] says have one
+/// lane each has a class of several lanes when built (an error: the pre-test would lose
+/// twins), and how many chunks it passed over.
+fn pretest_loses_twins(program: &Program) -> Result<usize, TestCaseError> {
+    let analysis = barrier_graph::analyze(program);
+    let Some(hb) = analysis.happens_before.as_ref() else {
+        return Ok(0);
+    };
+    let config = Config::default();
+    let ctx = Context {
+        program,
+        hb,
+        config: &config,
+        sweepable: program.threads.iter().all(|t| t.steps.is_empty()),
+        tuning: Tuning::default(),
+        sides: first_sides(program),
+    };
+    let lanes = shift::Lanes::of(program, hb, false);
+    let collected = collect_entries(program, hb, false, false, &lanes);
+    let mut passed = 0;
+    for chunk in &collected.chunks {
+        let lists = thread_lists(&chunk.entries);
+        let cta = lists.partition_point(|l| (l.thread as usize) < program.threads.len());
+        if ctx.may_have_twins(&lists[..cta]) {
+            continue;
+        }
+        passed += 1;
+        let built = ctx.classes(&lists, &mut FxHashMap::default(), Twins::default(), false);
+        prop_assert!(
+            !built.any_shared(),
+            "chunk {} has twins the pre-test missed",
+            chunk.chunk
+        );
+    }
+    Ok(passed)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// Where the pre-test of the twin classes finds no two lanes of a warp alike, the classes
+    /// built have one lane each: the pre-test drops no twins.
+    #[test]
+    fn twin_pretest_keeps_every_twin(program in twinned()) {
+        pretest_loses_twins(&program)?;
+    }
+
+    /// The same on warps whose lanes make their accesses moved (lane shifts, distance 0
+    /// included: lanes of one warp in one word).
+    #[test]
+    fn twin_pretest_keeps_every_twin_of_moved_lanes(program in followed()) {
+        pretest_loses_twins(&program)?;
+    }
+}

@@ -71,6 +71,12 @@ impl Twins {
 }
 
 impl Twins {
+    /// Whether some class has several lanes.
+    #[cfg(test)]
+    pub(crate) fn any_shared(&self) -> bool {
+        self.shared.contains(&true)
+    }
+
     /// Whether list `x` is of a class of several lanes.
     pub(crate) fn shared_at(&self, x: usize) -> bool {
         self.of
@@ -163,6 +169,27 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         agree: &mut FxHashMap<(u32, u32), bool>,
         out: Twins,
     ) -> Twins {
+        self.classes(lists, agree, out, true)
+    }
+
+    /// [`Self::twins`], without [`Self::may_have_twins`] where `pretest` is false.
+    pub(crate) fn classes(
+        &self,
+        lists: &[ThreadLists<'_>],
+        agree: &mut FxHashMap<(u32, u32), bool>,
+        out: Twins,
+        pretest: bool,
+    ) -> Twins {
+        let threads = self.program.threads.len();
+        // Only the CTA's threads: agents come last, each a warp of its own.
+        let cta = lists.partition_point(|l| (l.thread as usize) < threads);
+        if pretest && self.twins_apply() && !self.may_have_twins(&lists[..cta]) {
+            // Every list would be a class of its own: no pair of classes to keep, which no
+            // classes say as well (`pair` and `shared_at` answer `None` and `false`).
+            let mut out = out;
+            out.of.clear();
+            return out;
+        }
         let Twins {
             mut of,
             mut shared,
@@ -185,9 +212,6 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 scratch: (firsts, members, warps, keys),
             };
         }
-        let threads = self.program.threads.len();
-        // Only the CTA's threads: agents come last, each a warp of its own.
-        let cta = lists.partition_point(|l| (l.thread as usize) < threads);
         // Per class, its first list and its lanes (`firsts`, `members`); per warp of the
         // chunk, its lists and its first class (`warps`).
         let mut start = 0;
@@ -271,6 +295,34 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
     }
 
+    /// Whether the classes of the CTA threads' `lists` (sorted by thread) may have a class of
+    /// several lanes: whether some list is like one of the [`MAX_COMPARED`] lists before it
+    /// in its warp by [`Self::first_alike`], a necessary condition of
+    /// [`Self::same_accesses`]. Where none is, the first list of each warp is a class, and
+    /// each later list, compared with the classes of the lists before it (one each, so far),
+    /// is not of theirs: every class has one lane. A chunk whose lanes of a warp access its
+    /// word by different instructions, program indices or bytes (FlashAttention-2's backward
+    /// kernel: 65,792 chunks of about five lists) is told so without its classes.
+    pub(crate) fn may_have_twins(&self, lists: &[ThreadLists<'_>]) -> bool {
+        let Some(first) = lists.first() else {
+            return false;
+        };
+        // The first list of the current warp, and the warp.
+        let (mut start, mut warp) = (0, self.warp(first.thread));
+        for (x, list) in lists.iter().enumerate().skip(1) {
+            let w = self.warp(list.thread);
+            if w != warp {
+                (start, warp) = (x, w);
+                continue;
+            }
+            let from = x.saturating_sub(MAX_COMPARED).max(start);
+            if lists[from..x].iter().any(|other| first_alike(other, list)) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Whether two lists of lanes make the same accesses: equal entries but for the thread,
     /// from equal commands.
     fn same_accesses(&self, a: &ThreadLists<'_>, b: &ThreadLists<'_>) -> bool {
@@ -295,4 +347,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         }
         true
     }
+}
+
+/// Whether two lists have as many reads and as many writes, and their first entries are the
+/// same but for the thread: what [`Context::same_accesses`] compares first.
+fn first_alike(a: &ThreadLists<'_>, b: &ThreadLists<'_>) -> bool {
+    let first = |l: &ThreadLists<'_>| l.reads.first().or(l.writes.first()).copied();
+    a.reads.len() == b.reads.len()
+        && a.writes.len() == b.writes.len()
+        && match (first(a), first(b)) {
+            (Some(x), Some(y)) => x.same_but_thread(&y),
+            _ => true,
+        }
 }
