@@ -120,16 +120,24 @@ impl Machine<'_> {
                 Some(r) => r,
                 None => self.read_bytes(Mem::Shared, 0, x as usize, op.esize as usize),
             };
-            let u = if u == self.uninit_shared {
-                self.src
-                    .single(crate::ValueSource::SharedUnknown(InstId(pc)))
-            } else {
-                self.loaded_term(u, op.signed)
-            };
-            let v = if op.signed { sx(v, op.bits) as u64 } else { v };
-            self.put(ws + l, op.d, v, u);
+            self.put_loaded(ws + l, pc, op, (v, u));
         });
         true
+    }
+
+    /// Writes what `op` at `pc` read, `(v, u)` (bytes and their source as the shared
+    /// memory holds them), to its destination register at slot `lane_slot`: sign-extended
+    /// for a signed load, the source of never-written bytes made this load's own.
+    #[inline(always)]
+    fn put_loaded(&mut self, lane_slot: usize, pc: u32, op: Load, (v, u): (u64, u32)) {
+        let u = if u == self.uninit_shared {
+            self.src
+                .single(crate::ValueSource::SharedUnknown(InstId(pc)))
+        } else {
+            self.loaded_term(u, op.signed)
+        };
+        let v = if op.signed { sx(v, op.bits) as u64 } else { v };
+        self.put(lane_slot, op.d, v, u);
     }
 
     /// The fast `st.shared` `op` at `pc` for the lanes of `active` (as for
@@ -222,15 +230,7 @@ impl Machine<'_> {
         });
         let ws = self.slot(wb);
         each_lane!(active, |l| {
-            let (v, u) = got[l];
-            let u = if u == self.uninit_shared {
-                self.src
-                    .single(crate::ValueSource::SharedUnknown(InstId(pc)))
-            } else {
-                self.loaded_term(u, op.signed)
-            };
-            let v = if op.signed { sx(v, op.bits) as u64 } else { v };
-            self.put(ws + l, op.d, v, u);
+            self.put_loaded(ws + l, pc, op, got[l]);
         });
         true
     }
