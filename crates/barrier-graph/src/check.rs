@@ -27,12 +27,12 @@
 //! well-synchronization; conversely a failing check has a witness trace (Lemma 1), so the
 //! verdict is exact.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use weft_program::{BarrierKey, InstId, Participant, Program, ThreadId};
 
 use crate::hb::HappensBefore;
 use crate::report::{CommandRef, SyncViolation, ViolationKind, group_threads, inst_at, join};
-use crate::trace::Trace;
+use crate::trace::{Generations, Trace};
 use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
 
 /// `no-waiter` for each completed named-barrier generation whose participants all arrived
@@ -398,50 +398,6 @@ fn first_waiter(node: &DynamicBarrier) -> Option<Participant> {
     node.participants.iter().find(|p| p.op.blocks()).copied()
 }
 
-/// Generation -> node of every barrier, dense for named and warp barriers.
-struct Generations {
-    /// `dense[slot(key)][generation]`: the node, or `u32::MAX`.
-    dense: Vec<Vec<u32>>,
-}
-
-impl Generations {
-    /// Dense slots beyond this fall back to "absent" (no completed generation can have such
-    /// a key: named ids are checked by the state machine, warps are bounded by threads).
-    const MAX_SLOT: usize = 1 << 22;
-
-    fn slot(key: BarrierKey) -> usize {
-        match key {
-            BarrierKey::Named(id) => 2 * id as usize,
-            BarrierKey::Warp(w) => 2 * w as usize + 1,
-        }
-    }
-
-    fn new(by_gen: &FxHashMap<(BarrierKey, u32), DynamicBarrierId>) -> Self {
-        let mut dense: Vec<Vec<u32>> = Vec::new();
-        for (&(key, generation), &n) in by_gen {
-            let s = Self::slot(key);
-            if s >= Self::MAX_SLOT {
-                continue;
-            }
-            if dense.len() <= s {
-                dense.resize_with(s + 1, Vec::new);
-            }
-            let gens = &mut dense[s];
-            let g = generation as usize;
-            if gens.len() <= g {
-                gens.resize(g + 1, u32::MAX);
-            }
-            gens[g] = n.0;
-        }
-        Generations { dense }
-    }
-
-    fn get(&self, key: BarrierKey, generation: u32) -> Option<DynamicBarrierId> {
-        let n = *self.dense.get(Self::slot(key))?.get(generation as usize)?;
-        (n != u32::MAX).then_some(DynamicBarrierId(n))
-    }
-}
-
 /// Registrations of one lane [`check_recycling`] walks in a block (see there).
 const BLOCK: usize = 256;
 
@@ -554,14 +510,8 @@ pub(crate) fn check_recycling(
     hb: &HappensBefore,
 ) -> Vec<SyncViolation> {
     let nodes = &replay.nodes;
-    let by_gen: FxHashMap<(BarrierKey, u32), DynamicBarrierId> = nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| !n.gather)
-        .filter_map(|(i, n)| Some(((n.key.barrier()?, n.generation), DynamicBarrierId(i as u32))))
-        .collect();
     let inst = |t: ThreadId, i: u32| inst_at(program, t, i);
-    let gens = Generations::new(&by_gen);
+    let gens = Generations::of(nodes);
     let completions: Vec<Completion> = nodes.iter().map(Completion::of).collect();
     // Each thread's registrations are checked on their own. The lanes of a warp are
     // walked side by side, a block of registrations of each lane in turn, so that the
@@ -705,7 +655,7 @@ pub(crate) fn check_recycling(
             };
             // Grouped with the generation's registrations' failures (the node the
             // generation's number names).
-            let Some(&g) = by_gen.get(&(key, node.generation)) else {
+            let Some(g) = gens.get(key, node.generation) else {
                 continue;
             };
             let command = CommandRef {

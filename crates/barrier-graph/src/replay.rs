@@ -175,42 +175,14 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
 /// the last one), and nothing in the replay reads an arrive's node (the mbarrier and
 /// execution-event waits ask for the last blocking registration's).
 fn arrive_nodes(out: &mut Trace) {
-    // Per barrier (named ids, then warps), the node of each completed generation.
-    let slot = |k: BarrierKey| match k {
-        BarrierKey::Named(id) => id as usize,
-        BarrierKey::Warp(w) => weft_program::NUM_NAMED_BARRIERS as usize + w as usize,
-    };
-    let mut nodes: Vec<Vec<u32>> = Vec::new();
-    for (i, n) in out.nodes.iter().enumerate() {
-        let crate::NodeKey::Barrier(k) = n.key else {
-            continue;
-        };
-        if n.gather {
-            continue;
-        }
-        let (s, g) = (slot(k), n.generation as usize);
-        if nodes.len() <= s {
-            nodes.resize_with(s + 1, Vec::new);
-        }
-        if nodes[s].len() <= g {
-            nodes[s].resize(g + 1, crate::NO_NODE);
-        }
-        nodes[s][g] = i as u32;
-    }
+    let gens = crate::trace::Generations::of(&out.nodes);
     for regs in &mut out.registrations {
         for r in regs.iter_mut() {
             if r.op.blocks() || r.node().is_some() {
                 continue;
             }
-            let crate::NodeKey::Barrier(k) = r.key else {
-                continue;
-            };
-            if let Some(&n) = nodes
-                .get(slot(k))
-                .and_then(|gens| gens.get(r.generation as usize))
-                && n != crate::NO_NODE
-            {
-                r.set_node(DynamicBarrierId(n));
+            if let Some(n) = r.key.barrier().and_then(|k| gens.get(k, r.generation)) {
+                r.set_node(n);
             }
         }
     }

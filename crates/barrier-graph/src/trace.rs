@@ -3,7 +3,7 @@
 //! read. It holds data only, so both replays depend on it and not on each other's types.
 
 use rustc_hash::FxHashMap;
-use weft_program::{InstId, MbarrierFile, MbarrierOp, ThreadId};
+use weft_program::{BarrierKey, InstId, MbarrierFile, MbarrierOp, ThreadId};
 
 use crate::report::{SyncViolation, ViolationKind};
 use crate::{DynamicBarrier, DynamicBarrierId, Registration};
@@ -30,6 +30,57 @@ pub(crate) struct Trace {
     pub mbarriers: MbarrierReplay,
     /// Execution events ([`crate::exec`]).
     pub exec: crate::exec::ExecReplay,
+}
+
+/// Generation -> node of every named and warp barrier (the completed generations of a
+/// trace's nodes), dense.
+pub(crate) struct Generations {
+    /// `dense[slot(key)][generation]`: the node, or `u32::MAX`.
+    dense: Vec<Vec<u32>>,
+}
+
+impl Generations {
+    /// Dense slots beyond this fall back to "absent" (no completed generation can have such
+    /// a key: named ids are checked by the state machine, warps are bounded by threads).
+    const MAX_SLOT: usize = 1 << 22;
+
+    fn slot(key: BarrierKey) -> usize {
+        match key {
+            BarrierKey::Named(id) => 2 * id as usize,
+            BarrierKey::Warp(w) => 2 * w as usize + 1,
+        }
+    }
+
+    /// The generations of the named and warp barrier nodes among `nodes` (a warp's gather
+    /// nodes are not generations).
+    pub(crate) fn of(nodes: &[DynamicBarrier]) -> Self {
+        let mut dense: Vec<Vec<u32>> = Vec::new();
+        for (i, n) in nodes.iter().enumerate() {
+            let Some(key) = n.key.barrier().filter(|_| !n.gather) else {
+                continue;
+            };
+            let s = Self::slot(key);
+            if s >= Self::MAX_SLOT {
+                continue;
+            }
+            if dense.len() <= s {
+                dense.resize_with(s + 1, Vec::new);
+            }
+            let gens = &mut dense[s];
+            let g = n.generation as usize;
+            if gens.len() <= g {
+                gens.resize(g + 1, u32::MAX);
+            }
+            gens[g] = i as u32;
+        }
+        Generations { dense }
+    }
+
+    /// The node of generation `generation` of `key`, if it completed.
+    pub(crate) fn get(&self, key: BarrierKey, generation: u32) -> Option<DynamicBarrierId> {
+        let n = *self.dense.get(Self::slot(key))?.get(generation as usize)?;
+        (n != u32::MAX).then_some(DynamicBarrierId(n))
+    }
 }
 
 /// A command of a thread: `(thread, index)`.
