@@ -1460,19 +1460,13 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     }
                 };
                 // Two lanes of twin classes whose merges were quiet before: the same again.
-                let twin =
-                    if (hi.thread as usize) < self.program.threads.len() && self.twins_apply() {
-                        let twins = twins.get_or_insert_with(|| {
-                            self.twins(
-                                &lists,
-                                &mut acc.lanes_agree,
-                                std::mem::take(&mut acc.spare_twins.0),
-                            )
-                        });
-                        twins.pair(x, y).map(|(a, b)| (a, b, skip_writes))
-                    } else {
-                        None
-                    };
+                let twin = if (hi.thread as usize) < self.program.threads.len() {
+                    self.chunk_twins(&mut twins, &lists, acc)
+                        .and_then(|t| t.pair(x, y))
+                        .map(|(a, b)| (a, b, skip_writes))
+                } else {
+                    None
+                };
                 if let Some(q) = twin.and_then(|key| twin_merges.get(&key)) {
                     acc.race_tests += q.tests;
                     acc.windows += q.windows;
@@ -1757,17 +1751,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             if group.iter().filter(|l| has_plain_write(l)).count() < 2 {
                 continue;
             }
-            let twins = if self.twins_apply() {
-                Some(&*twins.get_or_insert_with(|| {
-                    self.twins(
-                        all,
-                        &mut acc.lanes_agree,
-                        std::mem::take(&mut acc.spare_twins.0),
-                    )
-                }))
-            } else {
-                None
-            };
+            let twins = self.chunk_twins(twins, all, acc);
             // Each lane's plain writes keyed by dynamic instruction, sorted by key (keys are
             // distinct within a lane: one access per lane per dynamic instruction).
             let keyed: Vec<Vec<(u64, &Entry)>> = group

@@ -285,13 +285,16 @@ impl Counts {
 }
 
 impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
-    /// Whether the lane shifts apply to this program at all: no warp steps (the lock-step
-    /// order depends on steps, not chain keys) and lanes to move.
+    /// Whether the lane shifts apply to this program at all ([`Self::lanes_interchange`]).
     pub(crate) fn shifts_apply(&self) -> bool {
-        self.tuning.lane_shifts
-            && self.sweepable
-            && !self.config.warp_sync
-            && self.program.warp_size() > 1
+        self.tuning.lane_shifts && self.lanes_interchange()
+    }
+
+    /// Whether one lane's checks can stand for another's in this program (lane shifts,
+    /// twin classes): no warp steps (the lock-step order depends on each lane's steps, not
+    /// on chain keys) and lanes to compare.
+    pub(crate) fn lanes_interchange(&self) -> bool {
+        self.sweepable && !self.config.warp_sync && self.program.warp_size() > 1
     }
 
     /// Whether `cur` is `prev` on the next lanes (see the module's documentation), so

@@ -29,7 +29,7 @@
 use rustc_hash::FxHashMap;
 use weft_program::Command;
 
-use crate::{Context, HappensBeforeQuery, ThreadLists};
+use crate::{Accumulator, Context, HappensBeforeQuery, ThreadLists};
 
 /// No twin class: an agent (each is a warp of its own, and merges with it are not
 /// replayed).
@@ -42,7 +42,8 @@ const MAX_COMPARED: usize = 4;
 /// The twin classes of one chunk's lists.
 #[derive(Debug, Default)]
 pub(crate) struct Twins {
-    /// Per list of the chunk, its class, or [`NO_TWIN`].
+    /// Per list of the chunk, its class, or [`NO_TWIN`]; empty where no list has a class
+    /// of several lanes.
     of: Vec<u32>,
     /// Per class, whether it has several lanes (a pair of two classes of one lane each is
     /// one thread pair: nothing to keep).
@@ -151,13 +152,30 @@ pub(crate) struct Quiet {
 }
 
 impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
-    /// Whether twin classes apply at all: the tuning, no warp steps (the lock-step order
-    /// depends on each lane's steps), lanes to share.
+    /// Whether twin classes apply at all ([`Self::lanes_interchange`]).
     pub(crate) fn twins_apply(&self) -> bool {
-        self.tuning.twins
-            && self.sweepable
-            && !self.config.warp_sync
-            && self.program.warp_size() > 1
+        self.tuning.twins && self.lanes_interchange()
+    }
+
+    /// The twin classes of the chunk whose lists are `lists`, kept in `slot`: made the
+    /// first time a check of the chunk asks, in the space of the last chunk's
+    /// (`acc.spare_twins`). `None` where twin classes do not apply.
+    pub(crate) fn chunk_twins<'s>(
+        &self,
+        slot: &'s mut Option<Twins>,
+        lists: &[ThreadLists<'_>],
+        acc: &mut Accumulator,
+    ) -> Option<&'s Twins> {
+        if !self.twins_apply() {
+            return None;
+        }
+        Some(slot.get_or_insert_with(|| {
+            self.twins(
+                lists,
+                &mut acc.lanes_agree,
+                std::mem::take(&mut acc.spare_twins.0),
+            )
+        }))
     }
 
     /// The twin classes of a chunk's `lists` (sorted by thread), in the vectors of `out`
@@ -183,13 +201,6 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         let threads = self.program.threads.len();
         // Only the CTA's threads: agents come last, each a warp of its own.
         let cta = lists.partition_point(|l| (l.thread as usize) < threads);
-        if pretest && self.twins_apply() && !self.may_have_twins(&lists[..cta]) {
-            // Every list would be a class of its own: no pair of classes to keep, which no
-            // classes say as well (`pair` and `shared_at` answer `None` and `false`).
-            let mut out = out;
-            out.of.clear();
-            return out;
-        }
         let Twins {
             mut of,
             mut shared,
@@ -197,14 +208,16 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
             scratch: (mut firsts, mut members, mut warps, mut keys),
         } = out;
         of.clear();
-        of.resize(lists.len(), NO_TWIN);
         shared.clear();
         run_end.clear();
         firsts.clear();
         members.clear();
         warps.clear();
         keys.clear();
-        if !self.twins_apply() {
+        if !self.twins_apply() || (pretest && !self.may_have_twins(&lists[..cta])) {
+            // No classes, or every list would be a class of its own: no pair of classes to
+            // keep, which no classes say as well (`pair` and `shared_at` answer `None` and
+            // `false`).
             return Twins {
                 of,
                 shared,
@@ -212,6 +225,7 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 scratch: (firsts, members, warps, keys),
             };
         }
+        of.resize(lists.len(), NO_TWIN);
         // Per class, its first list and its lanes (`firsts`, `members`); per warp of the
         // chunk, its lists and its first class (`warps`).
         let mut start = 0;
