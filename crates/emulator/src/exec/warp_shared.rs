@@ -179,11 +179,11 @@ impl Machine<'_> {
         true
     }
 
-    /// The address of the lowest lane of `active` in a warp's access at `[r+off]`, and
-    /// whether its lanes' commands can be recorded at once ([`Machine::lanes_recorded`] for
-    /// accesses): no warp steps to record (`--warp-sync`), and the count of commands does not
-    /// reach a multiple of 1024 within the lanes (where [`Machine::record`] checks the
-    /// memory budget, at that lane).
+    /// The address of the lowest lane of `active` in a warp's access at `[r+off]`, when
+    /// its lanes' commands can be recorded at once ([`Machine::lanes_recorded`]) exactly as
+    /// lane by lane: no warp steps to record (`--warp-sync`), and the count of commands does
+    /// not reach a multiple of 1024 within the lanes (where [`Machine::record`] checks the
+    /// memory budget, at that lane, and `lanes_recorded` at the last).
     #[inline(always)]
     fn run_start(&self, wb: usize, active: u32, r: RegId, off: i64) -> Option<u32> {
         let n = u64::from(active.count_ones());
@@ -215,19 +215,15 @@ impl Machine<'_> {
             return false;
         }
         let first = active.trailing_zeros() as usize;
-        self.commands += u64::from(active.count_ones());
+        let mut c = Command::access(AccessKind::Read, x0, op.esize, false, InstId(pc));
         each_lane!(active, |l| {
             let t = wb + l;
             let x = x0.wrapping_add((l - first) as u32 * op.esize);
             let may = self.th[t].may > 0;
-            self.cmds[t].push(Command::access(
-                AccessKind::Read,
-                x,
-                op.esize,
-                may,
-                InstId(pc),
-            ));
+            c = Command::access(AccessKind::Read, x, op.esize, may, InstId(pc));
+            self.cmds[t].push(c);
         });
+        self.lanes_recorded(wb, active, c);
         let ws = self.slot(wb);
         each_lane!(active, |l| {
             self.put_loaded(ws + l, pc, op, got[l]);
@@ -255,20 +251,16 @@ impl Machine<'_> {
         }
         let first = active.trailing_zeros() as usize;
         let bits = 8 * op.esize as u8;
-        self.commands += u64::from(active.count_ones());
+        let mut c = Command::access(AccessKind::Write, x0, op.esize, false, InstId(pc));
         each_lane!(active, |l| {
             let t = wb + l;
             let x = x0.wrapping_add((l - first) as u32 * op.esize);
             // The callers checked: every lane runs under no input-dependent branch.
-            self.cmds[t].push(Command::access(
-                AccessKind::Write,
-                x,
-                op.esize,
-                false,
-                InstId(pc),
-            ));
+            c = Command::access(AccessKind::Write, x, op.esize, false, InstId(pc));
+            self.cmds[t].push(c);
             self.tag_value(t, u128::from(mask(vals[l], bits)));
         });
+        self.lanes_recorded(wb, active, c);
         true
     }
 }
