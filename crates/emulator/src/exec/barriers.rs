@@ -9,6 +9,17 @@ use weft_program::{
     BarrierCount, BarrierOp, Command, Completion, Event, InstId, Participant, ThreadId,
 };
 
+/// The lanes of `group` as a range of lane numbers, when they are consecutive (a warp's
+/// lanes that run together usually are): its loops then walk slices, without a bounds
+/// check per lane.
+#[inline]
+fn lane_run(group: u32) -> Option<std::ops::Range<usize>> {
+    let low = group.trailing_zeros();
+    let run = group.checked_shr(low).unwrap_or(0);
+    (run != 0 && run & run.wrapping_add(1) == 0)
+        .then(|| low as usize..(32 - group.leading_zeros()) as usize)
+}
+
 impl Machine<'_> {
     pub(super) fn barrier_error(&mut self, t: usize) {
         self.th[t].state = State::Error;
@@ -109,7 +120,7 @@ impl Machine<'_> {
         let (id, count) = key;
         let cmd = Command::barrier(op, id, count, inst.aligned, InstId(pc));
         let participants = self.barrier_steps(wb, group, pc, cmd, op);
-        let mut events = Vec::new();
+        let mut events = std::mem::take(&mut self.bar_events);
         let result = self.bars.register_lanes(
             &participants,
             id,
@@ -119,7 +130,8 @@ impl Machine<'_> {
             &mut events,
         );
         self.bar_lanes = participants;
-        self.barrier_events(events);
+        self.wake(&mut events);
+        self.bar_events = events;
         if result.is_err() {
             // The lanes after the failing one took their step too: repeat the run lane by
             // lane, which stops at the failing lane.
@@ -149,12 +161,13 @@ impl Machine<'_> {
         };
         let cmd = Command::warp_sync(mask, InstId(pc));
         let participants = self.barrier_steps(wb, group, pc, cmd, BarrierOp::Sync);
-        let mut events = Vec::new();
+        let mut events = std::mem::take(&mut self.bar_events);
         let result = self
             .bars
             .register_warp_lanes(&participants, mask, &mut events);
         self.bar_lanes = participants;
-        self.barrier_events(events);
+        self.wake(&mut events);
+        self.bar_events = events;
         if result.is_err() {
             // The lanes after the failing one took their step too: repeat the run lane by
             // lane, which stops at the failing lane.
@@ -191,6 +204,29 @@ impl Machine<'_> {
         if uniform {
             // Every check of the loop below but `of`'s, which gives each lane the same.
             let guard = inst.guard.map(|g| (ws + g.index() * LANES, inst.guard_neg));
+            if let Some(run) = lane_run(group) {
+                // The same checks over the lanes' slices.
+                let step_limit = self.cfg.step_limit;
+                let ths = &self.th[wb + run.start..wb + run.end];
+                let blocked = ths.iter().fold(false, |b, th| {
+                    b | (th.may > 0) | (th.executed >= step_limit)
+                });
+                if blocked {
+                    return None;
+                }
+                if let Some((i, neg)) = guard {
+                    let lanes = i + run.start..i + run.end;
+                    let (vals, unk) = (&self.vals[lanes.clone()], &self.unk[lanes]);
+                    let fails = vals
+                        .iter()
+                        .zip(unk)
+                        .fold(false, |f, (&v, &u)| f | (u != 0) | ((v & 1 != 0) == neg));
+                    if fails {
+                        return None;
+                    }
+                }
+                return of(self, wb + run.start);
+            }
             each_lane!(group, |l| {
                 let th = &self.th[wb + l];
                 if th.may > 0 || th.executed >= self.cfg.step_limit {
@@ -237,10 +273,11 @@ impl Machine<'_> {
         if u != 0 {
             return false;
         }
-        if group == u32::MAX {
-            // A whole warp: its row compared without a branch per lane (an OR of the
-            // differences, which the compiler vectorizes).
-            let (vals, unk) = (&self.vals[i..i + LANES], &self.unk[i..i + LANES]);
+        if let Some(run) = lane_run(group) {
+            // Consecutive lanes (a whole warp, usually): their row compared without a branch
+            // per lane (an OR of the differences, which the compiler vectorizes).
+            let lanes = i + run.start..i + run.end;
+            let (vals, unk) = (&self.vals[lanes.clone()], &self.unk[lanes]);
             let differ = vals
                 .iter()
                 .zip(unk)
@@ -286,26 +323,50 @@ impl Machine<'_> {
         participants.clear();
         participants.reserve(group.count_ones() as usize);
         self.instructions += u64::from(group.count_ones());
-        // One pass over the lanes: each lane's state, command list and count of non-access
-        // commands.
         let next = pc + 1;
-        each_lane!(group, |l| {
-            let t = wb + l;
-            let th = &mut self.th[t];
-            th.executed += 1;
-            th.pc = next;
-            th.state = State::BarWait;
-            let cmds = &mut self.cmds[t];
-            let command = cmds.len() as u32;
-            cmds.push(cmd);
-            let synced = &mut self.coll.synced[t];
-            *synced = synced.wrapping_add(1);
-            participants.push(Participant {
-                thread: ThreadId(t as u32),
-                command,
-                op,
+        if let Some(run) = lane_run(group) {
+            // Consecutive lanes (the common case): one pass over the lanes' slices of the
+            // thread states, command lists and counts of non-access commands, without a
+            // bounds check or a reload per lane.
+            let lanes = wb + run.start..wb + run.end;
+            let first = lanes.start;
+            let th = &mut self.th[lanes.clone()];
+            let cmds = &mut self.cmds[lanes.clone()];
+            let synced = &mut self.coll.synced[lanes];
+            participants.extend(th.iter_mut().zip(cmds).zip(synced).enumerate().map(
+                |(k, ((th, cmds), synced))| {
+                    th.executed += 1;
+                    th.pc = next;
+                    th.state = State::BarWait;
+                    let command = cmds.len() as u32;
+                    cmds.push(cmd);
+                    *synced = synced.wrapping_add(1);
+                    Participant {
+                        thread: ThreadId((first + k) as u32),
+                        command,
+                        op,
+                    }
+                },
+            ));
+        } else {
+            each_lane!(group, |l| {
+                let t = wb + l;
+                let th = &mut self.th[t];
+                th.executed += 1;
+                th.pc = next;
+                th.state = State::BarWait;
+                let cmds = &mut self.cmds[t];
+                let command = cmds.len() as u32;
+                cmds.push(cmd);
+                let synced = &mut self.coll.synced[t];
+                *synced = synced.wrapping_add(1);
+                participants.push(Participant {
+                    thread: ThreadId(t as u32),
+                    command,
+                    op,
+                });
             });
-        });
+        }
         self.lanes_recorded(wb, group, cmd);
         participants
     }
@@ -332,8 +393,14 @@ impl Machine<'_> {
 
     /// Wakes the threads a barrier operation or exit released: the non-blocking lanes of a
     /// warp that registered, the blocking participants of a completed generation.
-    pub(super) fn barrier_events(&mut self, events: Vec<Event>) {
-        for e in events {
+    pub(super) fn barrier_events(&mut self, mut events: Vec<Event>) {
+        self.wake(&mut events);
+    }
+
+    /// [`Machine::barrier_events`] of the events in `events`, which it leaves empty (the
+    /// lock-step barriers keep one list, `bar_events`, instead of a new one per warp).
+    fn wake(&mut self, events: &mut Vec<Event>) {
+        for e in events.drain(..) {
             match e {
                 Event::WarpRegistered { lanes, .. } => {
                     // The lanes of one registration share its operation (the key of the
@@ -346,8 +413,10 @@ impl Machine<'_> {
                             .all(|p| Some(p.op) == lanes.first().map(|q| q.op))
                     );
                     if lanes.first().is_some_and(|p| !p.op.blocks()) {
+                        // A slice: its bounds stay in registers while states are written.
+                        let th: &mut [super::Thread] = &mut self.th;
                         for p in &lanes {
-                            let th = &mut self.th[p.thread.index()];
+                            let th = &mut th[p.thread.index()];
                             if !p.op.blocks() && th.state == State::BarWait {
                                 th.state = State::Run;
                             }
@@ -365,14 +434,25 @@ impl Machine<'_> {
         if matches!(c.key, weft_program::BarrierKey::Named(_)) {
             self.charge_node();
         }
-        // Wake the blocking participants, and find in the same pass (a generation of a
-        // CTA-wide barrier is hundreds of them) whether any reduces: rarely, and only then
-        // are they gathered. Waking first is the same: a reduction's results are written
-        // to registers, which the states do not touch.
-        let mut any_red = false;
+        // Wake the blocking participants (a generation of a CTA-wide barrier is hundreds of
+        // them); the reducing ones, rarely, are gathered after. They all reduce or none do
+        // (the lanes of one registration share its operation, and `BarrierFile` reports a
+        // registration that mixes `bar.red` with other operations as an error): the first
+        // says which. Waking first is the same: a reduction's results are written to
+        // registers, which the states do not touch.
+        let any_red = c
+            .participants
+            .first()
+            .is_some_and(|p| p.op == BarrierOp::Red);
+        debug_assert!(
+            c.participants
+                .iter()
+                .all(|p| (p.op == BarrierOp::Red) == any_red)
+        );
+        // A slice: its bounds stay in registers while states are written.
+        let th: &mut [super::Thread] = &mut self.th;
         for p in &c.participants {
-            any_red |= p.op == BarrierOp::Red;
-            let th = &mut self.th[p.thread.index()];
+            let th = &mut th[p.thread.index()];
             if p.op.blocks() && th.state == State::BarWait {
                 th.state = State::Run;
             }
@@ -408,5 +488,41 @@ impl Machine<'_> {
             }
         }
         self.bars.recycle_participants(c.participants);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lane_run;
+
+    #[test]
+    fn lane_run_is_the_range_of_consecutive_lanes() {
+        assert_eq!(lane_run(u32::MAX), Some(0..32));
+        assert_eq!(lane_run(1), Some(0..1));
+        assert_eq!(lane_run(1 << 31), Some(31..32));
+        assert_eq!(lane_run(0b0111_1000), Some(3..7));
+        assert_eq!(lane_run(u32::MAX << 5), Some(5..32));
+        assert_eq!(lane_run(0), None);
+        assert_eq!(lane_run(0b101), None);
+        assert_eq!(lane_run(!(1 << 7)), None);
+        // Against the lanes each_lane! visits.
+        for group in [
+            0u32,
+            1,
+            6,
+            0b1011,
+            0xffff_0000,
+            0x8000_0001,
+            u32::MAX,
+            0x7fff_fffe,
+        ] {
+            let mut lanes = Vec::new();
+            each_lane!(group, |l| {
+                lanes.push(l);
+            });
+            let consecutive = lanes.windows(2).all(|w| w[1] == w[0] + 1) && !lanes.is_empty();
+            let expected = consecutive.then(|| lanes[0]..lanes[lanes.len() - 1] + 1);
+            assert_eq!(lane_run(group), expected, "group {group:#x}");
+        }
     }
 }

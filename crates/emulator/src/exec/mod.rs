@@ -386,6 +386,8 @@ struct Machine<'a> {
     pass_peak: warp::PassPeak,
     /// Scratch: the lanes of a lock-step barrier operation (`Machine::warp_barrier`).
     bar_lanes: Vec<weft_program::Participant>,
+    /// Scratch: the events of a lock-step barrier operation's registration.
+    bar_events: Vec<weft_program::Event>,
     /// The lane permutations of the shuffles with immediate lane and clamp operands seen
     /// so far ([`warp::ShflTable`], a few per kernel).
     shfl_tables: Vec<warp::ShflTable>,
@@ -646,6 +648,7 @@ fn run_once<'a>(
         reordered: false,
         pass_peak: warp::PassPeak::default(),
         bar_lanes: Vec::new(),
+        bar_events: Vec::new(),
         shfl_tables: Vec::new(),
         choices: choices::Choices::default(),
         induct,

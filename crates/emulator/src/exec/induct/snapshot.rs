@@ -232,6 +232,7 @@ impl Machine<'_> {
             reordered,
             pass_peak: _,
             bar_lanes: _,
+            bar_events: _,
             // A memo of lane permutations, the same for every trip.
             shfl_tables: _,
             choices,
