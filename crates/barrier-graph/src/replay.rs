@@ -266,10 +266,14 @@ fn sync_list(commands: &[Command]) -> Vec<(u32, Command)> {
 /// index (no list built: the common case of a lane like the first of its warp).
 fn same_list(list: &[(u32, Command)], commands: &[Command]) -> bool {
     // Each of the list's commands at its index, and no other command that is not an
-    // access: the same commands at the same indices.
-    list.iter()
-        .all(|&(i, c)| commands.get(i as usize) == Some(&c))
-        && sync_count(commands) == list.len()
+    // access: the same commands at the same indices. The list holds no access, and a
+    // command that is not an access is equal to another exactly when `moved_mismatch` is 0
+    // (two words compared, not field by field).
+    list.iter().all(|&(i, c)| {
+        commands
+            .get(i as usize)
+            .is_some_and(|o| c.moved_mismatch(o, 0) == 0)
+    }) && sync_count(commands) == list.len()
 }
 
 /// How many of `commands` are not shared accesses: four at a time (this is the pass over
@@ -551,7 +555,28 @@ impl Replayer<'_> {
             let front = &front[..front.len().min(missing - lanes.len())];
             lanes.reserve(front.len());
             let (cursors, places) = (&self.cursors[..], &self.place[..]);
+            // First the lanes at the running lane's place (the common case): checked without
+            // building anything, then listed in one pass, all at `p.command`.
+            let mut k = 0;
             for &q in front {
+                let lane = q.wrapping_sub(first);
+                if lane >= ws
+                    || taken & (1 << lane) != 0
+                    || cursors.get(q as usize) != Some(&Cursor::Ready)
+                    || places.get(q as usize) != Some(&place)
+                {
+                    break;
+                }
+                taken |= 1 << lane;
+                k += 1;
+            }
+            lanes.extend(front[..k].iter().map(|&q| Participant {
+                thread: ThreadId(q),
+                command: p.command,
+                op: p.op,
+            }));
+            // From the first lane that is not: each lane checked and listed in turn.
+            for &q in &front[k..] {
                 let lane = q.wrapping_sub(first);
                 if lane >= ws
                     || taken & (1 << lane) != 0
