@@ -142,7 +142,8 @@ fn exceeds(row: &[u32], limits: &[u32]) -> bool {
     })
 }
 
-/// Per dense row, a boolean decided once per round ([`HappensBefore::first_after_any`]): each
+/// Per dense row (or per node), a boolean decided once per round
+/// ([`HappensBefore::first_after_any`]): each
 /// slot holds the round it was decided in, doubled, plus the value, so a new round forgets
 /// every earlier value without touching the slots.
 #[derive(Debug, Default)]
@@ -709,7 +710,7 @@ impl HappensBefore {
     ) {
         let mut rows: rustc_hash::FxHashMap<DynamicBarrierId, u32> = Default::default();
         let mut list = Vec::with_capacity(program.asyncs.copies.len());
-        let mut decided = Decided::default();
+        let (mut decided, mut lanes_decided) = (Decided::default(), Decided::default());
         for copy in &program.asyncs.copies {
             let mut agent = Agent {
                 issuer: copy.issuer,
@@ -739,7 +740,7 @@ impl HappensBefore {
                         let r = rows.len() as u32;
                         rows.insert(node, r);
                         let obs = observers(node);
-                        let first = self.first_after_any_in(&obs, &mut decided);
+                        let first = self.first_after_any_in(&obs, &mut decided, &mut lanes_decided);
                         self.agents.after.extend_from_slice(&first);
                         r
                     }
@@ -770,7 +771,7 @@ impl HappensBefore {
     /// registration there), so counting it in the search changes no minimum.
     #[cfg(test)]
     pub(crate) fn first_after_any(&self, obs: &[(ThreadId, u32)]) -> Vec<u32> {
-        self.first_after_any_in(obs, &mut Decided::default())
+        self.first_after_any_in(obs, &mut Decided::default(), &mut Decided::default())
     }
 
     /// [`Self::first_after_any`] (documented there) with the scratch of earlier calls
@@ -780,7 +781,16 @@ impl HappensBefore {
     /// iff its base does or its own lanes do (the base is at most the lanes inside the
     /// warp), and the lanes are read only for a warp with a thread in `obs`: the chains of
     /// the lanes of a warp pass through a node per lane and wait, over one base.
-    fn first_after_any_in(&self, obs: &[(ThreadId, u32)], decided: &mut Decided) -> Vec<u32> {
+    ///
+    /// Whether a one-warp node's own lanes exceed is decided once per node
+    /// (`lanes_decided`): a lane's binary search lands on the same nodes of its chain again
+    /// as it narrows, and would compare the warp's lanes anew at each.
+    fn first_after_any_in(
+        &self,
+        obs: &[(ThreadId, u32)],
+        decided: &mut Decided,
+        lanes_decided: &mut Decided,
+    ) -> Vec<u32> {
         let n = self.threads;
         let mut first = vec![NEVER; n];
         for &(t, i) in obs {
@@ -803,6 +813,7 @@ impl HappensBefore {
             exceeds(self.bound.get(start..start + n).unwrap_or(&[]), &own)
         };
         decided.reset(self.bound.len() / n.max(1));
+        lanes_decided.reset(self.rows.len());
         for (u, f) in first.iter_mut().enumerate() {
             let Some(row) = self.chains.of(u) else {
                 continue;
@@ -816,15 +827,16 @@ impl HappensBefore {
                     Some(&Row::Dense(r)) => decided.get_or(r as usize, || dense(r)),
                     Some(&Row::Gather { base, warp, lanes }) => {
                         decided.get_or(base as usize, || dense(base))
-                            || (listed.get(warp as usize).copied().unwrap_or(false) && {
-                                let first = (warp as usize * ws).min(n);
-                                let last = (first + ws).min(n);
-                                let seg = self
-                                    .lanes
-                                    .get(lanes as usize..lanes as usize + (last - first))
-                                    .unwrap_or(&[]);
-                                exceeds(seg, &own[first..last])
-                            })
+                            || (listed.get(warp as usize).copied().unwrap_or(false)
+                                && lanes_decided.get_or(x.index(), || {
+                                    let first = (warp as usize * ws).min(n);
+                                    let last = (first + ws).min(n);
+                                    let seg = self
+                                        .lanes
+                                        .get(lanes as usize..lanes as usize + (last - first))
+                                        .unwrap_or(&[]);
+                                    exceeds(seg, &own[first..last])
+                                }))
                     }
                 };
                 !is_after
