@@ -127,6 +127,13 @@ impl Machine<'_> {
         // The last lane the interpreter computed, and its operands before it ran.
         let mut last: Option<usize> = None;
         let mut key = [(0u64, 0u32); MAX_KEY];
+        // The lanes that take a computed lane's result, `(lane, computed lane)`, in lane
+        // order: their destinations are copied after the loop, row by row. (Deferring the
+        // copies changes nothing: a lane's computation reads and writes only its own lane's
+        // registers, and each computed lane's destinations are written once, by its own
+        // call, before the loop ends.)
+        let mut copies = [(0u8, 0u8); LANES];
+        let mut nc = 0;
         each_lane!(group, |l| {
             let t = wb + l;
             self.instructions += 1;
@@ -140,9 +147,9 @@ impl Machine<'_> {
                     if aligned {
                         self.warpgroup(t, pc, WgKind::Warp, ops);
                     }
-                    for &d in &outs[..m] {
-                        self.vals[ws + d + l] = self.vals[ws + d + c];
-                        self.unk[ws + d + l] = self.unk[ws + d + c];
+                    if let Some(x) = copies.get_mut(nc) {
+                        *x = (l as u8, c as u8);
+                        nc += 1;
                     }
                     self.th[t].pc = pc + 1;
                 }
@@ -152,6 +159,29 @@ impl Machine<'_> {
                 }
             }
         });
+        let copies = &copies[..nc];
+        for &d in &outs[..m] {
+            let row = ws + d..ws + d + LANES;
+            // (Rows of a warp's slot: every register the instruction names has one.)
+            if let Some(vals) = self
+                .vals
+                .get_mut(row.clone())
+                .and_then(|r| <&mut [u64; LANES]>::try_from(r).ok())
+            {
+                for &(l, c) in copies {
+                    vals[l as usize % LANES] = vals[c as usize % LANES];
+                }
+            }
+            if let Some(unk) = self
+                .unk
+                .get_mut(row)
+                .and_then(|r| <&mut [u32; LANES]>::try_from(r).ok())
+            {
+                for &(l, c) in copies {
+                    unk[l as usize % LANES] = unk[c as usize % LANES];
+                }
+            }
+        }
         true
     }
 }
