@@ -39,6 +39,11 @@ pub(super) struct Sources {
     union_cache: Vec<(u32, u32, u32)>,
     /// Termed ids (`TERMED | k`): the plain set id and the term of entry `k`.
     termed: Vec<(u32, TermId)>,
+    /// The entry `k` of a term of the arena's nodes, `k + 1` at the term's index (0: none):
+    /// one per computed unknown result, where a hash lookup (and the map's growth) was a
+    /// visible cost. Other terms (atoms, whose ids are not node indices) are in
+    /// `termed_index`.
+    termed_dense: Vec<u32>,
     termed_index: FxHashMap<TermId, u32>,
     /// The term arena.
     pub(super) terms: Terms,
@@ -94,6 +99,10 @@ fn by_instruction(s: &ValueSource) -> Option<usize> {
 
 /// [`Sources::union_cache`]'s entries.
 const UNION_CACHE: usize = 1 << 10;
+
+/// Terms with ids below this are found in [`Sources::termed_dense`] (node indices; an
+/// atom's id has its high bits set).
+const DENSE_TERMS: usize = 1 << 24;
 
 /// [`Sources::results`]'s entries (a power of two).
 const RESULT_CACHE: usize = 1 << 12;
@@ -180,6 +189,7 @@ impl Sources {
             unions: FxHashMap::default(),
             union_cache: Vec::new(),
             termed: Vec::new(),
+            termed_dense: Vec::new(),
             termed_index: FxHashMap::default(),
             terms: Terms::default(),
             results: Vec::new(),
@@ -229,7 +239,15 @@ impl Sources {
         if id == 0 {
             return 0;
         }
-        if let Some(&k) = self.termed_index.get(&term) {
+        let dense = (term.0 as usize) < DENSE_TERMS;
+        let found = if dense {
+            self.termed_dense
+                .get(term.0 as usize)
+                .and_then(|&k| k.checked_sub(1))
+        } else {
+            self.termed_index.get(&term).copied()
+        };
+        if let Some(k) = found {
             return TERMED | k;
         }
         let k = self.termed.len() as u32;
@@ -237,7 +255,15 @@ impl Sources {
             return id;
         }
         self.termed.push((id, term));
-        self.termed_index.insert(term, k);
+        if dense {
+            let i = term.0 as usize;
+            if self.termed_dense.len() <= i {
+                self.termed_dense.resize(i + 1, 0);
+            }
+            self.termed_dense[i] = k + 1;
+        } else {
+            self.termed_index.insert(term, k);
+        }
         TERMED | k
     }
 
