@@ -150,6 +150,8 @@ pub fn explore(
     let mut recheck: Option<(Emulation, u32)> = None;
     // The next path, emulated while `check` ran on this one ([`Prefetch`]).
     let mut prefetched: Option<Prefetch> = None;
+    let lowered = crate::Lowered::new(module, kernel, config);
+    let emulate = |cfg: &Config| crate::emulate_lowered(lowered.as_ref(), module, kernel, cfg);
     loop {
         // A path may run what the earlier ones left of the budget (each ran to its own full
         // budget before, and the last one nearly doubled the total: 10 s of CPU).
@@ -165,7 +167,7 @@ pub fn explore(
             None => match ahead {
                 // Emulated with exactly this path's plan and budgets: its run.
                 Some(p) if p.matches(&cfg) => p.emulation?,
-                _ => crate::emulate(module, kernel, &cfg)?,
+                _ => emulate(&cfg)?,
             },
         };
         paths += 1;
@@ -230,7 +232,7 @@ pub fn explore(
                 Some(next) => {
                     let mut ran = None;
                     let ok = rayon::in_place_scope(|s| {
-                        s.spawn(|_| ran = Some(crate::emulate(module, kernel, &next)));
+                        s.spawn(|_| ran = Some(emulate(&next)));
                         check(&emulation)
                     });
                     prefetched = ran.map(|emulation| Prefetch {
@@ -313,7 +315,7 @@ pub fn explore(
                     prefer_large: false,
                     pins: Vec::new(),
                 });
-                let concrete = crate::emulate(module, kernel, &pinned);
+                let concrete = emulate(&pinned);
                 if let Ok(concrete) = &concrete {
                     instructions = instructions.saturating_add(concrete.stats.instructions);
                 }
@@ -355,7 +357,7 @@ pub fn explore(
                     // Replay the path asking for other inputs that follow it.
                     let mut replay = cfg.clone();
                     replay.alternative_witnesses = MAX_ALTERNATIVE_WITNESSES;
-                    if let Ok(again) = crate::emulate(module, kernel, &replay) {
+                    if let Ok(again) = emulate(&replay) {
                         instructions = instructions.saturating_add(again.stats.instructions);
                         if again.choices == emulation.choices {
                             witnesses.extend(again.alternative_witnesses);

@@ -826,6 +826,61 @@ fn emulate_on(
     Ok(emulation)
 }
 
+/// A kernel lowered once for the paths of an exploration ([`explore::explore`]): the paths
+/// differ in their choice plans and budgets, which lowering does not read (it reads the
+/// CTA shape and the `--param` bindings only), so each path that keeps the exploration's
+/// shape and bindings runs on this one [`ir::Ir`] instead of lowering the kernel again. A
+/// path with other bindings (a witness pinned as parameters) is lowered on its own.
+pub(crate) struct Lowered {
+    ir: ir::Ir,
+    shape: CtaShape,
+    threads: Option<CtaShape>,
+    params: Vec<ParamBinding>,
+    /// Seconds the lowering took, charged to the first emulation that uses it.
+    seconds: f64,
+    charged: std::sync::atomic::AtomicBool,
+}
+
+impl Lowered {
+    /// `kernel` lowered for `config`'s shape and bindings; `None` when it cannot be (each
+    /// path's [`emulate`] then reports why).
+    pub(crate) fn new(module: &Module<'_>, kernel: &str, config: &Config) -> Option<Self> {
+        let start = std::time::Instant::now();
+        let (ir, shape) = prepare(module, kernel, config).ok()?;
+        Some(Lowered {
+            ir,
+            shape,
+            threads: config.threads,
+            params: config.params.clone(),
+            seconds: start.elapsed().as_secs_f64(),
+            charged: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+}
+
+/// [`emulate`], on `lowered` when it was lowered for `config`'s shape and bindings.
+pub(crate) fn emulate_lowered(
+    lowered: Option<&Lowered>,
+    module: &Module<'_>,
+    kernel: &str,
+    config: &Config,
+) -> Result<Emulation, Error> {
+    match lowered {
+        Some(l) if l.threads == config.threads && l.params == config.params => {
+            let start = std::time::Instant::now();
+            let mut emulation = exec::run(&l.ir, l.shape, config, exec::Paths::Fast)?;
+            let lowering = if l.charged.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                0.0
+            } else {
+                l.seconds
+            };
+            emulation.stats.seconds = start.elapsed().as_secs_f64() + lowering;
+            Ok(emulation)
+        }
+        _ => emulate(module, kernel, config),
+    }
+}
+
 /// The lowered kernel and its CTA shape.
 fn prepare(
     module: &Module<'_>,
