@@ -264,7 +264,7 @@ use entries::{Collected, Entry, OCC_NONE, collect_entries};
 mod shift;
 mod sweep;
 mod twins;
-use twins::{Quiet, Twins};
+use twins::{Quiet, Reported, Twins};
 
 /// Options of the race check.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -1171,6 +1171,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // thread pair of them whose merges noted nothing: every later one adds the same.
         let mut twin_merges = std::mem::take(&mut acc.spare_twins.1);
         twin_merges.clear();
+        // Per twin class pair (and whether the writes' merge was skipped), the counts and
+        // the notes and records of a thread pair of them whose merges noted something:
+        // every later one notes and records the same on its own threads.
+        let mut noisy = twins::NoisyMerges::default();
         'pairs: for (x, t) in lists.iter().enumerate() {
             if t.writes.is_empty() {
                 continue;
@@ -1472,48 +1476,71 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     acc.windows += q.windows;
                     continue;
                 }
-                let before = Quiet {
-                    tests: acc.race_tests,
-                    windows: acc.windows,
-                };
-                let notes = acc.notes;
-                // Against an agent's one access, the merges' tests first, with nothing
-                // recorded (`merge_one`): where all are ordered, that is all they do.
-                let ordered = match (hi.reads, hi.writes) {
-                    _ if self.config.warp_sync
-                        || (hi.thread as usize) < self.program.threads.len() =>
-                    {
-                        None
-                    }
-                    ([b], []) => self.merge_one(lo.thread, lo_writes, hi.thread, b),
-                    ([], [b]) => if skip_writes {
-                        Some(0)
-                    } else {
-                        self.merge_one(lo.thread, lo_writes, hi.thread, b)
-                    }
-                    .and_then(|n| {
-                        self.merge_one(lo.thread, lo_reads, hi.thread, b)
-                            .map(|m| n + m)
-                    }),
-                    _ => None,
-                };
-                if let Some(tests) = ordered {
-                    acc.race_tests += tests;
+                // Two lanes of twin classes whose merges noted races before: the same
+                // notes and records again, on these two threads (`twins` module).
+                if let Some((q, log)) = twin.and_then(|key| noisy.merges.get(&key)) {
+                    acc.race_tests += q.tests;
+                    acc.windows += q.windows;
+                    twins::replay(
+                        acc,
+                        log,
+                        (ThreadId(lo.thread), ThreadId(hi.thread)),
+                        self.config.detail,
+                    );
                 } else {
-                    self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.reads, acc);
-                    if !skip_writes {
-                        self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.writes, acc);
-                    }
-                    self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
-                }
-                if let Some(key) = twin
-                    && acc.notes == notes
-                {
-                    let q = Quiet {
-                        tests: acc.race_tests - before.tests,
-                        windows: acc.windows - before.windows,
+                    let before = Quiet {
+                        tests: acc.race_tests,
+                        windows: acc.windows,
                     };
-                    twin_merges.insert(key, q);
+                    let notes = acc.notes;
+                    if twin.is_some() {
+                        noisy.spare.clear();
+                        acc.log = Some(std::mem::take(&mut noisy.spare));
+                    }
+                    // Against an agent's one access, the merges' tests first, with nothing
+                    // recorded (`merge_one`): where all are ordered, that is all they do.
+                    let ordered = match (hi.reads, hi.writes) {
+                        _ if self.config.warp_sync
+                            || (hi.thread as usize) < self.program.threads.len() =>
+                        {
+                            None
+                        }
+                        ([b], []) => self.merge_one(lo.thread, lo_writes, hi.thread, b),
+                        ([], [b]) => if skip_writes {
+                            Some(0)
+                        } else {
+                            self.merge_one(lo.thread, lo_writes, hi.thread, b)
+                        }
+                        .and_then(|n| {
+                            self.merge_one(lo.thread, lo_reads, hi.thread, b)
+                                .map(|m| n + m)
+                        }),
+                        _ => None,
+                    };
+                    if let Some(tests) = ordered {
+                        acc.race_tests += tests;
+                    } else {
+                        self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.reads, acc);
+                        if !skip_writes {
+                            self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.writes, acc);
+                        }
+                        self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
+                    }
+                    let log = acc.log.take();
+                    if let Some(key) = twin {
+                        let q = Quiet {
+                            tests: acc.race_tests - before.tests,
+                            windows: acc.windows - before.windows,
+                        };
+                        if acc.notes == notes {
+                            twin_merges.insert(key, q);
+                            if let Some(log) = log {
+                                noisy.spare = log;
+                            }
+                        } else if let Some(log) = log {
+                            noisy.keep(key, q, log);
+                        }
+                    }
                 }
                 // `recent` holds real races only until the benign pairs join it below.
                 racing.extend(acc.recent.iter().copied());
@@ -2327,34 +2354,52 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         benign: bool,
     ) {
         let Some(common) = common else {
+            if let Some(log) = acc.log.as_mut() {
+                twins::log(
+                    log,
+                    Reported::Note {
+                        a: a.inst,
+                        b: bkey.inst,
+                        approx: a.approx || bkey.approx,
+                        benign,
+                    },
+                );
+            }
             acc.note(a.inst, bkey.inst, a.approx || bkey.approx, benign);
             return;
         };
-        acc.record(
-            AccessSite {
-                thread: thread_a,
-                index,
-                kind: a.kind,
-                inst: a.inst,
-                addr: a.addr,
-                len: a.len,
-                may: a.may,
-                approx: a.approx,
-            },
-            AccessSite {
-                thread: thread_b,
-                index: b.index,
-                kind: bkey.kind,
-                inst: bkey.inst,
-                addr: bkey.addr,
-                len: bkey.len,
-                may: bkey.may,
-                approx: bkey.approx,
-            },
-            common,
-            benign,
-            self.config.detail,
-        );
+        let first = AccessSite {
+            thread: thread_a,
+            index,
+            kind: a.kind,
+            inst: a.inst,
+            addr: a.addr,
+            len: a.len,
+            may: a.may,
+            approx: a.approx,
+        };
+        let second = AccessSite {
+            thread: thread_b,
+            index: b.index,
+            kind: bkey.kind,
+            inst: bkey.inst,
+            addr: bkey.addr,
+            len: bkey.len,
+            may: bkey.may,
+            approx: bkey.approx,
+        };
+        if let Some(log) = acc.log.as_mut() {
+            twins::log(
+                log,
+                Reported::Record {
+                    first,
+                    second,
+                    addr: common,
+                    benign,
+                },
+            );
+        }
+        acc.record(first, second, common, benign, self.config.detail);
     }
 }
 
@@ -2881,6 +2926,10 @@ struct Accumulator {
     /// The last chunk's twin classes and quiet class pairs, whose space the next chunk's
     /// reuse (a chunk allocating its own cost FlashAttention-2's backward kernel 5%).
     spare_twins: (Twins, FxHashMap<(u32, u32, bool), Quiet>),
+    /// While the merges of a thread pair of twin classes run, what their `report`s left
+    /// in the accumulator, in order (`twins::replay` leaves the same for another pair of
+    /// the classes).
+    log: Option<Vec<Reported>>,
 }
 
 impl Group {

@@ -2452,6 +2452,47 @@ fn a_warp_matrix_store_is_merged_once_per_class_pair() {
 }
 
 #[test]
+fn racing_twin_lanes_are_merged_once_per_class_pair() {
+    // A Triton warp-specialized kernel's shape: every lane of four warps stores the same
+    // flag word, at the start and, with another value, at the end, and other threads read
+    // it in between. The lanes of a warp are twins, and the thread pairs of two warps race
+    // (benign): one merge per class pair notes those races, each later pair records the
+    // same on its own threads. The two stores are ordered, so the class pair never
+    // saturates: every thread pair counts.
+    let (warps, ws) = (4u32, 8u32);
+    let mut program = unstepped((warps + 1) * ws, ws, |t| {
+        let mut out = Vec::new();
+        if t < warps * ws {
+            out.push(write(0, 4, 1).with_value(1));
+        }
+        out.push(sync_all(5));
+        if t >= warps * ws {
+            out.push(read(0, 1, 3));
+        }
+        out.push(sync_all(6));
+        if t < warps * ws {
+            out.push(write(0, 4, 2).with_value(2));
+        }
+        out
+    });
+    program.values = vec![0x2a, 0x2b];
+    let plain = Tuning {
+        twins: false,
+        ..Tuning::default()
+    };
+    let (got, all, some) = report_and_queries(&program, plain);
+    assert!(got.races.is_empty(), "{got:?}");
+    assert_eq!(got.benign.len(), 2, "{got:?}");
+    assert!(
+        got.benign
+            .iter()
+            .all(|r| r.thread_pairs == 384 && !r.thread_pairs_at_least),
+        "{got:?}"
+    );
+    assert!(all > 0 && some * 4 <= all, "{some} queries of {all}");
+}
+
+#[test]
 fn twins_whose_lanes_disagree_are_merged_one_by_one() {
     // The lanes of warp 0 store one word alike, but only lane 1 arrives at the mbarrier
     // that warp 1 waits at before reading it: lanes 0, 2 and 3 race with warp 1, lane 1

@@ -21,15 +21,21 @@
 //! with `lo`, `lo'` in one class and `hi`, `hi'` in one class make exactly the same tests,
 //! get the same answers and see the same windows, whose keys are the same too: where the
 //! first pair's merges noted no race (a quiet merge), the second's note none either, and
-//! add only the same counts, which the chunk's check adds without merging (a merge that
-//! noted something is never replayed: every pair is merged as before). The same holds for
+//! add only the same counts, which the chunk's check adds without merging. Where they
+//! noted races, the second's note and record the same races in the same order, at the
+//! same program indices, on its own two threads: the first pair's reports are logged
+//! ([`Reported`]) and the second's are that log with its threads put in ([`replay`]),
+//! through the accumulator's own `note` and `record` (a Triton warp-specialized kernel's
+//! flag word, stored alike by every lane of four warps: 6,144 racing thread pairs per
+//! word, each merged before). The same holds for
 //! the join of the same-instruction rule, whose count and tests per class pair are added
 //! the same way (up to its cap, where the exact join takes over).
 
 use rustc_hash::FxHashMap;
 use weft_program::Command;
 
-use crate::{Accumulator, Context, HappensBeforeQuery, ThreadLists};
+use crate::{AccessSite, Accumulator, Context, HappensBeforeQuery, ThreadLists};
+use weft_program::{InstId, ThreadId};
 
 /// No twin class: an agent (each is a warp of its own, and merges with it are not
 /// replayed).
@@ -140,6 +146,102 @@ impl Twins {
             return None;
         }
         Some((visits, sum))
+    }
+}
+
+/// Reports of one thread pair's merges kept at most: a longer log is not kept (its pairs
+/// are merged as before).
+const MAX_LOG: usize = 4096;
+
+/// Reports kept at most over all class pairs of one chunk.
+const MAX_LOGGED: usize = 1 << 16;
+
+/// What one [`Context::report`](crate::Context) call of a merge left in the accumulator:
+/// a note of a race reported in an earlier chunk, or a record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Reported {
+    Note {
+        a: InstId,
+        b: InstId,
+        approx: bool,
+        benign: bool,
+    },
+    Record {
+        first: AccessSite,
+        second: AccessSite,
+        addr: u32,
+        benign: bool,
+    },
+}
+
+/// Adds `r` to a merge's log, up to one past [`MAX_LOG`] (which marks it too long).
+#[inline]
+pub(crate) fn log(log: &mut Vec<Reported>, r: Reported) {
+    if log.len() <= MAX_LOG {
+        log.push(r);
+    }
+}
+
+/// Per twin class pair (and whether the writes' merge was skipped) of one chunk, the
+/// counts and the reports of a thread pair of them whose merges noted something. Two
+/// thread pairs of one class pair make the same tests with the same answers and see the
+/// same windows (see the module's documentation): their merges report the same races in
+/// the same order, at the same program indices, each on its own two threads. So a later
+/// pair's merges are replaced by the log, its threads put in ([`replay`]): the same
+/// notes and records, whatever the accumulator holds by then (saturated pairs, capped
+/// benign pairs and representatives are decided by [`Accumulator::note`] and
+/// [`Accumulator::record`] as they would be at the merges).
+#[derive(Default)]
+pub(crate) struct NoisyMerges {
+    pub(crate) merges: FxHashMap<(u32, u32, bool), (Quiet, Vec<Reported>)>,
+    /// Reports kept in `merges`.
+    logged: usize,
+    /// A log's space, for the next pair whose merges are logged.
+    pub(crate) spare: Vec<Reported>,
+}
+
+impl NoisyMerges {
+    /// Keeps the counts and log of a class pair's merges, if the log is complete and the
+    /// chunk's logs have room.
+    pub(crate) fn keep(&mut self, key: (u32, u32, bool), q: Quiet, log: Vec<Reported>) {
+        if log.len() <= MAX_LOG && self.logged + log.len() <= MAX_LOGGED {
+            self.logged += log.len();
+            self.merges.insert(key, (q, log));
+        } else {
+            self.spare = log;
+        }
+    }
+}
+
+/// What the merges of the thread pair `(lo, hi)` would report, from the `log` of another
+/// pair of the same twin classes (`lo` the lower thread of both).
+pub(crate) fn replay(
+    acc: &mut Accumulator,
+    log: &[Reported],
+    (lo, hi): (ThreadId, ThreadId),
+    detail: bool,
+) {
+    for r in log {
+        match *r {
+            Reported::Note {
+                a,
+                b,
+                approx,
+                benign,
+            } => {
+                acc.note(a, b, approx, benign);
+            }
+            Reported::Record {
+                mut first,
+                mut second,
+                addr,
+                benign,
+            } => {
+                first.thread = lo;
+                second.thread = hi;
+                acc.record(first, second, addr, benign, detail);
+            }
+        }
     }
 }
 
