@@ -1146,6 +1146,14 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
         // never saturates as a whole: every thread pair's merge of the writes cost 4·10⁴
         // lookups, 22 s for 128 threads). Made with the chunk's classes.
         let mut writes_saturated: Option<ClassPairs> = None;
+        // Class pairs whose sites (`false`), or writes alone (`true`), `saturated` found not
+        // saturated, with the version of the found counts it was asked at (`saturated_keys`,
+        // `threshold`, as for `OpenPairs`): the instruction pairs found in `threshold`
+        // thread pairs are `saturated_keys` in number and only ever more while the
+        // threshold stays, so at the same version `saturated` answers the same, and is not
+        // asked again (a flag word stored by 128 threads, whose class pairs never
+        // saturate: each of its 8,128 writer pairs asked twice, with two vectors made).
+        let mut unsaturated: FxHashMap<(u32, u32, bool), (usize, u32)> = FxHashMap::default();
         // Class pairs found saturated (`Tuning::class_pairs`), once the chunk has classes.
         let mut class_pairs: Option<ClassPairs> = None;
         // Once the chunk is hot (`Tuning::hot_records`): per class pair, its instruction
@@ -1405,7 +1413,14 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     if open_writes.is_none()
                         && cost <= SITE_CHECK_FACTOR.saturating_mul(merge)
                         && let (Some(a), Some(b)) = (classes.get(cx), classes.get(cy))
-                        && saturated(a, b, &found, threshold, &mut skipped)
+                        && unsaturated.get(&(cx, cy, false)) != Some(&(saturated_keys, threshold))
+                        && {
+                            let s = saturated(a, b, &found, threshold, &mut skipped);
+                            if !s {
+                                unsaturated.insert((cx, cy, false), (saturated_keys, threshold));
+                            }
+                            s
+                        }
                     {
                         saturated_in[cy as usize] = x + 1;
                         if let Some(p) = class_pairs.as_mut() {
@@ -1425,19 +1440,38 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         && cy != NO_CLASS
                         && let Some(ws) = writes_saturated.as_mut()
                     {
-                        skip_writes = ws.contains(cx, cy)
-                            || match (classes.get(cx), classes.get(cy)) {
-                                (Some(a), Some(b)) => {
-                                    let writes = |s: &[(InstId, AccessKind)]| -> Vec<_> {
-                                        s.iter().copied().filter(|&(_, k)| k.writes()).collect()
-                                    };
-                                    let (aw, bw) = (writes(a), writes(b));
-                                    aw.len() * bw.len() <= SITE_CHECK_FACTOR.saturating_mul(merge)
-                                        && saturated(&aw, &bw, &found, threshold, &mut skipped)
-                                }
-                                _ => false,
-                            };
-                        if skip_writes {
+                        let known = ws.contains(cx, cy);
+                        skip_writes = known
+                            || (unsaturated.get(&(cx, cy, true))
+                                != Some(&(saturated_keys, threshold))
+                                && match (classes.get(cx), classes.get(cy)) {
+                                    (Some(a), Some(b)) => {
+                                        let writes = |s: &[(InstId, AccessKind)]| -> Vec<_> {
+                                            s.iter().copied().filter(|&(_, k)| k.writes()).collect()
+                                        };
+                                        let (aw, bw) = (writes(a), writes(b));
+                                        aw.len() * bw.len()
+                                            <= SITE_CHECK_FACTOR.saturating_mul(merge)
+                                            && {
+                                                let s = saturated(
+                                                    &aw,
+                                                    &bw,
+                                                    &found,
+                                                    threshold,
+                                                    &mut skipped,
+                                                );
+                                                if !s {
+                                                    unsaturated.insert(
+                                                        (cx, cy, true),
+                                                        (saturated_keys, threshold),
+                                                    );
+                                                }
+                                                s
+                                            }
+                                    }
+                                    _ => false,
+                                });
+                        if skip_writes && !known {
                             ws.insert(cx, cy);
                         }
                     }
