@@ -1413,7 +1413,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     if open_writes.is_none()
                         && cost <= SITE_CHECK_FACTOR.saturating_mul(merge)
                         && let (Some(a), Some(b)) = (classes.get(cx), classes.get(cy))
-                        && unsaturated.get(&(cx, cy, false)) != Some(&(saturated_keys, threshold))
+                        && (unsaturated.is_empty()
+                            || unsaturated.get(&(cx, cy, false))
+                                != Some(&(saturated_keys, threshold)))
                         && {
                             let s = saturated(a, b, &found, threshold, &mut skipped);
                             if !s {
@@ -1442,8 +1444,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                     {
                         let known = ws.contains(cx, cy);
                         skip_writes = known
-                            || (unsaturated.get(&(cx, cy, true))
-                                != Some(&(saturated_keys, threshold))
+                            || ((unsaturated.is_empty()
+                                || unsaturated.get(&(cx, cy, true))
+                                    != Some(&(saturated_keys, threshold)))
                                 && match (classes.get(cx), classes.get(cy)) {
                                     (Some(a), Some(b)) => {
                                         let writes = |s: &[(InstId, AccessKind)]| -> Vec<_> {
@@ -1512,7 +1515,10 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 }
                 // Two lanes of twin classes whose merges noted races before: the same
                 // notes and records again, on these two threads (`twins` module).
-                if let Some((q, log)) = twin.and_then(|key| noisy.merges.get(&key)) {
+                if let Some((q, log)) = twin
+                    .filter(|_| !noisy.merges.is_empty())
+                    .and_then(|key| noisy.merges.get(&key))
+                {
                     acc.race_tests += q.tests;
                     acc.windows += q.windows;
                     twins::replay(
@@ -1560,8 +1566,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         }
                         self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
                     }
-                    let log = acc.log.take();
                     if let Some(key) = twin {
+                        let log = acc.log.take();
                         let q = Quiet {
                             tests: acc.race_tests - before.tests,
                             windows: acc.windows - before.windows,
@@ -1601,9 +1607,8 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                             (Some(Some(_)), Some(Some(_)))
                         )
                     };
-                    let keep: Vec<(InstId, InstId)> =
-                        acc.recent_benign.iter().copied().filter(same).collect();
-                    acc.recent.extend(keep);
+                    acc.recent
+                        .extend(acc.recent_benign.iter().copied().filter(same));
                 }
                 if !acc.recent.is_empty() {
                     acc.recent.sort_unstable();
