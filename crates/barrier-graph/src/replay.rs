@@ -555,20 +555,25 @@ impl Replayer<'_> {
             let front = &front[..front.len().min(missing - lanes.len())];
             lanes.reserve(front.len());
             let (cursors, places) = (&self.cursors[..], &self.place[..]);
+            // Thread `q`'s lane when it is a lane of the warp not yet taken and ready to run.
+            let ready = |q: u32, taken: u64| {
+                let lane = q.wrapping_sub(first);
+                (lane < ws
+                    && taken & (1 << lane) == 0
+                    && cursors.get(q as usize) == Some(&Cursor::Ready))
+                .then_some(lane)
+            };
             // First the lanes at the running lane's place (the common case): checked without
             // building anything, then listed in one pass, all at `p.command`.
             let mut k = 0;
             for &q in front {
-                let lane = q.wrapping_sub(first);
-                if lane >= ws
-                    || taken & (1 << lane) != 0
-                    || cursors.get(q as usize) != Some(&Cursor::Ready)
-                    || places.get(q as usize) != Some(&place)
-                {
-                    break;
+                match ready(q, taken) {
+                    Some(lane) if places.get(q as usize) == Some(&place) => {
+                        taken |= 1 << lane;
+                        k += 1;
+                    }
+                    _ => break,
                 }
-                taken |= 1 << lane;
-                k += 1;
             }
             lanes.extend(front[..k].iter().map(|&q| Participant {
                 thread: ThreadId(q),
@@ -577,13 +582,9 @@ impl Replayer<'_> {
             }));
             // From the first lane that is not: each lane checked and listed in turn.
             for &q in &front[k..] {
-                let lane = q.wrapping_sub(first);
-                if lane >= ws
-                    || taken & (1 << lane) != 0
-                    || cursors.get(q as usize) != Some(&Cursor::Ready)
-                {
+                let Some(lane) = ready(q, taken) else {
                     break;
-                }
+                };
                 let pc = if places.get(q as usize) == Some(&place) {
                     p.command
                 } else {
