@@ -324,47 +324,45 @@ impl Machine<'_> {
         participants.reserve(group.count_ones() as usize);
         self.instructions += u64::from(group.count_ones());
         let next = pc + 1;
+        // One lane's step: its state, its command list and its count of non-access
+        // commands.
+        let step = |t: usize, th: &mut super::Thread, cmds: &mut Vec<Command>, synced: &mut u32| {
+            th.executed += 1;
+            th.pc = next;
+            th.state = State::BarWait;
+            let command = cmds.len() as u32;
+            cmds.push(cmd);
+            *synced = synced.wrapping_add(1);
+            Participant {
+                thread: ThreadId(t as u32),
+                command,
+                op,
+            }
+        };
         if let Some(run) = lane_run(group) {
-            // Consecutive lanes (the common case): one pass over the lanes' slices of the
-            // thread states, command lists and counts of non-access commands, without a
-            // bounds check or a reload per lane.
+            // Consecutive lanes (the common case): one pass over the lanes' slices, without
+            // a bounds check or a reload per lane.
             let lanes = wb + run.start..wb + run.end;
             let first = lanes.start;
             let th = &mut self.th[lanes.clone()];
             let cmds = &mut self.cmds[lanes.clone()];
             let synced = &mut self.coll.synced[lanes];
-            participants.extend(th.iter_mut().zip(cmds).zip(synced).enumerate().map(
-                |(k, ((th, cmds), synced))| {
-                    th.executed += 1;
-                    th.pc = next;
-                    th.state = State::BarWait;
-                    let command = cmds.len() as u32;
-                    cmds.push(cmd);
-                    *synced = synced.wrapping_add(1);
-                    Participant {
-                        thread: ThreadId((first + k) as u32),
-                        command,
-                        op,
-                    }
-                },
-            ));
+            participants.extend(
+                th.iter_mut()
+                    .zip(cmds)
+                    .zip(synced)
+                    .enumerate()
+                    .map(|(k, ((th, cmds), synced))| step(first + k, th, cmds, synced)),
+            );
         } else {
             each_lane!(group, |l| {
                 let t = wb + l;
-                let th = &mut self.th[t];
-                th.executed += 1;
-                th.pc = next;
-                th.state = State::BarWait;
-                let cmds = &mut self.cmds[t];
-                let command = cmds.len() as u32;
-                cmds.push(cmd);
-                let synced = &mut self.coll.synced[t];
-                *synced = synced.wrapping_add(1);
-                participants.push(Participant {
-                    thread: ThreadId(t as u32),
-                    command,
-                    op,
-                });
+                participants.push(step(
+                    t,
+                    &mut self.th[t],
+                    &mut self.cmds[t],
+                    &mut self.coll.synced[t],
+                ));
             });
         }
         self.lanes_recorded(wb, group, cmd);
