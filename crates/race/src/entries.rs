@@ -803,11 +803,17 @@ fn collect_sparse<H: HappensBeforeQuery + ?Sized>(
     let mut keyed: Vec<(u32, Entry)> = Vec::new();
     for &(t, thread) in all {
         for_each_access(hb, t, thread, |_, a| {
-            for k in 0..a.count {
-                // An access's first chunk always starts a run.
-                if k == 0 || starts.binary_search(&(a.first + k)).is_ok() {
-                    keyed.push(((a.first + k) as u32, a.entry(k)));
-                }
+            if a.count == 0 {
+                return;
+            }
+            // An access's first chunk always starts a run; its other entries are the run
+            // starts inside it, found by two binary searches instead of one per chunk (a TMA
+            // tile touches thousands of chunks, few of them starts).
+            let end = a.first + a.count;
+            let inside = &starts[starts.partition_point(|&s| s <= a.first)..];
+            let inside = &inside[..inside.partition_point(|&s| s < end)];
+            for c in std::iter::once(a.first).chain(inside.iter().copied()) {
+                keyed.push((c as u32, a.entry(c - a.first)));
             }
         });
     }
