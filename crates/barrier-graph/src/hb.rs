@@ -64,6 +64,28 @@ enum Row {
     Gather { base: u32, warp: u32, lanes: u32 },
 }
 
+/// A node's bounds ([`HappensBefore::latest_before`]) resolved once: the dense row, and for a
+/// one-warp node ([`Row::Gather`]) its lanes' own bounds from thread `first` on. Threads
+/// outside both (and every thread of an unknown node) read 0.
+#[derive(Default)]
+struct LatestRow<'a> {
+    dense: &'a [u32],
+    first: usize,
+    lanes: &'a [u32],
+}
+
+impl LatestRow<'_> {
+    /// [`HappensBefore::latest_before`] of the node for `thread`.
+    #[inline]
+    fn get(&self, thread: ThreadId) -> u32 {
+        let t = thread.index();
+        match t.checked_sub(self.first).and_then(|l| self.lanes.get(l)) {
+            Some(&b) => b,
+            None => self.dense.get(t).copied().unwrap_or(0),
+        }
+    }
+}
+
 /// Happens-before between any two commands, in constant time, from `O(D·N)` intervals.
 #[derive(Debug, Clone)]
 pub struct HappensBefore {
@@ -910,13 +932,71 @@ impl HappensBefore {
             }
         };
         (g.done != NEVER && position_before(g.issuer, g.done))
-            || self.joint(g).iter().any(|&(u, p)| position_before(u, p))
+            || self.joint_before(self.joint(g), b, b_node)
             || self.agent_rows(g).iter().any(|&r| {
                 self.agents
                     .after
                     .get(r as usize * self.threads + b.0.index())
                     .is_some_and(|&first| first <= b.1)
             })
+    }
+
+    /// Whether one of the completion positions `joint` ([`Self::joint`]) happens before
+    /// command `b` of a thread, given `b`'s last blocking node: `position_before` of
+    /// [`Self::agent_before_after`] for each, with what they share found once (a
+    /// warpgroup's set has a position per lane, 127 of them, and the race check asks it of
+    /// every access of every thread to the copy's words). Per position of another thread
+    /// than `b`'s: within its commands, and ordered by warp steps or before `b_node`'s
+    /// completion ([`Self::ordered_threads_after`]).
+    fn joint_before(
+        &self,
+        joint: &[(ThreadId, u32)],
+        b: (ThreadId, u32),
+        b_node: Option<DynamicBarrierId>,
+    ) -> bool {
+        if joint.is_empty() {
+            return false;
+        }
+        let latest = b_node.map(|m| self.latest_row(m));
+        let b_step = self.step(b.0, b.1);
+        let b_warp = b.0.0 / self.warp_size;
+        joint.iter().any(|&(u, p)| {
+            if u == b.0 {
+                return p <= b.1;
+            }
+            let stepped = b_step.is_some_and(|s2| {
+                u.0 / self.warp_size == b_warp && self.step(u, p).is_some_and(|s1| s1 < s2)
+            });
+            (stepped || latest.as_ref().is_some_and(|r| p < r.get(u))) && p < self.len_of(u)
+        })
+    }
+
+    /// The bounds of `node` ([`Self::latest_before`]) resolved once, for many threads.
+    fn latest_row(&self, node: DynamicBarrierId) -> LatestRow<'_> {
+        let n = self.threads;
+        let dense = |r: u32| {
+            let start = r as usize * n;
+            self.bound.get(start..start + n).unwrap_or(&[])
+        };
+        match self.rows.get(node.index()) {
+            None => LatestRow::default(),
+            Some(&Row::Dense(r)) => LatestRow {
+                dense: dense(r),
+                ..LatestRow::default()
+            },
+            Some(&Row::Gather { base, warp, lanes }) => {
+                let ws = self.warp_size as usize;
+                let first = warp as usize * ws;
+                LatestRow {
+                    dense: dense(base),
+                    first,
+                    lanes: self
+                        .lanes
+                        .get(lanes as usize..lanes as usize + ws)
+                        .unwrap_or(&[]),
+                }
+            }
+        }
     }
 
     /// Whether the copy `g` completes before the copy `h` starts.
