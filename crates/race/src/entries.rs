@@ -800,7 +800,12 @@ fn collect_sparse<H: HappensBeforeQuery + ?Sized>(
     }
     starts.par_sort_unstable();
     starts.dedup();
+    // Each entry with the rank of its chunk among the run starts, and the entries per rank.
+    // The threads come in order and each thread's accesses in program order, so bucketing
+    // by rank in this order leaves each chunk's entries ordered by (thread, program index),
+    // as the dense path's buckets are: no sort of the entries.
     let mut keyed: Vec<(u32, Entry)> = Vec::new();
+    let mut counts = vec![0u32; starts.len()];
     for &(t, thread) in all {
         for_each_access(hb, t, thread, |_, a| {
             if a.count == 0 {
@@ -810,27 +815,46 @@ fn collect_sparse<H: HappensBeforeQuery + ?Sized>(
             // starts inside it, found by two binary searches instead of one per chunk (a TMA
             // tile touches thousands of chunks, few of them starts).
             let end = a.first + a.count;
-            let inside = &starts[starts.partition_point(|&s| s <= a.first)..];
-            let inside = &inside[..inside.partition_point(|&s| s < end)];
-            for c in std::iter::once(a.first).chain(inside.iter().copied()) {
-                keyed.push((c as u32, a.entry(c - a.first)));
+            let lo = starts.partition_point(|&s| s < a.first);
+            let hi = lo + starts[lo..].partition_point(|&s| s < end);
+            debug_assert_eq!(starts.get(lo), Some(&a.first));
+            for (r, &c) in starts[lo..hi].iter().enumerate() {
+                keyed.push(((lo + r) as u32, a.entry(c - a.first)));
+                counts[lo + r] += 1;
             }
         });
     }
-    keyed.par_sort_unstable_by_key(|(c, e)| (*c, e.thread, e.writes(), e.index));
+    // Each run start with entries, its run (up to the next start), and its bucket made to
+    // size; `counts` then maps a rank to its chunk.
     let mut chunks: Vec<Chunk> = Vec::new();
-    for group in keyed.chunk_by(|x, y| x.0 == y.0) {
-        let c = u64::from(group[0].0);
-        let next = starts[starts.partition_point(|&s| s <= c)..]
-            .first()
-            .copied()
-            .unwrap_or(c + 1);
+    for (r, n) in counts.iter_mut().enumerate() {
+        if *n == 0 {
+            continue;
+        }
+        let c = starts[r];
+        let next = starts.get(r + 1).copied().unwrap_or(c + 1);
         chunks.push(Chunk {
-            chunk: group[0].0,
-            entries: group.iter().map(|&(_, e)| e).collect(),
+            chunk: c as u32,
+            entries: Vec::with_capacity(*n as usize),
             run: next - c,
             shifted: false,
         });
+        *n = (chunks.len() - 1) as u32;
+    }
+    for (r, e) in keyed {
+        chunks[counts[r as usize] as usize].entries.push(e);
+    }
+    // A thread's reads before its writes within each chunk, each in program order.
+    let mut scratch: Vec<Entry> = Vec::new();
+    for chunk in &mut chunks {
+        for run in chunk.entries.chunk_by_mut(|x, y| x.thread == y.thread) {
+            if run
+                .windows(2)
+                .any(|w| w[0].writes() != 0 && w[1].writes() == 0)
+            {
+                reads_first(run, &mut scratch);
+            }
+        }
     }
     let words = chunks.iter().map(|c| c.run).sum();
     Collected {
