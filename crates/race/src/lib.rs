@@ -1500,6 +1500,29 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         (&kept.0[..], &kept.1[..])
                     }
                 };
+                // Against an agent's one access, the merges' tests first, with nothing
+                // recorded (`merge_one`): where all are ordered, that is all they do, and the
+                // pair is done (an agent is in no twin class, and nothing was noted). Of a
+                // Hopper GEMM's words, most are a few threads' stores read by tens of copies.
+                if !self.config.warp_sync && (hi.thread as usize) >= self.program.threads.len() {
+                    let ordered = match (hi.reads, hi.writes) {
+                        ([b], []) => self.merge_one(lo.thread, lo_writes, hi.thread, b),
+                        ([], [b]) => if skip_writes {
+                            Some(0)
+                        } else {
+                            self.merge_one(lo.thread, lo_writes, hi.thread, b)
+                        }
+                        .and_then(|n| {
+                            self.merge_one(lo.thread, lo_reads, hi.thread, b)
+                                .map(|m| n + m)
+                        }),
+                        _ => None,
+                    };
+                    if let Some(tests) = ordered {
+                        acc.race_tests += tests;
+                        continue;
+                    }
+                }
                 // Two lanes of twin classes whose merges were quiet before: the same again.
                 let twin = if (hi.thread as usize) < self.program.threads.len() {
                     self.chunk_twins(&mut twins, &lists, acc)
@@ -1537,35 +1560,11 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                         noisy.spare.clear();
                         acc.log = Some(std::mem::take(&mut noisy.spare));
                     }
-                    // Against an agent's one access, the merges' tests first, with nothing
-                    // recorded (`merge_one`): where all are ordered, that is all they do.
-                    let ordered = match (hi.reads, hi.writes) {
-                        _ if self.config.warp_sync
-                            || (hi.thread as usize) < self.program.threads.len() =>
-                        {
-                            None
-                        }
-                        ([b], []) => self.merge_one(lo.thread, lo_writes, hi.thread, b),
-                        ([], [b]) => if skip_writes {
-                            Some(0)
-                        } else {
-                            self.merge_one(lo.thread, lo_writes, hi.thread, b)
-                        }
-                        .and_then(|n| {
-                            self.merge_one(lo.thread, lo_reads, hi.thread, b)
-                                .map(|m| n + m)
-                        }),
-                        _ => None,
-                    };
-                    if let Some(tests) = ordered {
-                        acc.race_tests += tests;
-                    } else {
-                        self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.reads, acc);
-                        if !skip_writes {
-                            self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.writes, acc);
-                        }
-                        self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
+                    self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.reads, acc);
+                    if !skip_writes {
+                        self.merge(chunk, lo.thread, lo_writes, hi.thread, hi.writes, acc);
                     }
+                    self.merge(chunk, lo.thread, lo_reads, hi.thread, hi.writes, acc);
                     if let Some(key) = twin {
                         let log = acc.log.take();
                         let q = Quiet {
