@@ -932,7 +932,7 @@ impl HappensBefore {
             }
         };
         (g.done != NEVER && position_before(g.issuer, g.done))
-            || self.joint_before(self.joint(g), b, b_node)
+            || (g.joint != NEVER && self.joint_before(self.joint(g), b, b_node))
             || self.agent_rows(g).iter().any(|&r| {
                 self.agents
                     .after
@@ -948,15 +948,13 @@ impl HappensBefore {
     /// every access of every thread to the copy's words). Per position of another thread
     /// than `b`'s: within its commands, and ordered by warp steps or before `b_node`'s
     /// completion ([`Self::ordered_threads_after`]).
+    #[inline(never)]
     fn joint_before(
         &self,
         joint: &[(ThreadId, u32)],
         b: (ThreadId, u32),
         b_node: Option<DynamicBarrierId>,
     ) -> bool {
-        if joint.is_empty() {
-            return false;
-        }
         let latest = b_node.map(|m| self.latest_row(m));
         let b_step = self.step(b.0, b.1);
         let b_warp = b.0.0 / self.warp_size;
@@ -1016,14 +1014,12 @@ impl HappensBefore {
             }
         }
         // A completion in another thread at the issuer's issue position may fall on either
-        // side of the issue (no sequence number relates them): only an earlier one orders.
-        let joint = self.joint(g).iter().any(|&(u, p)| {
-            if u == h.issuer {
-                p < h.issue
-            } else {
-                p < self.len_of(u) && self.before_issue((u, p), h)
-            }
-        });
+        // side of the issue (no sequence number relates them): only an earlier one orders,
+        // one before the issuer's command before the issue ([`Self::before_issue`]).
+        let joint = self.joint(g);
+        let joint = !joint.is_empty()
+            && h.issue > 0
+            && self.joint_before(joint, (h.issuer, h.issue - 1), key_node(h.issue_key));
         joint
             || self.agent_rows(g).iter().any(|&r| {
                 self.agents
