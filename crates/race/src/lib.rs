@@ -1485,19 +1485,26 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
                 let (lo, hi) = if t.thread < u.thread { (t, u) } else { (u, t) };
                 // The thread's commands of a branch side that excludes the copy's are not
                 // merged with it (never in one execution).
+                // (Without such sides, the usual case, nothing is looked up.)
                 let kept: (Vec<Entry>, Vec<Entry>);
-                let (lo_reads, lo_writes) = match self.exclusion(lo.thread, hi.thread) {
-                    Exclusion::None => (lo.reads, lo.writes),
-                    Exclusion::All => continue,
-                    Exclusion::Positions(ranges) => {
-                        let keep = |list: &[Entry]| -> Vec<Entry> {
-                            list.iter()
-                                .filter(|e| !ranges.iter().any(|r| (r.0..r.1).contains(&e.index)))
-                                .copied()
-                                .collect()
-                        };
-                        kept = (keep(lo.reads), keep(lo.writes));
-                        (&kept.0[..], &kept.1[..])
+                let (lo_reads, lo_writes) = if self.sides.is_empty() {
+                    (lo.reads, lo.writes)
+                } else {
+                    match self.exclusion(lo.thread, hi.thread) {
+                        Exclusion::None => (lo.reads, lo.writes),
+                        Exclusion::All => continue,
+                        Exclusion::Positions(ranges) => {
+                            let keep = |list: &[Entry]| -> Vec<Entry> {
+                                list.iter()
+                                    .filter(|e| {
+                                        !ranges.iter().any(|r| (r.0..r.1).contains(&e.index))
+                                    })
+                                    .copied()
+                                    .collect()
+                            };
+                            kept = (keep(lo.reads), keep(lo.writes));
+                            (&kept.0[..], &kept.1[..])
+                        }
                     }
                 };
                 // Against an agent's one access, the merges' tests first, with nothing
