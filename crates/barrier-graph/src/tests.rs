@@ -1174,7 +1174,8 @@ fn the_tensor_pipe_orders_one_threads_mmas() {
 /// A copy with a joint completion set (a warpgroup's wgmma, retired by every lane's
 /// `wgmma.wait_group`): ordered before what follows any listed position, in its thread and
 /// through barriers; a later copy issued after a listed position of its issuer starts after
-/// it, one issued at that very position does not.
+/// it, one issued at that very position does not; a copy issued after a barrier that follows
+/// a listed position starts after it, also where only the joint set orders the two.
 #[test]
 fn async_copy_ends_before_every_joint_completion() {
     use weft_program::{AccessKind, AsyncCopy, Proxy};
@@ -1191,7 +1192,10 @@ fn async_copy_ends_before_every_joint_completion() {
     // Issued by thread 1 at position 2 (its completion position), and at 3.
     let at_wait = AsyncCopy::new(ThreadId(1), 2, r(501), Proxy::Async);
     let after = AsyncCopy::new(ThreadId(1), 3, r(502), Proxy::Async);
-    p.asyncs.copies.extend([wg, at_wait, after]);
+    // Issued by thread 2 before its barrier, and after it.
+    let early = AsyncCopy::new(ThreadId(2), 1, r(503), Proxy::Async);
+    let late = AsyncCopy::new(ThreadId(2), 2, r(504), Proxy::Async);
+    p.asyncs.copies.extend([wg, at_wait, after, early, late]);
     p.asyncs.joint_done.push(vec![(ThreadId(1), 2)]);
     let a = analyze(&p);
     assert_clean(&a);
@@ -1207,6 +1211,10 @@ fn async_copy_ends_before_every_joint_completion() {
     // Copies of thread 1: the one issued at the completion position is unordered with it.
     assert!(!hb.ordered(g, h1));
     assert!(hb.ordered(g, h2));
+    // Copies of thread 2: through thread 1's completion and the barrier, only the later.
+    let (h3, h4) = ((ThreadId(6), 0), (ThreadId(7), 0));
+    assert!(!hb.ordered(g, h3));
+    assert!(hb.ordered(g, h4));
     // Without the joint set, thread 1 would only be ordered after the barrier.
     let mut q = p.clone();
     q.asyncs.copies[0].joint = None;
@@ -1215,6 +1223,28 @@ fn async_copy_ends_before_every_joint_completion() {
     assert!(!hb.ordered(g, (ThreadId(1), 2)));
     assert!(hb.ordered(g, (ThreadId(1), 4)));
     assert!(!hb.ordered(g, h2));
+    // Without the issuer's completing wait, only the joint set orders the copy with thread
+    // 2's commands and copies, through the barrier after thread 1's completion.
+    let mut q = p.clone();
+    q.asyncs.copies[0].done = None;
+    let a = analyze(&q);
+    let hb = a.happens_before.as_ref().expect("well-synchronized");
+    assert!(!hb.ordered(g, (ThreadId(0), 1)));
+    assert!(hb.ordered(g, (ThreadId(0), 3)));
+    assert!(hb.ordered(g, (ThreadId(1), 2)));
+    assert!(!hb.ordered(g, (ThreadId(2), 0)));
+    assert!(hb.ordered(g, (ThreadId(2), 2)));
+    assert!(!hb.ordered(g, h3));
+    assert!(hb.ordered(g, h4));
+    // A completion right after thread 1's barrier (its position 4) orders nothing of
+    // thread 2's.
+    let mut q = q.clone();
+    q.asyncs.joint_done[0] = vec![(ThreadId(1), 4)];
+    let a = analyze(&q);
+    let hb = a.happens_before.as_ref().expect("well-synchronized");
+    assert!(hb.ordered(g, (ThreadId(1), 4)));
+    assert!(!hb.ordered(g, (ThreadId(2), 2)));
+    assert!(!hb.ordered(g, h4));
 }
 
 #[test]
