@@ -224,7 +224,7 @@ fn run_starts(addr: u32, len: u32) -> [u64; 2] {
 /// before its writes within each chunk: adding a read right after a write of its own thread
 /// to a bucket notes that run, and only the runs noted are reordered (a thread usually only
 /// reads or only writes a word). An address range sparse beyond twice the commands falls back
-/// to sorting the run starts and the entries.
+/// to sorting the run starts and bucketing the entries by their chunk's rank among them.
 ///
 /// With `repeats` false every chunk is checked (the property tests' reference); with
 /// `followers` false every thread's commands are read (the same). (Called
@@ -770,7 +770,9 @@ fn collect_dense<H: HappensBeforeQuery + ?Sized>(
     })
 }
 
-/// [`collect_entries`] over a sparse address range: the run starts sorted, and the entries.
+/// [`collect_entries`] over a sparse address range: the run starts sorted, and the entries
+/// bucketed by the rank of their chunk among them (in thread and program order, as the dense
+/// path's buckets).
 fn collect_sparse<H: HappensBeforeQuery + ?Sized>(
     all: &[(usize, &[Command])],
     hb: &H,

@@ -515,7 +515,7 @@ proptest! {
 }
 
 #[test]
-fn sparse_addresses_take_the_comparison_sort() {
+fn sparse_addresses_take_the_sorted_run_starts() {
     // Two words 1 GiB apart: too sparse for the per-chunk lists.
     let (report, expected) = check_text(&[
         "write @0+4; write @1073741824+8",
