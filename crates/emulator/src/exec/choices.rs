@@ -29,6 +29,10 @@ use weft_program::{Command, InstId, ThreadId};
 /// A variable: a base term read at a width.
 type VarKey = (TermId, u8);
 
+/// A bisection of the witness search ([`Choices::bisections`]): the field, the variable's
+/// base term and width, and the bound its value is to reach.
+type Bisection = (TermId, TermId, u8, u64);
+
 /// Term nodes each search for an alternative witness may evaluate
 /// ([`Machine::alternative_witness_exprs`]).
 const ALTERNATIVE_SEARCH: u64 = 2_000_000;
@@ -92,6 +96,12 @@ pub(super) struct Choices {
     /// They reached the run's share of the exploration's search budget
     /// ([`crate::ChoicePlan::search_budget`]): the run was abandoned there.
     pub(super) search_exhausted: bool,
+    /// The bisections of [`Machine::find_group_witness`] that ran to their end: per (field,
+    /// variable's base term, width, bound) the field value found and the work charged. A
+    /// bisection is a function of those alone, and the witness searches of a choice's two
+    /// sides, and of later choices, repeat most of them (the variables other than the one
+    /// chosen on keep their values): they were most of the searches' evaluations.
+    bisections: std::cell::RefCell<FxHashMap<Bisection, (u64, u64)>>,
 }
 
 impl Machine<'_> {
@@ -937,15 +947,39 @@ impl Machine<'_> {
                         value.map(|x| x & top(*bits))
                     };
                     for x in [lo, hi.saturating_add(1)] {
-                        let (mut a, mut b) = (0u64, half);
-                        while a < b && work.get() < budget {
-                            let m = a + (b - a) / 2;
-                            match f(m) {
-                                Some(y) if y >= x => b = m,
-                                Some(_) => a = m + 1,
-                                None => break,
+                        // A bisection done before is not done again: its result and its work
+                        // are charged as they were, when that work leaves budget over (the
+                        // bisection then stops where it stopped before).
+                        let key = (leaf, *base, *bits, x);
+                        let done = self.choices.bisections.borrow().get(&key).copied();
+                        let a = match done {
+                            Some((a, spent)) if work.get().saturating_add(spent) < budget => {
+                                work.set(work.get() + spent);
+                                a
                             }
-                        }
+                            _ => {
+                                let before = work.get();
+                                let (mut a, mut b) = (0u64, half);
+                                let mut cut = false;
+                                while a < b {
+                                    if work.get() >= budget {
+                                        cut = true;
+                                        break;
+                                    }
+                                    let m = a + (b - a) / 2;
+                                    match f(m) {
+                                        Some(y) if y >= x => b = m,
+                                        Some(_) => a = m + 1,
+                                        None => break,
+                                    }
+                                }
+                                if !cut {
+                                    let spent = work.get() - before;
+                                    self.choices.bisections.borrow_mut().insert(key, (a, spent));
+                                }
+                                a
+                            }
+                        };
                         c.extend([a.saturating_sub(1), a, a.saturating_add(1)]);
                     }
                 }
