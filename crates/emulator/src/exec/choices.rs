@@ -102,6 +102,13 @@ pub(super) struct Choices {
     /// sides, and of later choices, repeat most of them (the variables other than the one
     /// chosen on keep their values): they were most of the searches' evaluations.
     bisections: std::cell::RefCell<FxHashMap<Bisection, (u64, u64)>>,
+    /// Each variable's base term compiled alone for the witness search's bisections
+    /// ([`super::terms::Terms::compile`] is a function of the term): every search compiled
+    /// every variable's term again.
+    compiled: std::cell::RefCell<FxHashMap<TermId, std::rc::Rc<Compiled>>>,
+    /// The terms of the last group of variables the witness search compiled together, with
+    /// their base terms: a choice's two sides search the same groups.
+    last_group: std::cell::RefCell<Option<(Vec<TermId>, std::rc::Rc<Compiled>)>>,
 }
 
 impl Machine<'_> {
@@ -908,8 +915,8 @@ impl Machine<'_> {
         let mut known: Vec<(TermId, u64)> = Vec::with_capacity(leaves.len());
         let mut vals = Vec::new();
         // Each variable's term, compiled once for the bisections of every field it reads.
-        let singles: Vec<Compiled> = (vars.iter())
-            .map(|((base, _), _)| terms.compile(&[*base]))
+        let singles: Vec<std::rc::Rc<Compiled>> = (vars.iter())
+            .map(|((base, _), _)| self.compiled_alone(*base))
             .collect();
         let mut cands: Vec<Vec<u64>> = Vec::with_capacity(leaves.len());
         for &leaf in leaves {
@@ -1012,7 +1019,15 @@ impl Machine<'_> {
         }
         let free: Vec<usize> = (0..leaves.len()).filter(|&k| rep[k] == k).collect();
         let bases: Vec<TermId> = vars.iter().map(|((base, _), _)| *base).collect();
-        let compiled = terms.compile(&bases);
+        let last = self.choices.last_group.borrow().clone();
+        let compiled = match last {
+            Some((b, c)) if b == bases => c,
+            _ => {
+                let c = std::rc::Rc::new(terms.compile(&bases));
+                *self.choices.last_group.borrow_mut() = Some((bases, c.clone()));
+                c
+            }
+        };
         // Proposals in increasing order of the first field, then the next, … (bounded).
         let mut idx = vec![0usize; leaves.len()];
         let mut tried = 0u32;
@@ -1057,6 +1072,16 @@ impl Machine<'_> {
                 idx[k] = 0;
             }
         }
+    }
+
+    /// `base` compiled alone ([`Choices::compiled`]: once per run).
+    fn compiled_alone(&self, base: TermId) -> std::rc::Rc<Compiled> {
+        if let Some(c) = self.choices.compiled.borrow().get(&base) {
+            return c.clone();
+        }
+        let c = std::rc::Rc::new(self.src.terms.compile(&[base]));
+        self.choices.compiled.borrow_mut().insert(base, c.clone());
+        c
     }
 
     /// The value of term `t` (read at `bits` bits) under the last witness.
