@@ -839,6 +839,12 @@ pub(crate) struct Lowered {
     /// Seconds the lowering took, charged to the first emulation that uses it.
     seconds: f64,
     charged: std::sync::atomic::AtomicBool,
+    /// The answers of the choices made by each run with lock-step of a path that became
+    /// reordered (`exec::run_reordering`): a later path whose plan answers its first choices
+    /// the same way becomes reordered at the same moment, so it starts lane by lane (the
+    /// CUTLASS Hopper GEMMs' paths became reordered at a choice near their end, and ran
+    /// their lock-step prefix twice, once in vain).
+    reordered: std::sync::Mutex<Vec<Vec<bool>>>,
 }
 
 impl Lowered {
@@ -854,6 +860,7 @@ impl Lowered {
             params: config.params.clone(),
             seconds: start.elapsed().as_secs_f64(),
             charged: std::sync::atomic::AtomicBool::new(false),
+            reordered: std::sync::Mutex::new(Vec::new()),
         })
     }
 }
@@ -868,7 +875,29 @@ pub(crate) fn emulate_lowered(
     match lowered {
         Some(l) if l.threads == config.threads && l.params == config.params => {
             let start = std::time::Instant::now();
-            let mut emulation = exec::run(&l.ir, l.shape, config, exec::Paths::Fast)?;
+            // Lane by lane from the start when an earlier path's run with lock-step became
+            // reordered after the choices this path's plan begins with (the same run up to
+            // there). Either start gives the same emulation; this one saves the repeat.
+            let answers = config.choices.as_ref().map(|p| p.answers.as_slice());
+            let lanes = answers.is_some_and(|answers| {
+                l.reordered.lock().is_ok_and(|seen| {
+                    seen.iter()
+                        .any(|prefix| answers.get(..prefix.len()) == Some(prefix.as_slice()))
+                })
+            });
+            let paths = if lanes {
+                exec::Paths::Lanes
+            } else {
+                exec::Paths::Fast
+            };
+            let (mut emulation, reordered_at) =
+                exec::run_reordering(&l.ir, l.shape, config, paths)?;
+            if let Some(prefix) = reordered_at
+                && let Ok(mut seen) = l.reordered.lock()
+                && !seen.contains(&prefix)
+            {
+                seen.push(prefix);
+            }
             let lowering = if l.charged.swap(true, std::sync::atomic::Ordering::Relaxed) {
                 0.0
             } else {

@@ -29,6 +29,10 @@ use weft_program::{Command, InstId, ThreadId};
 /// A variable: a base term read at a width.
 type VarKey = (TermId, u8);
 
+/// A bisection of the witness search ([`Choices::bisections`]): the field, the variable's
+/// base term and width, and the bound its value is to reach.
+type Bisection = (TermId, TermId, u8, u64);
+
 /// Term nodes each search for an alternative witness may evaluate
 /// ([`Machine::alternative_witness_exprs`]).
 const ALTERNATIVE_SEARCH: u64 = 2_000_000;
@@ -92,6 +96,19 @@ pub(super) struct Choices {
     /// They reached the run's share of the exploration's search budget
     /// ([`crate::ChoicePlan::search_budget`]): the run was abandoned there.
     pub(super) search_exhausted: bool,
+    /// The bisections of [`Machine::find_group_witness`] that ran to their end: per (field,
+    /// variable's base term, width, bound) the field value found and the work charged. A
+    /// bisection is a function of those alone, and the witness searches of a choice's two
+    /// sides, and of later choices, repeat most of them (the variables other than the one
+    /// chosen on keep their values): they were most of the searches' evaluations.
+    bisections: std::cell::RefCell<FxHashMap<Bisection, (u64, u64)>>,
+    /// Each variable's base term compiled alone for the witness search's bisections
+    /// ([`super::terms::Terms::compile`] is a function of the term): every search compiled
+    /// every variable's term again.
+    compiled: std::cell::RefCell<FxHashMap<TermId, std::rc::Rc<Compiled>>>,
+    /// The terms of the last group of variables the witness search compiled together, with
+    /// their base terms: a choice's two sides search the same groups.
+    last_group: std::cell::RefCell<Option<(Vec<TermId>, std::rc::Rc<Compiled>)>>,
 }
 
 impl Machine<'_> {
@@ -633,17 +650,30 @@ impl Machine<'_> {
         // Values under the smaller `known` may have changed.
         self.choices.determined_memo.clear();
         let mut memo = std::mem::take(&mut self.choices.determined_memo);
-        for i in 0..self.unk.len() {
-            let u = self.unk[i];
-            if u & TERMED == 0 {
+        // The register files are scanned a block at a time, and a block none of whose ids is
+        // termed is skipped after one OR over it: few registers carry terms, and testing
+        // every id one by one was most of a choice's cost (CUTLASS Hopper kernels: 686 K ids
+        // per choice).
+        const BLOCK: usize = 64;
+        let len = self.unk.len();
+        for start in (0..len).step_by(BLOCK) {
+            let end = (start + BLOCK).min(len);
+            let any = self.unk[start..end].iter().fold(0, |a, &u| a | u);
+            if any & TERMED == 0 {
                 continue;
             }
-            let Some(term) = self.src.term(u) else {
-                continue;
-            };
-            if let Some(x) = self.src.terms.eval(term, &self.choices.known, &mut memo) {
-                self.vals[i] = x;
-                self.unk[i] = 0;
+            for i in start..end {
+                let u = self.unk[i];
+                if u & TERMED == 0 {
+                    continue;
+                }
+                let Some(term) = self.src.term(u) else {
+                    continue;
+                };
+                if let Some(x) = self.src.terms.eval(term, &self.choices.known, &mut memo) {
+                    self.vals[i] = x;
+                    self.unk[i] = 0;
+                }
             }
         }
         self.choices.determined_memo = memo;
@@ -885,8 +915,8 @@ impl Machine<'_> {
         let mut known: Vec<(TermId, u64)> = Vec::with_capacity(leaves.len());
         let mut vals = Vec::new();
         // Each variable's term, compiled once for the bisections of every field it reads.
-        let singles: Vec<Compiled> = (vars.iter())
-            .map(|((base, _), _)| terms.compile(&[*base]))
+        let singles: Vec<std::rc::Rc<Compiled>> = (vars.iter())
+            .map(|((base, _), _)| self.compiled_alone(*base))
             .collect();
         let mut cands: Vec<Vec<u64>> = Vec::with_capacity(leaves.len());
         for &leaf in leaves {
@@ -924,15 +954,39 @@ impl Machine<'_> {
                         value.map(|x| x & top(*bits))
                     };
                     for x in [lo, hi.saturating_add(1)] {
-                        let (mut a, mut b) = (0u64, half);
-                        while a < b && work.get() < budget {
-                            let m = a + (b - a) / 2;
-                            match f(m) {
-                                Some(y) if y >= x => b = m,
-                                Some(_) => a = m + 1,
-                                None => break,
+                        // A bisection done before is not done again: its result and its work
+                        // are charged as they were, when that work leaves budget over (the
+                        // bisection then stops where it stopped before).
+                        let key = (leaf, *base, *bits, x);
+                        let done = self.choices.bisections.borrow().get(&key).copied();
+                        let a = match done {
+                            Some((a, spent)) if work.get().saturating_add(spent) < budget => {
+                                work.set(work.get() + spent);
+                                a
                             }
-                        }
+                            _ => {
+                                let before = work.get();
+                                let (mut a, mut b) = (0u64, half);
+                                let mut cut = false;
+                                while a < b {
+                                    if work.get() >= budget {
+                                        cut = true;
+                                        break;
+                                    }
+                                    let m = a + (b - a) / 2;
+                                    match f(m) {
+                                        Some(y) if y >= x => b = m,
+                                        Some(_) => a = m + 1,
+                                        None => break,
+                                    }
+                                }
+                                if !cut {
+                                    let spent = work.get() - before;
+                                    self.choices.bisections.borrow_mut().insert(key, (a, spent));
+                                }
+                                a
+                            }
+                        };
                         c.extend([a.saturating_sub(1), a, a.saturating_add(1)]);
                     }
                 }
@@ -965,7 +1019,15 @@ impl Machine<'_> {
         }
         let free: Vec<usize> = (0..leaves.len()).filter(|&k| rep[k] == k).collect();
         let bases: Vec<TermId> = vars.iter().map(|((base, _), _)| *base).collect();
-        let compiled = terms.compile(&bases);
+        let last = self.choices.last_group.borrow().clone();
+        let compiled = match last {
+            Some((b, c)) if b == bases => c,
+            _ => {
+                let c = std::rc::Rc::new(terms.compile(&bases));
+                *self.choices.last_group.borrow_mut() = Some((bases, c.clone()));
+                c
+            }
+        };
         // Proposals in increasing order of the first field, then the next, … (bounded).
         let mut idx = vec![0usize; leaves.len()];
         let mut tried = 0u32;
@@ -1010,6 +1072,16 @@ impl Machine<'_> {
                 idx[k] = 0;
             }
         }
+    }
+
+    /// `base` compiled alone ([`Choices::compiled`]: once per run).
+    fn compiled_alone(&self, base: TermId) -> std::rc::Rc<Compiled> {
+        if let Some(c) = self.choices.compiled.borrow().get(&base) {
+            return c.clone();
+        }
+        let c = std::rc::Rc::new(self.src.terms.compile(&[base]));
+        self.choices.compiled.borrow_mut().insert(base, c.clone());
+        c
     }
 
     /// The value of term `t` (read at `bits` bits) under the last witness.

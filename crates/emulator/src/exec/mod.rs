@@ -423,12 +423,33 @@ pub(crate) fn run(
     cfg: &Config,
     paths: Paths,
 ) -> Result<Emulation, Error> {
+    run_reordering(ir, shape, cfg, paths).map(|(emulation, _)| emulation)
+}
+
+/// [`run`], also returning, when a run with lock-step became reordered and was repeated
+/// lane by lane, the answers of the choices it had made by then. The run is a function of
+/// the kernel, the configuration and the answers of its choices, so another path of an
+/// exploration whose plan answers its first choices so (with budgets that do not stop it
+/// sooner) becomes reordered at the same moment; the exploration starts such a path lane by
+/// lane ([`Paths::Lanes`]) instead of running its lock-step prefix in vain
+/// (`crate::Lowered`). Either start gives the same emulation: a run with lock-step that
+/// completes is the reference schedule's run.
+pub(crate) fn run_reordering(
+    ir: &Ir,
+    shape: CtaShape,
+    cfg: &Config,
+    paths: Paths,
+) -> Result<(Emulation, Option<Vec<bool>>), Error> {
     let mut trusted = vec![cfg.initializers; ir.data.vars.len()];
     let mut paths = paths;
+    let mut reordered_at = None;
     loop {
         let m = run_once(ir, shape, cfg, trusted.clone(), paths, None)?;
         if m.reordered {
             // The lock-step order was visible (`warp` module): the reference schedule.
+            if reordered_at.is_none() {
+                reordered_at = Some(m.choices.trail.iter().map(|(c, _)| c.answer).collect());
+            }
             paths = Paths::Lanes;
             continue;
         }
@@ -440,7 +461,7 @@ pub(crate) fn run(
             }
         }
         if !again {
-            return m.finish();
+            return Ok((m.finish()?, reordered_at));
         }
     }
 }

@@ -21,6 +21,8 @@ use crate::ir::{Inst, Opnd, RegId, Sreg};
 /// Lanes per warp, as an index stride of the register files.
 pub(super) const LANES: usize = WARP_SIZE as usize;
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
+use std::rc::Rc;
 use weft_program::{InstId, WARP_SIZE};
 
 /// Ids with this bit set are *termed*: a source set plus a symbolic term
@@ -28,10 +30,36 @@ use weft_program::{InstId, WARP_SIZE};
 /// the term; only the code that computes a result's term attaches one ([`Sources::termed`]).
 pub(super) const TERMED: u32 = 1 << 31;
 
+/// A source set as [`Sources::index`] keys it: by its hash, computed once when the set is
+/// interned. The map hashes the key's 8 bytes, so neither a lookup nor the map's growth
+/// hashes the sources again (a parameter source hashes its name's text; hashing each set
+/// once to look it up, again to insert it and again at every growth was most of interning).
+/// Keys with equal hashes compare their sets.
+#[derive(Clone)]
+struct SetKey {
+    hash: u64,
+    set: Rc<[ValueSource]>,
+}
+
+impl std::hash::Hash for SetKey {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
+impl PartialEq for SetKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.set == other.set
+    }
+}
+
+impl Eq for SetKey {}
+
 /// Interned sets of [`ValueSource`]s; id 0 is the empty set (a known value).
 pub(super) struct Sources {
-    sets: Vec<Vec<ValueSource>>,
-    index: FxHashMap<Vec<ValueSource>, u32>,
+    /// The sets by id, shared with their keys in `index`.
+    sets: Vec<Rc<[ValueSource]>>,
+    index: FxHashMap<SetKey, u32>,
     unions: FxHashMap<(u32, u32), u32>,
     /// A direct-mapped cache of [`Self::unions`] (`(a, b, union)`, `a < b`; empty: `a ==
     /// 0`): arithmetic on values loaded from global memory (attention kernels' softmax)
@@ -184,7 +212,7 @@ impl Sources {
 impl Sources {
     pub(super) fn new() -> Self {
         Sources {
-            sets: vec![Vec::new()],
+            sets: vec![Rc::from(Vec::new())],
             index: FxHashMap::default(),
             unions: FxHashMap::default(),
             union_cache: Vec::new(),
@@ -267,14 +295,27 @@ impl Sources {
         TERMED | k
     }
 
+    /// The id of `set`, a new one when it is not interned yet. The set is hashed once
+    /// ([`SetKey`]).
     pub(super) fn intern(&mut self, set: Vec<ValueSource>) -> u32 {
-        if let Some(&id) = self.index.get(&set) {
-            return id;
+        let hash = {
+            let mut h = rustc_hash::FxHasher::default();
+            std::hash::Hash::hash(&set, &mut h);
+            std::hash::Hasher::finish(&h)
+        };
+        let key = SetKey {
+            hash,
+            set: set.into(),
+        };
+        match self.index.entry(key) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                let id = self.sets.len() as u32;
+                self.sets.push(e.key().set.clone());
+                e.insert(id);
+                id
+            }
         }
-        let id = self.sets.len() as u32;
-        self.sets.push(set.clone());
-        self.index.insert(set, id);
-        id
     }
 
     pub(super) fn single(&mut self, s: ValueSource) -> u32 {
@@ -338,8 +379,8 @@ impl Sources {
             self.cache_union(slot, key, u);
             return u;
         }
-        let mut set = self.sets[a as usize].clone();
-        for s in &self.sets[b as usize] {
+        let mut set = self.sets[a as usize].to_vec();
+        for s in self.sets[b as usize].iter() {
             if set.len() >= MAX_SOURCES {
                 // A full set still says that the value may point into shared memory.
                 if *s == SHARED_POINTER
@@ -371,7 +412,7 @@ impl Sources {
 
     pub(super) fn get(&self, id: u32) -> &[ValueSource] {
         let id = self.plain(id);
-        self.sets.get(id as usize).map_or(&[], Vec::as_slice)
+        self.sets.get(id as usize).map_or(&[], |s| &s[..])
     }
 }
 
