@@ -1016,10 +1016,13 @@ impl HappensBefore {
         // A completion in another thread at the issuer's issue position may fall on either
         // side of the issue (no sequence number relates them): only an earlier one orders,
         // one before the issuer's command before the issue ([`Self::before_issue`]).
-        let joint = self.joint(g);
-        let joint = !joint.is_empty()
+        let joint = g.joint != NEVER
             && h.issue > 0
-            && self.joint_before(joint, (h.issuer, h.issue - 1), key_node(h.issue_key));
+            && self.joint_before(
+                self.joint(g),
+                (h.issuer, h.issue - 1),
+                key_node(h.issue_key),
+            );
         joint
             || self.agent_rows(g).iter().any(|&r| {
                 self.agents

@@ -917,11 +917,9 @@ impl<H: HappensBeforeQuery + ?Sized> Context<'_, H> {
 
     /// What the sides of branches rule out between the lists of `lo` and `hi` (`lo < hi`).
     /// Agents are numbered after the threads in issue order, so a thread is always `lo`
-    /// against a copy, and of two copies of one branch the first side's is `lo`.
+    /// against a copy, and of two copies of one branch the first side's is `lo`. (Its caller
+    /// asks only where the program has such sides.)
     fn exclusion(&self, lo: u32, hi: u32) -> Exclusion {
-        if self.sides.is_empty() {
-            return Exclusion::None;
-        }
         let n = self.program.threads.len() as u32;
         let records = self.program.asyncs.exclusive.as_slice();
         let of = |g: u32| {
