@@ -121,7 +121,20 @@ pub fn explore(
     kernel: &str,
     config: &Config,
     max_trips: u32,
+    check: impl FnMut(&Emulation) -> bool,
+) -> Result<Exploration, Error> {
+    explore_resuming(module, kernel, config, max_trips, check, true)
+}
+
+/// [`explore`], resuming paths from checkpoints of earlier ones when `resume` (the same
+/// exploration either way; tests compare them).
+pub(crate) fn explore_resuming(
+    module: &Module<'_>,
+    kernel: &str,
+    config: &Config,
+    max_trips: u32,
     mut check: impl FnMut(&Emulation) -> bool,
+    resume: bool,
 ) -> Result<Exploration, Error> {
     // Each decided choice: its answer and whether the other side is still to explore.
     let mut stack: Vec<(bool, bool)> = Vec::new();
@@ -151,7 +164,12 @@ pub fn explore(
     // The next path, emulated while `check` ran on this one ([`Prefetch`]).
     let mut prefetched: Option<Prefetch> = None;
     let lowered = crate::Lowered::new(module, kernel, config);
-    let emulate = |cfg: &Config| crate::emulate_lowered(lowered.as_ref(), module, kernel, cfg);
+    let emulate =
+        |cfg: &Config| crate::emulate_lowered(lowered.as_ref(), module, kernel, cfg, None);
+    // Copies of earlier paths' runs after their choices (`crate::exec::Checkpoint`): a path
+    // resumes from the deepest one its plan agrees with instead of emulating that prefix
+    // again, within a quarter of the memory budget.
+    let mut checkpoints = resume.then(|| crate::exec::Checkpoints::new(config.max_memory / 4));
     loop {
         // A path may run what the earlier ones left of the budget (each ran to its own full
         // budget before, and the last one nearly doubled the total: 10 s of CPU).
@@ -167,7 +185,13 @@ pub fn explore(
             None => match ahead {
                 // Emulated with exactly this path's plan and budgets: its run.
                 Some(p) if p.matches(&cfg) => p.emulation?,
-                _ => emulate(&cfg)?,
+                _ => {
+                    let at = Path {
+                        cfg: &cfg,
+                        stack: &stack,
+                    };
+                    resume_path(lowered.as_ref(), module, kernel, at, checkpoints.as_mut())?
+                }
             },
         };
         paths += 1;
@@ -223,7 +247,7 @@ pub fn explore(
             let next = if goes_on && pipelines(config, &emulation) {
                 next_stack(&stack, &emulation.choices).map(|next| {
                     let left = budget.saturating_sub(instructions);
-                    path_config(config, &next, max_trips, search, left)
+                    (path_config(config, &next, max_trips, search, left), next)
                 })
             } else {
                 None
@@ -231,12 +255,26 @@ pub fn explore(
             match next {
                 Some(next) => {
                     let mut ran = None;
+                    let mut store = checkpoints.take();
                     let ok = rayon::in_place_scope(|s| {
-                        s.spawn(|_| ran = Some(emulate(&next)));
+                        s.spawn(|_| {
+                            let at = Path {
+                                cfg: &next.0,
+                                stack: &next.1,
+                            };
+                            ran = Some(resume_path(
+                                lowered.as_ref(),
+                                module,
+                                kernel,
+                                at,
+                                store.as_mut(),
+                            ))
+                        });
                         check(&emulation)
                     });
+                    checkpoints = store;
                     prefetched = ran.map(|emulation| Prefetch {
-                        config: next,
+                        config: next.0,
                         emulation,
                     });
                     ok
@@ -530,6 +568,64 @@ impl Prefetch {
             && self.config.cta_limit == cfg.cta_limit
             && self.config.search_budget == cfg.search_budget
     }
+}
+
+/// A path to emulate: its configuration and the choice stack it answers (each decided
+/// choice: its answer, and whether its other side is still to explore).
+#[derive(Clone, Copy)]
+struct Path<'p> {
+    cfg: &'p Config,
+    stack: &'p [(bool, bool)],
+}
+
+/// Emulates `path` ([`crate::emulate_lowered`]) with the exploration's checkpoints, if
+/// any, first keeping only those a path may still resume from ([`useful`]).
+fn resume_path<'a>(
+    lowered: Option<&'a crate::Lowered>,
+    module: &Module<'_>,
+    kernel: &str,
+    path: Path<'_>,
+    checkpoints: Option<&mut crate::exec::Checkpoints<'a>>,
+) -> Result<Emulation, Error> {
+    let mut checkpoints = checkpoints;
+    if let Some(c) = checkpoints.as_mut() {
+        let keep = useful(c.held(), path.stack);
+        c.retain(&keep);
+    }
+    crate::emulate_lowered(lowered, module, kernel, path.cfg, checkpoints)
+}
+
+/// Which of `held` a path may still resume from, when the path of choice stack `stack` is
+/// emulated next. The exploration goes depth first: every later path answers the choices
+/// below one of the stack's open ones as the stack does and flips that one, or is a
+/// descendant of this path. A path that flips choice `j` resumes from the deepest
+/// checkpoint that agrees with its plan and was taken with at most `j` choices made (one
+/// with choice `j` made answers it the other way); this path's descendants, from this
+/// path's own checkpoints or the one it resumes from. So a checkpoint is useful when it
+/// agrees with the stack and is the deepest of its start (`Paths`) below an open choice
+/// or the top one.
+fn useful(held: &[crate::exec::Checkpoint<'_>], stack: &[(bool, bool)]) -> Vec<bool> {
+    let agrees = |c: &crate::exec::Checkpoint<'_>| {
+        let m = c.answers().len();
+        m < stack.len() && c.answers().iter().zip(stack).all(|(&a, &(b, _))| a == b)
+    };
+    held.iter()
+        .map(|c| {
+            if !agrees(c) {
+                return false;
+            }
+            let m = c.answers().len();
+            // The next deeper agreeing checkpoint of the same start serves every choice
+            // from its depth on.
+            let deeper = held
+                .iter()
+                .filter(|d| d.paths() == c.paths() && agrees(d) && d.answers().len() > m)
+                .map(|d| d.answers().len())
+                .min()
+                .unwrap_or(stack.len());
+            (m..deeper).any(|j| stack[j].1 || j + 1 == stack.len())
+        })
+        .collect()
 }
 
 /// Adds to `to` each of `from` whose trap it does not list yet.

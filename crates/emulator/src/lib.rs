@@ -687,6 +687,9 @@ pub struct Stats {
     pub commands: u64,
     /// Wall-clock seconds spent lowering and emulating.
     pub seconds: f64,
+    /// Of [`Stats::instructions`], those this run did not execute: a path of an exploration
+    /// that resumed from a checkpoint of an earlier path's run (the same run up to there).
+    pub resumed: u64,
 }
 
 /// The result of emulating one CTA.
@@ -866,11 +869,16 @@ impl Lowered {
 }
 
 /// [`emulate`], on `lowered` when it was lowered for `config`'s shape and bindings.
-pub(crate) fn emulate_lowered(
-    lowered: Option<&Lowered>,
+///
+/// With `store` (an exploration's checkpoints, [`exec::Checkpoints`]): the run resumes from
+/// the checkpoint that fits it with the most choices made, the same run from there on,
+/// and adds checkpoints of its own after the choices its plan answers.
+pub(crate) fn emulate_lowered<'a>(
+    lowered: Option<&'a Lowered>,
     module: &Module<'_>,
     kernel: &str,
     config: &Config,
+    mut store: Option<&mut exec::Checkpoints<'a>>,
 ) -> Result<Emulation, Error> {
     match lowered {
         Some(l) if l.threads == config.threads && l.params == config.params => {
@@ -890,8 +898,19 @@ pub(crate) fn emulate_lowered(
             } else {
                 exec::Paths::Fast
             };
-            let (mut emulation, reordered_at) =
-                exec::run_reordering(&l.ir, l.shape, config, paths)?;
+            let checkpoints = store.as_mut().map(|s| {
+                let mut c = std::mem::replace(*s, exec::Checkpoints::new(0));
+                c.for_path(answers.map_or(0, <[bool]>::len));
+                c
+            });
+            let exec::Ran {
+                mut emulation,
+                reordered_at,
+                checkpoints,
+            } = exec::run_reordering(&l.ir, l.shape, config, paths, checkpoints)?;
+            if let (Some(s), Some(c)) = (store, checkpoints) {
+                *s = c;
+            }
             if let Some(prefix) = reordered_at
                 && let Ok(mut seen) = l.reordered.lock()
                 && !seen.contains(&prefix)

@@ -191,8 +191,7 @@ impl Machine<'_> {
         operands: &[Opnd],
         of: impl Fn(&Self, usize) -> Option<K>,
     ) -> Option<K> {
-        let cta_limit = self.cfg.cta_limit();
-        if self.instructions + u64::from(group.count_ones()) > cta_limit || group == 0 {
+        if self.over_cta(self.instructions + u64::from(group.count_ones())) || group == 0 {
             return None;
         }
         let ws = self.slot(wb);

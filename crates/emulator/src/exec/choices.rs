@@ -46,6 +46,7 @@ const ALTERNATIVE_SEARCHES_PER_WITNESS: u32 = 2;
 pub(crate) const BRANCH_VARIABLES: u32 = 4;
 
 /// A predicate's constraint and the values for which it is false (both computed once).
+#[derive(Clone)]
 pub(super) struct Predicate {
     constraint: Constraint,
     when_false: Set,
@@ -59,7 +60,7 @@ impl std::ops::Deref for Predicate {
 }
 
 /// The per-run state of the choices.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Choices {
     /// Per variable (base term, width): the values the choices so far allow.
     pub(super) store: FxHashMap<(TermId, u8), Set>,
@@ -89,7 +90,7 @@ pub(super) struct Choices {
     pub(super) not_explored: Vec<(Variable, Set)>,
     /// The constraint of each predicate term met so far ([`super::terms::Terms::constraint`]
     /// is pure but allocates; a guard in a loop asks for the same one every trip).
-    constraints: FxHashMap<TermId, std::rc::Rc<Predicate>>,
+    constraints: FxHashMap<TermId, std::sync::Arc<Predicate>>,
     /// Term nodes the witness search and the input scan evaluated on this run (each
     /// evaluation counted at its term's size).
     pub(super) search: u64,
@@ -105,10 +106,10 @@ pub(super) struct Choices {
     /// Each variable's base term compiled alone for the witness search's bisections
     /// ([`super::terms::Terms::compile`] is a function of the term): every search compiled
     /// every variable's term again.
-    compiled: std::cell::RefCell<FxHashMap<TermId, std::rc::Rc<Compiled>>>,
+    compiled: std::cell::RefCell<FxHashMap<TermId, std::sync::Arc<Compiled>>>,
     /// The terms of the last group of variables the witness search compiled together, with
     /// their base terms: a choice's two sides search the same groups.
-    last_group: std::cell::RefCell<Option<(Vec<TermId>, std::rc::Rc<Compiled>)>>,
+    last_group: std::cell::RefCell<Option<(Vec<TermId>, std::sync::Arc<Compiled>)>>,
 }
 
 impl Machine<'_> {
@@ -286,13 +287,13 @@ impl Machine<'_> {
     }
 
     /// [`super::terms::Terms::constraint`] of `p` and its complement, computed once per run.
-    fn constraint(&mut self, p: TermId) -> std::rc::Rc<Predicate> {
+    fn constraint(&mut self, p: TermId) -> std::sync::Arc<Predicate> {
         if let Some(c) = self.choices.constraints.get(&p) {
             return c.clone();
         }
         let constraint = self.src.terms.constraint(p);
         let when_false = complement(&constraint.when_true, constraint.bits);
-        let c = std::rc::Rc::new(Predicate {
+        let c = std::sync::Arc::new(Predicate {
             constraint,
             when_false,
         });
@@ -309,7 +310,8 @@ impl Machine<'_> {
         when_true: &[(u64, u64)],
         yes_first: bool,
     ) -> Option<bool> {
-        let plan = self.cfg.choices.as_ref()?;
+        let cfg = self.cfg.clone();
+        let plan = cfg.choices.as_ref()?;
         let all = vec![(0, top(key.1))];
         let cur = self.choices.store.get(&key).cloned().unwrap_or(all);
         let yes = intersect(&cur, when_true);
@@ -442,7 +444,8 @@ impl Machine<'_> {
     /// loop of an unrolled loop counts `n - (n & 3)` down before the remainder loop reads
     /// `n & 3`) is read with that value.
     pub(super) fn seed_pins(&mut self) {
-        let pins = self.cfg.choices.as_ref().map_or(&[][..], |p| &p.pins[..]);
+        let cfg = self.cfg.clone();
+        let pins = cfg.choices.as_ref().map_or(&[][..], |p| &p.pins[..]);
         let mut keys = Vec::new();
         for (v, x) in pins {
             if let Some(t) = self.expr_term(&v.expr, v.bits) {
@@ -915,7 +918,7 @@ impl Machine<'_> {
         let mut known: Vec<(TermId, u64)> = Vec::with_capacity(leaves.len());
         let mut vals = Vec::new();
         // Each variable's term, compiled once for the bisections of every field it reads.
-        let singles: Vec<std::rc::Rc<Compiled>> = (vars.iter())
+        let singles: Vec<std::sync::Arc<Compiled>> = (vars.iter())
             .map(|((base, _), _)| self.compiled_alone(*base))
             .collect();
         let mut cands: Vec<Vec<u64>> = Vec::with_capacity(leaves.len());
@@ -1023,7 +1026,7 @@ impl Machine<'_> {
         let compiled = match last {
             Some((b, c)) if b == bases => c,
             _ => {
-                let c = std::rc::Rc::new(terms.compile(&bases));
+                let c = std::sync::Arc::new(terms.compile(&bases));
                 *self.choices.last_group.borrow_mut() = Some((bases, c.clone()));
                 c
             }
@@ -1075,11 +1078,11 @@ impl Machine<'_> {
     }
 
     /// `base` compiled alone ([`Choices::compiled`]: once per run).
-    fn compiled_alone(&self, base: TermId) -> std::rc::Rc<Compiled> {
+    fn compiled_alone(&self, base: TermId) -> std::sync::Arc<Compiled> {
         if let Some(c) = self.choices.compiled.borrow().get(&base) {
             return c.clone();
         }
-        let c = std::rc::Rc::new(self.src.terms.compile(&[base]));
+        let c = std::sync::Arc::new(self.src.terms.compile(&[base]));
         self.choices.compiled.borrow_mut().insert(base, c.clone());
         c
     }

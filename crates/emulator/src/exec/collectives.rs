@@ -9,7 +9,7 @@ use crate::{FindingKind, ValueSource};
 use weft_program::{Command, ExecOp, InstId, WARP_SIZE};
 
 /// What the `.sync` collectives recorded, to leave out events that would order nothing new.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Recorded {
     /// Per thread: its non-access commands so far.
     pub(super) synced: Vec<u32>,

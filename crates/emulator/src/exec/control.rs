@@ -256,7 +256,7 @@ impl Machine<'_> {
     /// The registers the instructions between the unknown branch at `pc` and its join name
     /// (operands, memory bases, guards): a superset of those either side can write. Every
     /// register when the region calls a function (whose registers it does not name).
-    fn fork_regs(&mut self, pc: u32) -> std::rc::Rc<[u32]> {
+    fn fork_regs(&mut self, pc: u32) -> std::sync::Arc<[u32]> {
         if let Some(r) = self.fork_regs.get(&pc) {
             return r.clone();
         }
@@ -281,7 +281,7 @@ impl Machine<'_> {
         let list: Vec<u32> = (0..self.nregs as u32)
             .filter(|&r| walked.is_err() || named[r as usize])
             .collect();
-        let result: std::rc::Rc<[u32]> = std::rc::Rc::from(list);
+        let result: std::sync::Arc<[u32]> = std::sync::Arc::from(list);
         self.fork_regs.insert(pc, result.clone());
         result
     }

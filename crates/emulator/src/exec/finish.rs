@@ -109,6 +109,7 @@ impl Machine<'_> {
                 instructions: self.instructions,
                 commands,
                 seconds: 0.0,
+                resumed: self.resumed,
             },
             choices,
             path_values,

@@ -57,7 +57,7 @@ pub(super) struct InputVar {
 }
 
 /// The run's input variables.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Inputs {
     by_address: FxHashMap<(InputAt, u8), u32>,
     pub vars: Vec<InputVar>,

@@ -532,6 +532,12 @@ impl Machine<'_> {
     /// may be allocated).
     pub(super) fn check_memory_for(&mut self, t: usize, pc: u32, more: u64) -> bool {
         let used = self.memory_used().saturating_add(more);
+        // The exploration's checkpoints give their memory to the run that needs it.
+        if let Some(c) = self.checkpoints.as_mut()
+            && used.saturating_add(c.used) > self.cfg.max_memory
+        {
+            c.release();
+        }
         if used > self.cfg.max_memory && !self.stop {
             let why = Why::MemoryBudget {
                 limit: self.cfg.max_memory,

@@ -60,6 +60,12 @@ mod warp_shared;
 mod warpgroup;
 mod written;
 
+/// Bytes of a machine ([`Machine::memory_used`]) whose copy costs about what emulating one
+/// instruction does, with room for checkpoints never used (BENCHMARKS.md): a checkpoint
+/// of `b` bytes is taken only once the run has executed `b / CHECKPOINT_BYTES`
+/// instructions since its last one ([`Machine::checkpoint_at`]).
+const CHECKPOINT_BYTES: u64 = 64;
+
 /// Tracked bytes of an extern dynamic shared array of unknown size.
 const DYNAMIC_CAP: u32 = 256 * 1024;
 
@@ -161,11 +167,13 @@ enum PathStart {
     Exit,
 }
 
+#[derive(Clone)]
 struct Machine<'a> {
     ir: &'a Ir,
-    /// The fast-path table, one entry per instruction (`fast` module).
-    fast: Vec<fast::FastInst>,
-    cfg: &'a Config,
+    /// The fast-path table, one entry per instruction (`fast` module; shared by the
+    /// machine's copies, [`Checkpoint`]).
+    fast: std::sync::Arc<[fast::FastInst]>,
+    cfg: std::sync::Arc<Config>,
     shape: CtaShape,
     n: usize,
     nregs: usize,
@@ -344,7 +352,7 @@ struct Machine<'a> {
     fork_bufs: Vec<(Vec<u64>, Vec<u32>)>,
     /// Per branch on an unknown predicate: the registers its region names (every register
     /// when the region calls a function), which are all a fork can change.
-    fork_regs: FxHashMap<u32, std::rc::Rc<[u32]>>,
+    fork_regs: FxHashMap<u32, std::sync::Arc<[u32]>>,
     /// Set while an instruction that needs no terms computes ([`Machine::terms_for`]);
     /// false otherwise.
     terms_off: bool,
@@ -396,6 +404,207 @@ struct Machine<'a> {
     /// The induction over a loop's trip count, when this run is one of its runs (`induct`
     /// module).
     induct: Option<induct::Induct>,
+    /// The largest count the run found within the CTA-wide instruction budget, and the
+    /// smallest it found over it ([`Machine::over_cta`]): the run is the same under every
+    /// budget from the first up to the second, exclusive ([`Checkpoint::fits`]).
+    cta_within: std::cell::Cell<u64>,
+    cta_over: std::cell::Cell<u64>,
+    /// Where the run keeps copies of itself for later paths of an exploration
+    /// ([`Checkpoints`]); `None` in a run that takes none.
+    checkpoints: Store<'a>,
+    /// The instructions executed before the checkpoint this run resumed from (0 when it
+    /// started from the beginning): [`crate::Stats::resumed`].
+    resumed: u64,
+}
+
+/// The checkpoints a run holds ([`Machine::checkpoints`]); a copy of the machine (a
+/// checkpoint itself) holds none.
+struct Store<'a>(Option<Box<Checkpoints<'a>>>);
+
+impl Clone for Store<'_> {
+    fn clone(&self) -> Self {
+        Store(None)
+    }
+}
+
+impl<'a> std::ops::Deref for Store<'a> {
+    type Target = Option<Box<Checkpoints<'a>>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Store<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+/// Where a scheduler's round stands between two warps' turns: the warp whose turn is next,
+/// and whether a warp of the round ran so far.
+#[derive(Debug, Clone, Copy, Default)]
+struct Turn {
+    warp: usize,
+    progress: bool,
+}
+
+/// A copy of a run's machine between two warps' turns, after its first choices on symbolic
+/// predicates (`docs/semantics.md` §6.5). A run is a function of the kernel, its
+/// configuration and the answers of its choices, so another path of an exploration whose
+/// plan answers those choices the same way, under budgets the copy's run never came near
+/// ([`Checkpoint::fits`]), reaches exactly this machine at this turn: it resumes from the copy
+/// ([`Checkpoints::resume`]) instead of emulating the prefix again.
+pub(crate) struct Checkpoint<'a> {
+    machine: Machine<'a>,
+    turn: Turn,
+    /// The interpreter paths of the run's start ([`run_reordering`]).
+    paths: Paths,
+    /// The answers of the choices made by then.
+    answers: Vec<bool>,
+    /// [`Machine::memory_used`] when it was taken (what the copy holds, about).
+    bytes: u64,
+}
+
+/// An exploration's checkpoints, held by the run of each path in turn: the run resumes from
+/// the one that fits it with the most choices made ([`Checkpoints::resume`]), takes one at
+/// a turn after each new choice from the `next`-th on ([`Machine::checkpoint_at`]) while
+/// all of them fit in `room` bytes, and drops them all once its own memory and theirs
+/// would exceed the memory budget ([`Machine::check_memory_for`]): checkpoints never take
+/// memory a run needs.
+///
+/// Copies cost time whether or not a later path resumes from them (a path flips the choice
+/// the deepest one came after, or an earlier one: CUTLASS example 88's paths each flip a
+/// choice of the prologue, before any turn ends). The exploration's copies, taken and
+/// resumed from, cost at most the instructions resumed past plus those of its longest
+/// finished run (at [`CHECKPOINT_BYTES`] bytes an instruction).
+pub(crate) struct Checkpoints<'a> {
+    from: usize,
+    next: usize,
+    room: u64,
+    /// The bytes of `held`.
+    used: u64,
+    /// The instructions the run had executed at its last checkpoint, or at its start.
+    since: u64,
+    /// The interpreter paths the run started on ([`Checkpoint::paths`]).
+    paths: Paths,
+    held: Vec<Checkpoint<'a>>,
+    /// Instructions the exploration's runs resumed past; the copies' cost, in instructions;
+    /// the most instructions one finished run executed.
+    saved: u64,
+    spent: u64,
+    longest: u64,
+}
+
+impl<'a> Checkpoints<'a> {
+    /// An exploration's store: no checkpoints yet, at most `room` bytes of them.
+    pub(crate) fn new(room: u64) -> Self {
+        Checkpoints {
+            from: usize::MAX,
+            next: usize::MAX,
+            room,
+            used: 0,
+            since: 0,
+            paths: Paths::Fast,
+            held: Vec::new(),
+            saved: 0,
+            spent: 0,
+            longest: 0,
+        }
+    }
+
+    /// Prepares the store for the run of a path whose plan answers `from` choices: it takes
+    /// checkpoints after them (an earlier path's checkpoint holds each earlier prefix, and
+    /// one before any choice saves nothing).
+    pub(crate) fn for_path(&mut self, from: usize) {
+        self.from = from.max(1);
+    }
+
+    /// The checkpoints held.
+    pub(crate) fn held(&self) -> &[Checkpoint<'a>] {
+        &self.held
+    }
+
+    /// Keeps the checkpoints `keep` says (one flag per checkpoint held).
+    pub(crate) fn retain(&mut self, keep: &[bool]) {
+        let mut k = 0;
+        self.held.retain(|_| {
+            k += 1;
+            keep.get(k - 1).copied().unwrap_or(false)
+        });
+        self.used = self.held.iter().map(|c| c.bytes).sum();
+    }
+
+    /// The checkpoint a run with `cfg`, started on `paths`, resumes from: the one with the
+    /// most choices made among those that [`Checkpoint::fits`] it.
+    fn resume(&self, cfg: &Config, paths: Paths) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (k, c) in self.held.iter().enumerate() {
+            if c.fits(cfg, paths)
+                && best.is_none_or(|b| self.held[b].answers.len() < c.answers.len())
+            {
+                best = Some(k);
+            }
+        }
+        best
+    }
+
+    /// Drops every checkpoint and takes no more (the run needs the memory).
+    fn release(&mut self) {
+        self.held = Vec::new();
+        self.used = 0;
+        self.next = usize::MAX;
+    }
+}
+
+impl<'a> Checkpoint<'a> {
+    /// The choices made when it was taken, and their answers.
+    pub(crate) fn answers(&self) -> &[bool] {
+        &self.answers
+    }
+
+    /// The interpreter paths its run started on.
+    pub(crate) fn paths(&self) -> Paths {
+        self.paths
+    }
+
+    /// Whether a run with `cfg`, started on `paths`, reaches this machine at this turn: the
+    /// same configuration but for the choice plan and the CTA-wide budget; a plan that
+    /// answers the choices made so far as they were answered, with the same bound, pins
+    /// and preference; a search budget the run's searches stayed below (a search that
+    /// reached it would have stopped earlier); and a CTA-wide budget on the same side of
+    /// every count the run compared with it.
+    pub(crate) fn fits(&self, cfg: &Config, paths: Paths) -> bool {
+        let was = &*self.machine.cfg;
+        let (Some(old), Some(new)) = (&was.choices, &cfg.choices) else {
+            return false;
+        };
+        let m = self.answers.len();
+        let limit = cfg.cta_limit();
+        let choices = &self.machine.choices;
+        self.paths == paths
+            && old.max_trips == new.max_trips
+            && old.prefer_large == new.prefer_large
+            && old.pins == new.pins
+            && new.answers.get(..m) == Some(&self.answers[..])
+            && !choices.search_exhausted
+            && choices.search < new.search_budget
+            && self.machine.cta_within.get() <= limit
+            && limit < self.machine.cta_over.get()
+            && {
+                let mut same = cfg.clone();
+                same.choices = was.choices.clone();
+                same.cta_limit = was.cta_limit;
+                same == *was
+            }
+    }
+
+    /// A copy of the machine, to resume under `cfg` (which [`Checkpoint::fits`]).
+    fn machine(&self, cfg: &Config) -> Machine<'a> {
+        let mut m = self.machine.clone();
+        m.cfg = std::sync::Arc::new(cfg.clone());
+        m.resumed = m.instructions;
+        m
+    }
 }
 
 /// Which interpreter paths a run uses.
@@ -423,7 +632,16 @@ pub(crate) fn run(
     cfg: &Config,
     paths: Paths,
 ) -> Result<Emulation, Error> {
-    run_reordering(ir, shape, cfg, paths).map(|(emulation, _)| emulation)
+    run_reordering(ir, shape, cfg, paths, None).map(|ran| ran.emulation)
+}
+
+/// What [`run_reordering`] returns.
+pub(crate) struct Ran<'a> {
+    pub(crate) emulation: Emulation,
+    /// When a run with lock-step became reordered, the answers of the choices it had made.
+    pub(crate) reordered_at: Option<Vec<bool>>,
+    /// The checkpoints it was given, with those its runs took.
+    pub(crate) checkpoints: Option<Checkpoints<'a>>,
 }
 
 /// [`run`], also returning, when a run with lock-step became reordered and was repeated
@@ -434,17 +652,56 @@ pub(crate) fn run(
 /// lane ([`Paths::Lanes`]) instead of running its lock-step prefix in vain
 /// (`crate::Lowered`). Either start gives the same emulation: a run with lock-step that
 /// completes is the reference schedule's run.
-pub(crate) fn run_reordering(
-    ir: &Ir,
+///
+/// With `checkpoints`, the first run resumes from the one that fits it, if any (the same
+/// run from there); each run that starts as a later path's would (on its interpreter
+/// paths, every initializer trusted as configured) takes checkpoints of its own. They are
+/// returned.
+pub(crate) fn run_reordering<'a>(
+    ir: &'a Ir,
     shape: CtaShape,
     cfg: &Config,
     paths: Paths,
-) -> Result<(Emulation, Option<Vec<bool>>), Error> {
-    let mut trusted = vec![cfg.initializers; ir.data.vars.len()];
+    checkpoints: Option<Checkpoints<'a>>,
+) -> Result<Ran<'a>, Error> {
+    let initial = vec![cfg.initializers; ir.data.vars.len()];
+    let mut trusted = initial.clone();
     let mut paths = paths;
     let mut reordered_at = None;
+    let mut store = checkpoints;
+    let mut first = true;
     loop {
-        let m = run_once(ir, shape, cfg, trusted.clone(), paths, None)?;
+        let taking = trusted == initial;
+        let run = store.take().map(|mut s| {
+            s.next = if taking { s.from } else { usize::MAX };
+            s.since = 0;
+            s.paths = paths;
+            Box::new(s)
+        });
+        let resumed = match &run {
+            Some(s) if first => s
+                .resume(cfg, paths)
+                .map(|k| (s.held[k].machine(cfg), s.held[k].turn)),
+            _ => None,
+        };
+        first = false;
+        let mut m = match resumed {
+            Some((mut m, turn)) => {
+                m.checkpoints = Store(run.map(|mut s| {
+                    s.since = m.instructions;
+                    s.saved = s.saved.saturating_add(m.instructions);
+                    s.spent = s.spent.saturating_add(m.memory_used() / CHECKPOINT_BYTES);
+                    s
+                }));
+                m.run_from(turn);
+                m
+            }
+            None => run_once(ir, shape, cfg, trusted.clone(), paths, None, run)?,
+        };
+        store = m.checkpoints.take().map(|mut s| {
+            s.longest = s.longest.max(m.instructions);
+            *s
+        });
         if m.reordered {
             // The lock-step order was visible (`warp` module): the reference schedule.
             if reordered_at.is_none() {
@@ -461,7 +718,11 @@ pub(crate) fn run_reordering(
             }
         }
         if !again {
-            return Ok((m.finish()?, reordered_at));
+            return Ok(Ran {
+                emulation: m.finish()?,
+                reordered_at,
+                checkpoints: store,
+            });
         }
     }
 }
@@ -479,7 +740,7 @@ pub(crate) fn run_induct(
     induct: induct::Induct,
 ) -> Result<(Emulation, induct::Induct), Error> {
     let trusted = vec![cfg.initializers; ir.data.vars.len()];
-    let mut m = run_once(ir, shape, cfg, trusted, Paths::Lanes, Some(induct))?;
+    let mut m = run_once(ir, shape, cfg, trusted, Paths::Lanes, Some(induct), None)?;
     let induct = m
         .induct
         .take()
@@ -490,10 +751,11 @@ pub(crate) fn run_induct(
 fn run_once<'a>(
     ir: &'a Ir,
     shape: CtaShape,
-    cfg: &'a Config,
+    cfg: &Config,
     data_trusted: Vec<bool>,
     paths: Paths,
     induct: Option<induct::Induct>,
+    checkpoints: Option<Box<Checkpoints<'a>>>,
 ) -> Result<Machine<'a>, Error> {
     let n = shape.threads() as usize;
     let nregs = ir.reg_names.len();
@@ -549,8 +811,9 @@ fn run_once<'a>(
         fast: match paths {
             Paths::Fast | Paths::Lanes => fast::table(ir),
             Paths::GeneralOnly => fast::general_only(ir),
-        },
-        cfg,
+        }
+        .into(),
+        cfg: std::sync::Arc::new(cfg.clone()),
         shape,
         n,
         nregs,
@@ -673,6 +936,10 @@ fn run_once<'a>(
         shfl_tables: Vec::new(),
         choices: choices::Choices::default(),
         induct,
+        cta_within: std::cell::Cell::new(0),
+        cta_over: std::cell::Cell::new(u64::MAX),
+        checkpoints: Store(checkpoints),
+        resumed: 0,
     };
     // Registers start undefined: unknown (`undef`); `--param` bytes are known.
     for p in &ir.kernel_params {
@@ -690,20 +957,86 @@ fn run_once<'a>(
     }
     m.seed_ranges();
     m.seed_pins();
-    if cfg.warp_sync || m.induct.is_some() {
-        m.run_lockstep();
-    } else {
-        m.run_threads();
-    }
+    m.run_from(Turn::default());
     Ok(m)
 }
 
 impl Machine<'_> {
-    fn run_threads(&mut self) {
+    /// Runs the scheduler from `turn` to the end of the run.
+    fn run_from(&mut self, turn: Turn) {
+        if self.cfg.warp_sync || self.induct.is_some() {
+            self.run_lockstep(turn);
+        } else {
+            self.run_threads(turn);
+        }
+    }
+
+    /// Whether `count` instructions are over the CTA-wide budget (every comparison with
+    /// the budget goes through here: [`Machine::cta_within`]).
+    #[inline]
+    fn over_cta(&self, count: u64) -> bool {
+        let over = count > self.cfg.cta_limit();
+        if over {
+            self.cta_over.set(self.cta_over.get().min(count));
+        } else {
+            self.cta_within.set(self.cta_within.get().max(count));
+        }
+        over
+    }
+
+    /// Takes a checkpoint at `turn` when the run has made the choices the next one waits for
+    /// ([`Checkpoints`]) and executed enough instructions since its last one to be worth
+    /// the copy; once one does not fit in the room left, it takes no more.
+    fn checkpoint_at(&mut self, turn: Turn) {
+        let Some(mut store) = self.checkpoints.take() else {
+            return;
+        };
+        let made = self.choices.trail.len();
+        let bytes = self.memory_used();
+        // Copying the machine costs about what emulating `bytes / CHECKPOINT_BYTES`
+        // instructions does: until the run has executed that many since its last
+        // checkpoint (or its start), the earlier one serves about as well, and the turns
+        // after this one are closer to the next choice.
+        let cost = bytes / CHECKPOINT_BYTES;
+        let worth = self.instructions.saturating_sub(store.since) >= cost
+            && store.spent.saturating_add(cost) <= store.saved.saturating_add(store.longest);
+        if made >= store.next && !self.stop && !self.reordered && worth {
+            store.next = made + 1;
+            if store.used.saturating_add(bytes) <= store.room {
+                store.used += bytes;
+                store.spent = store.spent.saturating_add(cost);
+                store.since = self.instructions;
+                store.held.push(Checkpoint {
+                    machine: self.clone(),
+                    turn,
+                    paths: store.paths,
+                    answers: self.choices.trail.iter().map(|(c, _)| c.answer).collect(),
+                    bytes,
+                });
+            } else {
+                store.next = usize::MAX;
+            }
+        }
+        self.checkpoints = Store(Some(store));
+    }
+
+    /// Whether a checkpoint is due at this turn ([`Machine::checkpoint_at`]).
+    #[inline]
+    fn checkpoint_due(&self) -> bool {
+        self.checkpoints
+            .as_ref()
+            .is_some_and(|s| self.choices.trail.len() >= s.next)
+    }
+
+    fn run_threads(&mut self, from: Turn) {
         let warps = self.n.div_ceil(WARP_SIZE as usize);
+        let mut from = from;
         loop {
-            let mut progress = false;
-            for w in 0..warps {
+            let mut progress = from.progress;
+            for w in from.warp..warps {
+                if self.checkpoint_due() {
+                    self.checkpoint_at(Turn { warp: w, progress });
+                }
                 let lanes = self.warp_lanes(w);
                 // A stop inside a pass with lock-step repeats the whole run lane by lane
                 // (below): a pass that might reach a budget runs lane by lane at once.
@@ -761,6 +1094,7 @@ impl Machine<'_> {
                     peak.lane_steps = peak.lane_steps.max(self.th[t].executed - start);
                 }
             }
+            from = Turn::default();
             // No thread can run: the TMA loads still in flight complete their phases
             // (their bytes arrive as late as possible), which may wake waiters; then a
             // peek whose phase never came answers "not ready".
@@ -770,11 +1104,15 @@ impl Machine<'_> {
         }
     }
 
-    fn run_lockstep(&mut self) {
+    fn run_lockstep(&mut self, from: Turn) {
         let warps = self.n.div_ceil(WARP_SIZE as usize);
+        let mut from = from;
         loop {
-            let mut progress = false;
-            for w in 0..warps {
+            let mut progress = from.progress;
+            for w in from.warp..warps {
+                if self.checkpoint_due() {
+                    self.checkpoint_at(Turn { warp: w, progress });
+                }
                 let lanes = (w * WARP_SIZE as usize)..((w + 1) * WARP_SIZE as usize).min(self.n);
                 loop {
                     let min_pc = lanes
@@ -827,6 +1165,7 @@ impl Machine<'_> {
                     self.retry_activemask(w);
                 }
             }
+            from = Turn::default();
             // No thread can run: the TMA loads still in flight complete their phases
             // (their bytes arrive as late as possible), which may wake waiters; then a
             // peek whose phase never came answers "not ready".
@@ -855,8 +1194,8 @@ impl Machine<'_> {
             self.unverifiable(t, pc, why, None, 0, true);
             return;
         }
-        let cta_limit = self.cfg.cta_limit();
-        if self.instructions > cta_limit {
+        if self.over_cta(self.instructions) {
+            let cta_limit = self.cfg.cta_limit();
             self.unverifiable(
                 t,
                 pc,

@@ -18,6 +18,7 @@ pub(super) const PAGE_BYTES: u64 = (PAGE * (1 + 4)) as u64;
 /// Memory of one page slot (allocated or not).
 pub(super) const SLOT_BYTES: u64 = std::mem::size_of::<Slot>() as u64;
 
+#[derive(Clone)]
 struct Page {
     bytes: [u8; PAGE],
     unk: [u32; PAGE],
@@ -61,6 +62,7 @@ impl Page {
 }
 
 /// One page of the window: its bytes once written, else the source id every byte has.
+#[derive(Clone)]
 struct Slot {
     page: Option<Box<Page>>,
     fill: u32,
@@ -75,6 +77,7 @@ pub(super) enum Unks {
 }
 
 /// A sparse window of `len` bytes.
+#[derive(Clone)]
 pub(super) struct Paged {
     len: usize,
     slots: Vec<Slot>,

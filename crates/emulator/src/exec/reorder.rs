@@ -21,6 +21,7 @@ const PAGE_BYTES: usize = TRACK_PAGE * 4 + 32;
 /// The accesses of a pass are logged first and checked in order when the pass ends (or the
 /// log is full): a pass without a write cannot have a conflict, and its reads are only
 /// dropped (a read-only pass is common: consumers of a buffer).
+#[derive(Clone)]
 pub(super) struct Tracker {
     /// Page number → index in `pages`.
     index: rustc_hash::FxHashMap<usize, usize>,

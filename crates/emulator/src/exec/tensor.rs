@@ -37,7 +37,7 @@ const TMEM_MAX_COLS: u64 = 512;
 /// The tensor-memory allocation protocol of the CTA, counted per warp instruction
 /// (`tcgen05.alloc`, `dealloc` and `relinquish_alloc_permit` are `.sync.aligned`: the
 /// warp allocates once).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct TensorMemory {
     /// Columns allocated and deallocated so far (their difference at the end does not
     /// depend on the interleaving).

@@ -503,7 +503,7 @@ fn children(n: Node) -> [Option<TermId>; 3] {
 }
 
 /// The hash-consed term arena.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Terms {
     nodes: Vec<Node>,
     sizes: Vec<u32>,

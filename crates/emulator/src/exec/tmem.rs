@@ -108,7 +108,7 @@ fn split(taddr: u32) -> (u32, u32) {
 }
 
 /// The tensor-memory accesses in flight, per thread, and the warps' wait completion sets.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Accesses {
     pub(super) threads: Vec<Thread>,
     /// Per (warp, k, st): the completion set of the k-th `tcgen05.wait` of its lanes.

@@ -22,7 +22,7 @@ use crate::ir::{Inst, Opnd, RegId, Sreg};
 pub(super) const LANES: usize = WARP_SIZE as usize;
 use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
-use std::rc::Rc;
+use std::sync::Arc;
 use weft_program::{InstId, WARP_SIZE};
 
 /// Ids with this bit set are *termed*: a source set plus a symbolic term
@@ -38,7 +38,7 @@ pub(super) const TERMED: u32 = 1 << 31;
 #[derive(Clone)]
 struct SetKey {
     hash: u64,
-    set: Rc<[ValueSource]>,
+    set: Arc<[ValueSource]>,
 }
 
 impl std::hash::Hash for SetKey {
@@ -56,9 +56,10 @@ impl PartialEq for SetKey {
 impl Eq for SetKey {}
 
 /// Interned sets of [`ValueSource`]s; id 0 is the empty set (a known value).
+#[derive(Clone)]
 pub(super) struct Sources {
     /// The sets by id, shared with their keys in `index`.
-    sets: Vec<Rc<[ValueSource]>>,
+    sets: Vec<Arc<[ValueSource]>>,
     index: FxHashMap<SetKey, u32>,
     unions: FxHashMap<(u32, u32), u32>,
     /// A direct-mapped cache of [`Self::unions`] (`(a, b, union)`, `a < b`; empty: `a ==
@@ -212,7 +213,7 @@ impl Sources {
 impl Sources {
     pub(super) fn new() -> Self {
         Sources {
-            sets: vec![Rc::from(Vec::new())],
+            sets: vec![Arc::from(Vec::new())],
             index: FxHashMap::default(),
             unions: FxHashMap::default(),
             union_cache: Vec::new(),

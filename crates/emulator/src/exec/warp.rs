@@ -541,8 +541,7 @@ impl Machine<'_> {
             return false;
         }
         let last = 31 - mask.leading_zeros() as usize;
-        let cta_limit = self.cfg.cta_limit();
-        if self.instructions + u64::from(mask.count_ones()) > cta_limit {
+        if self.over_cta(self.instructions + u64::from(mask.count_ones())) {
             return false;
         }
         // The last lane's member mask first: the join completes the collective only if
@@ -629,7 +628,7 @@ impl Machine<'_> {
             return false;
         }
         let count = u64::from(group.count_ones());
-        if self.instructions + count > self.cfg.cta_limit() {
+        if self.over_cta(self.instructions + count) {
             return false;
         }
         let mut ok = true;
@@ -887,8 +886,7 @@ impl Machine<'_> {
                 break;
             };
             if lane_local(inst.op) && self.wg_lane_local(pc) {
-                let cta_limit = self.cfg.cta_limit();
-                if self.instructions + lanes > cta_limit {
+                if self.over_cta(self.instructions + lanes) {
                     break;
                 }
                 // With a step left in every lane's budget, a pure instruction is computed
@@ -1073,15 +1071,13 @@ impl Machine<'_> {
     pub(super) fn near_budget(&self, lanes: std::ops::Range<usize>) -> bool {
         let peak = self.pass_peak;
         let twice = |x: u64, slack: u64| x.saturating_mul(2).saturating_add(slack);
-        let cta_limit = self.cfg.cta_limit();
         let most = lanes.map(|t| self.th[t].executed).max().unwrap_or(0);
         // `push` checks the memory budget every 1024 commands.
         let bytes = twice(peak.commands, 1024).saturating_mul(super::memory::COMMAND_BYTES + 4);
-        self.instructions.saturating_add(twice(
+        self.over_cta(self.instructions.saturating_add(twice(
             peak.instructions,
             2 * u64::from(weft_program::WARP_SIZE),
-        )) > cta_limit
-            || most.saturating_add(twice(peak.lane_steps, 2)) > self.cfg.step_limit
+        ))) || most.saturating_add(twice(peak.lane_steps, 2)) > self.cfg.step_limit
             || self.memory_used().saturating_add(bytes) > self.cfg.max_memory
     }
 }

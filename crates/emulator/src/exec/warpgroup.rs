@@ -68,7 +68,7 @@ pub(super) fn wg_kind(opcode: &str) -> Option<WgKind> {
 }
 
 /// Per-thread `wgmma` state.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Warpgroups {
     /// Per instruction, its kind; empty when the kernel has no `wgmma`.
     pub(super) kinds: Vec<Option<WgKind>>,

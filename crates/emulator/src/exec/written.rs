@@ -12,6 +12,7 @@ const VALUE_CACHE: usize = 1024;
 /// A direct-mapped cache in front of `Machine::value_ids`: each entry holds a value and its
 /// id (id 0, never given out, marks an empty entry). Ids never change once given, so an
 /// entry that holds a value holds the map's id for it.
+#[derive(Clone)]
 pub(super) struct ValueCache(Box<[(u128, u16)]>);
 
 impl ValueCache {

@@ -441,3 +441,53 @@ fn two_workers_check_the_paths_one_worker_checks() {
         assert!(one == two, "fail at {fail_at}");
     }
 }
+
+/// Paths resumed from checkpoints of earlier paths' runs are the paths emulated from their
+/// start, also when the CTA-wide budget the earlier paths left cuts a later path short (a
+/// checkpoint fits only a budget on the same side of every count its run compared with
+/// it), and under the search budget and the bound.
+#[test]
+fn resumed_paths_are_the_paths_emulated_from_the_start() {
+    let src = module(LOOP, ".param .u32 n");
+    let m = ptx_parser::parse(&src).unwrap();
+    for step_limit in [400, 1000, Config::default().step_limit] {
+        let cfg = Config {
+            step_limit,
+            ..Config::default()
+        };
+        let run = |resume: bool| {
+            let mut seen = Vec::new();
+            let mut resumed = 0;
+            let mut x = crate::explore::explore_resuming(
+                &m,
+                "k",
+                &cfg,
+                8,
+                |e| {
+                    seen.push((
+                        e.choices.clone(),
+                        e.program.clone(),
+                        e.unverifiable.clone(),
+                        e.stats.instructions,
+                    ));
+                    resumed += e.stats.resumed;
+                    true
+                },
+                resume,
+            )
+            .unwrap();
+            x.emulation.stats.seconds = 0.0;
+            x.emulation.stats.resumed = 0;
+            (seen, x, resumed)
+        };
+        let (a, b) = (run(false), run(true));
+        assert_eq!(a.2, 0);
+        assert!(a.0 == b.0, "step limit {step_limit}: the paths differ");
+        assert!(
+            a.1 == b.1,
+            "step limit {step_limit}: the explorations differ"
+        );
+        // Paths resumed after the earlier paths' shared trips.
+        assert!(b.2 > 0, "step limit {step_limit}: nothing resumed");
+    }
+}

@@ -248,6 +248,80 @@ fn warp_execution_agrees_with_lanes_on_the_corpus() {
     assert!(warp_path_agrees("corpus/build/manifest.json") > 0);
 }
 
+/// Every entry of a manifest (`path`, relative to the repository) explores alike with
+/// paths resumed from checkpoints of earlier paths' runs and with every path emulated from
+/// its start: the same paths in the same order, each the same emulation, and the same
+/// exploration. Every path is checked as passing, so that every path to the manifest's
+/// bound (`--max-trips`) is explored. Returns the thread-instructions the resumed paths
+/// did not execute again (so that the comparison is not vacuous).
+fn checkpoints_agree(path: &str) -> u64 {
+    let mut resumed = 0;
+    each_kernel(path, |name, module, kernel, args| {
+        let cfg = config_of(args);
+        let max_trips = args
+            .iter()
+            .position(|a| a == "--max-trips")
+            .and_then(|k| args.get(k + 1))
+            .map_or(crate::DEFAULT_MAX_TRIPS, |v| v.parse().expect("a bound"));
+        let run = |resume: bool| {
+            let mut seen = Vec::new();
+            let x = crate::explore::explore_resuming(
+                module,
+                kernel,
+                &cfg,
+                max_trips,
+                |e| {
+                    seen.push(e.clone());
+                    true
+                },
+                resume,
+            );
+            (seen, x)
+        };
+        let (plain, from_start) = run(false);
+        let (seen, resuming) = run(true);
+        let name = format!("{name} ({kernel})");
+        match (from_start, resuming) {
+            (Ok(mut a), Ok(mut b)) => {
+                assert_eq!(plain.len(), seen.len(), "{name}: paths checked");
+                for (k, (p, s)) in plain.iter().zip(&seen).enumerate() {
+                    assert_same(&format!("{name}, path {k}"), p, s);
+                    assert_eq!(p.choices, s.choices, "{name}, path {k}");
+                    assert_eq!(p.witness, s.witness, "{name}, path {k}");
+                    assert_eq!(p.stats.resumed, 0, "{name}, path {k}");
+                    resumed += s.stats.resumed;
+                }
+                for x in [&mut a, &mut b] {
+                    x.emulation.stats.seconds = 0.0;
+                    x.emulation.stats.resumed = 0;
+                }
+                assert_eq!(a, b, "{name}: explorations differ");
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}"),
+            (a, b) => panic!(
+                "{name}: from the start {:?} but resuming {:?}",
+                a.err(),
+                b.err()
+            ),
+        }
+    });
+    resumed
+}
+
+/// Resuming paths from checkpoints changes no exploration of any sample (and resumes some).
+#[test]
+fn checkpoints_change_no_sample_exploration() {
+    assert!(checkpoints_agree("samples/manifest.json") > 0);
+}
+
+/// The same on the real-world corpus (`corpus/build`): run with `cargo test -p emulator --
+/// --ignored` once it is built.
+#[test]
+#[ignore = "needs corpus/build (corpus/build.sh); slow in the test profile"]
+fn checkpoints_change_no_corpus_exploration() {
+    assert!(checkpoints_agree("corpus/build/manifest.json") > 0);
+}
+
 /// Every entry of a manifest (`path`, relative to the repository) records the same programs
 /// with value terms (`Config::value_terms`) as without, also on the first path of the
 /// choices on input-dependent branches: value terms never decide a branch, an address or a

@@ -101,6 +101,7 @@ pub(crate) enum Failure {
 }
 
 /// The induction state of a run.
+#[derive(Clone)]
 pub(crate) struct Induct {
     /// The watched branch and thread.
     pub(crate) pc: u32,

@@ -237,6 +237,12 @@ impl Machine<'_> {
             shfl_tables: _,
             choices,
             induct: _,
+            // Bookkeeping of an exploration's checkpoints (`exec::Checkpoint`), never taken in
+            // an induction's runs.
+            cta_within: _,
+            cta_over: _,
+            checkpoints: _,
+            resumed: _,
         } = self;
         if *stop
             || *trapped
