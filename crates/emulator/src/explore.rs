@@ -589,14 +589,15 @@ fn resume_path<'a>(
 ) -> Result<Emulation, Error> {
     let mut checkpoints = checkpoints;
     if let Some(c) = checkpoints.as_mut() {
-        let keep = useful(c.held(), path.stack);
+        let held: Vec<_> = c.held().iter().map(|c| (c.answers(), c.paths())).collect();
+        let keep = useful(&held, path.stack);
         c.retain(&keep);
     }
     crate::emulate_lowered(lowered, module, kernel, path.cfg, checkpoints)
 }
 
-/// Which of `held` a path may still resume from, when the path of choice stack `stack` is
-/// emulated next. The exploration goes depth first: every later path answers the choices
+/// Which of `held` (each checkpoint's answers and start) a path may still resume from, when
+/// the path of choice stack `stack` is emulated next. The exploration goes depth first: every later path answers the choices
 /// below one of the stack's open ones as the stack does and flips that one, or is a
 /// descendant of this path. A path that flips choice `j` resumes from the deepest
 /// checkpoint that agrees with its plan and was taken with at most `j` choices made (one
@@ -604,23 +605,22 @@ fn resume_path<'a>(
 /// path's own checkpoints or the one it resumes from. So a checkpoint is useful when it
 /// agrees with the stack and is the deepest of its start (`Paths`) below an open choice
 /// or the top one.
-fn useful(held: &[crate::exec::Checkpoint<'_>], stack: &[(bool, bool)]) -> Vec<bool> {
-    let agrees = |c: &crate::exec::Checkpoint<'_>| {
-        let m = c.answers().len();
-        m < stack.len() && c.answers().iter().zip(stack).all(|(&a, &(b, _))| a == b)
+pub(crate) fn useful(held: &[(&[bool], crate::exec::Paths)], stack: &[(bool, bool)]) -> Vec<bool> {
+    let agrees = |answers: &[bool]| {
+        answers.len() < stack.len() && answers.iter().zip(stack).all(|(&a, &(b, _))| a == b)
     };
     held.iter()
-        .map(|c| {
-            if !agrees(c) {
+        .map(|&(answers, paths)| {
+            if !agrees(answers) {
                 return false;
             }
-            let m = c.answers().len();
+            let m = answers.len();
             // The next deeper agreeing checkpoint of the same start serves every choice
             // from its depth on.
             let deeper = held
                 .iter()
-                .filter(|d| d.paths() == c.paths() && agrees(d) && d.answers().len() > m)
-                .map(|d| d.answers().len())
+                .filter(|&&(d, p)| p == paths && agrees(d) && d.len() > m)
+                .map(|(d, _)| d.len())
                 .min()
                 .unwrap_or(stack.len());
             (m..deeper).any(|j| stack[j].1 || j + 1 == stack.len())

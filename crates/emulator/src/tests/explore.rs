@@ -491,3 +491,34 @@ fn resumed_paths_are_the_paths_emulated_from_the_start() {
         assert!(b.2 > 0, "step limit {step_limit}: nothing resumed");
     }
 }
+
+/// The checkpoints the exploration keeps (`explore::useful`): those that agree with the
+/// next path's choice stack and are the deepest of their start below a choice still to
+/// flip, or below the stack's top (the choice the next path flips).
+#[test]
+fn the_exploration_keeps_the_checkpoints_a_later_path_can_resume_from() {
+    use crate::exec::Paths::{Fast, Lanes};
+    // Answers T F T T F; choice 1 is still open, choice 4 (the top) is flipped next.
+    let stack = [
+        (true, false),
+        (false, true),
+        (true, false),
+        (true, false),
+        (false, false),
+    ];
+    let held: [(&[bool], _); 7] = [
+        (&[true], Fast),                           // the deepest below open choice 1
+        (&[true, false], Fast),                    // only closed choices 2 and 3 above it
+        (&[true, false, true, true], Fast),        // the deepest below the top
+        (&[true, true], Fast),                     // disagrees at choice 1
+        (&[true, false, true, true, false], Fast), // as deep as the stack
+        (&[true, false, true], Lanes),             // the deepest of its start
+        (&[], Lanes),                              // its start's deepest below open choice 1
+    ];
+    assert_eq!(
+        crate::explore::useful(&held, &stack),
+        [true, false, true, false, false, true, true]
+    );
+    // Without the deepest one below the top, the one below it serves the top.
+    assert_eq!(crate::explore::useful(&held[..2], &stack), [true, true]);
+}
