@@ -679,18 +679,19 @@ pub(crate) fn run_reordering<'a>(
             Box::new(s)
         });
         let resumed = match &run {
-            Some(s) if first => s
-                .resume(cfg, paths)
-                .map(|k| (s.held[k].machine(cfg), s.held[k].turn)),
+            Some(s) if first => s.resume(cfg, paths).map(|k| {
+                let c = &s.held[k];
+                (c.machine(cfg), c.turn, c.bytes)
+            }),
             _ => None,
         };
         first = false;
         let mut m = match resumed {
-            Some((mut m, turn)) => {
+            Some((mut m, turn, bytes)) => {
                 m.checkpoints = Store(run.map(|mut s| {
                     s.since = m.instructions;
                     s.saved = s.saved.saturating_add(m.instructions);
-                    s.spent = s.spent.saturating_add(m.memory_used() / CHECKPOINT_BYTES);
+                    s.spent = s.spent.saturating_add(bytes / CHECKPOINT_BYTES);
                     s
                 }));
                 m.run_from(turn);
