@@ -425,6 +425,11 @@ impl Machine<'_> {
         let th = &mut self.th[t];
         th.pc = pc;
         th.executed = executed;
+        // Only the lane itself moves in a lane-local step or a branch: what `lockstep`
+        // noted about the other lanes still holds ([`super::warp::Solo`]).
+        if !self.moves_only_itself(pc) {
+            self.solo.forget();
+        }
         self.step_slow(t);
     }
 

@@ -382,6 +382,9 @@ struct Machine<'a> {
     pass_lockstep: bool,
     cursor: usize,
     track: reorder::Tracker,
+    /// The lanes a lane running alone could form a lock-step group with
+    /// ([`warp::Solo`]).
+    solo: warp::Solo,
     /// Whether the kernel has an `activemask` (else no lane can wait at one).
     has_activemask: bool,
     /// Whether a lock-step group ever ran in this run.
@@ -928,6 +931,7 @@ fn run_once<'a>(
         pass_lockstep: false,
         cursor: 0,
         track: reorder::Tracker::new(),
+        solo: warp::Solo::default(),
         has_activemask: ir.insts.iter().any(|i| i.op == Op::Activemask),
         lockstep_used: false,
         reordered: false,
@@ -1042,6 +1046,7 @@ impl Machine<'_> {
                 // A stop inside a pass with lock-step repeats the whole run lane by lane
                 // (below): a pass that might reach a budget runs lane by lane at once.
                 let group = self.warps && !self.near_budget(lanes.clone());
+                self.solo.forget();
                 if group {
                     self.begin_pass();
                 }

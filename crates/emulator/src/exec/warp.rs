@@ -98,6 +98,44 @@ pub(super) fn lane_local(op: Op) -> bool {
         )
 }
 
+/// What [`Machine::lockstep`] found when lane `cursor` had no other lane of its warp to
+/// execute with: the PC of each later lane of the warp that could run (`u32::MAX` for the
+/// others). While the cursor runs alone, only its own steps move anything, and a step that
+/// is lane-local or a branch moves no other lane (`Machine::moves_only_itself`): until
+/// another kind of step, the cursor can join a group only at one of these PCs, and
+/// `lockstep` answers [`Group::Nothing`] elsewhere without looking at the lanes. A lane
+/// running alone after its warp diverged (a Triton kernel's lanes past a loop's exit, each
+/// through the general interpreter) otherwise scanned its warp before every step. Skipping
+/// a group changes nothing but speed in any case: a group computes what its lanes compute
+/// one by one.
+#[derive(Debug, Clone)]
+pub(super) struct Solo {
+    cursor: usize,
+    pcs: [u32; LANES],
+}
+
+impl Default for Solo {
+    fn default() -> Self {
+        Solo {
+            cursor: usize::MAX,
+            pcs: [u32::MAX; LANES],
+        }
+    }
+}
+
+impl Solo {
+    /// Forgets what was noted: another lane may have moved.
+    pub(super) fn forget(&mut self) {
+        self.cursor = usize::MAX;
+    }
+
+    /// Whether lane `cursor`, at `pc`, is known to have no lane to form a group with.
+    #[inline(always)]
+    fn alone(&self, cursor: usize, pc: u32) -> bool {
+        self.cursor == cursor && !self.pcs.contains(&pc)
+    }
+}
+
 /// Whether `op` is a warp collective whose lanes a group meets in one step
 /// ([`Machine::collective_in_step`], [`Machine::collective_join`]): not `activemask`, which
 /// waits for no one.
@@ -811,6 +849,9 @@ impl Machine<'_> {
         let wb = w * LANES;
         let end = self.warp_lanes(w).end;
         let mut pc = self.th[c].pc;
+        if self.solo.alone(c, pc) {
+            return Group::Nothing;
+        }
         // Only an instruction the group can execute together starts one.
         let startable = self
             .fast
@@ -825,14 +866,22 @@ impl Machine<'_> {
             return Group::Nothing;
         }
         let mut group = 0u32;
+        let mut pcs = [u32::MAX; LANES];
         for t in c..end {
-            if self.th[t].state == State::Run && self.th[t].pc == pc {
-                group |= 1 << (t - wb);
+            if self.th[t].state == State::Run {
+                pcs[t - wb] = self.th[t].pc;
+                if self.th[t].pc == pc {
+                    group |= 1 << (t - wb);
+                }
             }
         }
         if group.count_ones() < 2 {
+            pcs[c - wb] = u32::MAX;
+            self.solo = Solo { cursor: c, pcs };
             return Group::Nothing;
         }
+        // The group's lanes move.
+        self.solo.forget();
         let lanes = u64::from(group.count_ones());
         let last = wb + 31 - group.leading_zeros() as usize;
         // Lanes between `c` and the group's last lane that run elsewhere would run in
@@ -932,6 +981,16 @@ impl Machine<'_> {
         } else {
             Group::Nothing
         }
+    }
+
+    /// Whether the step of a thread at `pc` can move no other thread (change no other
+    /// thread's PC or state): a lane-local instruction ([`lane_local`], no `wgmma`) or a
+    /// branch. ([`Solo`].)
+    pub(super) fn moves_only_itself(&self, pc: u32) -> bool {
+        self.ir
+            .insts
+            .get(pc as usize)
+            .is_some_and(|i| i.op == Op::Bra || (lane_local(i.op) && self.wg_lane_local(pc)))
     }
 
     /// Whether the instruction at `pc` is not a `wgmma` instruction (those have warpgroup

@@ -227,6 +227,7 @@ impl Machine<'_> {
             pass_lockstep,
             cursor: _,
             track: _,
+            solo: _,
             has_activemask: _,
             lockstep_used,
             reordered,
