@@ -127,7 +127,7 @@ fn by_instruction(s: &ValueSource) -> Option<usize> {
 }
 
 /// [`Sources::union_cache`]'s entries.
-const UNION_CACHE: usize = 1 << 10;
+const UNION_CACHE: usize = 1 << 14;
 
 /// Terms with ids below this are found in [`Sources::termed_dense`] (node indices; an
 /// atom's id has its high bits set).
