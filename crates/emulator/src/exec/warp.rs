@@ -866,17 +866,18 @@ impl Machine<'_> {
             return Group::Nothing;
         }
         let mut group = 0u32;
-        let mut pcs = [u32::MAX; LANES];
         for t in c..end {
-            if self.th[t].state == State::Run {
-                pcs[t - wb] = self.th[t].pc;
-                if self.th[t].pc == pc {
-                    group |= 1 << (t - wb);
-                }
+            if self.th[t].state == State::Run && self.th[t].pc == pc {
+                group |= 1 << (t - wb);
             }
         }
         if group.count_ones() < 2 {
-            pcs[c - wb] = u32::MAX;
+            let mut pcs = [u32::MAX; LANES];
+            for t in c + 1..end {
+                if self.th[t].state == State::Run {
+                    pcs[t - wb] = self.th[t].pc;
+                }
+            }
             self.solo = Solo { cursor: c, pcs };
             return Group::Nothing;
         }
