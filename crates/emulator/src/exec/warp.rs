@@ -79,7 +79,7 @@ pub(super) enum Group {
 /// instructions a group executes lane by lane inside its lock-step. Tensor-core results
 /// (`mma.sync`: unknown registers) and `ldmatrix`/`stmatrix` (each lane's own row) are;
 /// `wgmma` instructions, which order warpgroups, are excluded by the caller
-/// (`Machine::wg_lane_local`). An asynchronous copy is not: its record's index is global.
+/// (`Machine::lane_local_at`). An asynchronous copy is not: its record's index is global.
 pub(super) fn lane_local(op: Op) -> bool {
     op.computes()
         || matches!(
@@ -858,7 +858,7 @@ impl Machine<'_> {
             .get(pc as usize)
             .is_some_and(|f| !matches!(f.op, FastOp::Slow))
             || self.ir.insts.get(pc as usize).is_some_and(|i| {
-                (lane_local(i.op) && self.wg_lane_local(pc))
+                self.lane_local_at(pc, i.op)
                     || matches!(i.op, Op::Bar(_) | Op::WarpSync)
                     || meets_in_warp(i.op)
             });
@@ -935,7 +935,7 @@ impl Machine<'_> {
             let Some(&inst) = self.ir.insts.get(pc as usize) else {
                 break;
             };
-            if lane_local(inst.op) && self.wg_lane_local(pc) {
+            if self.lane_local_at(pc, inst.op) {
                 if self.over_cta(self.instructions + lanes) {
                     break;
                 }
@@ -985,13 +985,13 @@ impl Machine<'_> {
     }
 
     /// Whether the step of a thread at `pc` can move no other thread (change no other
-    /// thread's PC or state): a lane-local instruction ([`lane_local`], no `wgmma`) or a
-    /// branch. ([`Solo`].)
+    /// thread's PC or state): an instruction a group executes lane by lane
+    /// ([`Machine::lane_local_at`]) or a branch. ([`Solo`].)
     pub(super) fn moves_only_itself(&self, pc: u32) -> bool {
         self.ir
             .insts
             .get(pc as usize)
-            .is_some_and(|i| i.op == Op::Bra || (lane_local(i.op) && self.wg_lane_local(pc)))
+            .is_some_and(|i| i.op == Op::Bra || self.lane_local_at(pc, i.op))
     }
 
     /// Whether the instruction at `pc` is not a `wgmma` instruction (those have warpgroup
@@ -1000,14 +1000,17 @@ impl Machine<'_> {
         self.wg.kinds.get(pc as usize).is_none_or(Option::is_none)
     }
 
-    /// Whether the warpgroup part of the instruction at `pc` is lane-local: none, or the
-    /// count of an `.aligned` instruction other than `wgmma` (`WgKind::Warp`: a list per
-    /// thread, checked once every thread has exited).
-    fn wg_lane_local(&self, pc: u32) -> bool {
-        self.wg
-            .kinds
-            .get(pc as usize)
-            .is_none_or(|k| matches!(k, None | Some(WgKind::Warp)))
+    /// Whether a group executes the instruction `op` at `pc` lane by lane inside its
+    /// lock-step: `op` is [`lane_local`], and the instruction's warpgroup part is lane-local
+    /// too: none, or the count of an `.aligned` instruction other than `wgmma`
+    /// (`WgKind::Warp`: a list per thread, checked once every thread has exited).
+    fn lane_local_at(&self, pc: u32, op: Op) -> bool {
+        lane_local(op)
+            && self
+                .wg
+                .kinds
+                .get(pc as usize)
+                .is_none_or(|k| matches!(k, None | Some(WgKind::Warp)))
     }
 
     /// Whether a lane of warp `w` waits at an `activemask`.
