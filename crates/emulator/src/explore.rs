@@ -599,12 +599,12 @@ fn resume_path<'a>(
 /// Which of `held` (each checkpoint's answers and start) a path may still resume from, when
 /// the path of choice stack `stack` is emulated next. The exploration goes depth first:
 /// every later path answers the choices below one of the stack's open ones as the stack
-/// does and flips that one, or is a descendant of this path. A path that flips choice `j` resumes from the deepest
-/// checkpoint that agrees with its plan and was taken with at most `j` choices made (one
-/// with choice `j` made answers it the other way); this path's descendants, from this
-/// path's own checkpoints or the one it resumes from. So a checkpoint is useful when it
-/// agrees with the stack and is the deepest of its start (`Paths`) below an open choice
-/// or the top one.
+/// does and flips that one, or is a descendant of this path. A path that flips choice `j`
+/// resumes from the deepest checkpoint that agrees with its plan and was taken with at most
+/// `j` choices made (one with choice `j` made answers it the other way); this path's
+/// descendants, from this path's own checkpoints or the one it resumes from. So a
+/// checkpoint is useful when it agrees with the stack and is the deepest of its start
+/// (`Paths`) below an open choice or the top one.
 pub(crate) fn useful(held: &[(&[bool], crate::exec::Paths)], stack: &[(bool, bool)]) -> Vec<bool> {
     let agrees = |answers: &[bool]| {
         answers.len() < stack.len() && answers.iter().zip(stack).all(|(&a, &(b, _))| a == b)
