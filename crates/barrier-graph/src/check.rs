@@ -528,13 +528,16 @@ pub(crate) fn check_recycling(
     // failure, the lane takes the block's outcome without walking it.
     let ws = (program.warp_size() as usize).max(1);
     let models = ws <= 64 && !reference();
-    let check = |first: usize, chunk: &[Vec<Registration>]| -> Groups {
+    let regs = &replay.registrations;
+    // Threads `first..end`.
+    let check = |first: usize, end: usize| -> Groups {
         let mut failures = Groups::default();
         let mut cache = Unordered::new();
         let mut verdicts: Vec<Verdict> = Vec::with_capacity(BLOCK);
+        let chunk: Vec<&[Registration]> = (first..end).map(|t| regs.of(t)).collect();
         for (w, warp) in chunk.chunks(ws).enumerate() {
             let mut lasts: Vec<Option<DynamicBarrierId>> = vec![None; warp.len()];
-            let longest = warp.iter().map(Vec::len).max().unwrap_or(0);
+            let longest = warp.iter().map(|r| r.len()).max().unwrap_or(0);
             let warp_first = first + w * ws;
             for start in (0..longest).step_by(BLOCK) {
                 let end = (start + BLOCK).min(longest);
@@ -624,15 +627,14 @@ pub(crate) fn check_recycling(
         }
         failures
     };
-    let regs = &replay.registrations;
+    let n = regs.len();
     let mut failures = if crate::parallel(replay) {
-        let mid = regs.len() / 2 / ws * ws;
-        let (mut failures, more) =
-            rayon::join(|| check(0, &regs[..mid]), || check(mid, &regs[mid..]));
+        let mid = n / 2 / ws * ws;
+        let (mut failures, more) = rayon::join(|| check(0, mid), || check(mid, n));
         failures.merge(more);
         failures
     } else {
-        check(0, regs)
+        check(0, n)
     };
     let mut cache = Unordered::new();
     for &(n, t) in &replay.uncounted {

@@ -125,7 +125,7 @@ pub(crate) fn step(
             }
         };
     }
-    let regs = &mut out.registrations[thread.index()];
+    let regs = out.registrations.list_mut(thread.index());
     let bop = if op == ExecOp::Sync {
         BarrierOp::Sync
     } else {
@@ -162,7 +162,7 @@ fn complete(out: &mut Trace, event: u32, woken: &mut Vec<ThreadId>) {
     let arrived = out.exec.arrived.remove(&event).unwrap_or_default();
     let mut participants = Vec::with_capacity(arrived.len());
     for (p, r) in arrived {
-        if let Some(reg) = out.registrations[p.thread.index()].get_mut(r) {
+        if let Some(reg) = out.registrations.list_mut(p.thread.index()).get_mut(r) {
             reg.set_node(id);
         }
         participants.push(p);
@@ -182,7 +182,9 @@ fn complete(out: &mut Trace, event: u32, woken: &mut Vec<ThreadId>) {
     out.exec.waiting = still;
     for (cmd, _) in ready {
         // A `Sync` lane is a participant: its registration is the node's already.
-        let is_sync = out.registrations[cmd.0.index()]
+        let is_sync = out
+            .registrations
+            .of(cmd.0.index())
             .last()
             .is_some_and(|r| r.command == cmd.1 && r.key == NodeKey::Exec(event));
         if !is_sync {
@@ -195,7 +197,7 @@ fn complete(out: &mut Trace, event: u32, woken: &mut Vec<ThreadId>) {
 /// A `Wait` returned after event `event` (node `node`) completed.
 fn observe(out: &mut Trace, cmd: Cmd, event: u32, node: DynamicBarrierId) {
     let (t, i) = cmd;
-    let regs = &mut out.registrations[t.index()];
+    let regs = out.registrations.of(t.index());
     let last = regs
         .iter()
         .rev()
@@ -221,7 +223,9 @@ fn observe(out: &mut Trace, cmd: Cmd, event: u32, node: DynamicBarrierId) {
             w
         }
     };
-    regs.push(Registration::new(i, NodeKey::Exec(event), 0, BarrierOp::Sync).with_node(at));
+    out.registrations
+        .list_mut(t.index())
+        .push(Registration::new(i, NodeKey::Exec(event), 0, BarrierOp::Sync).with_node(at));
 }
 
 /// The replay ended with threads blocked at execution events that never completed. The

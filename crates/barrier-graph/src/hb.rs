@@ -36,7 +36,7 @@
 
 use weft_program::{BarrierKey, Program, ThreadId};
 
-use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
+use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration, Registrations};
 
 /// Sentinel of [`HappensBefore::prev_blocking`]'s dense table: no blocking node yet.
 const NO_NODE: u32 = 0;
@@ -314,10 +314,10 @@ impl Preds {
 /// graph edges, its chain of blocking nodes, most of its recycling checks) is then the
 /// thread before's: one comparison per registration here instead of the work in each of
 /// those passes.
-pub(crate) fn repeats(registrations: &[Vec<Registration>]) -> Vec<bool> {
+pub(crate) fn repeats(registrations: &Registrations) -> Vec<bool> {
     let mut out = Vec::with_capacity(registrations.len());
     let mut before: Option<&[Registration]> = None;
-    for regs in registrations {
+    for regs in registrations.iter() {
         out.push(before.is_some_and(|b| same_registrations(b, regs)));
         before = Some(regs);
     }
@@ -326,6 +326,10 @@ pub(crate) fn repeats(registrations: &[Vec<Registration>]) -> Vec<bool> {
 
 /// `a == b`, the cheapest fields first and without a branch per field.
 fn same_registrations(a: &[Registration], b: &[Registration]) -> bool {
+    // One list that two threads share ([`Registrations`]) is not compared with itself.
+    if std::ptr::eq(a, b) {
+        return true;
+    }
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
             (x.command == y.command)
@@ -344,7 +348,7 @@ fn same_registrations(a: &[Registration], b: &[Registration]) -> bool {
 /// whose registrations are the thread before's adds the same edges again: it is skipped).
 pub(crate) fn edges(
     nodes: &[DynamicBarrier],
-    registrations: &[Vec<Registration>],
+    registrations: &Registrations,
     same: &[bool],
     memory: bool,
     extra: &[&[(DynamicBarrierId, DynamicBarrierId)]],
@@ -430,7 +434,7 @@ impl Chains {
     /// `same`: [`repeats`] of the registrations.
     pub(crate) fn build(
         program: &Program,
-        registrations: &[Vec<Registration>],
+        registrations: &Registrations,
         same: &[bool],
         memory: bool,
     ) -> Self {

@@ -80,6 +80,7 @@ mod check;
 mod exec;
 mod hb;
 mod mbarrier;
+mod registrations;
 mod replay;
 mod report;
 mod trace;
@@ -90,6 +91,7 @@ use std::time::Instant;
 use weft_program::{BarrierKey, BarrierOp, Participant, Program, ThreadId};
 
 pub use hb::HappensBefore;
+pub use registrations::Registrations;
 pub use report::{
     BlockedGeneration, CommandRef, SyncViolation, ThreadRange, ThreadState, ViolationKind,
     describe_threads,
@@ -283,7 +285,7 @@ pub struct BarrierGraph {
     /// Edges `from -> to` (`from < to`), deduplicated, sorted by `to`.
     pub edges: Vec<(DynamicBarrierId, DynamicBarrierId)>,
     /// Per thread, its registrations in program order (the generation of each sync command).
-    pub registrations: Vec<Vec<Registration>>,
+    pub registrations: Registrations,
 }
 
 impl BarrierGraph {
@@ -507,7 +509,7 @@ pub fn analyze(program: &Program) -> Analysis {
 /// two ([`two_threads`]).
 pub(crate) fn parallel(replay: &trace::Trace) -> bool {
     const MIN_REGISTRATIONS: usize = 1 << 16;
-    let total: usize = replay.registrations.iter().map(Vec::len).sum();
+    let total = replay.registrations.total();
     total >= MIN_REGISTRATIONS && two_threads()
 }
 

@@ -225,7 +225,7 @@ fn count(out: &mut Trace, _program: &Program, cmd: Cmd, op: MbarrierOp, addr: u3
     };
     let object = &mut out.mbarriers.objects[o];
     let k = object.phases.len() - 1;
-    let regs = &mut out.registrations[cmd.0.index()];
+    let regs = out.registrations.list_mut(cmd.0.index());
     regs.push(Registration::new(
         cmd.1,
         NodeKey::MbarrierPhase(addr),
@@ -256,7 +256,7 @@ fn complete(
     phase.node = Some(id);
     let mut participants = Vec::with_capacity(phase.counted.len());
     for &((t, i), _, r) in &phase.counted {
-        out.registrations[t.index()][r].set_node(id);
+        out.registrations.list_mut(t.index())[r].set_node(id);
         participants.push(Participant {
             thread: t,
             command: i,
@@ -303,7 +303,7 @@ fn observe(out: &mut Trace, program: &Program, cmd: Cmd, object: usize, observed
     phase.observers.push(cmd);
     let Some(m) = phase.node else { return };
     let (t, i) = cmd;
-    let regs = &mut out.registrations[t.index()];
+    let regs = out.registrations.of(t.index());
     let last = regs
         .iter()
         .rev()
@@ -329,7 +329,7 @@ fn observe(out: &mut Trace, program: &Program, cmd: Cmd, object: usize, observed
             w
         }
     };
-    regs.push(
+    out.registrations.list_mut(t.index()).push(
         Registration::new(i, NodeKey::MbarrierPhase(addr), k as u32, BarrierOp::Sync)
             .with_node(node),
     );

@@ -19,7 +19,7 @@ use crate::report::{
     group_threads, inst_at, join,
 };
 use crate::trace::Trace;
-use crate::{DynamicBarrier, DynamicBarrierId, Registration};
+use crate::{DynamicBarrier, DynamicBarrierId, Registration, Registrations};
 
 /// The registration a batch of lanes makes ([`Replayer::register_followers`]).
 #[derive(Debug, Clone, Copy)]
@@ -116,13 +116,16 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
         file: BarrierFile::new(cta, warp_size),
         out: Trace {
             nodes: Vec::new(),
-            registrations: lists
-                .class
-                .iter()
-                // Capacity for every barrier and mbarrier command: the registrations of a
-                // thread are pushed one by one, growing would copy them again.
-                .map(|&k| Vec::with_capacity(lists.lists[k as usize].len()))
-                .collect(),
+            // Capacity for every barrier and mbarrier command: the registrations of a thread
+            // are pushed one by one, growing would copy them again.
+            registrations: {
+                let capacity = |t: usize| lists.lists[lists.class[t] as usize].len();
+                if batching {
+                    Registrations::sharing(n, warp_size, capacity)
+                } else {
+                    Registrations::own(n, capacity)
+                }
+            },
             exit_index: vec![None; n],
             uncounted: Vec::new(),
             violations: Vec::new(),
@@ -161,6 +164,7 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
     } else {
         r.finish();
     }
+    r.out.registrations.settle();
     if r.deferred {
         arrive_nodes(&mut r.out);
     }
@@ -176,7 +180,9 @@ fn replay_with(program: &Program, batching: bool) -> Trace {
 /// execution-event waits ask for the last blocking registration's).
 fn arrive_nodes(out: &mut Trace) {
     let gens = crate::trace::Generations::of(&out.nodes);
-    for regs in &mut out.registrations {
+    // A list shared by several threads is changed once, and the same way for each: the
+    // node is a function of the registration.
+    for regs in out.registrations.lists_mut() {
         for r in regs.iter_mut() {
             if r.op.blocks() || r.node().is_some() {
                 continue;
@@ -677,16 +683,11 @@ impl Replayer<'_> {
         if let Some(id) = early {
             proto.set_gather(id);
         }
+        self.out.registrations.push_lanes(w as usize, proto, &lanes);
         // Local slices: nothing the loop writes moves them.
-        let registrations = &mut self.out.registrations[..];
         let cursors = &mut self.cursors[..];
         let queue = &mut self.queue;
         for p in &lanes {
-            registrations[p.thread.index()].push(Registration {
-                command: p.command,
-                op: p.op,
-                ..proto
-            });
             let cursor = &mut cursors[p.thread.index()];
             if p.op.blocks() {
                 *cursor = Cursor::Blocked {
@@ -741,7 +742,7 @@ impl Replayer<'_> {
         }
         let id = DynamicBarrierId(self.out.nodes.len() as u32);
         for p in &lanes {
-            if let Some(r) = self.out.registrations[p.thread.index()].last_mut() {
+            if let Some(r) = self.out.registrations.list_mut(p.thread.index()).last_mut() {
                 r.set_gather(id);
             }
         }
@@ -789,20 +790,19 @@ impl Replayer<'_> {
         let batching = self.batching;
         let stamp = &mut self.stamp[..];
         let warp_stamp = &mut self.warp_stamp[..];
-        let registrations = &mut self.out.registrations[..];
+        let registrations = &mut self.out.registrations;
         let cursors = &mut self.cursors[..];
         let queue = &mut self.queue;
         let mut deferred = false;
         for p in &c.participants {
             let t = p.thread.index();
+            // The lanes of a warp register together: divide only where the warp changes.
+            if !range.contains(&p.thread.0) {
+                warp = p.thread.0 / ws;
+                range = warp * ws..(warp + 1) * ws;
+            }
             if stamp[t] != mark {
                 stamp[t] = mark;
-                // The lanes of a warp register together: divide only where the warp
-                // changes.
-                if !range.contains(&p.thread.0) {
-                    warp = p.thread.0 / ws;
-                    range = warp * ws..(warp + 1) * ws;
-                }
                 if let Some(s) = warp_stamp.get_mut(warp as usize) {
                     if s.0 != mark {
                         *s = (mark, 0);
@@ -817,7 +817,7 @@ impl Replayer<'_> {
             if batching && !p.op.blocks() {
                 deferred = true;
             } else {
-                let regs = &mut registrations[t];
+                let regs = registrations.completing(warp as usize, t);
                 // The registration is almost always the thread's last (or nearly): look
                 // there first, a binary search over a long history misses the cache every
                 // step.

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 use weft_program::{BarrierKey, InstId, MbarrierFile, MbarrierOp, ThreadId};
 
 use crate::report::{SyncViolation, ViolationKind};
-use crate::{DynamicBarrier, DynamicBarrierId, Registration};
+use crate::{DynamicBarrier, DynamicBarrierId, Registrations};
 
 /// What a replay produced: the completed generations and mbarrier phases, each thread's
 /// registrations, and the violations found on the way.
@@ -14,7 +14,7 @@ pub(crate) struct Trace {
     /// Completed generations, in completion order (a topological order of the graph).
     pub nodes: Vec<DynamicBarrier>,
     /// Per thread, its registrations in program order.
-    pub registrations: Vec<Vec<Registration>>,
+    pub registrations: Registrations,
     /// Per thread, the index of its exit (the program length when it ended as exited
     /// without an exit command), if it exited.
     pub exit_index: Vec<Option<u32>>,
