@@ -56,7 +56,7 @@ pub(crate) fn lost_signals(
         let NodeKey::Barrier(key @ BarrierKey::Named(_)) = node.key else {
             continue;
         };
-        if node.gather || node.participants.iter().any(|p| p.op.blocks()) {
+        if node.gather || node.participants.any_blocks() {
             continue;
         }
         let k = node.generation;
@@ -64,7 +64,7 @@ pub(crate) fn lost_signals(
             continue;
         }
         let mut commands: Vec<CommandRef> = Vec::new();
-        for p in &node.participants {
+        for p in node.participants.iter() {
             let inst = inst_at(program, p.thread, p.command);
             if !commands.iter().any(|c| c.inst == inst) {
                 commands.push(CommandRef {
@@ -395,7 +395,7 @@ fn all_reach(
 
 /// The first blocking participant (sync, red, warp sync) of a node, if any.
 fn first_waiter(node: &DynamicBarrier) -> Option<Participant> {
-    node.participants.iter().find(|p| p.op.blocks()).copied()
+    node.participants.iter().find(|p| p.op.blocks())
 }
 
 /// Registrations of one lane [`check_recycling`] walks in a block (see there).

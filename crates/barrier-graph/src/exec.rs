@@ -37,7 +37,7 @@ use weft_program::{BarrierOp, CommandView, ExecOp, InstId, Participant, Program,
 
 use crate::report::{SyncViolation, ViolationKind, group_threads, inst_at, join};
 use crate::trace::{Cmd, Trace};
-use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
+use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Participants, Registration};
 
 /// A thread blocked at an event: `(command, event)`.
 type Blocked = (Cmd, u32);
@@ -171,7 +171,7 @@ fn complete(out: &mut Trace, event: u32, woken: &mut Vec<ThreadId>) {
         key: NodeKey::Exec(event),
         generation: 0,
         expected: participants.len() as u32,
-        participants,
+        participants: Participants::of(&participants),
         exited: Vec::new(),
         gather: false,
     });
@@ -211,11 +211,11 @@ fn observe(out: &mut Trace, cmd: Cmd, event: u32, node: DynamicBarrierId) {
                 key: NodeKey::ExecWait(event),
                 generation: 0,
                 expected: 0,
-                participants: vec![Participant {
+                participants: Participants::of(&[Participant {
                     thread: t,
                     command: i,
                     op: BarrierOp::Sync,
-                }],
+                }]),
                 exited: Vec::new(),
                 gather: false,
             });

@@ -531,7 +531,7 @@ impl HappensBefore {
         let unread = |node: &DynamicBarrier| {
             !node.gather
                 && matches!(node.key, NodeKey::Barrier(BarrierKey::Named(_)))
-                && !node.participants.iter().any(|p| p.op.blocks())
+                && !node.participants.any_blocks()
         };
         // The warp of a node whose threads (participants and counted exits) are all lanes
         // of one warp: a warp gather, a `bar.warp.sync` generation, a one-warp named
@@ -645,7 +645,7 @@ impl HappensBefore {
                     }
                 }
                 let seg = &mut lanes[off..];
-                for p in &node.participants {
+                for p in node.participants.iter() {
                     let x = &mut seg[p.thread.index() - first];
                     *x = (*x).max(p.command.saturating_add(1));
                 }
@@ -696,7 +696,7 @@ impl HappensBefore {
                     }
                 }
             }
-            for p in &node.participants {
+            for p in node.participants.iter() {
                 if let Some(x) = row.get_mut(p.thread.index()) {
                     *x = (*x).max(p.command.saturating_add(1));
                 }

@@ -80,6 +80,7 @@ mod check;
 mod exec;
 mod hb;
 mod mbarrier;
+mod participants;
 mod registrations;
 mod replay;
 mod report;
@@ -88,9 +89,10 @@ mod trace;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use weft_program::{BarrierKey, BarrierOp, Participant, Program, ThreadId};
+use weft_program::{BarrierKey, BarrierOp, Program, ThreadId};
 
 pub use hb::HappensBefore;
+pub use participants::Participants;
 pub use registrations::Registrations;
 pub use report::{
     BlockedGeneration, CommandRef, SyncViolation, ThreadRange, ThreadState, ViolationKind,
@@ -191,7 +193,7 @@ pub struct DynamicBarrier {
     /// Threads it expected.
     pub expected: u32,
     /// Its registrations, in registration order.
-    pub participants: Vec<Participant>,
+    pub participants: Participants,
     /// Exited threads it counted as registered, with the index of their exit command (the
     /// program length for a program that ended as exited without one), by thread.
     pub exited: Vec<(ThreadId, u32)>,

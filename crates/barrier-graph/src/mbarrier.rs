@@ -89,7 +89,7 @@ use crate::report::{
     CommandRef, SyncViolation, ThreadRange, ViolationKind, group_threads, inst_at, join,
 };
 use crate::trace::{Cmd, MbarrierReplay, Object, Phase, Trace, Waiter};
-use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Registration};
+use crate::{DynamicBarrier, DynamicBarrierId, NodeKey, Participants, Registration};
 
 fn inst(program: &Program, (t, i): Cmd) -> InstId {
     inst_at(program, t, i)
@@ -269,7 +269,7 @@ fn complete(
         key: NodeKey::MbarrierPhase(addr),
         generation: completed,
         expected,
-        participants,
+        participants: Participants::of(&participants),
         exited: Vec::new(),
         gather: false,
     });
@@ -317,11 +317,11 @@ fn observe(out: &mut Trace, program: &Program, cmd: Cmd, object: usize, observed
                 key: NodeKey::MbarrierWait(addr),
                 generation: k as u32,
                 expected: 0,
-                participants: vec![Participant {
+                participants: Participants::of(&[Participant {
                     thread: t,
                     command: i,
                     op: BarrierOp::Sync,
-                }],
+                }]),
                 exited: Vec::new(),
                 gather: false,
             });

@@ -19,7 +19,7 @@ use crate::report::{
     group_threads, inst_at, join,
 };
 use crate::trace::Trace;
-use crate::{DynamicBarrier, DynamicBarrierId, Registration, Registrations};
+use crate::{DynamicBarrier, DynamicBarrierId, Participants, Registration, Registrations};
 
 /// The registration a batch of lanes makes ([`Replayer::register_followers`]).
 #[derive(Debug, Clone, Copy)]
@@ -713,10 +713,11 @@ impl Replayer<'_> {
                 key: key.into(),
                 generation,
                 expected: lanes.len() as u32,
-                participants: lanes,
+                participants: Participants::of(&lanes),
                 exited: Vec::new(),
                 gather: true,
             });
+            self.file.recycle_lanes(lanes);
             return;
         }
         let n = self.program.threads.len() as u32;
@@ -750,10 +751,11 @@ impl Replayer<'_> {
             key: key.into(),
             generation,
             expected: lanes.len() as u32 + exited.len() as u32,
-            participants: lanes,
+            participants: Participants::of(&lanes),
             exited,
             gather: true,
         });
+        self.file.recycle_lanes(lanes);
     }
 
     fn exit(&mut self, thread: ThreadId, index: u32) {
@@ -850,10 +852,11 @@ impl Replayer<'_> {
             key: c.key.into(),
             generation: c.generation,
             expected: c.expected,
-            participants: c.participants,
+            participants: Participants::of(&c.participants),
             exited,
             gather: false,
         });
+        self.file.recycle_participants(c.participants);
     }
 
     /// The exited threads the state machine counted as registered at this completion (the
