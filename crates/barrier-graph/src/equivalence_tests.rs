@@ -5,9 +5,11 @@
 //!   pushing its lanes' registrations when no lane of the warp has exited, and looks for
 //!   uncounted lanes only in warps some lane of which did not take part in a completion,
 //!   and lets the lanes of a warp with the same synchronization commands share one list of
-//!   them (`replay::Lists`); registering every lane in its own run, by the general paths,
-//!   each with its own list, is the reference. Both must give the same trace: nodes,
-//!   registrations, exits, violations, mbarrier and execution-event records.
+//!   them (`replay::Lists`), and stores the registrations of the lanes of a warp that
+//!   register alike once (`Registrations`); registering every lane in its own run, by the
+//!   general paths, each with its own list and its own registrations, is the reference.
+//!   Both must give the same trace: nodes, registrations, exits, violations, mbarrier and
+//!   execution-event records.
 //! - The recycling check summarizes, per generation without a waiter and blocking point,
 //!   the commands that point does not order (`check::Unordered`), and a lane takes the
 //!   answer of the lane before it in its warp at the same registration
