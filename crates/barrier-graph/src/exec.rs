@@ -125,23 +125,21 @@ pub(crate) fn step(
             }
         };
     }
-    let regs = out.registrations.list_mut(thread.index());
     let bop = if op == ExecOp::Sync {
         BarrierOp::Sync
     } else {
         BarrierOp::Arrive
     };
-    regs.push(Registration::new(index, NodeKey::Exec(event), 0, bop));
+    let r = out.registrations.push(
+        thread.index(),
+        Registration::new(index, NodeKey::Exec(event), 0, bop),
+    );
     let p = Participant {
         thread,
         command: index,
         op: bop,
     };
-    out.exec
-        .arrived
-        .entry(event)
-        .or_default()
-        .push((p, regs.len() - 1));
+    out.exec.arrived.entry(event).or_default().push((p, r));
     let left = out.exec.remaining.entry(event).or_insert(1);
     *left = left.saturating_sub(1);
     if *left > 0 {
@@ -162,7 +160,13 @@ fn complete(out: &mut Trace, event: u32, woken: &mut Vec<ThreadId>) {
     let arrived = out.exec.arrived.remove(&event).unwrap_or_default();
     let mut participants = Vec::with_capacity(arrived.len());
     for (p, r) in arrived {
-        if let Some(reg) = out.registrations.list_mut(p.thread.index()).get_mut(r) {
+        // Every lane sharing this registration arrived at this event: it is counted here
+        // too ([`crate::Registrations::completing`]).
+        if let Some(reg) = out
+            .registrations
+            .completing_thread(p.thread.index())
+            .get_mut(r)
+        {
             reg.set_node(id);
         }
         participants.push(p);
@@ -223,9 +227,10 @@ fn observe(out: &mut Trace, cmd: Cmd, event: u32, node: DynamicBarrierId) {
             w
         }
     };
-    out.registrations
-        .list_mut(t.index())
-        .push(Registration::new(i, NodeKey::Exec(event), 0, BarrierOp::Sync).with_node(at));
+    out.registrations.push(
+        t.index(),
+        Registration::new(i, NodeKey::Exec(event), 0, BarrierOp::Sync).with_node(at),
+    );
 }
 
 /// The replay ended with threads blocked at execution events that never completed. The

@@ -225,6 +225,10 @@ fn count(out: &mut Trace, _program: &Program, cmd: Cmd, op: MbarrierOp, addr: u3
     };
     let object = &mut out.mbarriers.objects[o];
     let k = object.phases.len() - 1;
+    // The lane's list becomes its own (`list_mut`): the same command's arrival in phase
+    // `k` of another lane may be counted by another object at this address (phases are
+    // numbered anew when an object is initialized again), so the lanes' registrations
+    // could take different nodes; lanes do not share an arrival's registration.
     let regs = out.registrations.list_mut(cmd.0.index());
     regs.push(Registration::new(
         cmd.1,
@@ -232,7 +236,8 @@ fn count(out: &mut Trace, _program: &Program, cmd: Cmd, op: MbarrierOp, addr: u3
         k as u32,
         BarrierOp::Arrive,
     ));
-    object.phases[k].counted.push((cmd, op, regs.len() - 1));
+    let r = regs.len() - 1;
+    object.phases[k].counted.push((cmd, op, r));
 }
 
 /// Phase `completed` of the live object at `addr` completed: make it a node, wake the
@@ -329,7 +334,8 @@ fn observe(out: &mut Trace, program: &Program, cmd: Cmd, object: usize, observed
             w
         }
     };
-    out.registrations.list_mut(t.index()).push(
+    out.registrations.push(
+        t.index(),
         Registration::new(i, NodeKey::MbarrierPhase(addr), k as u32, BarrierOp::Sync)
             .with_node(node),
     );

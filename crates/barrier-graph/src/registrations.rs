@@ -92,10 +92,10 @@ impl Registrations {
         self.iter().map(<[Registration]>::len).sum()
     }
 
-    /// Appends `r` to thread `t`'s registrations.
-    #[cfg(test)]
-    pub(crate) fn push(&mut self, t: usize, r: Registration) {
+    /// Appends `r` to thread `t`'s registrations; returns its index in them.
+    pub(crate) fn push(&mut self, t: usize, r: Registration) -> usize {
         self.push_in(t / self.warp_size as usize, t, r);
+        self.of(t).len() - 1
     }
 
     /// Appends to the registrations of each of `lanes`, lanes of warp `w`, `proto` with
@@ -152,19 +152,26 @@ impl Registrations {
         &mut self.own[t]
     }
 
-    /// Thread `t`'s registrations, for a generation's completion to give the participants'
-    /// registrations at it their node. A registration that `t` shares with other lanes is
-    /// changed for them too, and that is the change each of them gets: lanes that share a
-    /// registration at a generation all registered there, so all are participants of the
-    /// completion, and it gives every participant's registration the same node. (A lane
-    /// that registers there after the completion cannot: a generation completes once all
-    /// its participants registered.)
-    /// `w` is `t`'s warp.
+    /// Thread `t`'s registrations, for a completion (a named or warp barrier's generation,
+    /// an execution event) to give the registrations counted in it their node. A
+    /// registration that `t` shares with other lanes is changed for them too, and that is
+    /// the change each of them gets: lanes that share a registration at a generation or an
+    /// event registered or arrived there at the same command, so all are counted in its
+    /// one completion (a generation of a barrier and an event id are never reused), and it
+    /// gives each of them the same node. (A lane that pushes an equal registration after
+    /// the completion does not share it: the common one has its node by then.) Not for an
+    /// mbarrier's phases, whose numbers restart when an object is initialized again at the
+    /// same address. `w` is `t`'s warp.
     pub(crate) fn completing(&mut self, w: usize, t: usize) -> &mut [Registration] {
         match self.shared[t] {
             OWN => &mut self.own[t],
             k => &mut self.common[w][..k as usize],
         }
+    }
+
+    /// [`Self::completing`] for thread `t` of whichever warp.
+    pub(crate) fn completing_thread(&mut self, t: usize) -> &mut [Registration] {
+        self.completing(t / self.warp_size as usize, t)
     }
 
     /// Thread `t`, sharing its warp's common list, takes a copy of the part it shares.
