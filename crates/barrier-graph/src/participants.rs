@@ -39,41 +39,26 @@ impl Participants {
         const FEW: usize = 64;
         let mut few = [Run::from(p); FEW];
         let mut n = 0;
-        let mut run = Run::from(p);
-        for (a, b) in list.iter().zip(&list[1..]) {
-            if continues(a, b) {
-                run.count += 1;
-            } else {
-                if n == FEW - 1 {
-                    return Self::counted(list);
-                }
+        let fit = each_run(list, |run| {
+            let room = n < FEW;
+            if room {
                 few[n] = run;
                 n += 1;
-                run = Run::from(*b);
             }
-        }
-        few[n] = run;
-        Participants {
-            runs: few[..=n].to_vec(),
-            len: list.len() as u32,
-        }
-    }
-
-    /// [`Self::of`] a nonempty list of many runs: counted, then listed.
-    fn counted(list: &[Participant]) -> Self {
-        let pairs = || list.iter().zip(&list[1..]);
-        let breaks: usize = pairs().map(|(a, b)| usize::from(!continues(a, b))).sum();
-        let mut runs = Vec::with_capacity(1 + breaks);
-        let mut run = Run::from(list[0]);
-        for (a, b) in pairs() {
-            if continues(a, b) {
-                run.count += 1;
-            } else {
+            room
+        });
+        let runs = if fit {
+            few[..n].to_vec()
+        } else {
+            let pairs = list.iter().zip(&list[1..]);
+            let breaks: usize = pairs.map(|(a, b)| usize::from(!continues(a, b))).sum();
+            let mut runs = Vec::with_capacity(1 + breaks);
+            each_run(list, |run| {
                 runs.push(run);
-                run = Run::from(*b);
-            }
-        }
-        runs.push(run);
+                true
+            });
+            runs
+        };
         Participants {
             runs,
             len: list.len() as u32,
@@ -118,6 +103,26 @@ impl Participants {
     }
 }
 
+/// Gives `f` each run of `list`, in order, while it answers true; whether it always did.
+#[inline(always)]
+fn each_run(list: &[Participant], mut f: impl FnMut(Run) -> bool) -> bool {
+    let Some(&p) = list.first() else {
+        return true;
+    };
+    let mut run = Run::from(p);
+    for (a, b) in list.iter().zip(&list[1..]) {
+        if continues(a, b) {
+            run.count += 1;
+        } else {
+            if !f(run) {
+                return false;
+            }
+            run = Run::from(*b);
+        }
+    }
+    f(run)
+}
+
 /// Whether `q` continues the run of `p`: the next thread (never past the last thread id),
 /// at `p`'s command with `p`'s operation.
 #[inline(always)]
@@ -136,12 +141,6 @@ impl From<Participant> for Run {
             command: p.command,
             op: p.op,
         }
-    }
-}
-
-impl From<&[Participant]> for Participants {
-    fn from(list: &[Participant]) -> Self {
-        Participants::of(list)
     }
 }
 
